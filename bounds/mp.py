@@ -1,0 +1,75 @@
+"""mpmath helpers: bound formulas evaluated so that 1e400 and 1e-400 are numbers, not inf or 0.
+
+Theory functions return ``mpmath.mpf`` whenever a magnitude may leave float64's range; consumers use
+:func:`log10`, :func:`fmt_sci` and :func:`to_float` instead of ``float()`` so nothing silently
+becomes ``inf`` or ``0``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import mpmath
+
+#: Working precision (decimal digits) of all bound evaluations.
+DPS = 30
+
+mpf = mpmath.mpf
+MpReal = Any  # mpmath.mpf; typed loosely because mpmath ships no stubs
+
+
+def mp(x: Any) -> MpReal:
+    """Convert a Python / NumPy real or an ``mpf`` to ``mpf`` at :data:`DPS` digits."""
+    with mpmath.workdps(DPS):
+        return mpmath.mpf(float(x)) if hasattr(x, "dtype") else mpmath.mpf(x)
+
+
+def is_mp(x: Any) -> bool:
+    return isinstance(x, mpmath.mpf)
+
+
+def log10(x: Any) -> float:
+    """log10 of a positive real (float or mpf) as a float; exact for 1e400 and 1e-400."""
+    v = mp(x)
+    if v <= 0:
+        raise ValueError(f"log10 needs a positive number, got {x!r}")
+    with mpmath.workdps(DPS):
+        return float(mpmath.log10(v))
+
+
+def in_float_range(x: Any) -> bool:
+    """True when ``x`` converts to a finite float64 without underflowing to 0 (or is exactly 0)."""
+    v = mp(x)
+    if v == 0:
+        return True
+    a = abs(v)
+    return mpf("2.2250738585072014e-308") <= a <= mpf("1.7976931348623157e308")
+
+
+def to_float(x: Any) -> float:
+    """``float(x)`` that refuses to overflow or underflow silently."""
+    if not in_float_range(x):
+        raise OverflowError(f"{fmt_sci(x)} is outside float64 range; keep it as mpf")
+    return float(x)
+
+
+def fmt_sci(x: Any, digits: int = 3) -> str:
+    """Scientific notation readable at any magnitude: ``1.23e+41``, ``4.00e-400``, ``-inf``, ``nan``."""
+    if x is None:
+        return "--"
+    if isinstance(x, float) and not math.isfinite(x):
+        return str(x)
+    v = mp(x)
+    if v == 0:
+        return f"{0:.{digits - 1}e}"
+    with mpmath.workdps(DPS):
+        sign = "-" if v < 0 else ""
+        a = abs(v)
+        e = int(mpmath.floor(mpmath.log10(a)))
+        m = a / mpmath.power(10, e)
+        m_r = round(float(m), digits - 1)
+        if m_r >= 10:
+            m_r /= 10
+            e += 1
+    return f"{sign}{m_r:.{digits - 1}f}e{e:+03d}"

@@ -1,0 +1,31 @@
+"""Root pytest configuration: hypothesis profiles, the --runslow flag, the claim profile fixture."""
+
+from __future__ import annotations
+
+import pytest
+
+from verify.core.testing import claim_profile, load_hypothesis_profile
+
+load_hypothesis_profile()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--runslow", action="store_true", default=False,
+        help="also run tests marked slow (paper-scale sizes)",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("--runslow"):
+        return
+    skip = pytest.mark.skip(reason="paper-scale; run with --runslow")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def profile() -> str:
+    """The claim profile of this test session (``ATTNCHECK_PROFILE``, default quick)."""
+    return claim_profile()

@@ -1,0 +1,46 @@
+"""The context a claim function receives: profile, seed, seeded generators and a map for sweeps."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from bounds.checks import check_choice, check_int
+
+PROFILES = ("quick", "paper")
+
+Mapper = Callable[[Callable[[Any], Any], list[Any]], list[Any]]
+
+
+def serial_map(fn: Callable[[Any], Any], items: list[Any]) -> list[Any]:
+    return [fn(x) for x in items]
+
+
+@dataclass
+class Ctx:
+    """profile: "quick" or "paper"; seed: the base seed; map: runs sweep points (serial by default,
+    a process pool or Dask under ``attncheck run --jobs/--dask``). ``fn`` given to :meth:`map` must be
+    a module-level function (picklable) and results come back in input order, so a parallel run is
+    bit-identical to the serial one."""
+
+    profile: str = "quick"
+    seed: int = 0
+    mapper: Mapper = field(default=serial_map, repr=False)
+
+    def __post_init__(self) -> None:
+        check_choice("profile", self.profile, PROFILES)
+        self.seed = check_int("seed", self.seed, low=0)
+
+    def rng(self, *keys: int) -> np.random.Generator:
+        """A generator determined by (seed, *keys): the same keys always give the same stream."""
+        return np.random.default_rng([self.seed, *(check_int("key", k, low=0) for k in keys)])
+
+    def seeds(self, n: int) -> list[int]:
+        """``n`` consecutive seeds starting at the base seed (for seed sweeps and binomial tests)."""
+        return list(range(self.seed, self.seed + check_int("n", n, low=1)))
+
+    def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> list[Any]:
+        return list(self.mapper(fn, list(items)))

@@ -1,0 +1,125 @@
+"""The verdict rules -- one per :class:`~verify.core.record.Kind`, and nowhere else.
+
+Slack is log10 of the margin, oriented so that positive means "holds with room", 0 means "on the
+edge" and negative means "fails by that many orders of magnitude":
+
+=============  ==========================================  ===========================================
+kind           holds when                                  slack
+=============  ==========================================  ===========================================
+upper          measured <= theory (+ round-off margin)     log10(theory / measured)
+lower          measured >= theory (- round-off margin)     log10(measured / theory)
+two-sided      lo <= measured <= hi (theory = [lo, hi])    log10(half-width / |measured - centre|)
+rate           claimed exponent inside the slope's CI      log10(CI half-width / |slope - exponent|)
+condition      required <= reachable                       log10(reachable / required); else vacuous
+probability    exact binomial test does not reject p>=p0   log10(p-value / alpha)
+identity       |measured - theory| <= rtol |theory|        log10(rtol |theory| / |measured - theory|)
+qualitative    measured is True                            none
+=============  ==========================================  ===========================================
+
+Round-off margin of upper/lower bounds: :data:`ROUNDOFF_RTOL` relative to the larger magnitude, i.e.
+the accumulated float64 error of the O(1e4)-deep reductions the reference models perform; a claim
+uses another value only when its spec states one (recorded in the result). An upper bound whose
+theory value reaches ``Evidence.trivial`` (e.g. a loss bound above the initial loss) is ``vacuous``.
+Out-of-range slack (measured exactly 0, exact identities) is reported as ``None``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import mpmath
+
+from bounds.mp import DPS, log10, mp
+from verify.core.record import Evidence, Kind, Verdict
+from verify.numerics.fit import SlopeFit
+from verify.numerics.stats import ALPHA, binomial_test
+
+#: Relative float64 round-off margin for upper and lower bounds (see module docstring).
+ROUNDOFF_RTOL = 1e-10
+
+
+def _log_ratio(num: Any, den: Any) -> float | None:
+    n, d = mp(num), mp(den)
+    if n > 0 and d > 0:
+        return log10(n / d)
+    return None
+
+
+def _bound(theory: Any, measured: Any, rtol: float, upper: bool) -> tuple[Verdict, float | None]:
+    with mpmath.workdps(DPS):
+        t, m = mp(theory), mp(measured)
+        margin = rtol * max(abs(t), abs(m))
+        ok = m <= t + margin if upper else m >= t - margin
+    slack = _log_ratio(t, m) if upper else _log_ratio(m, t)
+    return (Verdict.HOLDS if ok else Verdict.VIOLATED), slack
+
+
+def _window(value: float, lo: float, hi: float) -> float | None:
+    if not lo <= hi:
+        raise ValueError(f"interval must have lo <= hi, got [{lo}, {hi}]")
+    half, dist = (hi - lo) / 2, abs(value - (lo + hi) / 2)
+    if dist == 0 or half == 0:
+        return None
+    return log10(half / dist) if half > 0 else None
+
+
+def judge(kind: Kind, ev: Evidence) -> tuple[Verdict, float | None, list[str]]:
+    """Return (verdict, slack, notes) for evidence of the given kind."""
+    notes: list[str] = []
+    if ev.failed:
+        return Verdict.OUT_OF_REGIME, None, [f"assumption failed: {f}" for f in ev.failed]
+    if ev.inconclusive:
+        return Verdict.INCONCLUSIVE, None, [f"inconclusive: {ev.inconclusive}"]
+    rtol = ROUNDOFF_RTOL if ev.rtol is None else ev.rtol
+    if kind in (Kind.UPPER, Kind.LOWER):
+        verdict, slack = _bound(ev.theory, ev.measured, rtol, upper=kind == Kind.UPPER)
+        if ev.rtol is not None:
+            notes.append(f"tolerance from the spec: rtol = {ev.rtol:g}")
+        if kind == Kind.UPPER and ev.trivial is not None and mp(ev.theory) >= mp(ev.trivial):
+            notes.append("the bound is at or above the trivial value, so it says nothing here")
+            return Verdict.VACUOUS, slack, notes
+        return verdict, slack, notes
+    if kind == Kind.TWO_SIDED:
+        lo, hi = (float(v) for v in ev.theory)
+        m = float(ev.measured)
+        ok = lo - rtol * abs(lo) <= m <= hi + rtol * abs(hi)
+        return (Verdict.HOLDS if ok else Verdict.VIOLATED), _window(m, lo, hi), notes
+    if kind == Kind.RATE:
+        fit = ev.measured
+        if not isinstance(fit, SlopeFit):
+            raise TypeError(f"rate evidence must carry a SlopeFit as measured, got {type(fit).__name__}")
+        exponent = float(ev.theory)
+        dist = abs(fit.slope - exponent)
+        half = (fit.hi - fit.lo) / 2
+        slack = log10(half / dist) if dist > 0 and half > 0 else None
+        notes.append(
+            f"slope {fit.slope:.4f}, {fit.level:.0%} CI [{fit.lo:.4f}, {fit.hi:.4f}] ({fit.method}, "
+            f"n={fit.n}); claimed {exponent:g}"
+        )
+        return (Verdict.HOLDS if fit.contains(exponent) else Verdict.VIOLATED), slack, notes
+    if kind == Kind.CONDITION:
+        slack = _log_ratio(ev.measured, ev.theory)
+        if mp(ev.theory) <= mp(ev.measured):
+            return Verdict.HOLDS, slack, notes
+        return Verdict.VACUOUS, slack, [f"the condition needs {ev.theory} beyond the reachable {ev.measured}"]
+    if kind == Kind.PROBABILITY:
+        k, n = (int(v) for v in ev.measured)
+        test = binomial_test(k, n, float(ev.theory), ALPHA if ev.alpha is None else ev.alpha)
+        notes.append(f"{k}/{n} successes vs claimed p >= {test.p0:g}: one-sided exact p-value "
+                     f"{test.pvalue:.3g} (alpha {test.alpha:g})")
+        slack = log10(test.pvalue / test.alpha) if test.pvalue > 0 else None
+        return (Verdict.VIOLATED if test.rejected else Verdict.HOLDS), slack, notes
+    if kind == Kind.IDENTITY:
+        if ev.rtol is None:
+            raise ValueError("identity evidence must state its relative tolerance rtol")
+        with mpmath.workdps(DPS):
+            t, m = mp(ev.theory), mp(ev.measured)
+            err, allowed = abs(m - t), ev.rtol * abs(t) if t != 0 else mp(ev.rtol)
+            ok = err <= allowed
+        notes.append(f"relative tolerance {ev.rtol:g}")
+        return (Verdict.HOLDS if ok else Verdict.VIOLATED), _log_ratio(allowed, err), notes
+    if kind == Kind.QUALITATIVE:
+        if not isinstance(ev.measured, bool):
+            raise TypeError(f"qualitative evidence must carry a bool, got {type(ev.measured).__name__}")
+        return (Verdict.HOLDS if ev.measured else Verdict.VIOLATED), None, notes
+    raise ValueError(f"unknown kind {kind!r}")

@@ -1,0 +1,141 @@
+"""The claim registry: ``@claim(...)`` registers a function under its spec id.
+
+Paper packages ``verify/<paper>/claims.py`` are discovered and imported by :func:`load_all`, so a new
+paper needs no edit here.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import importlib
+import inspect
+import pkgutil
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from verify.core.context import Ctx
+from verify.core.record import ClaimRecord, Evidence, Kind, Provenance, Verdict
+
+ClaimFn = Callable[..., Evidence]
+
+_REGISTRY: dict[str, Claim] = {}
+_NOT_PAPERS = {"core", "numerics"}
+
+
+@dataclass(frozen=True)
+class Claim:
+    record: ClaimRecord
+    fn: ClaimFn
+
+    @property
+    def id(self) -> str:
+        return self.record.id
+
+    def param_names(self) -> tuple[str, ...]:
+        sig = inspect.signature(self.fn)
+        return tuple(n for n, p in sig.parameters.items() if p.kind == p.KEYWORD_ONLY)
+
+
+def claim(
+    id: str,
+    *,
+    reference: str,
+    kind: Kind,
+    provenance: Provenance,
+    statement: str,
+    assumptions: Iterable[str] = (),
+    quick: Mapping[str, Any] | None = None,
+    paper: Mapping[str, Any] | None = None,
+    expect: Verdict = Verdict.HOLDS,
+) -> Callable[[ClaimFn], ClaimFn]:
+    """Register ``fn(ctx: Ctx, *, <params>) -> Evidence`` as the claim ``id`` (``<paper>.<name>``).
+
+    quick / paper: default keyword parameters of the two profiles (paper values override quick ones).
+    Every keyword-only parameter of ``fn`` must get a quick default.
+    """
+    if "." not in id:
+        raise ValueError(f"claim id must look like '<paper>.<name>', got {id!r}")
+
+    def register(fn: ClaimFn) -> ClaimFn:
+        if id in _REGISTRY and _REGISTRY[id].fn.__qualname__ != fn.__qualname__:
+            raise ValueError(f"claim id {id!r} is registered twice")
+        if not (fn.__doc__ or "").strip():
+            raise ValueError(f"claim {id!r} needs a docstring citing paper, theorem and equation")
+        record = ClaimRecord(
+            id=id,
+            paper=id.split(".", 1)[0],
+            reference=reference,
+            kind=Kind(kind),
+            provenance=Provenance(provenance),
+            statement=statement,
+            assumptions=tuple(assumptions),
+            quick=tuple(sorted((quick or {}).items())),
+            paper_params=tuple(sorted((paper or {}).items())),
+            expect=Verdict(expect),
+        )
+        c = Claim(record, fn)
+        missing = set(c.param_names()) - set(dict(record.quick))
+        if missing:
+            raise ValueError(f"claim {id!r}: parameters {sorted(missing)} have no quick default")
+        unknown = set(dict(record.quick)) | set(dict(record.paper_params))
+        unknown -= set(c.param_names())
+        if unknown:
+            raise ValueError(f"claim {id!r}: profile parameters {sorted(unknown)} are not arguments")
+        _REGISTRY[id] = c
+        fn.record = record  # type: ignore[attr-defined]
+        return fn
+
+    return register
+
+
+def load_all() -> None:
+    """Import every ``verify.<paper>.claims`` module so its claims register."""
+    import verify
+
+    for info in pkgutil.iter_modules(verify.__path__):
+        if info.ispkg and info.name not in _NOT_PAPERS:
+            try:
+                importlib.import_module(f"verify.{info.name}.claims")
+            except ModuleNotFoundError as exc:
+                if exc.name != f"verify.{info.name}.claims":
+                    raise
+
+
+def registry() -> dict[str, Claim]:
+    """All registered claims by id (sorted), after loading every paper."""
+    load_all()
+    return dict(sorted(_REGISTRY.items()))
+
+
+def get_claim(claim_id: str) -> Claim:
+    reg = registry()
+    if claim_id not in reg:
+        raise KeyError(f"unknown claim id {claim_id!r}; `attncheck list` shows the {len(reg)} ids")
+    return reg[claim_id]
+
+
+def match_claims(patterns: Iterable[str]) -> list[Claim]:
+    """Claims whose id matches any glob pattern (all claims for no pattern).
+
+    A pattern that matches nothing is an error, never an empty selection.
+    """
+    reg = registry()
+    patterns = list(patterns)
+    if not patterns:
+        return list(reg.values())
+    chosen: dict[str, Claim] = {}
+    for pat in patterns:
+        hits = [c for cid, c in reg.items() if fnmatch.fnmatchcase(cid, pat)]
+        if not hits:
+            raise LookupError(f"pattern {pat!r} matches no claim id; `attncheck list` shows them")
+        chosen.update((c.id, c) for c in hits)
+    return [chosen[k] for k in sorted(chosen)]
+
+
+def _unregister(claim_id: str) -> None:
+    """Remove a claim (for tests that register toy claims)."""
+    _REGISTRY.pop(claim_id, None)
+
+
+__all__ = ["Claim", "Ctx", "claim", "get_claim", "load_all", "match_claims", "registry"]

@@ -1,0 +1,95 @@
+"""Running claims: parameters from the profile, the claim function, the verdict rule, a Result."""
+
+from __future__ import annotations
+
+import platform
+import time
+import traceback
+from collections.abc import Callable, Iterable
+from importlib import metadata
+from typing import Any
+
+from verify.core.context import Ctx, Mapper, serial_map
+from verify.core.judge import judge
+from verify.core.record import Evidence, Result, Verdict, to_jsonable
+from verify.core.registry import Claim, get_claim
+
+
+def library_versions() -> dict[str, str]:
+    out = {"python": platform.python_version()}
+    for dist in ("attncheck", "numpy", "scipy", "mpmath"):
+        try:
+            out[dist] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            out[dist] = "not installed"
+    return out
+
+
+def run_claim(
+    c: Claim | str,
+    *,
+    profile: str = "quick",
+    seed: int = 0,
+    mapper: Mapper = serial_map,
+    raise_errors: bool = False,
+    **overrides: Any,
+) -> Result:
+    """Run one claim at the profile's parameters (``overrides`` replace some) and judge it.
+
+    An exception inside the claim becomes verdict ``error`` with the traceback's last line in the
+    notes, unless ``raise_errors`` (tests use it to see the traceback). Unknown parameter names in
+    ``overrides`` raise ``ValueError`` before anything runs.
+    """
+    c = get_claim(c) if isinstance(c, str) else c
+    ctx = Ctx(profile=profile, seed=seed, mapper=mapper)
+    params = c.record.params_for(profile)
+    unknown = set(overrides) - set(c.param_names())
+    if unknown:
+        raise ValueError(f"claim {c.id!r} has no parameters {sorted(unknown)}; it takes {c.param_names()}")
+    params.update(overrides)
+    start = time.perf_counter()
+    try:
+        ev = c.fn(ctx, **params)
+        if not isinstance(ev, Evidence):
+            raise TypeError(f"claim {c.id!r} returned {type(ev).__name__}, not Evidence")
+        verdict, slack, notes = judge(c.record.kind, ev)
+        result = Result(
+            claim_id=c.id, paper=c.record.paper, reference=c.record.reference, kind=c.record.kind,
+            provenance=c.record.provenance, statement=c.record.statement, profile=profile,
+            params=to_jsonable(params | ev.params), seeds=list(ev.seeds or [seed]),
+            theory=to_jsonable(ev.theory), measured=to_jsonable(ev.measured), slack=slack,
+            verdict=verdict, expected=c.record.expect, notes=[*ev.notes, *notes],
+            series=to_jsonable(ev.series),
+        )
+    except Exception as exc:
+        if raise_errors:
+            raise
+        last = traceback.format_exception_only(exc)[-1].strip()
+        result = Result(
+            claim_id=c.id, paper=c.record.paper, reference=c.record.reference, kind=c.record.kind,
+            provenance=c.record.provenance, statement=c.record.statement, profile=profile,
+            params=to_jsonable(params), seeds=[seed], theory=None, measured=None, slack=None,
+            verdict=Verdict.ERROR, expected=c.record.expect, notes=[last],
+        )
+    result.wall_time = time.perf_counter() - start
+    result.versions = library_versions()
+    return result
+
+
+def run_claims(
+    claims: Iterable[Claim],
+    *,
+    profile: str = "quick",
+    seed: int = 0,
+    mapper: Mapper = serial_map,
+    progress: Callable[[int, int, Result], None] | None = None,
+) -> list[Result]:
+    """Run claims in order; ``progress(i, n, result)`` is called after each one."""
+    claims = list(claims)
+    results = []
+    for i, c in enumerate(claims, 1):
+        r = run_claim(c, profile=profile, seed=seed, mapper=mapper)
+        results.append(r)
+        if progress:
+            progress(i, len(claims), r)
+    return results

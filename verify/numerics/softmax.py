@@ -1,0 +1,23 @@
+"""Numerically stable softmax along any axis and its vector-Jacobian product.
+
+Row-wise softmax is ``axis=-1``; column-wise softmax (Zhang et al.'s position attention) is
+``axis=-2``. Both stay finite for logits of +-1e4 and beyond.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def softmax(z: np.ndarray, axis: int = -1) -> np.ndarray:
+    """softmax(z) along ``axis``; shape preserved, entries in [0, 1] summing to 1 along ``axis``."""
+    z = np.asarray(z, dtype=np.float64)
+    shifted = z - np.max(z, axis=axis, keepdims=True)
+    e = np.exp(shifted)
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+def softmax_vjp(p: np.ndarray, g: np.ndarray, axis: int = -1) -> np.ndarray:
+    """Given ``p = softmax(z, axis)`` and an upstream gradient ``g = dL/dp`` (same shape), return
+    ``dL/dz = p * (g - sum(g * p, axis))`` -- the product with (diag(p) - p p^T) along ``axis``."""
+    return p * (g - np.sum(g * p, axis=axis, keepdims=True))
