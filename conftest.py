@@ -11,7 +11,9 @@ load_hypothesis_profile()
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
-        "--runslow", action="store_true", default=False,
+        "--runslow",
+        action="store_true",
+        default=False,
         help="also run tests marked slow (paper-scale sizes)",
     )
 

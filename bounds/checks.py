@@ -59,8 +59,8 @@ def check_real(
     too_low = low is not None and (x <= low if low_open else x < low)
     too_high = high is not None and (x >= high if high_open else x > high)
     if too_low or too_high:
-        lb = "(" if low_open else "["
-        hb = ")" if high_open else "]"
+        lb = "(" if low_open or low is None else "["
+        hb = ")" if high_open or high is None else "]"
         lo = "-inf" if low is None else f"{low:g}"
         hi = "inf" if high is None else f"{high:g}"
         raise ValueError(f"{name} must lie in {lb}{lo}, {hi}{hb}, got {value!r}")

@@ -7,9 +7,10 @@ side (``bounds/``) and the experiment side (``verify/<paper>/``) and returns an
 """
 
 from verify.core.context import Ctx
+from verify.core.parallel import run_claims
 from verify.core.record import ClaimRecord, Evidence, Kind, Provenance, Result, Verdict
 from verify.core.registry import claim, get_claim, match_claims, registry
-from verify.core.runner import run_claim, run_claims
+from verify.core.runner import run_claim
 
 __all__ = [
     "ClaimRecord",

@@ -105,8 +105,10 @@ def judge(kind: Kind, ev: Evidence) -> tuple[Verdict, float | None, list[str]]:
     if kind == Kind.PROBABILITY:
         k, n = (int(v) for v in ev.measured)
         test = binomial_test(k, n, float(ev.theory), ALPHA if ev.alpha is None else ev.alpha)
-        notes.append(f"{k}/{n} successes vs claimed p >= {test.p0:g}: one-sided exact p-value "
-                     f"{test.pvalue:.3g} (alpha {test.alpha:g})")
+        notes.append(
+            f"{k}/{n} successes vs claimed p >= {test.p0:g}: one-sided exact p-value "
+            f"{test.pvalue:.3g} (alpha {test.alpha:g})"
+        )
         slack = log10(test.pvalue / test.alpha) if test.pvalue > 0 else None
         return (Verdict.VIOLATED if test.rejected else Verdict.HOLDS), slack, notes
     if kind == Kind.IDENTITY:

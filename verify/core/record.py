@@ -96,7 +96,7 @@ class ClaimRecord:
             "statement": self.statement,
             "assumptions": list(self.assumptions),
             "quick": to_jsonable(dict(self.quick)),
-            "paper": to_jsonable(dict(self.paper_params)),
+            "paper_params": to_jsonable(dict(self.paper_params)),
             "expect": str(self.expect),
         }
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import platform
 import time
 import traceback
-from collections.abc import Callable, Iterable
 from importlib import metadata
 from typing import Any
 
@@ -54,11 +53,21 @@ def run_claim(
             raise TypeError(f"claim {c.id!r} returned {type(ev).__name__}, not Evidence")
         verdict, slack, notes = judge(c.record.kind, ev)
         result = Result(
-            claim_id=c.id, paper=c.record.paper, reference=c.record.reference, kind=c.record.kind,
-            provenance=c.record.provenance, statement=c.record.statement, profile=profile,
-            params=to_jsonable(params | ev.params), seeds=list(ev.seeds or [seed]),
-            theory=to_jsonable(ev.theory), measured=to_jsonable(ev.measured), slack=slack,
-            verdict=verdict, expected=c.record.expect, notes=[*ev.notes, *notes],
+            claim_id=c.id,
+            paper=c.record.paper,
+            reference=c.record.reference,
+            kind=c.record.kind,
+            provenance=c.record.provenance,
+            statement=c.record.statement,
+            profile=profile,
+            params=to_jsonable(params | ev.params),
+            seeds=list(ev.seeds or [seed]),
+            theory=to_jsonable(ev.theory),
+            measured=to_jsonable(ev.measured),
+            slack=slack,
+            verdict=verdict,
+            expected=c.record.expect,
+            notes=[*ev.notes, *notes],
             series=to_jsonable(ev.series),
         )
     except Exception as exc:
@@ -66,30 +75,22 @@ def run_claim(
             raise
         last = traceback.format_exception_only(exc)[-1].strip()
         result = Result(
-            claim_id=c.id, paper=c.record.paper, reference=c.record.reference, kind=c.record.kind,
-            provenance=c.record.provenance, statement=c.record.statement, profile=profile,
-            params=to_jsonable(params), seeds=[seed], theory=None, measured=None, slack=None,
-            verdict=Verdict.ERROR, expected=c.record.expect, notes=[last],
+            claim_id=c.id,
+            paper=c.record.paper,
+            reference=c.record.reference,
+            kind=c.record.kind,
+            provenance=c.record.provenance,
+            statement=c.record.statement,
+            profile=profile,
+            params=to_jsonable(params),
+            seeds=[seed],
+            theory=None,
+            measured=None,
+            slack=None,
+            verdict=Verdict.ERROR,
+            expected=c.record.expect,
+            notes=[last],
         )
     result.wall_time = time.perf_counter() - start
     result.versions = library_versions()
     return result
-
-
-def run_claims(
-    claims: Iterable[Claim],
-    *,
-    profile: str = "quick",
-    seed: int = 0,
-    mapper: Mapper = serial_map,
-    progress: Callable[[int, int, Result], None] | None = None,
-) -> list[Result]:
-    """Run claims in order; ``progress(i, n, result)`` is called after each one."""
-    claims = list(claims)
-    results = []
-    for i, c in enumerate(claims, 1):
-        r = run_claim(c, profile=profile, seed=seed, mapper=mapper)
-        results.append(r)
-        if progress:
-            progress(i, len(claims), r)
-    return results

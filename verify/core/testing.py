@@ -18,7 +18,11 @@ PROFILE_ENV = "ATTNCHECK_PROFILE"
 
 _SLOW_OK = [HealthCheck.too_slow, HealthCheck.data_too_large]
 settings.register_profile(
-    "ci", derandomize=True, max_examples=10, deadline=None, suppress_health_check=_SLOW_OK,
+    "ci",
+    derandomize=True,
+    max_examples=10,
+    deadline=None,
+    suppress_health_check=_SLOW_OK,
     print_blob=True,
 )
 settings.register_profile("dev", max_examples=10, deadline=None, suppress_health_check=_SLOW_OK)

@@ -77,8 +77,13 @@ def fit_loglog(
         tq = stats.t.ppf(0.5 + level / 2, n - 2)
         half = tq * res.stderr
         return SlopeFit(
-            float(res.slope), float(res.intercept), float(res.slope - half),
-            float(res.slope + half), level, n, "t",
+            float(res.slope),
+            float(res.intercept),
+            float(res.slope - half),
+            float(res.slope + half),
+            level,
+            n,
+            "t",
         )
     check_int("n_seeds", y.shape[1], low=2)
     check_int("len(x)", x.size, low=2)

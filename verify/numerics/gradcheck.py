@@ -54,9 +54,13 @@ class GradReport:
         if self.ok:
             return f"ok: {self.checked} values, max scaled error {self.max_rel_error:.2e}"
         w = self.worst
-        where = "" if w is None else (
-            f"; worst in block {w.block!r} at {w.index}: analytic {w.analytic:.10e} vs numeric "
-            f"{w.numeric:.10e} (|diff| {w.error:.3e})"
+        where = (
+            ""
+            if w is None
+            else (
+                f"; worst in block {w.block!r} at {w.index}: analytic {w.analytic:.10e} vs numeric "
+                f"{w.numeric:.10e} (|diff| {w.error:.3e})"
+            )
         )
         unstable = f"; unstable differences in {self.unstable}" if self.unstable else ""
         return f"FAILED: {self.checked} values, max scaled error {self.max_rel_error:.2e}{where}{unstable}"

@@ -1,0 +1,457 @@
+"""Theory side of Wu, Liu, Chrysos, Cevher (NeurIPS 2023, arXiv 2311.01575), "On the Convergence of
+Encoder-only Shallow Transformers", as reconstructed in ``shared/papers/wu2023.md``.
+
+Only the paper's abstract and reviews could be read, so every constant below is ours (tags in the
+docstrings). Contents:
+
+* initialisation table (LeCun / He / NTK) and the two softmax scalings tau0 = d_m^-1/2, d_m^-1;
+* Proposition 1 [RECONSTRUCTED statement, DERIVED proof]: lambda-bar per block, rho, z, alpha, loss_0,
+  conditions C1 / C2 as ratios (>= 1 means the condition holds), the linear rate (1 - gamma tau1^2
+  alpha^2 / 4)^t and the path-length bound;
+* the alpha lower bound [DERIVED]: expected feature Gram in closed form (arc-cosine kernel) and its
+  Hermite PSD floor;
+* Theorems 1 / 2 as width-threshold functions: the width at which the Prop. 1 conditions hold with
+  the initial norms replaced by their Gaussian high-probability values (mpmath; may be 1e40);
+* limiting NTK under tau0 = d_m^-1 and its minimum-eigenvalue bounds [DERIVED];
+* Assumptions 1-4 as checkers on a data set (forms per the reviews; constants NOT RECOVERED).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import mpmath
+import numpy as np
+
+from bounds.checks import check_array, check_choice, check_int, check_positive, check_prob, check_real
+from bounds.mp import DPS, mp
+
+INITS = ("lecun", "he", "ntk")
+
+#: Width order of Theorem 1 (tau0 = d_m^-1/2): "quadratic over-parameterisation" [EXACT, abstract].
+THM1_WIDTH_ORDER = 2.0
+#: Width order of Theorem 2 (tau0 = d_m^-1): "linear" [EXACT-from-reviews].
+THM2_WIDTH_ORDER = 1.0
+#: Theorem 2 needs d to grow like N^4 [EXACT-from-reviews; constant NOT RECOVERED].
+THM2_DIM_ORDER = 4.0
+
+
+@dataclass(frozen=True)
+class InitVariances:
+    """Entry variances eta_Q, eta_K, eta_V (W: d_m x d), eta_O (w_O: d_m) and the output scale tau1
+    [RECONSTRUCTED table, spec Sect. 2.1]."""
+
+    eta_Q: float
+    eta_K: float
+    eta_V: float
+    eta_O: float
+    tau1: float
+
+
+def init_variances(init: str, d: int, d_m: int) -> InitVariances:
+    """LeCun: 1/d, 1/d, 1/d, 1/d_m, tau1 = 1; He: twice LeCun; NTK: all 1, tau1 = d_m^-1/2."""
+    check_choice("init", init, INITS)
+    d, d_m = check_int("d", d), check_int("d_m", d_m)
+    if init == "lecun":
+        return InitVariances(1 / d, 1 / d, 1 / d, 1 / d_m, 1.0)
+    if init == "he":
+        return InitVariances(2 / d, 2 / d, 2 / d, 2 / d_m, 1.0)
+    return InitVariances(1.0, 1.0, 1.0, 1.0, 1 / math.sqrt(d_m))
+
+
+def tau0(d_m: int, power: float) -> float:
+    """Softmax scaling tau0 = d_m^-power, power 0.5 (Thm 1) or 1 (Thm 2) [EXACT]."""
+    check_choice("power", power, (0.5, 1.0))
+    return float(check_int("d_m", d_m)) ** (-float(power))
+
+
+# ---------------------------------------------------------------------------------------------------
+# Arc-cosine kernels and Hermite coefficients
+# ---------------------------------------------------------------------------------------------------
+
+
+def kappa1(u: np.ndarray) -> np.ndarray:
+    """E[relu(g) relu(g')] for standard normals with correlation u: (sqrt(1-u^2) + u(pi - arccos u))/2pi."""
+    u = np.clip(np.asarray(u, dtype=np.float64), -1.0, 1.0)
+    return (np.sqrt(1.0 - u * u) + u * (np.pi - np.arccos(u))) / (2 * np.pi)
+
+
+def kappa0(u: np.ndarray) -> np.ndarray:
+    """E[1[g>0] 1[g'>0]] with correlation u: (pi - arccos u) / 2pi."""
+    u = np.clip(np.asarray(u, dtype=np.float64), -1.0, 1.0)
+    return (np.pi - np.arccos(u)) / (2 * np.pi)
+
+
+def relu_hermite_sq(r: int) -> float:
+    """mu_r^2 of ReLU for even r >= 2: ((r-3)!!)^2 / (2 pi r!) (mu_2^2 = 1/4pi) [DERIVED]."""
+    r = check_int("r", r, low=2)
+    if r % 2:
+        raise ValueError(f"r must be even, got {r}")
+    dfact = math.prod(range(r - 3, 0, -2)) if r > 3 else 1
+    return dfact**2 / (2 * math.pi * math.factorial(r))
+
+
+def _cosines(Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    nrm = np.linalg.norm(Z, axis=-1)
+    safe = np.where(nrm > 0, nrm, 1.0)
+    U = (Z / safe[:, None]) @ (Z / safe[:, None]).T
+    return nrm, U
+
+
+# ---------------------------------------------------------------------------------------------------
+# alpha = sigma_min(F_pre^0): expected Gram and Hermite floor (spec Sect. 5.3) [DERIVED]
+# ---------------------------------------------------------------------------------------------------
+
+
+def expected_gram(Z: np.ndarray, eta_V: float) -> np.ndarray:
+    """G with E[F_pre F_pre^T | W_Q, W_K] = d_m G.
+
+    Z: (N, d_s, d), Z[n, s] = z_{n,s} = row s of S_n X_n (scaled tokens). Returns (N, N):
+    G[n, m] = eta_V / d_s^2 sum_{s,s'} |z_ns| |z_ms'| kappa1(cos(z_ns, z_ms')).
+    """
+    Z = check_array("Z", Z, ndim=3)
+    eta_V = check_positive("eta_V", eta_V)
+    N, d_s, d = Z.shape
+    nrm, U = _cosines(Z.reshape(N * d_s, d))
+    M = np.outer(nrm, nrm) * kappa1(U)
+    return eta_V / d_s**2 * M.reshape(N, d_s, N, d_s).sum(axis=(1, 3))
+
+
+def hermite_floor(Z: np.ndarray, eta_V: float) -> np.ndarray:
+    """(eta_V/4) Zbar Zbar^T + (eta_V/2pi) r r^T <= G in the PSD order; Zbar[n] = mean_s z_ns,
+    r[n] = mean_s |z_ns|. Z: (N, d_s, d); returns (N, N)."""
+    Z = check_array("Z", Z, ndim=3)
+    eta_V = check_positive("eta_V", eta_V)
+    Zbar = Z.mean(axis=1)
+    r = np.linalg.norm(Z, axis=-1).mean(axis=1)
+    return eta_V / 4 * Zbar @ Zbar.T + eta_V / (2 * np.pi) * np.outer(r, r)
+
+
+def alpha_sq_floor(Zbar: np.ndarray, eta_V: float, d_m: int) -> float:
+    """d_m (eta_V/4) sigma_min(Zbar)^2: the order of alpha^2 the Hermite floor gives (zero if N > d)."""
+    Zbar = check_array("Zbar", Zbar, ndim=2)
+    ev = np.linalg.eigvalsh(Zbar @ Zbar.T)[0]
+    return check_int("d_m", d_m) * check_positive("eta_V", eta_V) / 4 * max(float(ev), 0.0)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Proposition 1 [RECONSTRUCTED statement; constants ours; proof DERIVED] (spec Sect. 5.1-5.2)
+# ---------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Prop1:
+    """lam_bar: {Q, K, V, O} -> ||W_b^0||_2 + C_b; radii: C_b; rho: Lipschitz constant of F_pre on the
+    ball; z: bound on ||J|| on the ball; alpha = sigma_min(F_pre^0); loss0; tau1; c1, c2: ratios of
+    the conditions (>= 1 means C1 / C2 hold); path: the path-length bound 8 z sqrt(2 l0)/(tau1^2 a^2)."""
+
+    lam_bar: dict[str, float]
+    radii: dict[str, float]
+    rho: float
+    z: float
+    alpha: float
+    loss0: float
+    tau1: float
+    c1: float
+    c2: float
+    path: float
+
+    def as_dict(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+
+def token_stats(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """c_n = max_s |x_ns| and X2_n = ||X_n||_2 (spectral). X: (N, d_s, d) -> two (N,) arrays."""
+    X = check_array("X", X, ndim=3)
+    return np.linalg.norm(X, axis=-1).max(axis=1), np.linalg.norm(X, ord=2, axis=(1, 2))
+
+
+def rho_z(
+    c: np.ndarray, X2: np.ndarray, lam_bar: dict[str, float], tau0: float, tau1: float, d_s: int
+) -> tuple[float, float]:
+    """rho = sqrt(sum_n a_n^2 + b_n^2 + c_n^2), z = tau1 sqrt(sum_n c_n^2 lV^2 + lO^2 (c^2+a^2+b^2)),
+    a_n = tau0 X2_n^3 lV lK / (2 sqrt d_s), b_n = tau0 X2_n^3 lV lQ / (2 sqrt d_s) [DERIVED]."""
+    a = tau0 * X2**3 * lam_bar["V"] * lam_bar["K"] / (2 * math.sqrt(d_s))
+    b = tau0 * X2**3 * lam_bar["V"] * lam_bar["Q"] / (2 * math.sqrt(d_s))
+    rho = float(np.sqrt(np.sum(a**2 + b**2 + c**2)))
+    z = tau1 * float(np.sqrt(np.sum(c**2 * lam_bar["V"] ** 2 + lam_bar["O"] ** 2 * (c**2 + a**2 + b**2))))
+    return rho, z
+
+
+def prop1_quantities(
+    X: np.ndarray,
+    norms0: dict[str, float],
+    alpha: float,
+    loss0: float,
+    *,
+    tau0: float,
+    tau1: float,
+    radii: dict[str, float] | None = None,
+) -> Prop1:
+    """All Prop. 1 quantities from the (scaled) tokens X (N, d_s, d), the initial spectral norms
+    ``norms0`` {Q, K, V, O}, alpha = sigma_min(F_pre^0) and the initial (sum) loss. Radii default to
+    C_b = ||W_b^0||_2 (ours: the paper's C_b are NOT RECOVERED)."""
+    X = check_array("X", X, ndim=3)
+    alpha = check_real("alpha", alpha, low=0.0)
+    loss0 = check_real("loss0", loss0, low=0.0)
+    tau0, tau1 = check_positive("tau0", tau0), check_positive("tau1", tau1)
+    radii = dict(norms0) if radii is None else dict(radii)
+    lam = {k: float(norms0[k]) + float(radii[k]) for k in ("Q", "K", "V", "O")}
+    c, X2 = token_stats(X)
+    rho, z = rho_z(c, X2, lam, tau0, tau1, X.shape[1])
+    need = 8 * z * math.sqrt(2 * loss0)
+    path = need / (tau1**2 * alpha**2) if alpha > 0 else math.inf
+    c1 = min(radii.values()) / path if path > 0 else math.inf
+    c2 = tau1**2 * alpha**3 / (16 * rho * z * math.sqrt(2 * loss0)) if loss0 > 0 else math.inf
+    return Prop1(lam, radii, rho, z, alpha, loss0, tau1, c1, c2, path)
+
+
+def rate_factor(gamma: float, tau1: float, alpha: float) -> float:
+    """q = 1 - gamma tau1^2 alpha^2 / 4 (sum loss) [RECONSTRUCTED Prop. 1; the reviews name this form]."""
+    gamma = check_positive("gamma", gamma)
+    q = 1.0 - gamma * check_positive("tau1", tau1) ** 2 * check_real("alpha", alpha, low=0.0) ** 2 / 4
+    if q < 0:
+        raise ValueError(f"gamma tau1^2 alpha^2 must be <= 4 (condition C3), got q = {q}")
+    return q
+
+
+def rate_bound(loss0: float, gamma: float, tau1: float, alpha: float, t: np.ndarray) -> np.ndarray:
+    """Prop. 1 bound loss0 * q^t at the steps t (array of ints >= 0); sum-loss convention."""
+    t = np.asarray(t, dtype=np.float64)
+    if np.any(t < 0):
+        raise ValueError("t must be >= 0")
+    q = rate_factor(gamma, tau1, alpha)
+    return check_real("loss0", loss0, low=0.0) * q**t
+
+
+def sum_loss_gamma(gamma: float, N: int, loss_norm: str) -> float:
+    """GD on the mean loss with step gamma is GD on the sum loss with step gamma / N."""
+    check_choice("loss_norm", loss_norm, ("sum", "mean"))
+    return check_positive("gamma", gamma) / (check_int("N", N) if loss_norm == "mean" else 1)
+
+
+def expected_loss0(y: np.ndarray, F: np.ndarray, tau1: float, eta_O: float) -> float:
+    """E_{w_O}[l_0] = 1/2 (|y|^2 + tau1^2 eta_O |F_pre|_F^2) (sum loss; exact) [DERIVED]."""
+    y = check_array("y", y, ndim=1)
+    F = check_array("F", F, ndim=2)
+    return 0.5 * (float(y @ y) + tau1**2 * check_positive("eta_O", eta_O) * float(np.sum(F * F)))
+
+
+def gaussian_norm_bound(eta: float, rows: int, cols: int, t: float) -> float:
+    """sqrt(eta) (sqrt(rows) + sqrt(cols) + t): P(||W||_2 >= it) <= exp(-t^2/2) for i.i.d. N(0, eta)
+    entries (Davidson-Szarek / Vershynin, explicit constant)."""
+    return math.sqrt(check_positive("eta", eta)) * (
+        math.sqrt(check_int("rows", rows)) + math.sqrt(check_int("cols", cols)) + check_real("t", t, low=0)
+    )
+
+
+# ---------------------------------------------------------------------------------------------------
+# Theorems 1 / 2 as width thresholds (mpmath) [RECONSTRUCTED mapping; orders EXACT(-from-reviews)]
+# ---------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DataSummary:
+    """What the width thresholds need from a data set (N examples of d_s tokens of dimension d):
+    sum_c2 = sum_n c_n^2, sum_x6 = sum_n X2_n^6, y_sq = |y|^2, lam0 = lambda_min(G / eta_V),
+    trG = tr(G / eta_V) (G the expected feature Gram, per unit eta_V)."""
+
+    N: int
+    d: int
+    d_s: int
+    sum_c2: float
+    sum_x6: float
+    y_sq: float
+    lam0: float
+    trG: float
+
+
+def summarise(X: np.ndarray, y: np.ndarray, G_unit: np.ndarray) -> DataSummary:
+    """DataSummary from tokens X (N, d_s, d), labels y (N,), and G / eta_V (N, N)."""
+    X = check_array("X", X, ndim=3)
+    c, X2 = token_stats(X)
+    G_unit = check_array("G_unit", G_unit, shape=(X.shape[0], X.shape[0]))
+    return DataSummary(
+        X.shape[0], X.shape[2], X.shape[1], float(np.sum(c**2)), float(np.sum(X2**6)),
+        float(np.sum(np.asarray(y) ** 2)), float(np.linalg.eigvalsh(G_unit)[0]), float(np.trace(G_unit)),
+    )
+
+
+def proxy_ratios(
+    d_m: Any, s: DataSummary, *, tau0_power: float, init: str = "lecun", delta: float = 0.5
+) -> tuple[Any, Any]:
+    """(C1 ratio, C2 ratio) at width d_m (mpf) with the initial quantities replaced by their
+    high-probability values: ||W_b^0||_2 -> sqrt(eta)(sqrt d_m + sqrt d), ||w_O^0|| -> sqrt(eta_O d_m),
+    C_b = ||W_b^0|| (ours), alpha^2 -> (1 - delta) d_m lam0 eta_V, l_0 -> E[l_0]."""
+    with mpmath.workdps(DPS):
+        dm = mp(d_m)
+        d, d_s = mp(s.d), mp(s.d_s)
+        if init == "ntk":
+            eQ = eK = eV = eO = mp(1)
+            t1sq = 1 / dm
+        else:
+            k = mp(1) if init == "lecun" else mp(2)
+            eQ = eK = eV = k / d
+            eO = k / dm
+            t1sq = mp(1)
+        nQ = mpmath.sqrt(eQ) * (mpmath.sqrt(dm) + mpmath.sqrt(d))
+        nK = mpmath.sqrt(eK) * (mpmath.sqrt(dm) + mpmath.sqrt(d))
+        nV = mpmath.sqrt(eV) * (mpmath.sqrt(dm) + mpmath.sqrt(d))
+        nO = mpmath.sqrt(eO * dm)
+        lQ, lK, lV, lO = 2 * nQ, 2 * nK, 2 * nV, 2 * nO
+        t0 = dm ** (-mp(tau0_power))
+        sa2 = t0**2 * mp(s.sum_x6) * lV**2 * lK**2 / (4 * d_s)
+        sb2 = t0**2 * mp(s.sum_x6) * lV**2 * lQ**2 / (4 * d_s)
+        rho = mpmath.sqrt(sa2 + sb2 + mp(s.sum_c2))
+        z = mpmath.sqrt(t1sq * (mp(s.sum_c2) * lV**2 + lO**2 * (mp(s.sum_c2) + sa2 + sb2)))
+        a2 = (1 - mp(delta)) * dm * mp(s.lam0) * eV
+        loss0 = (mp(s.y_sq) + t1sq * eO * dm * mp(s.trG) * eV) / 2
+        root = mpmath.sqrt(2 * loss0)
+        c1 = min(nQ, nK, nV, nO) * t1sq * a2 / (8 * z * root)
+        c2 = t1sq * a2 ** mp(1.5) / (16 * rho * z * root)
+        return c1, c2
+
+
+def required_width(
+    s: DataSummary, *, tau0_power: float, init: str = "lecun", delta: float = 0.5, which: str = "both",
+    max_log10: float = 300.0,
+) -> Any:
+    """Smallest d_m (mpf) from which the chosen proxy conditions ("c1", "c2" or "both") hold on the
+    whole log-grid up to 10^max_log10; ``mpmath.inf`` if they do not hold there."""
+    check_choice("which", which, ("c1", "c2", "both"))
+    check_prob("delta", delta)
+    if s.lam0 <= 0:
+        return mpmath.inf
+
+    def ok(lg: Any) -> bool:
+        c1, c2 = proxy_ratios(mpmath.power(10, lg), s, tau0_power=tau0_power, init=init, delta=delta)
+        return {"c1": c1 >= 1, "c2": c2 >= 1, "both": c1 >= 1 and c2 >= 1}[which]
+
+    with mpmath.workdps(DPS):
+        grid = [mp(k) / 8 for k in range(int(max_log10 * 8) + 1)]
+        flags = [ok(g) for g in grid]
+        if not flags[-1]:
+            return mpmath.inf
+        last_bad = max((i for i, f in enumerate(flags) if not f), default=-1)
+        if last_bad < 0:
+            return mp(1)
+        lo, hi = grid[last_bad], grid[last_bad + 1]
+        for _ in range(40):
+            mid = (lo + hi) / 2
+            lo, hi = (lo, mid) if ok(mid) else (mid, hi)
+        return mpmath.ceil(mpmath.power(10, hi))
+
+
+def thm1_width(s: DataSummary, *, init: str = "lecun", delta: float = 0.5, which: str = "both") -> Any:
+    """Theorem 1 (tau0 = d_m^-1/2): the width at which the reconstructed Prop. 1 conditions hold
+    (claimed order N^2 [EXACT, abstract]; the conditions' own order is what the claims measure)."""
+    return required_width(s, tau0_power=0.5, init=init, delta=delta, which=which)
+
+
+def thm2_width(s: DataSummary, *, init: str = "lecun", delta: float = 0.5, which: str = "both") -> Any:
+    """Theorem 2 (tau0 = d_m^-1): as :func:`thm1_width` (claimed order N [EXACT-from-reviews])."""
+    return required_width(s, tau0_power=1.0, init=init, delta=delta, which=which)
+
+
+def thm2_min_dim(N: int) -> float:
+    """N^4: the order at which Theorem 2 needs d to grow [EXACT-from-reviews; constant NOT RECOVERED,
+    taken as 1 here]."""
+    return float(check_int("N", N)) ** THM2_DIM_ORDER
+
+
+# ---------------------------------------------------------------------------------------------------
+# Limiting NTK under tau0 = d_m^-1 (spec Sect. 5.5) [DERIVED]
+# ---------------------------------------------------------------------------------------------------
+
+
+def limiting_ntk(Xbar: np.ndarray, *, scale_O: float = 1.0, scale_V: float = 1.0) -> dict[str, np.ndarray]:
+    """K_O = scale_O |x_n||x_m| kappa1(u), K_V = scale_V <x_n, x_m> kappa0(u) for token means Xbar
+    (N, d). scale_O = tau1^2 d_m eta_V, scale_V = tau1^2 d_m eta_O (both 1 under NTK init)."""
+    Xbar = check_array("Xbar", Xbar, ndim=2)
+    nrm, U = _cosines(Xbar)
+    K_O = check_positive("scale_O", scale_O) * np.outer(nrm, nrm) * kappa1(U)
+    K_V = check_positive("scale_V", scale_V) * (Xbar @ Xbar.T) * kappa0(U)
+    return {"K_O": K_O, "K_V": K_V, "K": K_O + K_V}
+
+
+def ntk_mineig_linear(Xbar: np.ndarray, *, scale_O: float = 1.0, scale_V: float = 1.0) -> float:
+    """lambda_min(K_inf) >= (scale_O + scale_V)/4 sigma_min(Xbar)^2 (= 1/2 sigma_min^2 under NTK init)."""
+    Xbar = check_array("Xbar", Xbar, ndim=2)
+    ev = max(float(np.linalg.eigvalsh(Xbar @ Xbar.T)[0]), 0.0)
+    return (check_positive("scale_O", scale_O) + check_positive("scale_V", scale_V)) / 4 * ev
+
+
+def ntk_mineig_hermite(Xbar: np.ndarray, r: int = 2, *, scale_O: float = 1.0) -> float:
+    """lambda_min(K_O) >= scale_O mu_r^2 min_n |x_n|^2 lambda_min(U^{o r}), U the cosine matrix."""
+    Xbar = check_array("Xbar", Xbar, ndim=2)
+    nrm, U = _cosines(Xbar)
+    ev = float(np.linalg.eigvalsh(U**r)[0])
+    return check_positive("scale_O", scale_O) * relu_hermite_sq(r) * float(np.min(nrm)) ** 2 * ev
+
+
+def ntk_rate_bound(loss0: float, gamma: float, lam0: float, t: np.ndarray) -> np.ndarray:
+    """(1 - gamma lam0 / 2)^t loss0 [RECONSTRUCTED, Du et al. style NTK-regime rate]."""
+    q = 1 - check_positive("gamma", gamma) * check_real("lam0", lam0, low=0.0) / 2
+    if q < 0:
+        raise ValueError(f"gamma lam0 must be <= 2, got q = {q}")
+    return check_real("loss0", loss0, low=0.0) * q ** np.asarray(t, dtype=np.float64)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Softmax Lipschitz facts [DERIVED]
+# ---------------------------------------------------------------------------------------------------
+
+#: ||diag(p) - p p^T||_2 <= 1/2 and the row-wise softmax is 1/2-Lipschitz in Frobenius norm.
+SOFTMAX_LIP = 0.5
+
+
+# ---------------------------------------------------------------------------------------------------
+# Assumptions 1-4 as checkers (forms from the reviews; thresholds NOT RECOVERED)
+# ---------------------------------------------------------------------------------------------------
+
+
+def assumption1(X: np.ndarray) -> float:
+    """A1 bounded data: returns C_x = max token norm (the assumption holds for any finite set; the
+    paper's bound is NOT RECOVERED). X: (N, d_s, d)."""
+    return float(np.max(np.linalg.norm(check_array("X", X, ndim=3), axis=-1)))
+
+
+def assumption2(X: np.ndarray) -> float:
+    """A2 linearly independent tokens in each example: min_n sigma_min(X_n) (0 if some X_n has rank
+    < d_s, always when d < d_s). X: (N, d_s, d)."""
+    X = check_array("X", X, ndim=3)
+    if X.shape[1] > X.shape[2]:
+        return 0.0
+    return float(np.min(np.linalg.svd(X, compute_uv=False)[:, -1]))
+
+
+def assumption3_covariance(X: np.ndarray) -> np.ndarray:
+    """A3 as the reviews describe it: similarity of the empirical covariances X_i^T X_i, X_j^T X_j.
+    Returns the off-diagonal cosines <C_i, C_j>_F / (|C_i|_F |C_j|_F), i < j (the paper's tail
+    bound and its constant c-hat are NOT RECOVERED). X: (N, d_s, d) -> (N(N-1)/2,)."""
+    X = check_array("X", X, ndim=3)
+    C = np.einsum("nsd,nse->nde", X, X).reshape(X.shape[0], -1)
+    C /= np.linalg.norm(C, axis=1, keepdims=True)
+    M = C @ C.T
+    return M[np.triu_indices(X.shape[0], k=1)]
+
+
+def assumption3_pooled(Zbar: np.ndarray) -> float:
+    """A3 as the spec reconstructs it: N sigma_min(Zbar)^2 / |Zbar|_F^2 (scale-free; 0 if N > d).
+    Zbar: (N, d), rows = attention-weighted token means."""
+    Zbar = check_array("Zbar", Zbar, ndim=2)
+    ev = max(float(np.linalg.eigvalsh(Zbar @ Zbar.T)[0]), 0.0)
+    return Zbar.shape[0] * ev / float(np.sum(Zbar * Zbar))
+
+
+def assumption4(Xbar: np.ndarray) -> float:
+    """A4 (tau0 = d_m^-1) positive definiteness, read as lambda_min(Xbar Xbar^T) > 0 for the token
+    means (the limit of A3 when the attention is uniform); returns N lambda_min / tr."""
+    return assumption3_pooled(Xbar)
+
+
+def slope_window(claimed: float, half: float) -> list[float]:
+    """[claimed - half, claimed + half] (spec pass windows on fitted slopes)."""
+    return [float(claimed) - float(half), float(claimed) + float(half)]

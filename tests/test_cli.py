@@ -1,0 +1,105 @@
+"""The registry, the runner and the ``attncheck`` command, on toy claims."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from verify.cli import main, read_results
+from verify.core import Kind, Provenance, Verdict, claim, match_claims, run_claim, run_claims
+
+
+def test_run_claim_judges_and_records(toy_claims) -> None:
+    r = run_claim("toy.upper")
+    assert r.verdict == Verdict.HOLDS and r.slack == pytest.approx(0.30103, abs=1e-5)
+    assert r.params == {"x": 0.5, "n": 4} and r.seeds == [0] and r.versions["numpy"]
+    assert run_claim("toy.upper", x=2.0).verdict == Verdict.VIOLATED
+    assert run_claim("toy.upper", profile="paper").params["n"] == 64
+    assert run_claim("toy.vacuous").verdict == Verdict.VACUOUS
+    crash = run_claim("toy.crash")
+    assert crash.verdict == Verdict.ERROR and "boom" in crash.notes[0]
+    with pytest.raises(RuntimeError, match="boom"):
+        run_claim("toy.crash", raise_errors=True)
+
+
+def test_run_claim_bad_input(toy_claims) -> None:
+    with pytest.raises(ValueError, match=r"has no parameters \['y'\]"):
+        run_claim("toy.upper", y=1)
+    with pytest.raises(ValueError, match=r"profile must be one of \('quick', 'paper'\)"):
+        run_claim("toy.upper", profile="huge")
+    with pytest.raises(ValueError, match="seed must be an integer"):
+        run_claim("toy.upper", seed=-1)
+    with pytest.raises(KeyError, match="unknown claim id"):
+        run_claim("toy.nope")
+
+
+def test_registry_rejects_bad_declarations() -> None:
+    with pytest.raises(ValueError, match="docstring"):
+        claim("toy.nodoc", reference="-", kind=Kind.UPPER, provenance=Provenance.DERIVED, statement="s")(
+            lambda ctx: None
+        )
+
+    def f(ctx, *, n):
+        """doc"""
+
+    with pytest.raises(ValueError, match="no quick default"):
+        claim("toy.nodefault", reference="-", kind=Kind.UPPER, provenance=Provenance.DERIVED, statement="s")(f)
+    with pytest.raises(ValueError, match="'<paper>.<name>'"):
+        claim("nodot", reference="-", kind=Kind.UPPER, provenance=Provenance.DERIVED, statement="s")
+
+
+def test_match_claims_globs_and_refuses_empty_patterns(toy_claims) -> None:
+    assert [c.id for c in match_claims(["toy.[uv]*"])] == ["toy.upper", "toy.vacuous"]
+    with pytest.raises(LookupError, match="matches no claim"):
+        match_claims(["toy.zzz*"])
+
+
+def test_cli_list(toy_claims, capsys) -> None:
+    assert main(["list"]) == 0
+    assert "toy.rate" in capsys.readouterr().out
+    assert main(["list", "--json"]) == 0
+    records = {d["id"]: d for d in json.loads(capsys.readouterr().out)}
+    assert records["toy.vacuous"]["kind"] == "condition"
+    assert records["toy.finding"]["expect"] == "violated"
+
+
+def test_cli_run_exit_codes_and_json(toy_claims, tmp_path, capsys) -> None:
+    out = tmp_path / "r.json"
+    assert main(["run", "toy.upper", "toy.rate", "toy.vacuous", "toy.finding", "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "toy.finding" in text and "1.00e+41" in text
+    results = read_results(out)
+    verdicts = {r.claim_id: r.verdict for r in results}
+    assert verdicts == {"toy.finding": "violated", "toy.rate": "holds", "toy.upper": "holds", "toy.vacuous": "vacuous"}
+    assert main(["run", "toy.crash"]) == 1  # error
+    assert main(["run", "toy.nomatch*"]) == 2  # unknown pattern: usage error
+    assert "matches no claim" in capsys.readouterr().err
+    assert main(["run", "toy.upper", "--seed", "-3"]) == 2
+    with pytest.raises(SystemExit) as exc:
+        main(["run", "--profile", "huge"])
+    assert exc.value.code == 2
+
+
+def test_unexpected_violation_fails_the_run(toy_claims) -> None:
+    assert main(["run", "toy.finding"]) == 0  # a documented finding is expected
+    assert main(["run", "toy.broken"]) == 1  # an unexpected violation is not
+
+
+@pytest.mark.parametrize("jobs", [2])
+def test_process_pool_gives_the_serial_results(toy_claims, jobs) -> None:
+    claims = match_claims(["toy.*"])
+    serial = run_claims(claims, seed=3)
+    pooled = run_claims(claims, seed=3, jobs=jobs)  # claims spread over workers
+    one = run_claims(match_claims(["toy.rate"]), seed=3, jobs=jobs)  # sweep points spread
+    strip = lambda r: {**r.to_dict(), "wall_time": 0}  # noqa: E731
+    assert [strip(r) for r in pooled] == [strip(r) for r in serial]
+    assert strip(one[0]) == strip(next(r for r in serial if r.claim_id == "toy.rate"))
+
+
+def test_python_dash_m_verify(toy_claims) -> None:
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "verify", "list"], capture_output=True, text=True, check=True)
+    assert "claim" in out.stdout.splitlines()[0]

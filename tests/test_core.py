@@ -1,0 +1,184 @@
+"""Claim framework: records, verdict rules, JSON round-trip, GD loop, input validation, mpmath."""
+
+from __future__ import annotations
+
+import json
+
+import mpmath
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bounds.checks import check_array, check_choice, check_int, check_positive, check_prob
+from bounds.mp import fmt_sci, log10, to_float
+from verify.core import Evidence, Kind, Result, Verdict
+from verify.core.judge import ROUNDOFF_RTOL, judge
+from verify.core.record import to_jsonable
+from verify.numerics.fit import SlopeFit
+from verify.numerics.gd import gradient_descent
+
+# ---------------------------------------------------------------- verdict rules
+
+
+def test_upper_lower_with_roundoff_margin_only() -> None:
+    assert judge(Kind.UPPER, Evidence(theory=1.0, measured=1.0 + 0.5 * ROUNDOFF_RTOL))[0] == Verdict.HOLDS
+    assert judge(Kind.UPPER, Evidence(theory=1.0, measured=1.0 + 2 * ROUNDOFF_RTOL))[0] == Verdict.VIOLATED
+    assert judge(Kind.LOWER, Evidence(theory=1.0, measured=0.999))[0] == Verdict.VIOLATED
+    v, slack, _ = judge(Kind.UPPER, Evidence(theory=100.0, measured=1.0))
+    assert v == Verdict.HOLDS and slack == pytest.approx(2.0)
+    v, slack, _ = judge(Kind.LOWER, Evidence(theory=100.0, measured=1.0))
+    assert v == Verdict.VIOLATED and slack == pytest.approx(-2.0)
+
+
+def test_upper_bound_beyond_the_trivial_value_is_vacuous() -> None:
+    v, _, notes = judge(Kind.UPPER, Evidence(theory=5.0, measured=0.1, trivial=1.0))
+    assert v == Verdict.VACUOUS and "trivial" in notes[0]
+
+
+def test_bounds_at_mpmath_magnitudes() -> None:
+    huge = mpmath.mpf("1e400")
+    v, slack, _ = judge(Kind.UPPER, Evidence(theory=huge, measured=1.0))
+    assert v == Verdict.HOLDS and slack == pytest.approx(400.0)
+    v, slack, _ = judge(Kind.CONDITION, Evidence(theory=mpmath.mpf("1e41"), measured=1e6))
+    assert v == Verdict.VACUOUS and slack == pytest.approx(-35.0)
+    assert judge(Kind.CONDITION, Evidence(theory=512, measured=1e6))[0] == Verdict.HOLDS
+
+
+def test_two_sided_rate_identity_probability_qualitative() -> None:
+    assert judge(Kind.TWO_SIDED, Evidence(theory=[-0.65, -0.35], measured=-0.5))[0] == Verdict.HOLDS
+    assert judge(Kind.TWO_SIDED, Evidence(theory=[-0.65, -0.35], measured=-0.3))[0] == Verdict.VIOLATED
+    fit = SlopeFit(-0.98, 0.0, -1.02, -0.94, 0.95, 10, "t")
+    assert judge(Kind.RATE, Evidence(theory=-1, measured=fit))[0] == Verdict.HOLDS
+    assert judge(Kind.RATE, Evidence(theory=-0.5, measured=fit))[0] == Verdict.VIOLATED
+    v, slack, _ = judge(Kind.IDENTITY, Evidence(theory=2.0, measured=2.0 + 2e-13, rtol=1e-12))
+    assert v == Verdict.HOLDS and slack == pytest.approx(1.0, abs=0.01)
+    assert judge(Kind.IDENTITY, Evidence(theory=2.0, measured=2.1, rtol=1e-3))[0] == Verdict.VIOLATED
+    assert judge(Kind.PROBABILITY, Evidence(theory=0.9, measured=[20, 20]))[0] == Verdict.HOLDS
+    assert judge(Kind.PROBABILITY, Evidence(theory=0.9, measured=[10, 20]))[0] == Verdict.VIOLATED
+    assert judge(Kind.QUALITATIVE, Evidence(theory="monotone", measured=True))[0] == Verdict.HOLDS
+    assert judge(Kind.QUALITATIVE, Evidence(theory="monotone", measured=False))[0] == Verdict.VIOLATED
+
+
+def test_assumption_failures_and_inconclusive_come_first() -> None:
+    v, _, notes = judge(Kind.UPPER, Evidence(theory=1.0, measured=2.0, failed=["N <= d_m: 40 > 16"]))
+    assert v == Verdict.OUT_OF_REGIME and "N <= d_m" in notes[0]
+    v, _, notes = judge(Kind.UPPER, Evidence(theory=1.0, measured=2.0, inconclusive="constant unknown"))
+    assert v == Verdict.INCONCLUSIVE
+
+
+def test_judge_refuses_malformed_evidence() -> None:
+    with pytest.raises(TypeError, match="SlopeFit"):
+        judge(Kind.RATE, Evidence(theory=-1, measured=-1.0))
+    with pytest.raises(ValueError, match="rtol"):
+        judge(Kind.IDENTITY, Evidence(theory=1.0, measured=1.0))
+    with pytest.raises(TypeError, match="bool"):
+        judge(Kind.QUALITATIVE, Evidence(theory=None, measured=1))
+
+
+# ---------------------------------------------------------------- JSON round-trip
+
+
+def _result(theory, measured) -> Result:
+    return Result(
+        claim_id="toy.x", paper="toy", reference="Thm 1", kind=Kind.UPPER, provenance="DERIVED",
+        statement="s", profile="quick", params={"N": 3, "tau0": 0.5}, seeds=[0, 1], theory=theory,
+        measured=measured, slack=1.5, verdict=Verdict.HOLDS, expected=Verdict.HOLDS,
+        notes=["n"], series={"t": [0, 1], "loss": [1.0, 0.5]}, wall_time=0.1, versions={"numpy": "x"},
+    )
+
+
+@given(
+    st.one_of(st.floats(allow_nan=False, allow_infinity=False), st.integers(), st.booleans(), st.none()),
+    st.lists(st.floats(-1e300, 1e300), max_size=4),
+)
+def test_result_json_round_trip(theory, measured) -> None:
+    r = _result(to_jsonable(theory), to_jsonable(measured))
+    back = Result.from_json(r.to_json())
+    assert back == r
+    assert back.to_json() == r.to_json()
+
+
+def test_mpf_beyond_float_range_round_trips() -> None:
+    r = _result(to_jsonable(mpmath.mpf("1.5e400")), to_jsonable(mpmath.mpf("2e-500")))
+    text = r.to_json()
+    assert '"$mpf"' in text and "inf" not in text.lower()
+    back = Result.from_json(text)
+    assert log10(back.theory) == pytest.approx(400 + np.log10(1.5))
+    assert Result.from_json(back.to_json()) == back
+
+
+def test_result_json_refuses_nan_and_wrong_schema() -> None:
+    with pytest.raises(ValueError, match="non-finite"):
+        to_jsonable(float("nan"))
+    d = json.loads(_result(1.0, 0.5).to_json())
+    d["schema"] = "other/9"
+    with pytest.raises(ValueError, match="schema"):
+        Result.from_dict(d)
+
+
+# ---------------------------------------------------------------- GD loop
+
+
+def test_gradient_descent_on_a_quadratic() -> None:
+    H = np.diag([1.0, 4.0])
+    lg = lambda p: (0.5 * float(p["x"] @ H @ p["x"]), {"x": H @ p["x"]})  # noqa: E731
+    tr = gradient_descent({"x": np.ones(2)}, lg, 0.1, 20, record={"x0": lambda p, g, l, t: p["x"][0]})
+    np.testing.assert_allclose(tr.extras["x0"], 0.9 ** np.arange(21))
+    assert tr.loss.shape == (21,) and np.all(np.diff(tr.loss) < 0)
+    assert tr.drift[0] == 0 and tr.drift[-1] == pytest.approx(np.linalg.norm(tr.params["x"] - 1))
+
+
+def test_gradient_descent_per_block_steps_and_stops() -> None:
+    lg = lambda p: (float(p["a"] ** 2 + p["b"] ** 2), {"a": 2 * p["a"], "b": 2 * p["b"]})  # noqa: E731
+    tr = gradient_descent({"a": np.array(1.0), "b": np.array(1.0)}, lg, {"a": 0.25, "b": 0.0 + 1e-9}, 1)
+    assert tr.params["a"] == pytest.approx(0.5) and tr.params["b"] == pytest.approx(1.0)
+    tr = gradient_descent({"a": np.array(1.0), "b": np.array(1.0)}, lg, 0.25, 100, stop_below=1e-3)
+    assert tr.stopped and tr.loss[-1] < 1e-3 and tr.loss.size < 101
+    with np.errstate(over="ignore"):
+        tr = gradient_descent({"a": np.array(1.0), "b": np.array(1.0)}, lg, 1e200, 5)
+    assert "non-finite" in tr.stopped
+
+
+@pytest.mark.parametrize(
+    "eta, steps, msg",
+    [(0.0, 3, r"eta must lie in \(0, inf\)"), (-1.0, 3, "eta must lie in"), (0.1, -1, "steps must be")],
+)
+def test_gradient_descent_bad_input(eta, steps, msg) -> None:
+    with pytest.raises(ValueError, match=msg):
+        gradient_descent({"a": np.array(1.0)}, lambda p: (0.0, {"a": 0.0}), eta, steps)
+
+
+# ---------------------------------------------------------------- validation and mpmath
+
+
+def test_checks_name_the_parameter_and_range() -> None:
+    with pytest.raises(ValueError, match=r"N must be an integer in \[1, inf\], got -3"):
+        check_int("N", -3)
+    with pytest.raises(TypeError, match="N must be an integer"):
+        check_int("N", 2.5)
+    with pytest.raises(TypeError, match="N must be an integer"):
+        check_int("N", True)
+    with pytest.raises(ValueError, match=r"eta must lie in \(0, inf\)"):
+        check_positive("eta", 0)
+    with pytest.raises(ValueError, match="eta must be finite"):
+        check_positive("eta", float("inf"))
+    with pytest.raises(ValueError, match=r"delta must lie in \(0, 1\)"):
+        check_prob("delta", 1.0)
+    with pytest.raises(ValueError, match=r"init must be one of \('lecun', 'he', 'ntk'\)"):
+        check_choice("init", "xavier", ("lecun", "he", "ntk"))
+    with pytest.raises(ValueError, match="X must be finite; it has 1 NaN"):
+        check_array("X", [1.0, np.nan])
+    with pytest.raises(ValueError, match=r"X must have shape \(\*, 3\)"):
+        check_array("X", np.zeros((2, 2)), shape=(None, 3))
+
+
+def test_mp_helpers_keep_extreme_magnitudes() -> None:
+    assert fmt_sci(mpmath.mpf("1.234e41")) == "1.23e+41"
+    assert fmt_sci(mpmath.mpf("4e-400")) == "4.00e-400"
+    assert fmt_sci(9.996) == "1.00e+01"
+    assert log10(mpmath.mpf("1e-400")) == pytest.approx(-400)
+    with pytest.raises(OverflowError, match="outside float64 range"):
+        to_float(mpmath.mpf("1e400"))
+    with pytest.raises(ValueError, match="positive"):
+        log10(0.0)

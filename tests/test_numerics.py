@@ -1,0 +1,182 @@
+"""Shared numerics: softmax, gradient checker, slope fit, binomial test -- and that each can fail."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from verify.numerics.fit import fit_loglog
+from verify.numerics.gradcheck import assert_grad_ok, check_adjoint, check_grad, check_hvp
+from verify.numerics.softmax import softmax, softmax_vjp
+from verify.numerics.stats import binomial_test
+
+# ---------------------------------------------------------------- softmax
+
+
+@given(arrays(np.float64, (3, 5), elements=st.floats(-1e4, 1e4)), st.sampled_from([-1, -2, 0, 1]))
+def test_softmax_finite_and_normalised_at_extreme_logits(z: np.ndarray, axis: int) -> None:
+    p = softmax(z, axis=axis)
+    assert np.all(np.isfinite(p))
+    assert np.all(p >= 0)
+    np.testing.assert_allclose(p.sum(axis=axis), 1.0, rtol=1e-12)
+
+
+def test_softmax_of_pm_1e4_is_one_hot() -> None:
+    p = softmax(np.array([[1e4, -1e4, 0.0]]))
+    np.testing.assert_array_equal(p, [[1.0, 0.0, 0.0]])
+
+
+@pytest.mark.parametrize("axis", [-1, -2])
+def test_softmax_vjp_matches_finite_differences(axis: int) -> None:
+    rng = np.random.default_rng(1)
+    z, g = rng.standard_normal((4, 6)), rng.standard_normal((4, 6))
+    f = lambda p: float(np.sum(g * softmax(p["z"], axis=axis)))  # noqa: E731
+    grad = softmax_vjp(softmax(z, axis=axis), g, axis=axis)
+    assert_grad_ok(check_grad(f, {"z": z}, {"z": grad}))
+
+
+# ---------------------------------------------------------------- gradient checker
+
+A = np.random.default_rng(0).standard_normal((4, 3))
+
+
+def _loss(p: dict[str, np.ndarray]) -> float:
+    return float(np.sum(np.tanh(A @ p["W"] @ p["v"])) + 0.5 * np.sum(p["W"] ** 2))
+
+
+def _grad(p: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    h = A @ p["W"] @ p["v"]
+    s = 1 - np.tanh(h) ** 2
+    return {"W": A.T @ np.outer(s, p["v"]) + p["W"], "v": (A @ p["W"]).T @ s}
+
+
+@pytest.fixture
+def point() -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(3)
+    return {"W": rng.standard_normal((3, 5)), "v": rng.standard_normal(5)}
+
+
+@pytest.mark.parametrize("mode", ["full", "directional"])
+def test_gradcheck_accepts_the_right_gradient(point: dict[str, np.ndarray], mode: str) -> None:
+    report = check_grad(_loss, point, _grad(point), mode=mode)
+    assert report.ok, report.summary()
+
+
+@pytest.mark.parametrize("mode", ["full", "directional"])
+@pytest.mark.parametrize(
+    "corrupt",
+    [
+        lambda g: {**g, "W": -g["W"]},  # sign flip
+        lambda g: {**g, "v": 2 * g["v"]},  # factor 2
+        lambda g: {**g, "W": g["W"].T.reshape(g["W"].shape)},  # transposed block
+    ],
+    ids=["sign", "factor2", "transpose"],
+)
+def test_gradcheck_catches_wrong_gradients(point: dict[str, np.ndarray], mode: str, corrupt) -> None:
+    report = check_grad(_loss, point, corrupt(_grad(point)), mode=mode)
+    assert not report.ok
+    assert report.worst is not None
+    assert "block" in report.summary()
+    with pytest.raises(AssertionError, match="worst in block"):
+        assert_grad_ok(report)
+
+
+def test_gradcheck_refuses_a_kink_between_step_sizes() -> None:
+    f = lambda p: float(np.abs(p["x"]).sum())  # noqa: E731
+    x = {"x": np.array([2e-6])}  # |x| has a kink at 0, inside [x - eps, x + eps] for eps = 1e-5
+    report = check_grad(f, x, {"x": np.array([1.0])}, eps=1e-5)
+    assert not report.ok
+    assert report.unstable
+
+
+def test_gradcheck_mpmath_oracle() -> None:
+    import mpmath
+
+    f_mp = lambda p: sum(mpmath.exp(v) for v in p["x"].ravel())  # noqa: E731
+    f = lambda p: float(np.sum(np.exp(p["x"])))  # noqa: E731
+    x = {"x": np.array([0.3, -1.2])}
+    assert check_grad(f, x, {"x": np.exp(x["x"])}, f_mp=f_mp, rtol=1e-12, atol=1e-14).ok
+    assert not check_grad(f, x, {"x": np.exp(x["x"]) * (1 + 1e-9)}, f_mp=f_mp, rtol=1e-12, atol=1e-14).ok
+
+
+def test_hvp_check_catches_a_wrong_hessian() -> None:
+    M = np.array([[2.0, 1.0], [1.0, 3.0]])
+    grad_fn = lambda p: {"x": M @ p["x"] + np.sin(p["x"])}  # noqa: E731
+    hvp = lambda p, v: {"x": M @ v["x"] + np.cos(p["x"]) * v["x"]}  # noqa: E731
+    wrong = lambda p, v: {"x": M.T @ v["x"] * 1.1}  # noqa: E731
+    x = {"x": np.array([0.4, -0.7])}
+    assert check_hvp(grad_fn, x, hvp).ok
+    assert not check_hvp(grad_fn, x, wrong).ok
+
+
+def test_adjoint_check() -> None:
+    J = np.random.default_rng(0).standard_normal((3, 4))
+    assert check_adjoint(lambda v: J @ v, lambda u: J.T @ u, (4,), (3,)).ok
+    assert not check_adjoint(lambda v: J @ v, lambda u: 1.01 * J.T @ u, (4,), (3,)).ok
+
+
+def test_gradcheck_rejects_mismatched_blocks(point: dict[str, np.ndarray]) -> None:
+    with pytest.raises(ValueError, match="grad blocks"):
+        check_grad(_loss, point, {"W": point["W"]})
+    with pytest.raises(ValueError, match="mode must be one of"):
+        check_grad(_loss, point, _grad(point), mode="fast")
+
+
+# ---------------------------------------------------------------- slope fit
+
+
+@given(st.floats(-2.5, 2.5), st.floats(0.1, 10.0))
+def test_slope_fit_recovers_known_exponents(exponent: float, c: float) -> None:
+    x = np.geomspace(10, 1e4, 12)
+    noise = np.exp(np.random.default_rng(0).normal(0, 0.01, x.size))
+    fit = fit_loglog(x, c * x**exponent * noise)
+    assert fit.contains(exponent)
+    assert not fit.contains(exponent + 0.1)
+    assert not fit.contains(exponent - 0.1)
+
+
+def test_bootstrap_fit_over_seeds() -> None:
+    rng = np.random.default_rng(5)
+    x = np.array([16.0, 64.0, 256.0, 1024.0])
+    y = x[:, None] ** -0.5 * np.exp(rng.normal(0, 0.05, (4, 8)))
+    fit = fit_loglog(x, y, seed=1)
+    assert fit.method == "bootstrap"
+    assert fit.contains(-0.5)
+    assert not fit.contains(-1.0)
+    assert fit_loglog(x, y, seed=1) == fit  # same seed, same interval
+
+
+@pytest.mark.parametrize(
+    "x, y, msg",
+    [
+        ([1.0, 2.0, 3.0], [1.0, -1.0, 2.0], "y must be finite and > 0"),
+        ([0.0, 2.0, 3.0], [1.0, 1.0, 2.0], "x must be finite and > 0"),
+        ([1.0, 2.0], [1.0, 2.0], r"len\(x\) must be an integer in \[3, inf\]"),
+    ],
+)
+def test_slope_fit_bad_input(x, y, msg) -> None:
+    with pytest.raises(ValueError, match=msg):
+        fit_loglog(np.array(x), np.array(y))
+
+
+# ---------------------------------------------------------------- binomial test
+
+
+def test_binomial_test_is_calibrated() -> None:
+    """Under H0 (true p = p0) the rejection rate is at most alpha; far below p0 it rejects."""
+    rng = np.random.default_rng(0)
+    n, p0 = 50, 0.9
+    null_rejections = np.mean([binomial_test(int(k), n, p0).rejected for k in rng.binomial(n, p0, 4000)])
+    assert null_rejections <= 0.01 + 3 * np.sqrt(0.01 * 0.99 / 4000)
+    power = np.mean([binomial_test(int(k), n, p0).rejected for k in rng.binomial(n, 0.6, 500)])
+    assert power > 0.99
+
+
+def test_binomial_test_bad_input() -> None:
+    with pytest.raises(ValueError, match=r"k must be an integer in \[0, 10\]"):
+        binomial_test(11, 10, 0.9)
+    with pytest.raises(ValueError, match="p0 must lie in"):
+        binomial_test(5, 10, 1.5)

@@ -1,0 +1,136 @@
+"""Teachers S* (Examples 2.1-2.4 and variants), value matrices V*, and input distributions.
+
+S* convention (spec §2): column i of S* (D, D) holds the weights of the output token i on the input
+tokens, supported on G_i; uniform teachers have exactly K entries 1/K per column.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from bounds.checks import check_array, check_choice, check_int, check_positive
+
+EXAMPLES = ("conv_pool", "gcn_cycle", "selection", "group_sparse", "circulant")
+INPUTS = ("gaussian", "t5", "gumbel", "gumbel_raw", "exp", "exp_centred")
+
+
+def s_conv_pool(grid: int, pool: int) -> np.ndarray:
+    """Ex 2.1: a grid x grid patch image, non-overlapping pool x pool average pooling; column i is
+    1_{g(i)}/K over the pooling group of patch i (K = pool^2, D = grid^2). Block-diagonal after sorting."""
+    grid, pool = check_int("grid", grid), check_int("pool", pool)
+    if grid % pool:
+        raise ValueError(f"grid ({grid}) must be a multiple of pool ({pool})")
+    r, c = np.divmod(np.arange(grid * grid), grid)
+    group = (r // pool) * (grid // pool) + c // pool
+    return (group[:, None] == group[None, :]) / float(pool * pool)
+
+
+def s_gcn_cycle(D: int, K: int = 3) -> np.ndarray:
+    """Ex 2.2: (A_G + I)/K for the (K-1)-regular circulant graph j ~ j +- 1..(K-1)/2 (K odd; K = 3 is
+    the cycle). Symmetric, K entries 1/K per column."""
+    D, K = check_int("D", D, low=3), check_int("K", K)
+    if K % 2 == 0 or K > D:
+        raise ValueError(f"K must be odd and <= D for the symmetric circulant graph, got K={K}, D={D}")
+    S = np.zeros((D, D))
+    for s in range(-(K // 2), K // 2 + 1):
+        S[(np.arange(D) + s) % D, np.arange(D)] = 1.0 / K
+    return S
+
+
+def s_circulant(D: int, K: int) -> np.ndarray:
+    """Uniform-K circulant teacher: column i averages tokens i, i+1, ..., i+K-1 (mod D)."""
+    D, K = check_int("D", D), check_int("K", K, low=0, high=D)
+    S = np.zeros((D, D))
+    for s in range(K):
+        S[(np.arange(D) + s) % D, np.arange(D)] = 1.0 / K
+    return S
+
+
+def s_selection(D: int, K: int, g: np.ndarray | None = None) -> np.ndarray:
+    """Ex 2.3 (fixed set): S* = 1_g 1_D^T / K, every output averages the same K target tokens g."""
+    D, K = check_int("D", D), check_int("K", K, high=D)
+    g = np.arange(K) if g is None else np.asarray(g)
+    if g.size != K or len(set(g.tolist())) != K:
+        raise ValueError(f"g must list {K} distinct positions, got {g}")
+    S = np.zeros((D, D))
+    S[g, :] = 1.0 / K
+    return S
+
+
+def s_group_sparse(D: int, j_star: int = 0) -> np.ndarray:
+    """Ex 2.4: K = 1, S* = e_{j*} 1_D^T (every output reads token j*)."""
+    return s_selection(D, 1, np.array([check_int("j_star", j_star, low=0, high=D - 1)]))
+
+
+def example(name: str, D: int, K: int) -> np.ndarray:
+    """S* of a named example at (D, K) (conv_pool needs D = grid^2 and K = pool^2)."""
+    check_choice("name", name, EXAMPLES)
+    if name == "conv_pool":
+        grid, pool = math.isqrt(D), math.isqrt(K)
+        if grid * grid != D or pool * pool != K:
+            raise ValueError(f"conv_pool needs square D and K, got D={D}, K={K}")
+        return s_conv_pool(grid, pool)
+    if name == "gcn_cycle":
+        return s_gcn_cycle(D, K)
+    if name == "selection":
+        return s_selection(D, K)
+    if name == "group_sparse":
+        if K != 1:
+            raise ValueError(f"group_sparse has K = 1, got K={K}")
+        return s_group_sparse(D)
+    return s_circulant(D, K)
+
+
+def s_weighted(D: int, weights: np.ndarray) -> np.ndarray:
+    """Non-uniform S*: column i puts weights[s] on token i+s (mod D); columns sum to sum(weights)."""
+    w = check_array("weights", weights, ndim=1)
+    S = np.zeros((check_int("D", D, low=w.size), D))
+    for s, ws in enumerate(w):
+        S[(np.arange(D) + s) % D, np.arange(D)] += ws
+    return S
+
+
+def random_v(M: int, d: int, rng: np.random.Generator, norm: float = 1.0) -> np.ndarray:
+    """V* (M, d), Gaussian with ||V*||_F = norm."""
+    V = rng.standard_normal((check_int("M", M), check_int("d", d)))
+    return V * (check_positive("norm", norm) / np.linalg.norm(V))
+
+
+def support_sizes(S: np.ndarray) -> np.ndarray:
+    """K_i = number of nonzero entries of column i."""
+    return np.count_nonzero(S, axis=0)
+
+
+def is_uniform_teacher(S: np.ndarray, K: int) -> bool:
+    """Every column has exactly K nonzero entries, all equal to 1/K."""
+    nz = S != 0
+    return bool(np.all(nz.sum(axis=0) == K) and np.allclose(S[nz], 1.0 / K, rtol=0, atol=1e-15))
+
+
+def input_moments(kind: str) -> tuple[float, float]:
+    """(mean, variance) of one entry of X for each input distribution."""
+    check_choice("kind", kind, INPUTS)
+    return {"gaussian": (0.0, 1.0), "t5": (0.0, 1.0), "gumbel": (0.0, 1.0),
+            "gumbel_raw": (float(np.euler_gamma), math.pi**2 / 6), "exp": (1.0, 1.0),
+            "exp_centred": (0.0, 1.0)}[kind]
+
+
+def sample_inputs(kind: str, n: int, d: int, D: int, rng: np.random.Generator) -> np.ndarray:
+    """n iid inputs X (n, d, D) with iid entries: gaussian N(0,1); t5 standardised t(5); gumbel centred,
+    standardised Gumbel; gumbel_raw standard Gumbel (mean 0.5772, var pi^2/6); exp Exp(1); exp_centred
+    Exp(1) - 1."""
+    check_choice("kind", kind, INPUTS)
+    shape = (check_int("n", n), check_int("d", d), check_int("D", D))
+    if kind == "gaussian":
+        return rng.standard_normal(shape)
+    if kind == "t5":
+        return rng.standard_t(5, shape) / math.sqrt(5 / 3)
+    if kind == "gumbel":
+        return (rng.gumbel(0.0, 1.0, shape) - np.euler_gamma) / (math.pi / math.sqrt(6))
+    if kind == "gumbel_raw":
+        return rng.gumbel(0.0, 1.0, shape)
+    if kind == "exp":
+        return rng.exponential(1.0, shape)
+    return rng.exponential(1.0, shape) - 1.0

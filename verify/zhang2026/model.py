@@ -1,0 +1,385 @@
+"""Reference model of Zhang, Zhao, Gu, Cao (ICLR 2026): position-only attention learning f*(X) = sigma(V* X S*).
+
+Shapes (spec §1-§3): X (d, D) tokens as columns; V* (M, d); S* (D, D) with column i supported on G_i;
+P (D, D) orthogonal; W_KQ (D, D); W_V (M, d). Logits ``Lam = P^T W_KQ P / sqrt(D)`` (key j, query i),
+attention ``A = column-softmax(Lam)`` (every column sums to 1), student ``TF(X) = sigma(W_V X A)``.
+Loss ``L = 1/2 E ||Y - TF||_F^2``; everything here is the *excess* loss (the noise floor removed).
+
+Population losses with hand-derived gradients (never autodiff):
+
+* :func:`linear_loss_grad` -- sigma = id, iid entries of mean ``mu`` and variance ``sx2`` (spec §4.1-4.2);
+  only second moments enter, so Gaussian, t, Gumbel and exponential inputs give the same formula.
+* :func:`dual_loss_grad` -- ReLU (``alpha = 0``) / leaky ReLU, Gaussian inputs, arc-cosine (dual-kernel)
+  closed form of spec §4.3. It is not differentiable at ``W_V = 0``; :func:`zero_init_step_dual` is the
+  first step with the convention sigma'(0) := 1 (Stein's lemma).
+* :func:`scalar_run` -- the 2-scalar recursion (C1, g) of spec §4.4, simplified to
+  ``g <- g - eta u v c (C1^2 (u - v) - C1 / K)`` (derivation in the function docstring).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from bounds.checks import check_array, check_int, check_positive, check_real
+from verify.numerics.gd import Trajectory, gradient_descent
+from verify.numerics.softmax import softmax, softmax_vjp
+
+Params = dict[str, np.ndarray]
+
+
+# --------------------------------------------------------------------------------------- attention
+def logits(W_KQ: np.ndarray, P: np.ndarray) -> np.ndarray:
+    """Lam = P^T W_KQ P / sqrt(D), shape (D, D); entry (j, i) = key j, query i."""
+    D = P.shape[0]
+    return P.T @ W_KQ @ P / math.sqrt(D)
+
+
+def attention(W_KQ: np.ndarray, P: np.ndarray) -> np.ndarray:
+    """A = S(W_KQ) = column-softmax of the logits, shape (D, D), columns sum to 1."""
+    return softmax(logits(W_KQ, P), axis=-2)
+
+
+def kq_backward(A: np.ndarray, G_A: np.ndarray, P: np.ndarray) -> np.ndarray:
+    """dL/dW_KQ = P (dL/dLam) P^T / sqrt(D) from dL/dA = G_A (column-softmax backprop)."""
+    D = P.shape[0]
+    return P @ softmax_vjp(A, G_A, axis=-2) @ P.T / math.sqrt(D)
+
+
+def random_orthogonal(D: int, rng: np.random.Generator) -> np.ndarray:
+    """A Haar-random orthogonal (D, D) matrix (QR of a Gaussian matrix with sign fix)."""
+    D = check_int("D", D)
+    q, r = np.linalg.qr(rng.standard_normal((D, D)))
+    return q * np.sign(np.diag(r))
+
+
+# --------------------------------------------------------------------------------------- activations
+@dataclass(frozen=True)
+class Act:
+    """Elementwise activation: ``name`` in {"linear", "relu", "leaky"}; ``alpha`` the leaky slope.
+
+    sigma'(0) := ``dprime0`` (spec §3.4: with sigma'(0) = 0 a zero-initialised ReLU student never moves).
+    """
+
+    name: str = "linear"
+    alpha: float = 0.1
+    dprime0: float = 1.0
+
+    def __post_init__(self) -> None:
+        if self.name not in ("linear", "relu", "leaky"):
+            raise ValueError(f"activation name must be one of ('linear', 'relu', 'leaky'), got {self.name!r}")
+        check_real("alpha", self.alpha, low=0.0, high=1.0)
+        check_real("dprime0", self.dprime0, low=0.0)
+
+    @property
+    def slope(self) -> float:
+        """Negative-side slope: 1 (linear), 0 (ReLU), alpha (leaky)."""
+        return {"linear": 1.0, "relu": 0.0, "leaky": self.alpha}[self.name]
+
+    def __call__(self, z: np.ndarray) -> np.ndarray:
+        return np.where(z >= 0, z, self.slope * z)
+
+    def prime(self, z: np.ndarray) -> np.ndarray:
+        return np.where(z > 0, 1.0, np.where(z < 0, self.slope, self.dprime0))
+
+
+# --------------------------------------------------------------------------------------- linear sigma
+def linear_loss_grad(
+    W_V: np.ndarray,
+    W_KQ: np.ndarray,
+    P: np.ndarray,
+    V: np.ndarray,
+    S: np.ndarray,
+    sx2: float = 1.0,
+    mu: float = 0.0,
+) -> tuple[float, Params]:
+    """Excess population loss and its gradients for sigma = id (spec §4.1-4.2).
+
+    Entries of X iid with mean ``mu`` and variance ``sx2``: with E[X B X^T] = sx2 tr(B) I for the centred
+    part, ``excess = sx2/2 [||V||^2 ||S||^2 - 2 <V,W_V><S,A> + ||W_V||^2 ||A||^2]
+    + mu^2/2 ||V 1_d (1^T S) - W_V 1_d 1^T||^2``. Returns (excess, {"W_V": (M, d), "W_KQ": (D, D)}).
+    """
+    A = attention(W_KQ, P)
+    vw, sa = float(np.sum(V * W_V)), float(np.sum(S * A))
+    vv, ww = float(np.sum(V * V)), float(np.sum(W_V * W_V))
+    ss, aa = float(np.sum(S * S)), float(np.sum(A * A))
+    loss = 0.5 * sx2 * (vv * ss - 2.0 * vw * sa + ww * aa)
+    g_v = sx2 * (aa * W_V - sa * V)
+    g_a = sx2 * (ww * A - vw * S)
+    if mu != 0.0:
+        u_star, w = V.sum(axis=1), W_V.sum(axis=1)  # (M,)
+        colsum = S.sum(axis=0)  # (D,)
+        R = np.outer(u_star, colsum) - np.outer(w, A.sum(axis=0))  # mean residual / mu, (M, D)
+        loss += 0.5 * mu * mu * float(np.sum(R * R))
+        g_v = g_v - mu * mu * np.outer(R.sum(axis=1), np.ones(W_V.shape[1]))
+        g_a = g_a - mu * mu * np.outer(np.ones(A.shape[0]), w @ R)
+    return loss, {"W_V": g_v, "W_KQ": kq_backward(A, g_a, P)}
+
+
+# --------------------------------------------------------------------------------------- (leaky) ReLU
+def _dual_terms(
+    W_V: np.ndarray, A: np.ndarray, V: np.ndarray, S: np.ndarray, sx2: float
+) -> tuple[np.ndarray, ...]:
+    a = sx2 * np.outer(np.sum(W_V * W_V, axis=1), np.sum(A * A, axis=0))  # Var h_mi, (M, D)
+    b = sx2 * np.outer(np.sum(V * V, axis=1), np.sum(S * S, axis=0))  # Var y_mi
+    c = sx2 * np.outer(np.sum(W_V * V, axis=1), np.sum(A * S, axis=0))  # Cov(h_mi, y_mi)
+    root = np.sqrt(np.maximum(a * b - c * c, 0.0))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rho = np.where(a * b > 0, c / np.sqrt(a * b), 0.0)
+    return a, b, c, root, np.arcsin(np.clip(rho, -1.0, 1.0))
+
+
+def dual_loss_grad(
+    W_V: np.ndarray,
+    W_KQ: np.ndarray,
+    P: np.ndarray,
+    V: np.ndarray,
+    S: np.ndarray,
+    alpha: float,
+    sx2: float = 1.0,
+) -> tuple[float, Params]:
+    """Excess population loss of sigma = leaky ReLU with slope ``alpha`` (ReLU: 0), Gaussian inputs.
+
+    Per entry (m, i) the pair (h, y) = (w_m^T X a_i, v_m^T X s_i) is bivariate Gaussian with variances
+    a, b and covariance c. Writing sigma(z) = b1 z + b2 |z| (b1 = (1+alpha)/2, b2 = (1-alpha)/2):
+    E sigma(h)^2 = g a with g = (1+alpha^2)/2, and E sigma(h) sigma(y) = b1^2 c + b2^2 (2/pi) J with
+    J = sqrt(ab - c^2) + c arcsin(c / sqrt(ab)); dJ/dc = arcsin(rho), dJ/da = sqrt(ab - c^2)/(2a).
+    Needs every row of W_V nonzero (the closed form is not differentiable at W_V = 0).
+    """
+    if np.any(np.sum(W_V * W_V, axis=1) == 0.0):
+        raise ValueError("W_V has a zero row: the dual-kernel loss is not differentiable there; "
+                         "use zero_init_step_dual for the first step")
+    A = attention(W_KQ, P)
+    b1, b2, gam = (1 + alpha) ** 2 / 4, (1 - alpha) ** 2 / 4, (1 + alpha * alpha) / 2
+    a, b, c, root, asin = _dual_terms(W_V, A, V, S, sx2)
+    J = root + c * asin
+    loss = float(np.sum(0.5 * gam * (a + b) - b1 * c - b2 * (2 / np.pi) * J))
+    L_a = 0.5 * gam - b2 * (2 / np.pi) * root / (2 * a)  # (M, D)
+    L_c = -b1 - b2 * (2 / np.pi) * asin
+    na2, as_ = np.sum(A * A, axis=0), np.sum(A * S, axis=0)  # (D,)
+    nw2, wv = np.sum(W_V * W_V, axis=1), np.sum(W_V * V, axis=1)  # (M,)
+    g_v = 2 * sx2 * (L_a @ na2)[:, None] * W_V + sx2 * (L_c @ as_)[:, None] * V
+    g_a = 2 * sx2 * A * (nw2 @ L_a)[None, :] + sx2 * S * (wv @ L_c)[None, :]
+    return loss, {"W_V": g_v, "W_KQ": kq_backward(A, g_a, P)}
+
+
+def dual_loss(W_V: np.ndarray, A: np.ndarray, V: np.ndarray, S: np.ndarray, alpha: float,
+              sx2: float = 1.0) -> float:
+    """The dual-kernel excess loss at a given attention matrix A (also valid at W_V = 0)."""
+    b1, b2, gam = (1 + alpha) ** 2 / 4, (1 - alpha) ** 2 / 4, (1 + alpha * alpha) / 2
+    a, b, c, root, asin = _dual_terms(W_V, A, V, S, sx2)
+    return float(np.sum(0.5 * gam * (a + b) - b1 * c - b2 * (2 / np.pi) * (root + c * asin)))
+
+
+def zero_init_grad_dual(P: np.ndarray, V: np.ndarray, S: np.ndarray, act: Act, sx2: float = 1.0) -> Params:
+    """Population gradient at W_V = 0, W_KQ = 0 with the convention sigma'(0) := ``act.dprime0``.
+
+    H = 0, so grad_{W_V} = -sigma'(0) E[sigma(V X S) A^T X^T] = -sigma'(0) E[sigma'(y)] sx2 <S, A> V
+    (Stein's lemma; E sigma'(y) = (1 + slope)/2) and grad_{W_KQ} = 0 (it carries a factor W_V).
+    """
+    A = attention(np.zeros_like(P), P)
+    e_prime = 1.0 if act.name == "linear" else (1.0 + act.slope) / 2
+    g_v = -act.dprime0 * e_prime * sx2 * float(np.sum(S * A)) * V
+    return {"W_V": g_v, "W_KQ": np.zeros_like(P)}
+
+
+# --------------------------------------------------------------------------------------- Monte Carlo
+def mc_excess(
+    W_V: np.ndarray, A: np.ndarray, V: np.ndarray, S: np.ndarray, act: Act, X: np.ndarray
+) -> tuple[float, float]:
+    """Monte Carlo excess loss and its standard error over samples X (N, d, D), noise-free labels."""
+    Y = act(np.einsum("md,ndk,kj->nmj", V, X, S, optimize=True))
+    H = act(np.einsum("md,ndk,kj->nmj", W_V, X, A, optimize=True))
+    per = 0.5 * np.sum((Y - H) ** 2, axis=(1, 2))
+    return float(per.mean()), float(per.std(ddof=1) / math.sqrt(per.size))
+
+
+def mc_loss_grad(
+    W_V: np.ndarray, W_KQ: np.ndarray, P: np.ndarray, X: np.ndarray, Y: np.ndarray, act: Act
+) -> tuple[float, Params]:
+    """Empirical loss 1/(2N) sum ||Y_n - sigma(W_V X_n A)||^2 and its hand gradients.
+
+    X (N, d, D), Y (N, M, D). grad_{W_V} = -mean (R * sigma'(H)) A^T X^T, grad_A = -mean X^T W_V^T (R * sigma'(H)).
+    """
+    A = attention(W_KQ, P)
+    XA = np.einsum("ndk,kj->ndj", X, A, optimize=True)
+    H = np.einsum("md,ndj->nmj", W_V, XA, optimize=True)
+    R = Y - act(H)
+    N = X.shape[0]
+    loss = 0.5 * float(np.sum(R * R)) / N
+    Rp = R * act.prime(H)
+    g_v = -np.einsum("nmj,ndj->md", Rp, XA, optimize=True) / N
+    WX = np.einsum("md,ndk->nmk", W_V, X, optimize=True)
+    g_a = -np.einsum("nmk,nmj->kj", WX, Rp, optimize=True) / N
+    return loss, {"W_V": g_v, "W_KQ": kq_backward(A, g_a, P)}
+
+
+# --------------------------------------------------------------------------------------- population GD
+LossGrad = Callable[[Params], tuple[float, Params]]
+
+
+def population_loss_grad(
+    V: np.ndarray, S: np.ndarray, P: np.ndarray, act: Act, sx2: float = 1.0, mu: float = 0.0
+) -> LossGrad:
+    """theta -> (excess, grads) of the population loss for the activation ``act``."""
+    if act.name == "linear":
+        return lambda th: linear_loss_grad(th["W_V"], th["W_KQ"], P, V, S, sx2, mu)
+    if mu != 0.0:
+        raise ValueError("the dual-kernel closed form needs centred Gaussian inputs (mu = 0)")
+    return lambda th: dual_loss_grad(th["W_V"], th["W_KQ"], P, V, S, act.slope, sx2)
+
+
+@dataclass
+class Run:
+    """Population GD from zero init, sampled at ``times`` (t = number of steps taken).
+
+    excess (n_t,), W_V (n_t, M, d), W_KQ (n_t, D, D), A (n_t, D, D); ``traj`` the shared-GD trajectory
+    pieces' per-step losses concatenated (length steps + 1); stopped: why GD ended early, or None.
+    """
+
+    times: np.ndarray
+    excess: np.ndarray
+    W_V: np.ndarray
+    W_KQ: np.ndarray
+    A: np.ndarray
+    loss: np.ndarray
+    stopped: str | None
+
+
+def population_gd(
+    V: np.ndarray,
+    S: np.ndarray,
+    P: np.ndarray,
+    eta: float,
+    times: Sequence[int],
+    act: Act | None = None,
+    sx2: float = 1.0,
+    mu: float = 0.0,
+) -> Run:
+    """Full-matrix GD on the population loss from W_V = 0, W_KQ = 0 (both blocks step ``eta``).
+
+    times: increasing step counts >= 0 at which to store the parameters. For a nonlinear ``act`` the
+    first step uses :func:`zero_init_grad_dual` (sigma'(0) convention), later steps the closed form.
+    """
+    act = act or Act("linear")
+    eta = check_positive("eta", eta)
+    V = check_array("V", V, ndim=2)
+    S = check_array("S", S, ndim=2)
+    D = check_int("D", S.shape[0])
+    if S.shape != (D, D) or P.shape != (D, D):
+        raise ValueError(f"S and P must be (D, D) with D = {D}, got {S.shape}, {P.shape}")
+    ts = [check_int("time", int(t), low=0) for t in times]
+    if any(b <= a for a, b in zip(ts, ts[1:], strict=False)):
+        raise ValueError("times must be strictly increasing")
+    lg = population_loss_grad(V, S, P, act, sx2, mu)
+    theta: Params = {"W_V": np.zeros_like(V), "W_KQ": np.zeros((D, D))}
+    t_now, losses, stopped = 0, [], None
+    out_wv, out_kq, out_ex = [], [], []
+    if act.name != "linear" and ts[-1] >= 1:
+        # step 0 -> 1 with the sigma'(0) convention (the closed form is singular at W_V = 0)
+        g = zero_init_grad_dual(P, V, S, act, sx2)
+        losses.append(dual_loss(theta["W_V"], attention(theta["W_KQ"], P), V, S, act.slope, sx2))
+        if ts[0] == 0:
+            out_wv.append(theta["W_V"].copy())
+            out_kq.append(theta["W_KQ"].copy())
+            out_ex.append(losses[0])
+        theta = {k: theta[k] - eta * g[k] for k in theta}
+        t_now = 1
+    for t in ts:
+        if t < t_now:
+            continue
+        if stopped is None:
+            tr: Trajectory = gradient_descent(theta, lg, eta, t - t_now)
+            if tr.stopped is not None:
+                stopped = tr.stopped
+            theta = tr.params
+            losses.extend(tr.loss[:-1].tolist() if t > t_now else [])
+            ex = float(tr.loss[-1]) if tr.loss.size else float("nan")
+            t_now = t
+        else:
+            ex = float("nan")
+        out_wv.append(theta["W_V"].copy())
+        out_kq.append(theta["W_KQ"].copy())
+        out_ex.append(ex)
+    if stopped is None and out_ex:
+        losses.append(out_ex[-1])
+    W_KQ = np.array(out_kq)
+    A = softmax(np.einsum("ji,tjk,kl->til", P, W_KQ, P) / math.sqrt(D), axis=-2)
+    return Run(np.array(ts[-len(out_ex):]), np.array(out_ex), np.array(out_wv), W_KQ, A,
+               np.array(losses), stopped)
+
+
+# --------------------------------------------------------------------------------------- scalar reduction
+@dataclass
+class ScalarRun:
+    """The (C1, g) recursion sampled at ``times``: C1 value scale, g = logit gap (on minus off support),
+    eps = off-support attention mass per column, excess = sx2 v2 / 2 ||S* - C1 A||_F^2."""
+
+    times: np.ndarray
+    C1: np.ndarray
+    g: np.ndarray
+    eps: np.ndarray
+    excess: np.ndarray
+
+
+def scalar_state(g: float, D: int, K: int) -> tuple[float, float]:
+    """(a_on, a_off) attention entries on / off the support for logit gap g."""
+    e = math.exp(g)
+    den = K * e + (D - K)
+    return e / den, 1.0 / den
+
+
+def scalar_excess(C1: float, g: float, D: int, K: int, sx2: float, v2: float) -> float:
+    u, v = scalar_state(g, D, K)
+    return 0.5 * sx2 * v2 * D * (K * (1.0 / K - C1 * u) ** 2 + (D - K) * (C1 * v) ** 2)
+
+
+def scalar_run(
+    D: int, K: int, eta: float, times: Sequence[int], sx2: float = 1.0, v2: float = 1.0
+) -> ScalarRun:
+    """Linear sigma, uniform-K S*: iterate (C1, g) from (0, 0), sampling at ``times``.
+
+    Spec §4.4 with u = a_on, v = a_off, q = K u, eps = (D-K) v: G_on - m = eps (G_on - G_off) and
+    G_off - m = -q (G_on - G_off), so a_on (G_on - m) - a_off (G_off - m) = D u v (G_on - G_off) and
+    ``g <- g - eta u v sx2 v2 (C1^2 (u - v) - C1/K)``; ``C1 <- C1 + eta sx2 (D u - D (K u^2 + (D-K) v^2) C1)``.
+    v2 = ||V*||_F^2. Pure-Python floats in the loop (about 0.3 us per step).
+    """
+    D, K = check_int("D", D, low=2), check_int("K", K, low=1)
+    if K >= D:
+        raise ValueError(f"K must lie in [1, D-1] for the gap recursion, got K={K}, D={D}")
+    eta, sx2, v2 = check_positive("eta", eta), check_positive("sx2", sx2), check_positive("v2", v2)
+    ts = [check_int("time", int(t), low=0) for t in times]
+    if any(b <= a for a, b in zip(ts, ts[1:], strict=False)):
+        raise ValueError("times must be strictly increasing")
+    DmK, c, es, invK = float(D - K), sx2 * v2, eta * sx2, 1.0 / K
+    exp = math.exp
+    C1 = g = 0.0
+    t_now = 0
+    out = []
+    for t in ts:
+        for _ in range(t - t_now):
+            e = exp(g)
+            den = K * e + DmK
+            u = e / den
+            v = 1.0 / den
+            gd = c * (C1 * C1 * (u - v) - C1 * invK)
+            C1 = C1 + es * D * (u - (K * u * u + DmK * v * v) * C1)
+            g = g - eta * u * v * gd
+        t_now = t
+        u, v = scalar_state(g, D, K)
+        out.append((C1, g, (D - K) * v, scalar_excess(C1, g, D, K, sx2, v2)))
+    arr = np.array(out, dtype=np.float64).reshape(-1, 4)
+    return ScalarRun(np.array(ts, dtype=np.float64), arr[:, 0], arr[:, 1], arr[:, 2], arr[:, 3])
+
+
+def scalar_from_matrix(W_KQ: np.ndarray, P: np.ndarray, S: np.ndarray) -> tuple[float, float, float]:
+    """(C2, C3, g) read off a full-matrix W_KQ: mean on-support logit * sqrt(D) = C2, minus the mean
+    off-support logit * sqrt(D) = C3, and the gap g = (C2 + C3)/sqrt(D)."""
+    D = P.shape[0]
+    lam = logits(W_KQ, P) * math.sqrt(D)
+    on = S > 0
+    C2, C3 = float(lam[on].mean()), float(-lam[~on].mean())
+    return C2, C3, (C2 + C3) / math.sqrt(D)
