@@ -65,6 +65,9 @@ def _verdict_cell(r: Result) -> str:
     return cell
 
 
+#: Longest note text per claim printed under a table.
+NOTE_LIMIT = 600
+
 COLUMNS = [
     ("claim", r"p{3.1cm}"),
     ("reference", r"p{2.3cm}"),
@@ -118,6 +121,14 @@ def paper_table(paper: str, results: list[Result], figure_labels: dict[str, str]
         ]
         lines.append(" & ".join(cells) + r" \\")
     lines += [r"\end{longtable}", r"}"]
+    noted = [r for r in sorted(results, key=lambda r: r.claim_id) if r.verdict != Verdict.HOLDS and r.notes]
+    if noted:
+        lines += [r"\paragraph{Notes on the claims that do not simply hold}", r"\begin{itemize}"]
+        for r in noted:
+            text = "; ".join(r.notes)
+            text = text if len(text) <= NOTE_LIMIT else text[: NOTE_LIMIT - 3] + "..."
+            lines.append(rf"\item \texttt{{{escape(r.claim_id)}}} ({escape(r.verdict)}): {escape(text)}")
+        lines.append(r"\end{itemize}")
     return "\n".join(lines) + "\n"
 
 

@@ -35,7 +35,14 @@ def fmt_value(value: Any, digits: int = 3, limit: int = 60) -> str:
 
 
 def fmt_params(params: dict[str, Any], limit: int = 60) -> str:
-    return fmt_value({k: params[k] for k in sorted(params)}, limit=limit) if params else "--"
+    """``k=v`` pairs sorted by name; floats in ``%.3g`` (parameters are inputs, not measurements)."""
+    if not params:
+        return "--"
+    text = ", ".join(
+        f"{k}={params[k]:.3g}" if isinstance(params[k], float) else f"{k}={fmt_value(params[k], limit=limit)}"
+        for k in sorted(params)
+    )
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def fmt_slack(slack: float | None) -> str:

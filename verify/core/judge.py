@@ -29,7 +29,7 @@ from typing import Any
 
 import mpmath
 
-from bounds.mp import DPS, log10, mp
+from bounds.mp import DPS, fmt_sci, log10, mp
 from verify.core.record import Evidence, Kind, Verdict
 from verify.numerics.fit import SlopeFit
 from verify.numerics.stats import ALPHA, binomial_test
@@ -73,6 +73,9 @@ def judge(kind: Kind, ev: Evidence) -> tuple[Verdict, float | None, list[str]]:
     rtol = ROUNDOFF_RTOL if ev.rtol is None else ev.rtol
     if kind in (Kind.UPPER, Kind.LOWER):
         verdict, slack = _bound(ev.theory, ev.measured, rtol, upper=kind == Kind.UPPER)
+        if verdict == Verdict.VIOLATED:
+            rel = "above the upper" if kind == Kind.UPPER else "below the lower"
+            notes.append(f"measured {fmt_sci(ev.measured)} is {rel} bound {fmt_sci(ev.theory)}")
         if ev.rtol is not None:
             notes.append(f"tolerance from the spec: rtol = {ev.rtol:g}")
         if kind == Kind.UPPER and ev.trivial is not None and mp(ev.theory) >= mp(ev.trivial):
@@ -101,7 +104,11 @@ def judge(kind: Kind, ev: Evidence) -> tuple[Verdict, float | None, list[str]]:
         slack = _log_ratio(ev.measured, ev.theory)
         if mp(ev.theory) <= mp(ev.measured):
             return Verdict.HOLDS, slack, notes
-        return Verdict.VACUOUS, slack, [f"the condition needs {ev.theory} beyond the reachable {ev.measured}"]
+        return (
+            Verdict.VACUOUS,
+            slack,
+            [f"the condition needs {fmt_sci(ev.theory)}, beyond the reachable {fmt_sci(ev.measured)}"],
+        )
     if kind == Kind.PROBABILITY:
         k, n = (int(v) for v in ev.measured)
         test = binomial_test(k, n, float(ev.theory), ALPHA if ev.alpha is None else ev.alpha)

@@ -151,7 +151,9 @@ class Result:
 
     @property
     def as_expected(self) -> bool:
-        return self.verdict == self.expected
+        """False for an unexpected failure and for a documented finding that no longer shows."""
+        finding_gone = self.expected == Verdict.VIOLATED and self.verdict != Verdict.VIOLATED
+        return not (self.unexpected_failure or finding_gone)
 
     @property
     def unexpected_failure(self) -> bool:

@@ -1,0 +1,83 @@
+"""Data for Deora et al.: the tokenized-mixture model (spec section 9.1, RECONSTRUCTED) and generic
+random token sequences, plus the closed-form margins at W = 0 (section 9.2, DERIVED)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from bounds.checks import check_choice, check_int, check_real
+
+VARIANTS = ("O", "A")
+
+
+@dataclass(frozen=True)
+class Mixture:
+    """Tokenized mixture. T tokens of dimension d; m_r = ceil(zeta T) relevant tokens x_t = mu_y + z_t,
+    the others x_t = nu_j + z_t with j uniform on [M]; z_t ~ N(0, sigma^2 I_d); all means of norm S.
+    Variant "O": mu_+, mu_-, nu_1..nu_M orthogonal (needs d >= M + 2). Variant "A": mu_- = -mu_+,
+    nu's orthogonal to mu_+ (needs d >= M + 1). Means are scaled coordinate vectors."""
+
+    T: int = 6
+    d: int = 8
+    zeta: float = 1 / 3
+    S: float = 1.0
+    sigma: float = 0.05
+    M: int = 4
+    variant: str = "O"
+
+    def __post_init__(self) -> None:
+        check_int("T", self.T, low=2)
+        check_int("d", self.d)
+        check_real("zeta", self.zeta, low=0.0, high=1.0, low_open=True)
+        check_real("S", self.S, low=0.0, low_open=True)
+        check_real("sigma", self.sigma, low=0.0)
+        check_int("M", self.M)
+        check_choice("variant", self.variant, VARIANTS)
+        need = self.M + (2 if self.variant == "O" else 1)
+        if self.d < need:
+            raise ValueError(f"variant {self.variant} with M={self.M} needs d >= {need}, got d={self.d}")
+
+    @property
+    def m_r(self) -> int:
+        return int(np.ceil(self.zeta * self.T - 1e-12))
+
+    @property
+    def zeta_eff(self) -> float:
+        """zeta redefined as m_r / T (spec 9.1)."""
+        return self.m_r / self.T
+
+    def means(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(mu_+, mu_-, nu) with nu of shape (M, d)."""
+        E = np.eye(self.d) * self.S
+        if self.variant == "O":
+            return E[0], E[1], E[2 : 2 + self.M]
+        return E[0], -E[0], E[1 : 1 + self.M]
+
+    def sample(self, rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(X (n, T, d), y (n,), relevant mask (n, T) bool)."""
+        n = check_int("n", n)
+        mu_p, mu_m, nu = self.means()
+        y = rng.choice(np.array([-1.0, 1.0]), size=n)
+        order = np.argsort(rng.random((n, self.T)), axis=1)
+        rel = np.zeros((n, self.T), dtype=bool)
+        np.put_along_axis(rel, order[:, : self.m_r], True, axis=1)
+        j = rng.integers(0, self.M, size=(n, self.T))
+        X = nu[j]
+        mu = np.where(y[:, None] > 0, 1.0, 0.0) * mu_p + np.where(y[:, None] < 0, 1.0, 0.0) * mu_m
+        X = np.where(rel[:, :, None], mu[:, None, :], X)
+        if self.sigma > 0:
+            X = X + self.sigma * rng.standard_normal(X.shape)
+        return X, y, rel
+
+
+def random_tokens(rng: np.random.Generator, n: int, T: int, d: int, scale: float = 1.0) -> np.ndarray:
+    """Gaussian token sequences X (n, T, d) with entries N(0, scale^2 / d)."""
+    n, T, d = check_int("n", n), check_int("T", T), check_int("d", d)
+    return check_real("scale", scale, low=0.0, low_open=True) / np.sqrt(d) * rng.standard_normal((n, T, d))
+
+
+def token_radius(X: np.ndarray) -> float:
+    """R = max_t ||x_t|| over a batch (n, T, d) (the realised A2 constant)."""
+    return float(np.max(np.linalg.norm(np.asarray(X, dtype=np.float64), axis=-1)))

@@ -1,0 +1,480 @@
+"""Reference model of Deora et al. (2023/24): single-layer multi-head self-attention classifier.
+
+Spec: shared/papers/deora2023.md, section 1.2 (model, RECONSTRUCTED) and 1.3 (derivatives, DERIVED).
+
+    A_h(X) = X W_h X^T,  S_h = softmax_row(A_h),  f_h(X) = <U_h, S_h X>_F,
+    Phi(theta; X) = (1/sqrt(H)) sum_h f_h(X),     theta = (U in R^{H x T x d}, W in R^{H x d x d}).
+
+Convention: row t of A is X W^T x_t, so dA_{ts}/dW = x_t x_s^T. Parameters are a dict
+``{"U": (H, T, d), "W": (H, d, d)}``; the packed vector is ``[vec U, vec W]`` (head-major, C order).
+
+Everything is float64 with hand-derived derivatives, vectorised over samples, heads and (for the
+Hessian-vector products) over a batch of k directions. Internally the attention tensors use the
+layout (n, t, h, s) = (sample, query row, head, key token), which turns the big contractions into
+single GEMMs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import expit
+
+from bounds.checks import check_array, check_choice, check_int, check_positive
+from verify.numerics.softmax import softmax
+
+Params = Mapping[str, np.ndarray]
+
+
+# ----------------------------------------------------------------------------------------------
+# parameters
+
+
+def check_params(params: Params) -> tuple[int, int, int]:
+    """Validate ``{"U": (H, T, d), "W": (H, d, d)}``; return (H, T, d)."""
+    if not isinstance(params, Mapping) or set(params) != {"U", "W"}:
+        raise ValueError("params must be a mapping with exactly the blocks 'U' and 'W'")
+    U = check_array("params['U']", params["U"], ndim=3)
+    H, T, d = U.shape
+    check_array("params['W']", params["W"], shape=(H, d, d))
+    return H, T, d
+
+
+def n_params(H: int, T: int, d: int) -> int:
+    """p = H (T d + d^2)."""
+    return H * (T * d + d * d)
+
+
+def pack(params: Params) -> np.ndarray:
+    """theta as one vector [vec U, vec W] of length p."""
+    return np.concatenate([np.ravel(params["U"]), np.ravel(params["W"])])
+
+
+def unpack(theta: np.ndarray, H: int, T: int, d: int) -> dict[str, np.ndarray]:
+    """Inverse of :func:`pack`; ``theta`` may carry leading batch axes (..., p)."""
+    theta = np.asarray(theta, dtype=np.float64)
+    nu = H * T * d
+    if theta.shape[-1] != nu + H * d * d:
+        raise ValueError(f"theta must have last axis p = {nu + H * d * d}, got {theta.shape}")
+    lead = theta.shape[:-1]
+    return {
+        "U": theta[..., :nu].reshape(*lead, H, T, d),
+        "W": theta[..., nu:].reshape(*lead, H, d, d),
+    }
+
+
+def init_params(
+    rng: np.random.Generator,
+    H: int,
+    T: int,
+    d: int,
+    *,
+    u_scale: float | None = None,
+    w_scale: float = 0.0,
+    paired: bool = True,
+) -> dict[str, np.ndarray]:
+    """Initialisation I0 of spec section 1.5 (RECONSTRUCTED; the choices are the spec's).
+
+    U_{h,0} has i.i.d. N(0, u_scale^2) entries (default 1/sqrt(T d), so ||U_h||_F ~ 1), W_{h,0} has
+    i.i.d. N(0, w_scale^2) entries (default 0: uniform attention). ``paired`` (H even):
+    U_{h+H/2} = -U_h and W_{h+H/2} = W_h, so Phi(theta_0; .) = 0 exactly.
+    """
+    H, T, d = check_int("H", H), check_int("T", T), check_int("d", d)
+    u_scale = 1.0 / np.sqrt(T * d) if u_scale is None else check_positive("u_scale", u_scale)
+    if w_scale != 0.0:
+        check_positive("w_scale", w_scale)
+    if paired:
+        if H % 2:
+            raise ValueError(f"paired initialisation needs an even H, got H={H}")
+        half = H // 2
+        U = u_scale * rng.standard_normal((half, T, d))
+        W = w_scale * rng.standard_normal((half, d, d))
+        return {"U": np.concatenate([U, -U]), "W": np.concatenate([W, W])}
+    return {
+        "U": u_scale * rng.standard_normal((H, T, d)),
+        "W": w_scale * rng.standard_normal((H, d, d)),
+    }
+
+
+# ----------------------------------------------------------------------------------------------
+# loss
+
+
+def logistic(z: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Logistic loss l(z) = log(1 + e^{-z}) with l'(z) = -1/(1+e^z), l''(z) = s(z)s(-z); stable."""
+    z = np.asarray(z, dtype=np.float64)
+    return np.logaddexp(0.0, -z), -expit(-z), expit(z) * expit(-z)
+
+
+def exponential(z: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Exponential loss e^{-z} (self-bounded but neither Lipschitz nor smooth: A1 fails)."""
+    e = np.exp(-np.asarray(z, dtype=np.float64))
+    return e, -e, e
+
+
+LOSSES = {"logistic": logistic, "exponential": exponential}
+
+
+# ----------------------------------------------------------------------------------------------
+# forward pass and cache
+
+
+@dataclass
+class Cache:
+    """Forward quantities at (theta, X). Shapes: X (n, T, d); S, V, G (n, T, H, T) in layout
+    (sample, query t, head, key s); SV (n, T, H, 1) = sum_s S V; phi (n,)."""
+
+    U: np.ndarray
+    W: np.ndarray
+    X: np.ndarray
+    S: np.ndarray
+    V: np.ndarray
+    SV: np.ndarray
+    G: np.ndarray
+    phi: np.ndarray
+
+    @property
+    def dims(self) -> tuple[int, int, int, int]:
+        n, T, d = self.X.shape
+        return n, self.U.shape[0], T, d
+
+
+def _logits(W: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """A[..., n, t, h, s] = x_t^T W_h x_s for W (..., H, d, d), X (n, T, d)."""
+    n, T, d = X.shape
+    H = W.shape[-3]
+    lead = W.shape[:-3]
+    # one GEMM: (n T, d) @ (d, H d) -> (n T, H d)
+    Wcat = np.swapaxes(W, -3, -2).reshape(*lead, d, H * d)
+    XW = (X.reshape(n * T, d) @ Wcat).reshape(*lead, n, T * H, d)
+    return (XW @ np.swapaxes(X, 1, 2)).reshape(*lead, n, T, H, T)
+
+
+def _values(U: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """V[..., n, t, h, s] = u_{h,t}^T x_s for U (..., H, T, d), X (n, T, d)."""
+    n, T, d = X.shape
+    H = U.shape[-3]
+    lead = U.shape[:-3]
+    Ucat = np.swapaxes(U, -3, -2).reshape(*lead, 1, T * H, d)
+    return (Ucat @ np.swapaxes(X, 1, 2)).reshape(*lead, n, T, H, T)
+
+
+def forward(params: Params, X: np.ndarray, *, validate: bool = True) -> Cache:
+    """Phi(theta; X_i) for a batch X of shape (n, T, d) (or (T, d) for one sample)."""
+    if validate:
+        H, T, d = check_params(params)
+        X = check_array("X", X)
+        if X.ndim == 2:
+            X = X[None]
+        check_array("X", X, shape=(None, T, d))
+    U = np.asarray(params["U"], dtype=np.float64)
+    W = np.asarray(params["W"], dtype=np.float64)
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim == 2:
+        X = X[None]
+    H = U.shape[0]
+    S = softmax(_logits(W, X), axis=-1)
+    V = _values(U, X)
+    SV = np.sum(S * V, axis=-1, keepdims=True)
+    G = S * (V - SV)
+    phi = SV.sum(axis=(1, 2, 3)) / np.sqrt(H)
+    return Cache(U, W, X, S, V, SV, G, phi)
+
+
+def phi(params: Params, X: np.ndarray) -> np.ndarray:
+    """Phi(theta; X_i), shape (n,)."""
+    return forward(params, X).phi
+
+
+# ----------------------------------------------------------------------------------------------
+# first derivatives
+
+
+def _weighted_grad(cache: Cache, c: np.ndarray) -> dict[str, np.ndarray]:
+    """sum_i c[..., i] grad Phi(theta; X_i) for coefficients c of shape (..., n); blocks (..., H, T, d)
+    and (..., H, d, d)."""
+    n, H, T, d = cache.dims
+    lead = c.shape[:-1]
+    Xc = c[..., :, None, None] * cache.X  # (..., n, T, d)
+    S2 = cache.S.reshape(n, T * H, T)
+    # U: sum_i c_i S_i X_i  -- one GEMM over (i, s)
+    gU = np.tensordot(Xc, S2, axes=([-3, -2], [0, 2]))  # (..., d, T H)
+    gU = np.swapaxes(gU, -1, -2).reshape(*lead, T, H, d)
+    gU = np.swapaxes(gU, -3, -2)
+    # W: sum_i c_i X_i^T G_i X_i  -- batched (G X) then one GEMM over (i, t)
+    GX = (cache.G.reshape(n, T * H, T) @ Xc).reshape(*lead, n * T, H * d)
+    gW = np.swapaxes(cache.X.reshape(n * T, d), 0, 1) @ GX  # (..., d, H d)
+    gW = np.swapaxes(gW.reshape(*lead, d, H, d), -3, -2)
+    r = 1.0 / np.sqrt(H)
+    return {"U": gU * r, "W": gW * r}
+
+
+def per_sample_grads(params: Params, X: np.ndarray) -> dict[str, np.ndarray]:
+    """grad_theta Phi(theta; X_i) for every sample: blocks (n, H, T, d) and (n, H, d, d)."""
+    cache = forward(params, X)
+    n, H, T, d = cache.dims
+    r = 1.0 / np.sqrt(H)
+    SX = (cache.S.reshape(n, T * H, T) @ cache.X).reshape(n, T, H, d)
+    GX = (cache.G.reshape(n, T * H, T) @ cache.X).reshape(n, T, H * d)
+    gW = (np.swapaxes(cache.X, 1, 2) @ GX).reshape(n, d, H, d)
+    return {"U": np.swapaxes(SX, 1, 2) * r, "W": np.swapaxes(gW, 1, 2) * r}
+
+
+def features(params: Params, X: np.ndarray) -> np.ndarray:
+    """NTK features: the (n, p) matrix whose rows are grad Phi(theta; X_i), packed like :func:`pack`."""
+    g = per_sample_grads(params, X)
+    n = g["U"].shape[0]
+    return np.concatenate([g["U"].reshape(n, -1), g["W"].reshape(n, -1)], axis=1)
+
+
+def grad_norms(params: Params, X: np.ndarray) -> np.ndarray:
+    """||grad Phi(theta; X_i)||_2 for every sample, shape (n,)."""
+    g = per_sample_grads(params, X)
+    return np.sqrt(np.sum(g["U"] ** 2, axis=(1, 2, 3)) + np.sum(g["W"] ** 2, axis=(1, 2, 3)))
+
+
+def _check_data(params: Params, X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    H, T, d = check_params(params)
+    X = check_array("X", X, shape=(None, T, d))
+    y = check_array("y", y, shape=(X.shape[0],))
+    if not np.all(np.abs(y) == 1):
+        raise ValueError("labels y must be +-1")
+    return X, y
+
+
+def loss(params: Params, X: np.ndarray, y: np.ndarray, *, loss_name: str = "logistic") -> float:
+    """Empirical risk L(theta) = (1/n) sum_i l(y_i Phi(theta; X_i))."""
+    X, y = _check_data(params, X, y)
+    ell = LOSSES[check_choice("loss_name", loss_name, tuple(LOSSES))]
+    return float(np.mean(ell(y * forward(params, X, validate=False).phi)[0]))
+
+
+def loss_and_grad(
+    params: Params, X: np.ndarray, y: np.ndarray, *, loss_name: str = "logistic",
+    validate: bool = True,
+) -> tuple[float, dict[str, np.ndarray]]:
+    """(L(theta), grad L(theta)); the gradient has the blocks of ``params``."""
+    if validate:
+        X, y = _check_data(params, X, y)
+        check_choice("loss_name", loss_name, tuple(LOSSES))
+    cache = forward(params, X, validate=False)
+    l0, l1, _ = LOSSES[loss_name](y * cache.phi)
+    return float(np.mean(l0)), _weighted_grad(cache, l1 * y / y.size)
+
+
+# ----------------------------------------------------------------------------------------------
+# second derivatives
+
+
+def _dir_tensors(cache: Cache, dU: np.ndarray, dW: np.ndarray):
+    """For directions dU (k, H, T, d), dW (k, H, d, d): dA, dV, dS (k, n, T, H, T) and the JVP
+    d Phi_i (k, n)."""
+    H = cache.dims[1]
+    dA = _logits(dW, cache.X)
+    dV = _values(dU, cache.X)
+    S = cache.S
+    dS = S * (dA - np.sum(S * dA, axis=-1, keepdims=True))
+    jvp = (np.sum(cache.G * dA, axis=(-3, -2, -1)) + np.sum(S * dV, axis=(-3, -2, -1))) / np.sqrt(H)
+    return dA, dV, dS, jvp
+
+
+def _second_order(
+    cache: Cache, dV: np.ndarray, dS: np.ndarray, c: np.ndarray | None
+) -> dict[str, np.ndarray]:
+    """sum_i c_i (grad^2 Phi_i) v for the k directions encoded by (dV, dS); with c=None the per-sample
+    products (k, n, ...) instead of the sum."""
+    n, H, T, d = cache.dims
+    k = dV.shape[0]
+    S, V, SV = cache.S, cache.V, cache.SV
+    # differential of G = S (V - SV): dG = dS (V - SV) + S (dV - sum_s(dS V + S dV))
+    dG = dS * (V - SV) + S * (dV - np.sum(dS * V + S * dV, axis=-1, keepdims=True))
+    r = 1.0 / np.sqrt(H)
+    if c is None:
+        Xn = cache.X
+        dSX = (dS.reshape(k, n, T * H, T) @ Xn).reshape(k, n, T, H, d)
+        dGX = (dG.reshape(k, n, T * H, T) @ Xn).reshape(k, n, T, H * d)
+        hW = (np.swapaxes(Xn, 1, 2) @ dGX).reshape(k, n, d, H, d)
+        return {"U": np.swapaxes(dSX, 2, 3) * r, "W": np.swapaxes(hW, 2, 3) * r}
+    Xc = c[:, None, None] * cache.X  # (n, T, d)
+    hU = np.tensordot(dS.reshape(k, n, T * H, T), Xc, axes=([1, 3], [0, 1]))  # (k, T H, d)
+    hU = np.swapaxes(hU.reshape(k, T, H, d), 1, 2)
+    dGX = (dG.reshape(k, n, T * H, T) @ Xc).reshape(k, n * T, H * d)
+    hW = np.swapaxes(cache.X.reshape(n * T, d), 0, 1) @ dGX  # (k, d, H d)
+    hW = np.swapaxes(hW.reshape(k, d, H, d), 1, 2)
+    return {"U": hU * r, "W": hW * r}
+
+
+def _as_dirs(cache: Cache, v: Params) -> tuple[np.ndarray, np.ndarray, bool]:
+    _, H, T, d = cache.dims
+    dU = np.asarray(v["U"], dtype=np.float64)
+    dW = np.asarray(v["W"], dtype=np.float64)
+    single = dU.ndim == 3
+    if single:
+        dU, dW = dU[None], dW[None]
+    if dU.shape[1:] != (H, T, d) or dW.shape[1:] != (H, d, d) or dU.shape[0] != dW.shape[0]:
+        raise ValueError(f"directions must be (k, H, T, d) and (k, H, d, d), got {dU.shape}, {dW.shape}")
+    return dU, dW, single
+
+
+def phi_hvp(params: Params, X: np.ndarray, v: Params, c: np.ndarray | None = None) -> dict:
+    """sum_i c_i grad^2 Phi(theta; X_i) v (c defaults to all ones); v blocks may carry a leading
+    direction axis k, and the result then does too."""
+    cache = forward(params, X)
+    n = cache.X.shape[0]
+    c = np.ones(n) if c is None else check_array("c", c, shape=(n,))
+    dU, dW, single = _as_dirs(cache, v)
+    _, dV, dS, _ = _dir_tensors(cache, dU, dW)
+    out = _second_order(cache, dV, dS, c)
+    return {k: o[0] for k, o in out.items()} if single else out
+
+
+def loss_hvp(
+    params: Params, X: np.ndarray, y: np.ndarray, v: Params, *, loss_name: str = "logistic",
+    curvature_only: bool = False, cache: Cache | None = None,
+) -> dict[str, np.ndarray]:
+    """grad^2 L(theta) v = (1/n) sum_i [l''_i <grad Phi_i, v> grad Phi_i + l'_i y_i grad^2 Phi_i v].
+
+    ``curvature_only`` drops the (PSD) Gauss-Newton term: the result is M v with
+    M = (1/n) sum_i l'_i y_i grad^2 Phi_i, which is block-diagonal across heads. v may carry a
+    leading direction axis k.
+    """
+    if cache is None:
+        X, y = _check_data(params, X, y)
+        cache = forward(params, X, validate=False)
+    _, l1, l2 = LOSSES[check_choice("loss_name", loss_name, tuple(LOSSES))](y * cache.phi)
+    n = y.size
+    dU, dW, single = _as_dirs(cache, v)
+    _, dV, dS, jvp = _dir_tensors(cache, dU, dW)
+    out = _second_order(cache, dV, dS, l1 * y / n)
+    if not curvature_only:
+        gn = _weighted_grad(cache, jvp * (l2 / n))
+        out = {k: out[k] + gn[k] for k in out}
+    return {k: o[0] for k, o in out.items()} if single else out
+
+
+def _basis(H: int, T: int, d: int, cols: np.ndarray) -> dict[str, np.ndarray]:
+    """Unit vectors e_j (j in cols) of R^p as direction blocks (k, H, T, d), (k, H, d, d)."""
+    p = n_params(H, T, d)
+    E = np.zeros((cols.size, p))
+    E[np.arange(cols.size), cols] = 1.0
+    return unpack(E, H, T, d)
+
+
+def _head_basis(H: int, T: int, d: int) -> dict[str, np.ndarray]:
+    """q = T d + d^2 directions; direction j is the j-th unit vector of EVERY head's block at once
+    (valid for operators that are block-diagonal across heads)."""
+    q = T * d + d * d
+    E = np.eye(q)
+    dU = np.broadcast_to(E[:, None, : T * d].reshape(q, 1, T, d), (q, H, T, d)).copy()
+    dW = np.broadcast_to(E[:, None, T * d :].reshape(q, 1, d, d), (q, H, d, d)).copy()
+    return {"U": dU, "W": dW}
+
+
+def _head_blocks(out: dict[str, np.ndarray], lead: int) -> np.ndarray:
+    """Results of the :func:`_head_basis` directions -> per-head blocks (..., H, q, q)."""
+    hU, hW = out["U"], out["W"]  # (q, ..., H, T, d), (q, ..., H, d, d)
+    q = hU.shape[0]
+    cols = np.concatenate(
+        [hU.reshape(*hU.shape[: 2 + lead], -1), hW.reshape(*hW.shape[: 2 + lead], -1)], axis=-1
+    )  # (q, ..., H, q)
+    return np.moveaxis(cols, 0, -1).reshape(*cols.shape[1:-1], q, q)  # (..., H, q(row), q(col))
+
+
+def phi_head_blocks(params: Params, X: np.ndarray) -> np.ndarray:
+    """Per-sample, per-head Hessian blocks of Phi: (n, H, q, q), q = T d + d^2, INCLUDING the
+    1/sqrt(H) factor. The full Hessian of Phi(.; X_i) is block-diag(blocks[i, 0], ..., blocks[i, H-1])."""
+    cache = forward(params, X)
+    _, H, T, d = cache.dims
+    b = _head_basis(H, T, d)
+    _, dV, dS, _ = _dir_tensors(cache, b["U"], b["W"])
+    out = _second_order(cache, dV, dS, None)
+    return _head_blocks(out, lead=1)
+
+
+def curvature_blocks(params: Params, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Blocks (H, q, q) of M = (1/n) sum_i l'_i y_i grad^2 Phi_i (logistic), the non-PSD part of
+    grad^2 L. Since grad^2 L = M + PSD, lambda_min(grad^2 L) >= min_h lambda_min(M_h)."""
+    X, y = _check_data(params, X, y)
+    cache = forward(params, X, validate=False)
+    _, H, T, d = cache.dims
+    b = _head_basis(H, T, d)
+    out = loss_hvp(params, X, y, b, curvature_only=True, cache=cache)
+    return _head_blocks(out, lead=0)
+
+
+def hessian_phi(params: Params, x: np.ndarray) -> np.ndarray:
+    """Dense p x p Hessian of Phi(.; x) for ONE sample x (T, d) (small p only)."""
+    H, T, d = check_params(params)
+    p = n_params(H, T, d)
+    out = phi_hvp(params, np.asarray(x)[None], _basis(H, T, d, np.arange(p)))
+    Hm = np.concatenate([out["U"].reshape(p, -1), out["W"].reshape(p, -1)], axis=1)
+    return Hm.T
+
+
+def hessian_loss(params: Params, X: np.ndarray, y: np.ndarray, *, chunk: int = 256) -> np.ndarray:
+    """Dense p x p Hessian of L (logistic) by HVPs on the unit vectors, ``chunk`` at a time."""
+    H, T, d = check_params(params)
+    X, y = _check_data(params, X, y)
+    cache = forward(params, X, validate=False)
+    p = n_params(H, T, d)
+    cols = []
+    for j0 in range(0, p, chunk):
+        idx = np.arange(j0, min(p, j0 + chunk))
+        out = loss_hvp(params, X, y, _basis(H, T, d, idx), cache=cache)
+        cols.append(np.concatenate([out["U"].reshape(idx.size, -1), out["W"].reshape(idx.size, -1)], 1))
+    Hm = np.concatenate(cols, axis=0).T
+    return (Hm + Hm.T) / 2
+
+
+# ----------------------------------------------------------------------------------------------
+# spectra
+
+
+def phi_hessian_norms(params: Params, X: np.ndarray) -> np.ndarray:
+    """||grad^2 Phi(theta; X_i)||_2 for every sample (n,), exact: max over the per-head blocks."""
+    blocks = phi_head_blocks(params, X)
+    blocks = (blocks + np.swapaxes(blocks, -1, -2)) / 2
+    ev = np.linalg.eigvalsh(blocks)  # (n, H, q)
+    return np.max(np.abs(ev), axis=(1, 2))
+
+
+def curvature_lambda_min(params: Params, X: np.ndarray, y: np.ndarray) -> float:
+    """min_h lambda_min(M_h) <= lambda_min(grad^2 L(theta)) (a rigorous lower bound; see
+    :func:`curvature_blocks`)."""
+    B = curvature_blocks(params, X, y)
+    return float(np.min(np.linalg.eigvalsh((B + np.swapaxes(B, -1, -2)) / 2)))
+
+
+def loss_hessian_extremes(
+    params: Params, X: np.ndarray, y: np.ndarray, *, dense_max: int = 1200, tol: float = 1e-8
+) -> tuple[float, float]:
+    """(lambda_min, ||.||_2) of grad^2 L: dense eigh for p <= dense_max, Lanczos (eigsh on the exact
+    HVP, tol 1e-8) otherwise."""
+    H, T, d = check_params(params)
+    p = n_params(H, T, d)
+    if p <= dense_max:
+        ev = np.linalg.eigvalsh(hessian_loss(params, X, y))
+        return float(ev[0]), float(np.max(np.abs(ev)))
+    from scipy.sparse.linalg import LinearOperator, eigsh
+
+    X, y = _check_data(params, X, y)
+    cache = forward(params, X, validate=False)
+
+    def mv(v: np.ndarray) -> np.ndarray:
+        out = loss_hvp(params, X, y, unpack(np.ravel(v), H, T, d), cache=cache)
+        return pack(out)
+
+    op = LinearOperator((p, p), matvec=mv, dtype=np.float64)
+    v0 = np.random.default_rng(0).standard_normal(p)
+    lo = eigsh(op, k=1, which="SA", tol=tol, v0=v0, ncv=min(p, 40), return_eigenvectors=False)
+    hi = eigsh(op, k=1, which="LA", tol=tol, v0=v0, ncv=min(p, 40), return_eigenvectors=False)
+    return float(lo[0]), float(max(abs(lo[0]), abs(hi[0])))
+
+
+def attention_mass(params: Params, X: np.ndarray, mask: np.ndarray) -> float:
+    """Mean attention probability that rows put on the tokens flagged by ``mask`` (n, T) bool."""
+    cache = forward(params, X)
+    m = np.asarray(mask, dtype=np.float64)[:, None, None, :]
+    return float(np.mean(np.sum(cache.S * m, axis=-1)))
