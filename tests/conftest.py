@@ -23,16 +23,27 @@ def _noisy_power(args: tuple[int, float]) -> float:
 
 def _register() -> None:
     @claim(
-        "toy.upper", reference="Thm 1, Eq. (1)", kind=Kind.UPPER, provenance=Provenance.DERIVED,
-        statement="x <= 1 & other $pecial_chars", quick=dict(x=0.5, n=4), paper=dict(n=64),
+        "toy.upper",
+        reference="Thm 1, Eq. (1)",
+        kind=Kind.UPPER,
+        provenance=Provenance.DERIVED,
+        statement="x <= 1 & other $pecial_chars",
+        quick=dict(x=0.5, n=4),
+        paper=dict(n=64),
     )
     def upper(ctx: Ctx, *, x: float, n: int) -> Evidence:
         """Toy upper bound: measured x against theory 1."""
-        return Evidence(theory=1.0, measured=x, series={"t": list(range(n)), "loss": [1.0 / (t + 1) for t in range(n)]})
+        return Evidence(
+            theory=1.0, measured=x, series={"t": list(range(n)), "loss": [1.0 / (t + 1) for t in range(n)]}
+        )
 
     @claim(
-        "toy.rate", reference="Thm 2", kind=Kind.RATE, provenance=Provenance.RECONSTRUCTED,
-        statement="y ~ x^-1/2", quick=dict(points=8),
+        "toy.rate",
+        reference="Thm 2",
+        kind=Kind.RATE,
+        provenance=Provenance.RECONSTRUCTED,
+        statement="y ~ x^-1/2",
+        quick=dict(points=8),
     )
     def rate(ctx: Ctx, *, points: int) -> Evidence:
         """Toy rate: a noisy power law with exponent -1/2, sweep points through ctx.map."""
@@ -41,32 +52,49 @@ def _register() -> None:
         return Evidence(theory=-0.5, measured=fit_loglog(xs, np.array(ys)))
 
     @claim(
-        "toy.vacuous", reference="Thm 3", kind=Kind.CONDITION, provenance=Provenance.EXACT,
-        statement="width needed", quick={},
+        "toy.vacuous",
+        reference="Thm 3",
+        kind=Kind.CONDITION,
+        provenance=Provenance.EXACT,
+        statement="width needed",
+        quick={},
     )
     def vacuous(ctx: Ctx) -> Evidence:
         """Toy condition needing a width of 1e41."""
         return Evidence(theory=mpmath.mpf("1e41"), measured=1e6)
 
     @claim(
-        "toy.finding", reference="Lemma 4", kind=Kind.LOWER, provenance=Provenance.EXACT_FROM_REVIEWS,
-        statement="a documented violation", quick={}, expect=Verdict.VIOLATED,
+        "toy.finding",
+        reference="Lemma 4",
+        kind=Kind.LOWER,
+        provenance=Provenance.EXACT_FROM_REVIEWS,
+        statement="a documented violation",
+        quick={},
+        expect=Verdict.VIOLATED,
     )
     def finding(ctx: Ctx) -> Evidence:
         """Toy documented finding: measured below the claimed lower bound."""
         return Evidence(theory=1.0, measured=0.5)
 
     @claim(
-        "toy.broken", reference="Lemma 5", kind=Kind.UPPER, provenance=Provenance.DERIVED,
-        statement="an unexpected violation", quick={},
+        "toy.broken",
+        reference="Lemma 5",
+        kind=Kind.UPPER,
+        provenance=Provenance.DERIVED,
+        statement="an unexpected violation",
+        quick={},
     )
     def broken(ctx: Ctx) -> Evidence:
         """Toy regression: measured above the claimed upper bound, not expected."""
         return Evidence(theory=1.0, measured=2.0)
 
     @claim(
-        "toy.crash", reference="--", kind=Kind.UPPER, provenance=Provenance.DERIVED,
-        statement="raises", quick={},
+        "toy.crash",
+        reference="--",
+        kind=Kind.UPPER,
+        provenance=Provenance.DERIVED,
+        statement="raises",
+        quick={},
     )
     def crash(ctx: Ctx) -> Evidence:
         """Toy claim that raises."""

@@ -44,8 +44,10 @@ def test_registry_rejects_bad_declarations() -> None:
         """doc"""
 
     with pytest.raises(ValueError, match="no quick default"):
-        claim("toy.nodefault", reference="-", kind=Kind.UPPER, provenance=Provenance.DERIVED, statement="s")(f)
-    with pytest.raises(ValueError, match="'<paper>.<name>'"):
+        claim("toy.nodefault", reference="-", kind=Kind.UPPER, provenance=Provenance.DERIVED, statement="s")(
+            f
+        )
+    with pytest.raises(ValueError, match=r"'<paper>\.<name>'"):
         claim("nodot", reference="-", kind=Kind.UPPER, provenance=Provenance.DERIVED, statement="s")
 
 
@@ -71,7 +73,12 @@ def test_cli_run_exit_codes_and_json(toy_claims, tmp_path, capsys) -> None:
     assert "toy.finding" in text and "1.00e+41" in text
     results = read_results(out)
     verdicts = {r.claim_id: r.verdict for r in results}
-    assert verdicts == {"toy.finding": "violated", "toy.rate": "holds", "toy.upper": "holds", "toy.vacuous": "vacuous"}
+    assert verdicts == {
+        "toy.finding": "violated",
+        "toy.rate": "holds",
+        "toy.upper": "holds",
+        "toy.vacuous": "vacuous",
+    }
     assert main(["run", "toy.crash"]) == 1  # error
     assert main(["run", "toy.nomatch*"]) == 2  # unknown pattern: usage error
     assert "matches no claim" in capsys.readouterr().err
@@ -103,3 +110,12 @@ def test_python_dash_m_verify(toy_claims) -> None:
 
     out = subprocess.run([sys.executable, "-m", "verify", "list"], capture_output=True, text=True, check=True)
     assert "claim" in out.stdout.splitlines()[0]
+
+
+def test_dask_local_cluster_gives_the_serial_results(toy_claims) -> None:
+    pytest.importorskip("dask.distributed")
+    claims = [c for c in match_claims(["toy.*"]) if c.id != "toy.crash"]
+    strip = lambda r: {**r.to_dict(), "wall_time": 0}  # noqa: E731
+    serial = run_claims(claims, seed=2)
+    distributed = run_claims(claims, seed=2, jobs=2, dask="local")
+    assert [strip(r) for r in distributed] == [strip(r) for r in serial]

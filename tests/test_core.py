@@ -81,10 +81,24 @@ def test_judge_refuses_malformed_evidence() -> None:
 
 def _result(theory, measured) -> Result:
     return Result(
-        claim_id="toy.x", paper="toy", reference="Thm 1", kind=Kind.UPPER, provenance="DERIVED",
-        statement="s", profile="quick", params={"N": 3, "tau0": 0.5}, seeds=[0, 1], theory=theory,
-        measured=measured, slack=1.5, verdict=Verdict.HOLDS, expected=Verdict.HOLDS,
-        notes=["n"], series={"t": [0, 1], "loss": [1.0, 0.5]}, wall_time=0.1, versions={"numpy": "x"},
+        claim_id="toy.x",
+        paper="toy",
+        reference="Thm 1",
+        kind=Kind.UPPER,
+        provenance="DERIVED",
+        statement="s",
+        profile="quick",
+        params={"N": 3, "tau0": 0.5},
+        seeds=[0, 1],
+        theory=theory,
+        measured=measured,
+        slack=1.5,
+        verdict=Verdict.HOLDS,
+        expected=Verdict.HOLDS,
+        notes=["n"],
+        series={"t": [0, 1], "loss": [1.0, 0.5]},
+        wall_time=0.1,
+        versions={"numpy": "x"},
     )
 
 

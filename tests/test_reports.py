@@ -66,7 +66,10 @@ def _pdflatex() -> str:
 def _compile(folder: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [_pdflatex(), "-interaction=nonstopmode", "-halt-on-error", "main.tex"],
-        cwd=folder, capture_output=True, text=True, timeout=120,
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 

@@ -27,7 +27,7 @@ def _run_by_id(claim_id: str, profile: str, seed: int) -> Result:
 
 
 class _DaskExecutor:
-    """The two calls of ``concurrent.futures.Executor`` used here, on a Dask client."""
+    """A Dask client offering what :func:`run_claims` needs: ``map`` and submitting a claim."""
 
     def __init__(self, address: str, workers: int) -> None:
         try:
@@ -43,8 +43,9 @@ class _DaskExecutor:
             self._cluster = None
             self._client = Client(address)
 
-    def submit(self, fn: Callable[..., Any], *args: Any) -> Any:
-        return self._client.submit(fn, *args, pure=False)
+    def submit_claim(self, c: Claim, profile: str, seed: int) -> Any:
+        # cloudpickle ships the claim itself, so workers need not import the registering module
+        return self._client.submit(run_claim, c, profile=profile, seed=seed, pure=False)
 
     def map(self, fn: Callable[[Any], Any], items: list[Any]) -> list[Any]:
         return self._client.gather(self._client.map(fn, items, pure=False))
@@ -97,7 +98,10 @@ def run_claims(
                 if progress:
                     progress(i, len(claims), results[-1])
             return results
-        futures: list[Future[Result]] = [ex.submit(_run_by_id, c.id, profile, seed) for c in claims]
+        if isinstance(ex, _DaskExecutor):
+            futures: list[Future[Result]] = [ex.submit_claim(c, profile, seed) for c in claims]
+        else:  # forked workers inherit the registry: send ids, not functions
+            futures = [ex.submit(_run_by_id, c.id, profile, seed) for c in claims]
         for i, fut in enumerate(futures, 1):
             results.append(fut.result())
             if progress:

@@ -70,7 +70,9 @@ def run_gd(
 
     record = {"sig2": lambda th, g, l, t: M.sigma_min_sq(last["c"].h)} if track_sigma else None
     th0 = s.theta0 if theta0 is None else theta0
-    return gradient_descent(th0, lg, gamma, steps, record=record, stop_below=stop_below)
+    # a diverging run overflows before gradient_descent sees the non-finite loss and stops
+    with np.errstate(over="ignore", invalid="ignore"):
+        return gradient_descent(th0, lg, gamma, steps, record=record, stop_below=stop_below)
 
 
 def steps_to(loss: np.ndarray, frac: float) -> int | None:
@@ -180,8 +182,9 @@ def min_width(item: tuple) -> int | None:
     for w in widths:
         s = make_setup(seed, key, N=N, d=d, d_s=d_s, d_m=w, tau0_power=p, regime="paper")
         g = 1.0 / lam_max(s.cfg, s.theta0, s.X)
-        tr = run_gd(s, g, steps, stop_below=None)
-        ok.append(bool(tr.loss[-1] <= frac * tr.loss[0]))
+        loss0 = M.loss(s.cfg, s.theta0, s.X, s.y)
+        tr = run_gd(s, g, steps, stop_below=frac * loss0)
+        ok.append(bool(tr.loss[-1] <= frac * loss0))
     for i in range(len(widths)):
         if all(ok[i:]):
             return int(widths[i])

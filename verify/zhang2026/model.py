@@ -12,8 +12,8 @@ Population losses with hand-derived gradients (never autodiff):
 * :func:`dual_loss_grad` -- ReLU (``alpha = 0``) / leaky ReLU, Gaussian inputs, arc-cosine (dual-kernel)
   closed form of spec §4.3. It is not differentiable at ``W_V = 0``; :func:`zero_init_step_dual` is the
   first step with the convention sigma'(0) := 1 (Stein's lemma).
-* :func:`scalar_run` -- the 2-scalar recursion (C1, g) of spec §4.4, simplified to
-  ``g <- g - eta u v c (C1^2 (u - v) - C1 / K)`` (derivation in the function docstring).
+* :func:`scalar_run` -- the 2-scalar recursion (C1, g) of spec §4.4 for uniform-K teachers, simplified
+  (derivation in the docstring), and its extension to leaky ReLU / ReLU through the dual kernel.
 """
 
 from __future__ import annotations
@@ -316,7 +316,7 @@ def population_gd(
 @dataclass
 class ScalarRun:
     """The (C1, g) recursion sampled at ``times``: C1 value scale, g = logit gap (on minus off support),
-    eps = off-support attention mass per column, excess = sx2 v2 / 2 ||S* - C1 A||_F^2."""
+    eps = off-support attention mass per column, excess = the population excess loss."""
 
     times: np.ndarray
     C1: np.ndarray
@@ -332,47 +332,99 @@ def scalar_state(g: float, D: int, K: int) -> tuple[float, float]:
     return e / den, 1.0 / den
 
 
-def scalar_excess(C1: float, g: float, D: int, K: int, sx2: float, v2: float) -> float:
+def kernel_coefs(act: Act) -> tuple[float, float, float]:
+    """(gamma, beta1, beta2) with E sigma(h)^2 = gamma Var h and E sigma(h) sigma(y) = beta1 c +
+    beta2 (2/pi) J (dual kernel, spec §4.3); linear: (1, 1, 0)."""
+    if act.name == "linear":
+        return 1.0, 1.0, 0.0
+    al = act.slope
+    return (1 + al * al) / 2, (1 + al) ** 2 / 4, (1 - al) ** 2 / 4
+
+
+def scalar_excess(C1: float, g: float, D: int, K: int, sx2: float, v2: float,
+                  act: Act | None = None) -> float:
+    """Excess loss at W_V = C1 V*, two-level attention with gap g (uniform-K S*):
+    D ||V*||^2 sx2 [gamma/2 (C1^2 |a|^2 + 1/K) - beta1 C1 u - beta2 (2/pi) C1 J(|a|^2, 1/K, u)]."""
+    gam, b1, b2 = kernel_coefs(act or Act("linear"))
     u, v = scalar_state(g, D, K)
-    return 0.5 * sx2 * v2 * D * (K * (1.0 / K - C1 * u) ** 2 + (D - K) * (C1 * v) ** 2)
+    na2 = K * u * u + (D - K) * v * v
+    f = 0.5 * gam * (C1 * C1 * na2 + 1.0 / K) - b1 * C1 * u
+    if b2:
+        r = math.sqrt(max(na2 / K - u * u, 0.0))
+        f -= b2 * (2 / math.pi) * C1 * (r + u * math.asin(min(u * math.sqrt(K / na2), 1.0)))
+    return D * v2 * sx2 * f
 
 
 def scalar_run(
-    D: int, K: int, eta: float, times: Sequence[int], sx2: float = 1.0, v2: float = 1.0
+    D: int, K: int, eta: float, times: Sequence[int], sx2: float = 1.0, v2: float = 1.0,
+    act: Act | None = None,
 ) -> ScalarRun:
-    """Linear sigma, uniform-K S*: iterate (C1, g) from (0, 0), sampling at ``times``.
+    """Uniform-K S*, Gaussian inputs: iterate (C1, g) from zero init, sampling at ``times``.
 
     Spec §4.4 with u = a_on, v = a_off, q = K u, eps = (D-K) v: G_on - m = eps (G_on - G_off) and
     G_off - m = -q (G_on - G_off), so a_on (G_on - m) - a_off (G_off - m) = D u v (G_on - G_off) and
-    ``g <- g - eta u v sx2 v2 (C1^2 (u - v) - C1/K)``; ``C1 <- C1 + eta sx2 (D u - D (K u^2 + (D-K) v^2) C1)``.
-    v2 = ||V*||_F^2. Pure-Python floats in the loop (about 0.3 us per step).
+    ``g <- g - eta u v (G_on - G_off)``. Linear: G_on - G_off = sx2 v2 (C1^2 (u - v) - C1/K) and
+    ``C1 <- C1 + eta sx2 D (u - |a|^2 C1)``. Leaky ReLU / ReLU (dual kernel, all rows share the multiple
+    because sigma is positively homogeneous): C1 <- C1 - eta D sx2 df/dC1 with
+    f = gamma/2 (C1^2 |a|^2 + 1/K) - beta1 C1 u - beta2 (2/pi) C1 J, and
+    G_on - G_off = sx2 v2 (2 C1^2 L_a (u - v) + C1 L_c / K); the first step uses sigma'(0) := act.dprime0,
+    giving C1(1) = eta sigma'(0) (1 + slope)/2 sx2. v2 = ||V*||_F^2. Pure-Python floats (~0.3-0.8 us/step).
     """
     D, K = check_int("D", D, low=2), check_int("K", K, low=1)
     if K >= D:
         raise ValueError(f"K must lie in [1, D-1] for the gap recursion, got K={K}, D={D}")
     eta, sx2, v2 = check_positive("eta", eta), check_positive("sx2", sx2), check_positive("v2", v2)
+    act = act or Act("linear")
     ts = [check_int("time", int(t), low=0) for t in times]
     if any(b <= a for a, b in zip(ts, ts[1:], strict=False)):
         raise ValueError("times must be strictly increasing")
+    gam, b1, b2 = kernel_coefs(act)
+    b2p = b2 * 2 / math.pi
     DmK, c, es, invK = float(D - K), sx2 * v2, eta * sx2, 1.0 / K
-    exp = math.exp
+    exp, sqrt, asin = math.exp, math.sqrt, math.asin
     C1 = g = 0.0
     t_now = 0
     out = []
     for t in ts:
-        for _ in range(t - t_now):
-            e = exp(g)
-            den = K * e + DmK
-            u = e / den
-            v = 1.0 / den
-            gd = c * (C1 * C1 * (u - v) - C1 * invK)
-            C1 = C1 + es * D * (u - (K * u * u + DmK * v * v) * C1)
-            g = g - eta * u * v * gd
+        n = t - t_now
+        if act.name == "linear":
+            for _ in range(n):
+                e = exp(g)
+                den = K * e + DmK
+                u = e / den
+                v = 1.0 / den
+                gd = c * (C1 * C1 * (u - v) - C1 * invK)
+                C1 = C1 + es * D * (u - (K * u * u + DmK * v * v) * C1)
+                g = g - eta * u * v * gd
+        else:
+            if t_now == 0 and n > 0:
+                C1, n = eta * act.dprime0 * (1 + act.slope) / 2 * sx2, n - 1
+            for _ in range(n):
+                e = exp(g)
+                den = K * e + DmK
+                u = e / den
+                v = 1.0 / den
+                na2 = K * u * u + DmK * v * v
+                r = sqrt(max(na2 * invK - u * u, 0.0))
+                asr = asin(min(u * sqrt(K / na2), 1.0))
+                L_a = 0.5 * gam - b2p * r / (2.0 * C1 * na2)
+                L_c = -b1 - b2p * asr
+                gd = c * (2.0 * C1 * C1 * L_a * (u - v) + C1 * L_c * invK)
+                C1 = C1 - es * D * (gam * C1 * na2 - b1 * u - b2p * (r + u * asr))
+                g = g - eta * u * v * gd
         t_now = t
         u, v = scalar_state(g, D, K)
-        out.append((C1, g, (D - K) * v, scalar_excess(C1, g, D, K, sx2, v2)))
+        out.append((C1, g, (D - K) * v, scalar_excess(C1, g, D, K, sx2, v2, act)))
     arr = np.array(out, dtype=np.float64).reshape(-1, 4)
     return ScalarRun(np.array(ts, dtype=np.float64), arr[:, 0], arr[:, 1], arr[:, 2], arr[:, 3])
+
+
+def two_level_attention(g: float, S: np.ndarray) -> np.ndarray:
+    """The attention of the scalar reduction mapped onto S*'s support: a_on on supp(S*), a_off elsewhere."""
+    D = S.shape[0]
+    K = int(np.count_nonzero(S[:, 0]))
+    u, v = scalar_state(g, D, K)
+    return np.where(S > 0, u, v)
 
 
 def scalar_from_matrix(W_KQ: np.ndarray, P: np.ndarray, S: np.ndarray) -> tuple[float, float, float]:
