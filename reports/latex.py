@@ -72,8 +72,8 @@ COLUMNS = [
     ("claim", r"p{3.1cm}"),
     ("reference", r"p{2.3cm}"),
     ("kind", r"p{1.3cm}"),
-    ("provenance", r"p{1.7cm}"),
-    ("parameters", r"p{4.2cm}"),
+    ("provenance", r"p{2.4cm}"),
+    ("parameters", r"p{4.0cm}"),
     ("theory", r"p{2.3cm}"),
     ("measured", r"p{2.3cm}"),
     ("slack", r"r"),
@@ -84,7 +84,7 @@ COLUMNS = [
 def paper_table(paper: str, results: list[Result], figure_labels: dict[str, str] | None = None) -> str:
     """One longtable (booktabs rules) of a paper's results; ``figure_labels`` maps claim id -> label."""
     figure_labels = figure_labels or {}
-    spec = "".join(c for _, c in COLUMNS)
+    spec = "".join(c if c == "r" else r">{\raggedright\arraybackslash}" + c for _, c in COLUMNS)
     head = " & ".join(rf"\textbf{{{h}}}" for h, _ in COLUMNS) + r" \\"
     lines = [
         rf"\subsection*{{{escape(PAPER_TITLES.get(paper, paper))}}}",
@@ -213,6 +213,7 @@ def main_tex(papers: list[str], figures: dict[str, list[tuple[str, str, str]]]) 
         r"\usepackage[T1]{fontenc}",
         r"\usepackage[landscape,margin=1.5cm]{geometry}",
         r"\usepackage{booktabs,longtable,array,graphicx}",
+        r"\setlength{\LTcapwidth}{\linewidth}",
         r"\title{attncheck: theory vs experiment}",
         r"\date{}",
         r"\begin{document}",
