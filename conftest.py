@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
 from verify.core.testing import claim_profile, load_hypothesis_profile
+from verify.numerics.threads import single_thread
 
 load_hypothesis_profile()
 
@@ -31,3 +34,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def profile() -> str:
     """The claim profile of this test session (``ATTNCHECK_PROFILE``, default quick)."""
     return claim_profile()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _one_blas_thread() -> Iterator[None]:
+    """Every test runs with one BLAS thread, as the runner runs claims (speed and bit-identity)."""
+    with single_thread():
+        yield

@@ -31,6 +31,16 @@ def test_upper_lower_with_roundoff_margin_only() -> None:
     assert v == Verdict.VIOLATED and slack == pytest.approx(-2.0)
 
 
+def test_slack_of_negative_bounds_keeps_its_orientation() -> None:
+    v, slack, _ = judge(Kind.UPPER, Evidence(theory=-0.3, measured=-0.6))
+    assert v == Verdict.HOLDS and slack == pytest.approx(np.log10(2))
+    v, slack, _ = judge(Kind.UPPER, Evidence(theory=-0.6, measured=-0.3))
+    assert v == Verdict.VIOLATED and slack == pytest.approx(-np.log10(2))
+    v, slack, _ = judge(Kind.LOWER, Evidence(theory=-0.6, measured=-0.3))
+    assert v == Verdict.HOLDS and slack == pytest.approx(np.log10(2))
+    assert judge(Kind.UPPER, Evidence(theory=0.5, measured=-0.3))[1] is None
+
+
 def test_upper_bound_beyond_the_trivial_value_is_vacuous() -> None:
     v, _, notes = judge(Kind.UPPER, Evidence(theory=5.0, measured=0.1, trivial=1.0))
     assert v == Verdict.VACUOUS and "trivial" in notes[0]
@@ -149,9 +159,8 @@ def test_gradient_descent_per_block_steps_and_stops() -> None:
     assert tr.params["a"] == pytest.approx(0.5) and tr.params["b"] == pytest.approx(1.0)
     tr = gradient_descent({"a": np.array(1.0), "b": np.array(1.0)}, lg, 0.25, 100, stop_below=1e-3)
     assert tr.stopped and tr.loss[-1] < 1e-3 and tr.loss.size < 101
-    with np.errstate(over="ignore"):
-        tr = gradient_descent({"a": np.array(1.0), "b": np.array(1.0)}, lg, 1e200, 5)
-    assert "non-finite" in tr.stopped
+    tr = gradient_descent({"a": np.array(1.0), "b": np.array(1.0)}, lg, 1e200, 5)  # overflows
+    assert "non-finite" in tr.stopped and np.all(np.isfinite(tr.loss))
 
 
 @pytest.mark.parametrize(

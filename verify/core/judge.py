@@ -20,7 +20,8 @@ Round-off margin of upper/lower bounds: :data:`ROUNDOFF_RTOL` relative to the la
 the accumulated float64 error of the O(1e4)-deep reductions the reference models perform; a claim
 uses another value only when its spec states one (recorded in the result). An upper bound whose
 theory value reaches ``Evidence.trivial`` (e.g. a loss bound above the initial loss) is ``vacuous``.
-Out-of-range slack (measured exactly 0, exact identities) is reported as ``None``.
+For two negative values (e.g. "slope <= -0.3") the log ratio is of the magnitudes, oriented the same
+way; slack that is undefined (mixed signs, measured exactly 0, exact identities) is ``None``.
 """
 
 from __future__ import annotations
@@ -39,9 +40,13 @@ ROUNDOFF_RTOL = 1e-10
 
 
 def _log_ratio(num: Any, den: Any) -> float | None:
+    """log10(num / den) for two positive numbers; log10(|den| / |num|) for two negative ones (so
+    "measured <= theory < 0" keeps the orientation: more negative measured = more room); else None."""
     n, d = mp(num), mp(den)
     if n > 0 and d > 0:
         return log10(n / d)
+    if n < 0 and d < 0:
+        return log10(d / n)
     return None
 
 

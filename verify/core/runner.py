@@ -12,6 +12,7 @@ from verify.core.context import Ctx, Mapper, serial_map
 from verify.core.judge import judge
 from verify.core.record import Evidence, Result, Verdict, to_jsonable
 from verify.core.registry import Claim, get_claim
+from verify.numerics.threads import single_thread
 
 
 def library_versions() -> dict[str, str]:
@@ -35,6 +36,7 @@ def run_claim(
 ) -> Result:
     """Run one claim at the profile's parameters (``overrides`` replace some) and judge it.
 
+    The claim runs with BLAS limited to one thread (:mod:`verify.numerics.threads`).
     An exception inside the claim becomes verdict ``error`` with the traceback's last line in the
     notes, unless ``raise_errors`` (tests use it to see the traceback). Unknown parameter names in
     ``overrides`` raise ``ValueError`` before anything runs.
@@ -48,7 +50,8 @@ def run_claim(
     params.update(overrides)
     start = time.perf_counter()
     try:
-        ev = c.fn(ctx, **params)
+        with single_thread():
+            ev = c.fn(ctx, **params)
         if not isinstance(ev, Evidence):
             raise TypeError(f"claim {c.id!r} returned {type(ev).__name__}, not Evidence")
         verdict, slack, notes = judge(c.record.kind, ev)

@@ -7,12 +7,15 @@ default otherwise), ``thorough`` (many examples; for a night run). Select with
 
 from __future__ import annotations
 
+import functools
 import os
 
 from hypothesis import HealthCheck, settings
 
 from bounds.checks import check_choice
 from verify.core.context import PROFILES
+from verify.core.record import Result
+from verify.core.runner import run_claim
 
 PROFILE_ENV = "ATTNCHECK_PROFILE"
 
@@ -38,3 +41,12 @@ def load_hypothesis_profile() -> str:
 def claim_profile() -> str:
     """The claim profile tests run at: ``$ATTNCHECK_PROFILE`` (default quick)."""
     return check_choice(PROFILE_ENV, os.environ.get(PROFILE_ENV, "quick"), PROFILES)
+
+
+@functools.cache
+def cached_run(claim_id: str, profile: str = "quick", seed: int = 0) -> Result:
+    """``run_claim`` at the profile's defaults, computed once per test session.
+
+    The baseline gate and the claim tests share these runs; callers must not mutate the result.
+    """
+    return run_claim(claim_id, profile=profile, seed=seed)

@@ -50,7 +50,8 @@ def gradient_descent(
 
     eta: one step size, or one per block (every block needs one). record: name -> fn(theta_t,
     grad_t, loss_t, t) evaluated at every t = 0..steps. stop_below: stop once the loss is below it.
-    Stops (``stopped`` says why) if the loss becomes non-finite instead of returning NaN curves.
+    Stops (``stopped`` says why) when the loss or the gradient overflows, instead of returning NaN
+    curves or raising on the overflow warning; the non-finite step is not recorded.
     """
     steps = check_int("steps", steps, low=0)
     names = list(params)
@@ -68,13 +69,15 @@ def gradient_descent(
     extras_h: dict[str, list[float]] = {k: [] for k in record}
     stopped = None
     for t in range(steps + 1):
-        loss, grads = loss_and_grad(theta)
-        loss = float(loss)
-        if not np.isfinite(loss):
-            stopped = f"loss became non-finite at step {t}"
+        with np.errstate(over="ignore", invalid="ignore"):  # divergence is detected below
+            loss, grads = loss_and_grad(theta)
+            loss = float(loss)
+            gnorm = float(np.sqrt(sum(float(np.sum(np.square(grads[k]))) for k in names)))
+        if not (np.isfinite(loss) and np.isfinite(gnorm)):
+            stopped = f"loss or gradient became non-finite at step {t}"
             break
         loss_h.append(loss)
-        gn_h.append(float(np.sqrt(sum(float(np.sum(grads[k] ** 2)) for k in names))))
+        gn_h.append(gnorm)
         db = {k: float(np.linalg.norm(theta[k] - theta0[k])) for k in names}
         for k in names:
             dblock_h[k].append(db[k])
