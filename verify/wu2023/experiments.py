@@ -30,8 +30,17 @@ class Setup:
 
 
 def make_setup(
-    seed: int, key: int, *, N: int, d: int, d_s: int, d_m: int, tau0_power: float = 0.5,
-    init: str = "lecun", regime: str = "paper", loss_norm: str = "sum",
+    seed: int,
+    key: int,
+    *,
+    N: int,
+    d: int,
+    d_s: int,
+    d_m: int,
+    tau0_power: float = 0.5,
+    init: str = "lecun",
+    regime: str = "paper",
+    loss_norm: str = "sum",
 ) -> Setup:
     """Data from stream (seed, key, 0), weights from (seed, key, 1): the data do not depend on the
     width or the init, so sweeps over d_m / init / tau0 compare on the same data."""
@@ -46,8 +55,10 @@ def shared_init(seed: int, key: int, cfg: M.Config) -> M.Params:
     v = B.init_variances(cfg.init, cfg.d, cfg.d_m)
     g = {b: rng.standard_normal((cfg.d_m, cfg.d)) for b in ("W_Q", "W_K", "W_V")}
     return {
-        "W_Q": g["W_Q"] * np.sqrt(v.eta_Q), "W_K": g["W_K"] * np.sqrt(v.eta_K),
-        "W_V": g["W_V"] * np.sqrt(v.eta_V), "w_O": rng.standard_normal(cfg.d_m) * np.sqrt(v.eta_O),
+        "W_Q": g["W_Q"] * np.sqrt(v.eta_Q),
+        "W_K": g["W_K"] * np.sqrt(v.eta_K),
+        "W_V": g["W_V"] * np.sqrt(v.eta_V),
+        "w_O": rng.standard_normal(cfg.d_m) * np.sqrt(v.eta_O),
     }
 
 
@@ -56,7 +67,12 @@ def lam_max(cfg: M.Config, theta: M.Params, X: np.ndarray) -> float:
 
 
 def run_gd(
-    s: Setup, gamma: float, steps: int, *, track_sigma: bool = False, stop_below: float | None = None,
+    s: Setup,
+    gamma: float,
+    steps: int,
+    *,
+    track_sigma: bool = False,
+    stop_below: float | None = None,
     theta0: M.Params | None = None,
 ) -> Trajectory:
     """Full-batch GD on all four blocks with one step size; optionally records sigma_min(F_pre^t)^2
@@ -70,9 +86,7 @@ def run_gd(
 
     record = {"sig2": lambda th, g, l, t: M.sigma_min_sq(last["c"].h)} if track_sigma else None
     th0 = s.theta0 if theta0 is None else theta0
-    # a diverging run overflows before gradient_descent sees the non-finite loss and stops
-    with np.errstate(over="ignore", invalid="ignore"):
-        return gradient_descent(th0, lg, gamma, steps, record=record, stop_below=stop_below)
+    return gradient_descent(th0, lg, gamma, steps, record=record, stop_below=stop_below)
 
 
 def steps_to(loss: np.ndarray, frac: float) -> int | None:
@@ -135,8 +149,10 @@ def prop1_at_init(s: Setup) -> B.Prop1:
     c = M.forward(s.cfg, s.theta0, s.X)
     th = s.theta0
     norms = {
-        "Q": float(np.linalg.norm(th["W_Q"], 2)), "K": float(np.linalg.norm(th["W_K"], 2)),
-        "V": float(np.linalg.norm(th["W_V"], 2)), "O": float(np.linalg.norm(th["w_O"])),
+        "Q": float(np.linalg.norm(th["W_Q"], 2)),
+        "K": float(np.linalg.norm(th["W_K"], 2)),
+        "V": float(np.linalg.norm(th["W_V"], 2)),
+        "O": float(np.linalg.norm(th["w_O"])),
     }
     loss0 = 0.5 * float(np.sum((c.f - s.y) ** 2))
     return B.prop1_quantities(
@@ -154,13 +170,15 @@ def c_ratios(item: tuple[int, int, int, int, float, int, int]) -> tuple[float, f
 
 def gd_point(item: tuple) -> dict[str, float | None]:
     """One GD run for sweeps; item = (seed, key, N, d, d_s, d_m, tau0_power, init, regime, gamma,
-    steps, frac). gamma <= 0 means 1/lambda_max(K_0). Returns final loss ratio, steps to frac,
-    the gamma used, max relative weight drift, NTK drift at the end."""
-    seed, key, N, d, d_s, d_m, p, init, regime, gamma, steps, frac = item
+    steps, frac, stop). gamma <= 0 means 1/lambda_max(K_0); stop: end once l < frac l_0. Returns
+    the final loss ratio, steps to frac, the gamma used, the max relative weight drift and the NTK
+    drift at the end."""
+    seed, key, N, d, d_s, d_m, p, init, regime, gamma, steps, frac, stop = item
     s = make_setup(seed, key, N=N, d=d, d_s=d_s, d_m=d_m, tau0_power=p, init=init, regime=regime)
     K0 = M.ntk(s.cfg, s.theta0, s.X)
     g = 1.0 / float(np.linalg.eigvalsh(K0)[-1]) if gamma <= 0 else gamma
-    tr = run_gd(s, g, steps)
+    loss0 = M.loss(s.cfg, s.theta0, s.X, s.y)
+    tr = run_gd(s, g, steps, stop_below=frac * loss0 if stop else None)
     reached = steps_to(tr.loss, frac)
     Kt = M.ntk(s.cfg, tr.params, s.X)
     return {
@@ -170,6 +188,10 @@ def gd_point(item: tuple) -> dict[str, float | None]:
         "drift": float(np.max(tr.drift) / np.linalg.norm(M.flat(s.theta0))),
         "ntk_drift": float(np.linalg.norm(Kt - K0) / np.linalg.norm(K0)),
         "diverged": tr.stopped is not None and "non-finite" in tr.stopped,
+        # per-step change |theta_{t+1} - theta_t| = gamma |grad_t|: first t below 10% of the first step
+        "t10": float(np.argmax(tr.grad_norm < 0.1 * tr.grad_norm[0]))
+        if np.any(tr.grad_norm < 0.1 * tr.grad_norm[0])
+        else None,
     }
 
 

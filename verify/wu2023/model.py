@@ -22,7 +22,7 @@ from typing import NamedTuple
 import numpy as np
 
 from bounds import wu2023 as B
-from bounds.checks import check_array, check_choice, check_int
+from bounds.checks import check_array, check_choice, check_int, check_positive
 from verify.numerics.softmax import softmax, softmax_vjp
 
 BLOCKS = ("W_Q", "W_K", "W_V", "w_O")
@@ -39,7 +39,8 @@ class Config:
     (1/2 sum_n r_n^2) or "mean" (1/(2N) sum_n r_n^2); ntk_input_scale: multiply X by d^-1/2 under NTK
     init (NOT RECOVERED in the paper, a flag); use_WH: insert the fixed identity W_H after attention
     (the paper's formulation, equivalent in value); pooling: replace S by (1/d_s) 11^T (reviewer
-    question; the Q/K gradients are then zero).
+    question; the Q/K gradients are then zero); tau0_mult: multiplies tau0 (1 in every claim; the
+    invariance tests rescale tau0 against W_Q with it).
     """
 
     d: int
@@ -51,6 +52,7 @@ class Config:
     ntk_input_scale: bool = False
     use_WH: bool = False
     pooling: bool = False
+    tau0_mult: float = 1.0
 
     def __post_init__(self) -> None:
         check_int("d", self.d)
@@ -59,10 +61,11 @@ class Config:
         check_choice("tau0_power", self.tau0_power, (0.5, 1.0, 1))
         check_choice("init", self.init, B.INITS)
         check_choice("loss_norm", self.loss_norm, ("sum", "mean"))
+        check_positive("tau0_mult", self.tau0_mult)
 
     @property
     def tau0(self) -> float:
-        return B.tau0(self.d_m, self.tau0_power)
+        return self.tau0_mult * B.tau0(self.d_m, self.tau0_power)
 
     @property
     def tau1(self) -> float:
@@ -77,12 +80,13 @@ class Config:
 
 
 class Cache(NamedTuple):
-    """Forward intermediates (N = examples). Xs: (N, d_s, d) scaled input; Q, K, V, A: (N, d_s, d_m);
-    S: (N, d_s, d_s); D: (N, d_s, d_m) ReLU mask 1[A > 0] (of A W_H^T); h: (N, d_m); f: (N,)."""
+    """Forward intermediates (N = examples). Xs: (N, d_s, d) scaled input; Q, K: None (see
+    :func:`forward`); V, A: (N, d_s, d_m); S: (N, d_s, d_s); D: (N, d_s, d_m) boolean ReLU mask
+    1[A W_H^T > 0]; h: (N, d_m); f: (N,)."""
 
     Xs: np.ndarray
-    Q: np.ndarray
-    K: np.ndarray
+    Q: np.ndarray | None
+    K: np.ndarray | None
     V: np.ndarray
     S: np.ndarray
     A: np.ndarray
@@ -115,49 +119,60 @@ def _WH(cfg: Config) -> np.ndarray:
 
 
 def forward(cfg: Config, params: Params, X: np.ndarray) -> Cache:
-    """Batched forward pass; X: (N, d_s, d). Returns the :class:`Cache` (f: (N,))."""
+    """Batched forward pass; X: (N, d_s, d). Returns the :class:`Cache` (f: (N,)).
+
+    The logits use L_n = tau0 X_n (W_Q^T W_K) X_n^T (a d x d product instead of the two d_s x d_m
+    projections Q, K; equal to tau0 Q_n K_n^T in exact arithmetic), so Q and K are left as None and
+    built only where per-example Q/K gradients are needed (:func:`jacobian_blocks`, :func:`ntk_blocks`).
+    """
     N = X.shape[0]
     Xs = X * cfg.input_scale if cfg.input_scale != 1.0 else X
     flat = Xs.reshape(N * cfg.d_s, cfg.d)
     V = (flat @ params["W_V"].T).reshape(N, cfg.d_s, cfg.d_m)
     if cfg.pooling:
-        Q = K = np.zeros((N, cfg.d_s, cfg.d_m))
         S = np.full((N, cfg.d_s, cfg.d_s), 1.0 / cfg.d_s)
         A = np.broadcast_to(V.mean(axis=1, keepdims=True), V.shape).copy()
     else:
-        Q = (flat @ params["W_Q"].T).reshape(N, cfg.d_s, cfg.d_m)
-        K = (flat @ params["W_K"].T).reshape(N, cfg.d_s, cfg.d_m)
-        S = softmax(cfg.tau0 * (Q @ K.transpose(0, 2, 1)), axis=-1)
+        XM = (flat @ (params["W_Q"].T @ params["W_K"])).reshape(N, cfg.d_s, cfg.d)
+        S = softmax(cfg.tau0 * (XM @ Xs.transpose(0, 2, 1)), axis=-1)
         A = S @ V
     pre = A @ _WH(cfg).T if cfg.use_WH else A
-    D = (pre > 0).astype(np.float64)
-    h = (pre * D).mean(axis=1)
+    D = pre > 0
+    h = np.maximum(pre, 0.0).mean(axis=1)
     f = cfg.tau1 * (h @ params["w_O"])
-    return Cache(Xs, Q, K, V, S, A, D, h, f)
+    return Cache(Xs, None, None, V, S, A, D, h, f)
+
+
+def _upstream(cfg: Config, params: Params, c: Cache, coef: np.ndarray) -> np.ndarray:
+    """G = d(sum_n coef_n f_n)/dA: (N, d_s, d_m) = (tau1/d_s) coef_n w_O * 1[pre > 0] (W_H)."""
+    G = c.D * ((cfg.tau1 / cfg.d_s) * coef[:, None] * params["w_O"][None, :])[:, None, :]
+    return G @ _WH(cfg) if cfg.use_WH else G
 
 
 def _per_example_backward(
     cfg: Config, params: Params, c: Cache, coef: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """dQ, dK, dV (each (N, d_s, d_m)): derivatives of sum_n coef_n f_n w.r.t. Q_n, K_n, V_n."""
-    G = (cfg.tau1 / cfg.d_s) * coef[:, None, None] * params["w_O"][None, None, :] * c.D
-    if cfg.use_WH:
-        G = G @ _WH(cfg)
+    """dQ, dK, dV (each (N, d_s, d_m)): derivatives of sum_n coef_n f_n w.r.t. Q_n, K_n, V_n
+    (spec Sect. 1.3, with Q and K formed explicitly)."""
+    G = _upstream(cfg, params, c, coef)
     dV = c.S.transpose(0, 2, 1) @ G
     if cfg.pooling:
         z = np.zeros_like(dV)
         return z, z, dV
-    G_S = G @ c.V.transpose(0, 2, 1)
-    G_L = softmax_vjp(c.S, G_S, axis=-1)
-    dQ = cfg.tau0 * (G_L @ c.K)
-    dK = cfg.tau0 * (G_L.transpose(0, 2, 1) @ c.Q)
+    N = c.Xs.shape[0]
+    flat = c.Xs.reshape(N * cfg.d_s, cfg.d)
+    Q = (flat @ params["W_Q"].T).reshape(N, cfg.d_s, cfg.d_m)
+    K = (flat @ params["W_K"].T).reshape(N, cfg.d_s, cfg.d_m)
+    G_L = softmax_vjp(c.S, G @ c.V.transpose(0, 2, 1), axis=-1)
+    dQ = cfg.tau0 * (G_L @ K)
+    dK = cfg.tau0 * (G_L.transpose(0, 2, 1) @ Q)
     return dQ, dK, dV
 
 
 def _contract(dB: np.ndarray, Xs: np.ndarray) -> np.ndarray:
-    """sum_n dB_n^T X_n: (N, d_s, d_m), (N, d_s, d) -> (d_m, d), as one BLAS product."""
-    N, d_s, d_m = dB.shape
-    return dB.reshape(N * d_s, d_m).T @ Xs.reshape(N * d_s, -1)
+    """sum_n dB_n^T X_n: (N, d_s, m), (N, d_s, d) -> (m, d), as one BLAS product."""
+    N, d_s, m = dB.shape
+    return dB.reshape(N * d_s, m).T @ Xs.reshape(N * d_s, -1)
 
 
 def dloss_df(cfg: Config, f: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -180,14 +195,18 @@ def loss_and_grad(
     """Squared loss (``cfg.loss_norm``) and its gradient per block (same shapes as params)."""
     c = forward(cfg, params, X) if cache is None else cache
     g = dloss_df(cfg, c.f, y)
-    dQ, dK, dV = _per_example_backward(cfg, params, c, g)
-    grads = {
-        "W_Q": _contract(dQ, c.Xs),
-        "W_K": _contract(dK, c.Xs),
-        "W_V": _contract(dV, c.Xs),
-        "w_O": cfg.tau1 * (c.h.T @ g),
-    }
-    return loss_value(cfg, c.f, y), grads
+    G = _upstream(cfg, params, c, g)
+    # dW_V = sum_n G_n^T S_n X_n; dW_Q = tau0 W_K sum_n X_n^T G_L,n^T X_n; dW_K = tau0 W_Q (...)^T
+    grads = {"W_V": _contract(G, c.S @ c.Xs), "w_O": cfg.tau1 * (c.h.T @ g)}
+    if cfg.pooling:
+        grads["W_Q"] = np.zeros_like(params["W_Q"])
+        grads["W_K"] = np.zeros_like(params["W_K"])
+    else:
+        G_L = softmax_vjp(c.S, G @ c.V.transpose(0, 2, 1), axis=-1)
+        M_Q = _contract(G_L.transpose(0, 2, 1) @ c.Xs, c.Xs).T  # sum_n X_n^T G_L,n^T X_n  (d x d)
+        grads["W_Q"] = cfg.tau0 * (params["W_K"] @ M_Q)
+        grads["W_K"] = cfg.tau0 * (params["W_Q"] @ M_Q.T)
+    return loss_value(cfg, c.f, y), {b: grads[b] for b in BLOCKS}
 
 
 def jacobian_blocks(cfg: Config, params: Params, X: np.ndarray) -> dict[str, np.ndarray]:
