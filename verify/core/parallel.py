@@ -7,6 +7,7 @@ and results come back in input order, so every backend returns what the serial r
 
 from __future__ import annotations
 
+import functools
 import multiprocessing
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
@@ -18,8 +19,15 @@ from verify.core.context import Mapper, serial_map
 from verify.core.record import Result
 from verify.core.registry import Claim, get_claim
 from verify.core.runner import run_claim
+from verify.numerics.threads import single_thread
 
 Progress = Callable[[int, int, Result], None]
+
+
+def _single_threaded(fn: Callable[[Any], Any], item: Any) -> Any:
+    """One sweep point in a worker, with one BLAS thread as in the runner."""
+    with single_thread():
+        return fn(item)
 
 
 def _run_by_id(claim_id: str, profile: str, seed: int) -> Result:
@@ -76,7 +84,7 @@ def executor(jobs: int = 1, dask: str | None = None) -> Iterator[Executor | _Das
 def _mapper(ex: Any) -> Mapper:
     if ex is None:
         return serial_map
-    return lambda fn, items: list(ex.map(fn, items))
+    return lambda fn, items: list(ex.map(functools.partial(_single_threaded, fn), items))
 
 
 def run_claims(
