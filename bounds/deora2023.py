@@ -143,9 +143,11 @@ def dtrain_bound(L_ref: float, D0: float, eta: float, K: int, c: float, L0: floa
 def dtrain_dbar_sq(D0: float, eta: float, a: float, K: int, L_ref: float, L0: float) -> float:
     """D_k^2 <= D_0^2 + 2 eta (1 + a) K L(theta_ref) + 2 eta L_0 =: Dbar^2 for all k <= K."""
     check_real("a", a, low=0.0, high=1.0)
-    return (check_real("D0", D0, low=0.0) ** 2 + 2 * check_positive("eta", eta) * (1 + a)
-            * check_int("K", K) * check_real("L_ref", L_ref, low=0.0)
-            + 2 * eta * check_real("L0", L0, low=0.0))
+    return (
+        check_real("D0", D0, low=0.0) ** 2
+        + 2 * check_positive("eta", eta) * (1 + a) * check_int("K", K) * check_real("L_ref", L_ref, low=0.0)
+        + 2 * eta * check_real("L0", L0, low=0.0)
+    )
 
 
 def convex_limit(L_ref: float, D0: float, eta: float, K: int, L0: float, LK: float = 0.0) -> float:
@@ -153,8 +155,9 @@ def convex_limit(L_ref: float, D0: float, eta: float, K: int, L0: float, LK: flo
     return dtrain_bound(L_ref, D0, eta, K, 0.0, L0, LK)
 
 
-def _worst_case_c(H: int, T: int, R: float, ubar0: float, D0: float, eta: float, K: int,
-                  L_ref: float, L0: float) -> MpReal:
+def _worst_case_c(
+    H: int, T: int, R: float, ubar0: float, D0: float, eta: float, K: int, L_ref: float, L0: float
+) -> MpReal:
     """c(H) = beta_3(D_0 + Dbar) Dbar^2 / sqrt(H) with the conservative a = 1 inside Dbar (valid for
     every c < 1). The segments [theta_k, theta_ref] lie in the ball of radius D_0 + Dbar around theta_0."""
     dbar_sq = dtrain_dbar_sq(D0, eta, 1.0, K, L_ref, L0)
@@ -163,8 +166,9 @@ def _worst_case_c(H: int, T: int, R: float, ubar0: float, D0: float, eta: float,
         return mp(b3) * mp(dbar_sq) / mpmath.sqrt(check_int("H", H))
 
 
-def dtrain_worst_case(H: int, T: int, R: float, ubar0: float, D0: float, eta: float, K: int,
-                      L_ref: float, L0: float) -> MpReal:
+def dtrain_worst_case(
+    H: int, T: int, R: float, ubar0: float, D0: float, eta: float, K: int, L_ref: float, L0: float
+) -> MpReal:
     """The D-train bound with the worst-case modulus kappa = beta_3(r)/sqrt(H) of Sec. 3.3 (L_K
     dropped, i.e. the largest value); +inf (mpf) where c(H) >= 1 and the theorem says nothing."""
     c = _worst_case_c(H, T, R, ubar0, D0, eta, K, L_ref, L0)
@@ -173,8 +177,9 @@ def dtrain_worst_case(H: int, T: int, R: float, ubar0: float, D0: float, eta: fl
     return mp(dtrain_bound(L_ref, D0, eta, K, float(c), L0, 0.0))
 
 
-def required_heads(T: int, R: float, ubar0: float, D0: float, eta: float, K: int, L_ref: float,
-                   L0: float, c: float = 0.5) -> MpReal:
+def required_heads(
+    T: int, R: float, ubar0: float, D0: float, eta: float, K: int, L_ref: float, L0: float, c: float = 0.5
+) -> MpReal:
     """Worst-case sufficient head count of Sec. 5.2 for P2 with modulus c (default 1/2):
     sqrt(H) >= beta_3(D_0 + Dbar) Dbar^2 / c, i.e. H >= (beta_3 Dbar^2 / c)^2 (mpf)."""
     c = check_real("c", c, low=0.0, high=1.0, low_open=True, high_open=True)
@@ -185,9 +190,11 @@ def required_heads(T: int, R: float, ubar0: float, D0: float, eta: float, K: int
 
 
 def paper_form_train_bound(L_ref: float, dist: float, eta: float, K: int) -> float:
-    """[RECONSTRUCTED, constants NOT CONFIRMED] L(theta_K) <= 2 L(theta) + (5/4) ||theta - theta_0||^2/(eta K)."""
-    return (2.0 * check_real("L_ref", L_ref, low=0.0)
-            + 1.25 * check_real("dist", dist, low=0.0) ** 2 / (check_positive("eta", eta) * check_int("K", K)))
+    """[RECONSTRUCTED, constants NOT CONFIRMED]
+    L(theta_K) <= 2 L(theta) + (5/4) ||theta - theta_0||^2 / (eta K)."""
+    return 2.0 * check_real("L_ref", L_ref, low=0.0) + 1.25 * check_real("dist", dist, low=0.0) ** 2 / (
+        check_positive("eta", eta) * check_int("K", K)
+    )
 
 
 # ----------------------------------------------------------------------------------------------
@@ -196,15 +203,25 @@ def paper_form_train_bound(L_ref: float, dist: float, eta: float, K: int) -> flo
 
 def gen_premise(Gamma: float, beta2: float, eta: float, K: int, n: int) -> bool:
     """Premise of D-gen: Gamma beta_2^2 eta K <= n / 2."""
-    return (check_real("Gamma", Gamma, low=1.0) * check_real("beta2", beta2, low=0.0) ** 2
-            * check_positive("eta", eta) * check_int("K", K) <= check_int("n", n) / 2.0)
+    return (
+        check_real("Gamma", Gamma, low=1.0)
+        * check_real("beta2", beta2, low=0.0) ** 2
+        * check_positive("eta", eta)
+        * check_int("K", K)
+        <= check_int("n", n) / 2.0
+    )
 
 
 def gen_bound(Gamma: float, beta2: float, eta: float, n: int, sum_mean_losses: float) -> float:
     """E[L(theta_K)] - E[L_hat(theta_K)] <= (4 Gamma beta_2^2 eta / n) sum_{k<K} E L_hat(theta_k)."""
-    return (4.0 * check_real("Gamma", Gamma, low=1.0) * check_real("beta2", beta2, low=0.0) ** 2
-            * check_positive("eta", eta) / check_int("n", n)
-            * check_real("sum_mean_losses", sum_mean_losses, low=0.0))
+    return (
+        4.0
+        * check_real("Gamma", Gamma, low=1.0)
+        * check_real("beta2", beta2, low=0.0) ** 2
+        * check_positive("eta", eta)
+        / check_int("n", n)
+        * check_real("sum_mean_losses", sum_mean_losses, low=0.0)
+    )
 
 
 def paper_form_gen_rate(g: float, eta: float, K: int, n: int, beta2: float) -> float:
@@ -212,7 +229,9 @@ def paper_form_gen_rate(g: float, eta: float, K: int, n: int, beta2: float) -> f
     returned without the O(.) constant."""
     g = check_real("g", g, low=0.0)
     eta = check_positive("eta", eta)
-    return g * g / (eta * check_int("K", K)) + check_real("beta2", beta2, low=0.0) ** 2 * (eta + g * g) / check_int("n", n)
+    return g * g / (eta * check_int("K", K)) + check_real("beta2", beta2, low=0.0) ** 2 * (
+        eta + g * g
+    ) / check_int("n", n)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -221,12 +240,18 @@ def paper_form_gen_rate(g: float, eta: float, K: int, n: int, beta2: float) -> f
 
 def g_eps_full(B0: float, eps: float, gamma: float) -> float:
     """g(eps) = lambda_eps = 2 (B_0 + log(1/eps)) / gamma (full theta_*, needs the H premise)."""
-    return 2.0 * (check_real("B0", B0, low=0.0) + math.log(1.0 / check_prob("eps", eps))) / check_positive("gamma", gamma)
+    return (
+        2.0
+        * (check_real("B0", B0, low=0.0) + math.log(1.0 / check_prob("eps", eps)))
+        / check_positive("gamma", gamma)
+    )
 
 
 def g_eps_U(B0: float, eps: float, gamma_U: float) -> float:
     """g(eps) = (B_0 + log(1/eps)) / gamma_U (theta_* on the U block only; exact, any H)."""
-    return (check_real("B0", B0, low=0.0) + math.log(1.0 / check_prob("eps", eps))) / check_positive("gamma_U", gamma_U)
+    return (check_real("B0", B0, low=0.0) + math.log(1.0 / check_prob("eps", eps))) / check_positive(
+        "gamma_U", gamma_U
+    )
 
 
 def taylor_remainder_bound(lam: float, H: int, beta3_lam: float) -> float:
@@ -238,8 +263,11 @@ def taylor_remainder_bound(lam: float, H: int, beta3_lam: float) -> float:
 def realizability_heads(lam: float, beta3_lam: float, gamma: float) -> MpReal:
     """The H premise of Sec. 7.1: sqrt(H) >= lambda beta_3(lambda) / gamma, as a required H (mpf)."""
     with mpmath.workdps(DPS):
-        return (mp(check_real("lam", lam, low=0.0)) * mp(check_real("beta3_lam", beta3_lam, low=0.0))
-                / mp(check_positive("gamma", gamma))) ** 2
+        return (
+            mp(check_real("lam", lam, low=0.0))
+            * mp(check_real("beta3_lam", beta3_lam, low=0.0))
+            / mp(check_positive("gamma", gamma))
+        ) ** 2
 
 
 def ntk_train_rate(K: int, B0: float, gamma: float, eta: float, L0: float, U_only: bool = False) -> float:
@@ -268,7 +296,8 @@ def mixture_margin_U(zeta: float, S: float, T: int, variant: str) -> float:
 
 
 def mixture_margin_noisy_lower(zeta: float, S: float, T: int, sigma: float, n: int, delta: float) -> float:
-    """With probability >= 1 - delta (variant O): gamma_U >= sqrt(T) zeta S / sqrt(2) - sigma sqrt(2 log(n/delta))."""
+    """With probability >= 1 - delta (variant O):
+    gamma_U >= sqrt(T) zeta S / sqrt(2) - sigma sqrt(2 log(n / delta))."""
     base = mixture_margin_U(zeta, S, T, "O")
     sigma = check_real("sigma", sigma, low=0.0)
     return base - sigma * math.sqrt(2.0 * math.log(check_int("n", n) / check_prob("delta", delta)))

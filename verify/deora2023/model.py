@@ -27,7 +27,6 @@ from verify.numerics.softmax import softmax
 
 Params = Mapping[str, np.ndarray]
 
-
 # ----------------------------------------------------------------------------------------------
 # parameters
 
@@ -236,7 +235,7 @@ def grad_norms(params: Params, X: np.ndarray) -> np.ndarray:
 
 
 def _check_data(params: Params, X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    H, T, d = check_params(params)
+    _H, T, d = check_params(params)
     X = check_array("X", X, shape=(None, T, d))
     y = check_array("y", y, shape=(X.shape[0],))
     if not np.all(np.abs(y) == 1):
@@ -252,7 +251,11 @@ def loss(params: Params, X: np.ndarray, y: np.ndarray, *, loss_name: str = "logi
 
 
 def loss_and_grad(
-    params: Params, X: np.ndarray, y: np.ndarray, *, loss_name: str = "logistic",
+    params: Params,
+    X: np.ndarray,
+    y: np.ndarray,
+    *,
+    loss_name: str = "logistic",
     validate: bool = True,
 ) -> tuple[float, dict[str, np.ndarray]]:
     """(L(theta), grad L(theta)); the gradient has the blocks of ``params``."""
@@ -281,10 +284,11 @@ def _dir_tensors(cache: Cache, dU: np.ndarray, dW: np.ndarray):
 
 
 def _second_order(
-    cache: Cache, dV: np.ndarray, dS: np.ndarray, c: np.ndarray | None
+    cache: Cache, dV: np.ndarray, dS: np.ndarray, c: np.ndarray | None, e: np.ndarray | None = None
 ) -> dict[str, np.ndarray]:
-    """sum_i c_i (grad^2 Phi_i) v for the k directions encoded by (dV, dS); with c=None the per-sample
-    products (k, n, ...) instead of the sum."""
+    """sum_i c_i (grad^2 Phi_i) v for the k directions encoded by (dV, dS), plus sum_i e[k, i] grad Phi_i
+    when ``e`` (k, n) is given (the Gauss-Newton term, fused into the same contractions); with c=None
+    the per-sample products (k, n, ...) instead of the sum."""
     n, H, T, d = cache.dims
     k = dV.shape[0]
     S, V, SV = cache.S, cache.V, cache.SV
@@ -297,10 +301,16 @@ def _second_order(
         dGX = (dG.reshape(k, n, T * H, T) @ Xn).reshape(k, n, T, H * d)
         hW = (np.swapaxes(Xn, 1, 2) @ dGX).reshape(k, n, d, H, d)
         return {"U": np.swapaxes(dSX, 2, 3) * r, "W": np.swapaxes(hW, 2, 3) * r}
-    Xc = c[:, None, None] * cache.X  # (n, T, d)
-    hU = np.tensordot(dS.reshape(k, n, T * H, T), Xc, axes=([1, 3], [0, 1]))  # (k, T H, d)
+    cb = c[:, None, None, None]
+    dS = dS * cb
+    dG *= cb
+    if e is not None:  # grad Phi_i = (S_i X_i, X_i^T G_i X_i) / sqrt(H): add e_i S_i and e_i G_i
+        eb = e[:, :, None, None, None]
+        dS += eb * S
+        dG += eb * cache.G
+    hU = np.tensordot(dS.reshape(k, n, T * H, T), cache.X, axes=([1, 3], [0, 1]))  # (k, T H, d)
     hU = np.swapaxes(hU.reshape(k, T, H, d), 1, 2)
-    dGX = (dG.reshape(k, n, T * H, T) @ Xc).reshape(k, n * T, H * d)
+    dGX = (dG.reshape(k, n, T * H, T) @ cache.X).reshape(k, n * T, H * d)
     hW = np.swapaxes(cache.X.reshape(n * T, d), 0, 1) @ dGX  # (k, d, H d)
     hW = np.swapaxes(hW.reshape(k, d, H, d), 1, 2)
     return {"U": hU * r, "W": hW * r}
@@ -331,8 +341,14 @@ def phi_hvp(params: Params, X: np.ndarray, v: Params, c: np.ndarray | None = Non
 
 
 def loss_hvp(
-    params: Params, X: np.ndarray, y: np.ndarray, v: Params, *, loss_name: str = "logistic",
-    curvature_only: bool = False, cache: Cache | None = None,
+    params: Params,
+    X: np.ndarray,
+    y: np.ndarray,
+    v: Params,
+    *,
+    loss_name: str = "logistic",
+    curvature_only: bool = False,
+    cache: Cache | None = None,
 ) -> dict[str, np.ndarray]:
     """grad^2 L(theta) v = (1/n) sum_i [l''_i <grad Phi_i, v> grad Phi_i + l'_i y_i grad^2 Phi_i v].
 
@@ -347,10 +363,7 @@ def loss_hvp(
     n = y.size
     dU, dW, single = _as_dirs(cache, v)
     _, dV, dS, jvp = _dir_tensors(cache, dU, dW)
-    out = _second_order(cache, dV, dS, l1 * y / n)
-    if not curvature_only:
-        gn = _weighted_grad(cache, jvp * (l2 / n))
-        out = {k: out[k] + gn[k] for k in out}
+    out = _second_order(cache, dV, dS, l1 * y / n, None if curvature_only else jvp * (l2 / n))
     return {k: o[0] for k, o in out.items()} if single else out
 
 
@@ -386,11 +399,23 @@ def phi_head_blocks(params: Params, X: np.ndarray) -> np.ndarray:
     """Per-sample, per-head Hessian blocks of Phi: (n, H, q, q), q = T d + d^2, INCLUDING the
     1/sqrt(H) factor. The full Hessian of Phi(.; X_i) is block-diag(blocks[i, 0], ..., blocks[i, H-1])."""
     cache = forward(params, X)
-    _, H, T, d = cache.dims
+    n, H, T, d = cache.dims
     b = _head_basis(H, T, d)
-    _, dV, dS, _ = _dir_tensors(cache, b["U"], b["W"])
-    out = _second_order(cache, dV, dS, None)
+    parts = []
+    for sl in _chunks(b["U"].shape[0], n * H * T * T):
+        _, dV, dS, _ = _dir_tensors(cache, b["U"][sl], b["W"][sl])
+        parts.append(_second_order(cache, dV, dS, None))
+    out = {k: np.concatenate([o[k] for o in parts]) for k in ("U", "W")}
     return _head_blocks(out, lead=1)
+
+
+#: Largest number of float64 entries of one (k, n, T, H, T) direction tensor (keeps memory < ~1 GB).
+MAX_DIR_ENTRIES = 2**23
+
+
+def _chunks(k: int, per_direction: int) -> list[slice]:
+    step = max(1, MAX_DIR_ENTRIES // max(1, per_direction))
+    return [slice(j, min(k, j + step)) for j in range(0, k, step)]
 
 
 def curvature_blocks(params: Params, X: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -398,9 +423,11 @@ def curvature_blocks(params: Params, X: np.ndarray, y: np.ndarray) -> np.ndarray
     grad^2 L. Since grad^2 L = M + PSD, lambda_min(grad^2 L) >= min_h lambda_min(M_h)."""
     X, y = _check_data(params, X, y)
     cache = forward(params, X, validate=False)
-    _, H, T, d = cache.dims
+    n, H, T, d = cache.dims
     b = _head_basis(H, T, d)
-    out = loss_hvp(params, X, y, b, curvature_only=True, cache=cache)
+    parts = [loss_hvp(params, X, y, {k: v[sl] for k, v in b.items()}, curvature_only=True, cache=cache)
+             for sl in _chunks(b["U"].shape[0], n * H * T * T)]  # fmt: skip
+    out = {k: np.concatenate([o[k] for o in parts]) for k in ("U", "W")}
     return _head_blocks(out, lead=0)
 
 
@@ -413,8 +440,9 @@ def hessian_phi(params: Params, x: np.ndarray) -> np.ndarray:
     return Hm.T
 
 
-def hessian_loss(params: Params, X: np.ndarray, y: np.ndarray, *, chunk: int = 256) -> np.ndarray:
-    """Dense p x p Hessian of L (logistic) by HVPs on the unit vectors, ``chunk`` at a time."""
+def hessian_loss_hvp(params: Params, X: np.ndarray, y: np.ndarray, *, chunk: int = 256) -> np.ndarray:
+    """Dense p x p Hessian of L (logistic) by HVPs on the unit vectors, ``chunk`` at a time (the
+    oracle for :func:`hessian_loss`)."""
     H, T, d = check_params(params)
     X, y = _check_data(params, X, y)
     cache = forward(params, X, validate=False)
@@ -428,15 +456,38 @@ def hessian_loss(params: Params, X: np.ndarray, y: np.ndarray, *, chunk: int = 2
     return (Hm + Hm.T) / 2
 
 
+def hessian_loss(
+    params: Params, X: np.ndarray, y: np.ndarray, blocks: np.ndarray | None = None
+) -> np.ndarray:
+    """Dense p x p Hessian of L (logistic) as block-diag_h(M_h) + F^T diag(l''/n) F, where M is the
+    head-block-diagonal curvature part (:func:`curvature_blocks`, or ``blocks`` when already computed)
+    and F the (n, p) NTK features."""
+    H, T, d = check_params(params)
+    X, y = _check_data(params, X, y)
+    q = T * d + d * d
+    Bk = curvature_blocks(params, X, y) if blocks is None else check_array("blocks", blocks, shape=(H, q, q))
+    p = n_params(H, T, d)
+    nu = H * T * d
+    idx = np.concatenate([np.arange(nu).reshape(H, T * d), nu + np.arange(H * d * d).reshape(H, d * d)], 1)
+    Hm = np.zeros((p, p))
+    rows = idx[:, :, None]
+    cols = idx[:, None, :]
+    Hm[rows, cols] = Bk.reshape(H, q, q)
+    _, _, l2 = logistic(y * phi(params, X))
+    F = features(params, X)
+    Hm += F.T @ (F * (l2 / y.size)[:, None])
+    return (Hm + Hm.T) / 2
+
+
 # ----------------------------------------------------------------------------------------------
 # spectra
 
 
 def phi_hessian_norms(params: Params, X: np.ndarray) -> np.ndarray:
-    """||grad^2 Phi(theta; X_i)||_2 for every sample (n,), exact: max over the per-head blocks."""
+    """||grad^2 Phi(theta; X_i)||_2 for every sample (n,), exact: the largest spectral norm of the
+    per-head blocks."""
     blocks = phi_head_blocks(params, X)
-    blocks = (blocks + np.swapaxes(blocks, -1, -2)) / 2
-    ev = np.linalg.eigvalsh(blocks)  # (n, H, q)
+    ev = np.linalg.eigvalsh((blocks + np.swapaxes(blocks, -1, -2)) / 2)  # (n, H, q)
     return np.max(np.abs(ev), axis=(1, 2))
 
 
@@ -448,14 +499,20 @@ def curvature_lambda_min(params: Params, X: np.ndarray, y: np.ndarray) -> float:
 
 
 def loss_hessian_extremes(
-    params: Params, X: np.ndarray, y: np.ndarray, *, dense_max: int = 1200, tol: float = 1e-8
+    params: Params,
+    X: np.ndarray,
+    y: np.ndarray,
+    *,
+    dense_max: int = 1200,
+    tol: float = 1e-8,
+    blocks: np.ndarray | None = None,
 ) -> tuple[float, float]:
-    """(lambda_min, ||.||_2) of grad^2 L: dense eigh for p <= dense_max, Lanczos (eigsh on the exact
-    HVP, tol 1e-8) otherwise."""
+    """(lambda_min, ||.||_2) of grad^2 L: dense eigh for p <= dense_max (``blocks``: precomputed
+    :func:`curvature_blocks`), Lanczos (eigsh on the exact HVP, tol 1e-8) otherwise."""
     H, T, d = check_params(params)
     p = n_params(H, T, d)
     if p <= dense_max:
-        ev = np.linalg.eigvalsh(hessian_loss(params, X, y))
+        ev = np.linalg.eigvalsh(hessian_loss(params, X, y, blocks))
         return float(ev[0]), float(np.max(np.abs(ev)))
     from scipy.sparse.linalg import LinearOperator, eigsh
 

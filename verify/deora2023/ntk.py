@@ -33,8 +33,14 @@ def svm_margin(Z: np.ndarray, *, max_alpha: float = 1e8) -> Margin:
         Ga = Gs @ a
         return 0.5 * float(a @ Ga) - float(a.sum()), Ga - 1.0
 
-    res = minimize(fg, np.full(n, 1.0 / n), jac=True, method="L-BFGS-B",
-                   bounds=[(0.0, max_alpha)] * n, options={"gtol": 1e-12, "ftol": 1e-15, "maxiter": 5000})
+    res = minimize(
+        fg,
+        np.full(n, 1.0 / n),
+        jac=True,
+        method="L-BFGS-B",
+        bounds=[(0.0, max_alpha)] * n,
+        options={"gtol": 1e-12, "ftol": 1e-15, "maxiter": 5000},
+    )
     a = res.x
     if np.max(a) >= 0.99 * max_alpha:
         return Margin(0.0, np.zeros(Z.shape[1]), False)

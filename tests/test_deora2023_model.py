@@ -1,0 +1,275 @@
+"""Unit tests of the deora2023 reference model: hand derivatives against finite differences
+(property-based over T, d, H, n and scales), Hessian structure, invariances, data, bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from verify.deora2023 import experiments as E
+from verify.deora2023 import model as M
+from verify.deora2023.data import Mixture, random_tokens, token_radius
+from verify.deora2023.ntk import svm_margin
+from verify.numerics.gradcheck import assert_grad_ok, check_adjoint, check_grad, check_hvp
+
+sizes = dict(
+    H=st.integers(1, 4), T=st.integers(2, 5), d=st.integers(2, 4), n=st.integers(1, 5),
+    s=st.sampled_from([0.1, 1.0, 3.0]), xs=st.sampled_from([0.5, 1.0, 2.0]), seed=st.integers(0, 2**31),
+)  # fmt: skip
+
+
+def _case(H: int, T: int, d: int, n: int, s: float, xs: float, seed: int):
+    rng = np.random.default_rng(seed)
+    params = {"U": s * rng.standard_normal((H, T, d)), "W": s * rng.standard_normal((H, d, d))}
+    X = random_tokens(rng, n, T, d, xs)
+    y = rng.choice(np.array([-1.0, 1.0]), size=n)
+    return params, X, y
+
+
+@given(**sizes)
+def test_phi_and_loss_gradients(H: int, T: int, d: int, n: int, s: float, xs: float, seed: int) -> None:
+    params, X, y = _case(H, T, d, n, s, xs, seed)
+    c = np.random.default_rng(seed + 1).standard_normal(n)
+    g = M._weighted_grad(M.forward(params, X), c)
+    assert_grad_ok(check_grad(lambda p: float(c @ M.phi(p, X)), params, g, rtol=1e-6, atol=1e-6))
+    # the exponential loss is neither Lipschitz nor smooth: central differences of it are only reliable
+    # at moderate scales (at s = 3 the eps and eps/4 differences disagree and gradcheck refuses them)
+    for name in ("logistic", "exponential") if s * xs <= 1.0 else ("logistic",):
+        _, gl = M.loss_and_grad(params, X, y, loss_name=name)
+        f = lambda p, nm=name: M.loss(p, X, y, loss_name=nm)  # noqa: E731
+        assert_grad_ok(check_grad(f, params, gl, rtol=1e-6, atol=1e-6))  # the spec's 1e-6 max(1, |g|)
+
+
+@given(**sizes)
+def test_per_sample_grads_sum_to_weighted_grad(
+    H: int, T: int, d: int, n: int, s: float, xs: float, seed: int
+) -> None:
+    params, X, _ = _case(H, T, d, n, s, xs, seed)
+    c = np.random.default_rng(seed).standard_normal(n)
+    per = M.per_sample_grads(params, X)
+    tot = M._weighted_grad(M.forward(params, X), c)
+    for k in ("U", "W"):
+        np.testing.assert_allclose(np.tensordot(c, per[k], axes=1), tot[k], rtol=1e-12, atol=1e-13)
+    F = M.features(params, X)
+    np.testing.assert_allclose(np.linalg.norm(F, axis=1), M.grad_norms(params, X), rtol=1e-12)
+
+
+@settings(max_examples=6)
+@given(**sizes)
+def test_hvps_against_finite_differences(
+    H: int, T: int, d: int, n: int, s: float, xs: float, seed: int
+) -> None:
+    params, X, y = _case(H, T, d, n, s, xs, seed)
+    c = np.random.default_rng(seed).standard_normal(n)
+    assert_grad_ok(
+        check_hvp(lambda p: M.loss_and_grad(p, X, y)[1], params, lambda p, v: M.loss_hvp(p, X, y, v))
+    )
+    assert_grad_ok(check_hvp(lambda p: M._weighted_grad(M.forward(p, X), c), params,
+                             lambda p, v: M.phi_hvp(p, X, v, c)))  # fmt: skip
+
+
+@settings(max_examples=6)
+@given(**sizes)
+def test_hessian_structure_and_assemblies(
+    H: int, T: int, d: int, n: int, s: float, xs: float, seed: int
+) -> None:
+    params, X, y = _case(H, T, d, n, s, xs, seed)
+    Hp = M.hessian_phi(params, X[0])
+    nu = H * T * d
+    assert np.max(np.abs(Hp[:nu, :nu])) == 0.0  # Phi is linear in U
+    np.testing.assert_allclose(Hp, Hp.T, atol=1e-10 * (1 + np.abs(Hp).max()))
+    head = np.concatenate([np.repeat(np.arange(H), T * d), np.repeat(np.arange(H), d * d)])
+    assert np.max(np.abs(Hp[head[:, None] != head[None, :]]), initial=0.0) == 0.0
+    # per-head blocks reproduce the dense Hessian; dense loss Hessian = blocks + Gauss-Newton
+    blocks = M.phi_head_blocks(params, X[:1])[0]
+    for h in range(H):
+        idx = np.flatnonzero(head == h)
+        np.testing.assert_allclose(blocks[h], Hp[np.ix_(idx, idx)], rtol=1e-12, atol=1e-14)
+    a, b = M.hessian_loss(params, X, y), M.hessian_loss_hvp(params, X, y)
+    np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12 * (1 + np.abs(b).max()))
+    ev = np.linalg.eigvalsh(a)
+    assert M.curvature_lambda_min(params, X, y) <= ev[0] + 1e-10 * (1 + abs(ev[0]))
+    lo, nrm = M.loss_hessian_extremes(params, X, y)
+    assert lo == pytest.approx(ev[0], abs=1e-12) and nrm == pytest.approx(np.abs(ev).max(), rel=1e-12)
+    np.testing.assert_allclose(
+        M.phi_hessian_norms(params, X[:1])[0], np.abs(np.linalg.eigvalsh(Hp)).max(), rtol=1e-9
+    )
+
+
+def test_lanczos_matches_dense() -> None:
+    params, X, y = _case(4, 4, 3, 6, 1.0, 1.0, 7)
+    ev = np.linalg.eigvalsh(M.hessian_loss(params, X, y))
+    lo, nrm = M.loss_hessian_extremes(params, X, y, dense_max=0)
+    assert lo == pytest.approx(ev[0], abs=1e-7) and nrm == pytest.approx(np.abs(ev).max(), rel=1e-7)
+
+
+def test_jvp_vjp_adjoint() -> None:
+    params, X, _ = _case(3, 4, 3, 5, 1.0, 1.0, 3)
+    H, T, d = M.check_params(params)
+    cache = M.forward(params, X)
+
+    def jvp(v: np.ndarray) -> np.ndarray:
+        dirs = M.unpack(v[None], H, T, d)
+        return M._dir_tensors(cache, dirs["U"], dirs["W"])[3][0]
+
+    def vjp(u: np.ndarray) -> np.ndarray:
+        return M.pack(M._weighted_grad(cache, u))
+
+    assert_grad_ok(check_adjoint(jvp, vjp, (M.n_params(H, T, d),), (X.shape[0],)))
+
+
+# -------------------------------------------------------------------------------------------------
+# invariances (metamorphic tests)
+# -------------------------------------------------------------------------------------------------
+
+
+@given(**sizes)
+def test_permuting_heads(H: int, T: int, d: int, n: int, s: float, xs: float, seed: int) -> None:
+    params, X, y = _case(H, T, d, n, s, xs, seed)
+    perm = np.random.default_rng(seed).permutation(H)
+    q = {k: v[perm] for k, v in params.items()}
+    np.testing.assert_allclose(M.phi(q, X), M.phi(params, X), rtol=1e-12, atol=1e-12)
+    _, g = M.loss_and_grad(params, X, y)
+    _, gq = M.loss_and_grad(q, X, y)
+    for k in g:
+        np.testing.assert_allclose(gq[k], g[k][perm], rtol=1e-12, atol=1e-14)
+
+
+@given(**sizes)
+def test_permuting_samples(H: int, T: int, d: int, n: int, s: float, xs: float, seed: int) -> None:
+    params, X, y = _case(H, T, d, n, s, xs, seed)
+    perm = np.random.default_rng(seed).permutation(n)
+    L, g = M.loss_and_grad(params, X, y)
+    Lp, gp = M.loss_and_grad(params, X[perm], y[perm])
+    assert Lp == pytest.approx(L, rel=1e-13)
+    for k in g:
+        np.testing.assert_allclose(gp[k], g[k], rtol=1e-11, atol=1e-14)
+
+
+@given(**sizes, h=st.integers(0, 3))
+def test_splitting_a_head(H: int, T: int, d: int, n: int, s: float, xs: float, seed: int, h: int) -> None:
+    """Head h split into two identical copies carrying U_h/2 each, all values rescaled by
+    sqrt((H+1)/H) to undo the change of 1/sqrt(H): Phi is unchanged."""
+    params, X, _ = _case(H, T, d, n, s, xs, seed)
+    h = h % H
+    r = np.sqrt((H + 1) / H)
+    U = np.concatenate([params["U"], params["U"][h : h + 1] / 2]) * r
+    U[h] /= 2
+    W = np.concatenate([params["W"], params["W"][h : h + 1]])
+    np.testing.assert_allclose(M.phi({"U": U, "W": W}, X), M.phi(params, X), rtol=1e-11, atol=1e-12)
+
+
+def test_paired_init_gives_zero_output_and_equal_head_norms() -> None:
+    rng = np.random.default_rng(0)
+    params = M.init_params(rng, 6, 5, 4, w_scale=0.3)
+    X = random_tokens(rng, 7, 5, 4)
+    assert np.max(np.abs(M.phi(params, X))) < 1e-14
+    blocks = M.phi_head_blocks(params, X)  # (n, H, q, q); q = T d + d^2 = 36, U part first (20)
+    a, b = blocks[:, :3], blocks[:, 3:]
+    np.testing.assert_allclose(a[..., :20, 20:], b[..., :20, 20:], atol=1e-14)  # U-W: independent of U
+    np.testing.assert_allclose(a[..., 20:, 20:], -b[..., 20:, 20:], atol=1e-14)  # W-W: linear in U
+    ev_a, ev_b = np.linalg.eigvalsh(a), np.linalg.eigvalsh(b)
+    np.testing.assert_allclose(ev_a, -ev_b[..., ::-1], atol=1e-12)  # so the spectra are negatives
+
+
+def test_single_query_variant_is_the_row0_restriction() -> None:
+    """V1 (Phi = sum_h u_h^T X^T softmax(X W_h^T x_1)) equals the model with U rows t >= 1 zero."""
+    rng = np.random.default_rng(1)
+    H, T, d = 3, 4, 3
+    u = rng.standard_normal((H, d))
+    W = rng.standard_normal((H, d, d))
+    X = random_tokens(rng, 5, T, d)
+    U = np.zeros((H, T, d))
+    U[:, 0] = u
+    ref = np.array([sum(u[h] @ x.T @ np.exp(a := x @ W[h].T @ x[0]) / np.exp(a).sum() for h in range(H))
+                    for x in X]) / np.sqrt(H)  # fmt: skip
+    np.testing.assert_allclose(M.phi({"U": U, "W": W}, X), ref, rtol=1e-12)
+
+
+def test_forward_is_stable_for_huge_logits() -> None:
+    params, X, y = _case(2, 4, 3, 3, 1.0, 1.0, 0)
+    params["W"] *= 1e5
+    L, g = M.loss_and_grad(params, X, y)
+    assert np.isfinite(L) and all(np.all(np.isfinite(v)) for v in g.values())
+
+
+# -------------------------------------------------------------------------------------------------
+# losses, data, NTK margin
+# -------------------------------------------------------------------------------------------------
+
+
+@given(z=st.floats(-700, 700))
+def test_logistic_loss_properties(z: float) -> None:
+    """A1: convex, non-increasing, |l'| <= 1, l'' <= 1/4, l'' <= |l'| <= l, l <= e^{-z}."""
+    l0, l1, l2 = (float(v) for v in M.logistic(np.array(z)))
+    assert l1 <= 0 <= l2 <= 0.25 + 1e-15
+    assert abs(l1) <= 1.0
+    assert l2 <= abs(l1) * (1 + 1e-12) and abs(l1) <= l0 * (1 + 1e-12) + 1e-300
+    if z > -700:
+        assert l0 <= np.exp(-z) * (1 + 1e-12)
+
+
+@given(T=st.integers(2, 12), zeta=st.floats(0.05, 1.0), S=st.floats(0.1, 5.0), n=st.integers(1, 20),
+       variant=st.sampled_from(["O", "A"]), seed=st.integers(0, 1000))  # fmt: skip
+def test_mixture_samples(T: int, zeta: float, S: float, n: int, variant: str, seed: int) -> None:
+    mix = Mixture(T=T, d=8, zeta=zeta, S=S, sigma=0.0, M=4, variant=variant)
+    X, y, rel = mix.sample(np.random.default_rng(seed), n)
+    assert X.shape == (n, T, 8) and set(np.unique(y)) <= {-1.0, 1.0}
+    assert np.all(rel.sum(axis=1) == mix.m_r)
+    np.testing.assert_allclose(np.linalg.norm(X, axis=-1), S)
+    mu_p, mu_m, _ = mix.means()
+    want = np.where(y[:, None, None] > 0, mu_p, mu_m)
+    np.testing.assert_allclose(np.where(rel[..., None], X, want), np.broadcast_to(want, X.shape))
+    assert token_radius(X) == pytest.approx(S)
+
+
+def test_svm_margin_known_cases() -> None:
+    m = svm_margin(np.array([[1.0, 0.0], [0.0, 1.0]]))
+    assert m.gamma == pytest.approx(1 / np.sqrt(2), rel=1e-9) and m.separable
+    assert not svm_margin(np.array([[1.0, 0.0], [-1.0, 0.0]])).separable
+
+
+def test_gd_decreases_loss_and_snapshots() -> None:
+    pr = E.make_problem(np.random.default_rng(0), np.random.default_rng(1), n=10, H=2)
+    traj, snaps = E.run_gd(pr.params0, pr.X, pr.y, 1.0, 20, snapshots=(0, 20))
+    assert np.all(np.diff(traj.loss) <= 0) and set(snaps) == {0, 20}
+    np.testing.assert_array_equal(snaps[20]["U"], traj.params["U"])
+
+
+# -------------------------------------------------------------------------------------------------
+# bad input
+# -------------------------------------------------------------------------------------------------
+
+
+def test_bad_inputs_raise() -> None:
+    params, X, y = _case(2, 3, 2, 4, 1.0, 1.0, 0)
+    with pytest.raises(ValueError, match="'U' and 'W'"):
+        M.phi({"U": params["U"]}, X)
+    with pytest.raises(ValueError, match="params\\['W'\\]"):
+        M.phi({"U": params["U"], "W": np.zeros((2, 3, 3))}, X)
+    with pytest.raises(ValueError, match="X"):
+        M.phi(params, np.zeros((4, 3, 5)))
+    with pytest.raises(ValueError, match="finite"):
+        M.phi(params, np.full((4, 3, 2), np.nan))
+    with pytest.raises(ValueError, match="y"):
+        M.loss(params, X, y[:2])
+    with pytest.raises(ValueError, match="\\+-1"):
+        M.loss(params, X, 0.5 * y)
+    with pytest.raises(ValueError, match="loss_name"):
+        M.loss(params, X, y, loss_name="hinge")
+    with pytest.raises(ValueError, match="even H"):
+        M.init_params(np.random.default_rng(0), 3, 2, 2)
+    with pytest.raises(TypeError, match="H"):
+        M.init_params(np.random.default_rng(0), 2.0, 2, 2)
+    with pytest.raises(ValueError, match="directions"):
+        M.phi_hvp(params, X, {"U": np.zeros((1, 2, 3)), "W": np.zeros((2, 2, 2))})
+    with pytest.raises(ValueError, match="variant"):
+        Mixture(variant="B")
+    with pytest.raises(ValueError, match="needs d >= 6"):
+        Mixture(d=5, M=4, variant="O")
+    with pytest.raises(ValueError, match="zeta"):
+        Mixture(zeta=0.0)
+    with pytest.raises(ValueError, match="last axis"):
+        M.unpack(np.zeros(5), 2, 3, 2)
