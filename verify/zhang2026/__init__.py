@@ -1,0 +1,1 @@
+"""Zhang, Zhao, Gu, Cao (ICLR 2026): position-only attention learning bilinear teachers."""

@@ -112,9 +112,14 @@ def is_uniform_teacher(S: np.ndarray, K: int) -> bool:
 def input_moments(kind: str) -> tuple[float, float]:
     """(mean, variance) of one entry of X for each input distribution."""
     check_choice("kind", kind, INPUTS)
-    return {"gaussian": (0.0, 1.0), "t5": (0.0, 1.0), "gumbel": (0.0, 1.0),
-            "gumbel_raw": (float(np.euler_gamma), math.pi**2 / 6), "exp": (1.0, 1.0),
-            "exp_centred": (0.0, 1.0)}[kind]
+    return {
+        "gaussian": (0.0, 1.0),
+        "t5": (0.0, 1.0),
+        "gumbel": (0.0, 1.0),
+        "gumbel_raw": (float(np.euler_gamma), math.pi**2 / 6),
+        "exp": (1.0, 1.0),
+        "exp_centred": (0.0, 1.0),
+    }[kind]
 
 
 def sample_inputs(kind: str, n: int, d: int, D: int, rng: np.random.Generator) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""Reference model of Zhang, Zhao, Gu, Cao (ICLR 2026): position-only attention learning f*(X) = sigma(V* X S*).
+"""Reference model of Zhang, Zhao, Gu, Cao (ICLR 2026): position-only attention, f*(X) = sigma(V* X S*).
 
 Shapes (spec §1-§3): X (d, D) tokens as columns; V* (M, d); S* (D, D) with column i supported on G_i;
 P (D, D) orthogonal; W_KQ (D, D); W_V (M, d). Logits ``Lam = P^T W_KQ P / sqrt(D)`` (key j, query i),
@@ -10,14 +10,15 @@ Population losses with hand-derived gradients (never autodiff):
 * :func:`linear_loss_grad` -- sigma = id, iid entries of mean ``mu`` and variance ``sx2`` (spec §4.1-4.2);
   only second moments enter, so Gaussian, t, Gumbel and exponential inputs give the same formula.
 * :func:`dual_loss_grad` -- ReLU (``alpha = 0``) / leaky ReLU, Gaussian inputs, arc-cosine (dual-kernel)
-  closed form of spec §4.3. It is not differentiable at ``W_V = 0``; :func:`zero_init_step_dual` is the
-  first step with the convention sigma'(0) := 1 (Stein's lemma).
+  closed form of spec §4.3. It is not differentiable at ``W_V = 0``; there :func:`zero_init_grad_dual`
+  gives the gradient with a stated convention sigma'(0) (Stein's lemma).
 * :func:`scalar_run` -- the 2-scalar recursion (C1, g) of spec §4.4 for uniform-K teachers, simplified
   (derivation in the docstring), and its extension to leaky ReLU / ReLU through the dual kernel.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -103,9 +104,9 @@ def linear_loss_grad(
     + mu^2/2 ||V 1_d (1^T S) - W_V 1_d 1^T||^2``. Returns (excess, {"W_V": (M, d), "W_KQ": (D, D)}).
     """
     A = attention(W_KQ, P)
-    vw, sa = float(np.sum(V * W_V)), float(np.sum(S * A))
-    vv, ww = float(np.sum(V * V)), float(np.sum(W_V * W_V))
-    ss, aa = float(np.sum(S * S)), float(np.sum(A * A))
+    vw, sa = float(np.vdot(V, W_V)), float(np.vdot(S, A))
+    vv, ww = float(np.vdot(V, V)), float(np.vdot(W_V, W_V))
+    ss, aa = float(np.vdot(S, S)), float(np.vdot(A, A))
     loss = 0.5 * sx2 * (vv * ss - 2.0 * vw * sa + ww * aa)
     g_v = sx2 * (aa * W_V - sa * V)
     g_a = sx2 * (ww * A - vw * S)
@@ -117,6 +118,17 @@ def linear_loss_grad(
         g_v = g_v - mu * mu * np.outer(R.sum(axis=1), np.ones(W_V.shape[1]))
         g_a = g_a - mu * mu * np.outer(np.ones(A.shape[0]), w @ R)
     return loss, {"W_V": g_v, "W_KQ": kq_backward(A, g_a, P)}
+
+
+def linear_excess_residual(
+    W_V: np.ndarray, A: np.ndarray, V: np.ndarray, S: np.ndarray, sx2: float = 1.0
+) -> float:
+    """Cancellation-free linear excess 1/2 sx2 ||V* (x) S* - W_V (x) A||_F^2 (Kronecker form; small sizes).
+
+    Equal to the closed form of :func:`linear_loss_grad` (mu = 0) but accurate to relative round-off
+    even when the excess is 1e-20 of the loss scale.
+    """
+    return 0.5 * sx2 * float(np.sum((np.kron(V, S) - np.kron(W_V, A)) ** 2))
 
 
 # --------------------------------------------------------------------------------------- (leaky) ReLU
@@ -150,8 +162,10 @@ def dual_loss_grad(
     Needs every row of W_V nonzero (the closed form is not differentiable at W_V = 0).
     """
     if np.any(np.sum(W_V * W_V, axis=1) == 0.0):
-        raise ValueError("W_V has a zero row: the dual-kernel loss is not differentiable there; "
-                         "use zero_init_step_dual for the first step")
+        raise ValueError(
+            "W_V has a zero row: the dual-kernel loss is not differentiable there; "
+            "use zero_init_grad_dual at W_V = 0"
+        )
     A = attention(W_KQ, P)
     b1, b2, gam = (1 + alpha) ** 2 / 4, (1 - alpha) ** 2 / 4, (1 + alpha * alpha) / 2
     a, b, c, root, asin = _dual_terms(W_V, A, V, S, sx2)
@@ -166,24 +180,27 @@ def dual_loss_grad(
     return loss, {"W_V": g_v, "W_KQ": kq_backward(A, g_a, P)}
 
 
-def dual_loss(W_V: np.ndarray, A: np.ndarray, V: np.ndarray, S: np.ndarray, alpha: float,
-              sx2: float = 1.0) -> float:
+def dual_loss(
+    W_V: np.ndarray, A: np.ndarray, V: np.ndarray, S: np.ndarray, alpha: float, sx2: float = 1.0
+) -> float:
     """The dual-kernel excess loss at a given attention matrix A (also valid at W_V = 0)."""
     b1, b2, gam = (1 + alpha) ** 2 / 4, (1 - alpha) ** 2 / 4, (1 + alpha * alpha) / 2
     a, b, c, root, asin = _dual_terms(W_V, A, V, S, sx2)
     return float(np.sum(0.5 * gam * (a + b) - b1 * c - b2 * (2 / np.pi) * (root + c * asin)))
 
 
-def zero_init_grad_dual(P: np.ndarray, V: np.ndarray, S: np.ndarray, act: Act, sx2: float = 1.0) -> Params:
-    """Population gradient at W_V = 0, W_KQ = 0 with the convention sigma'(0) := ``act.dprime0``.
+def zero_init_grad_dual(
+    W_KQ: np.ndarray, P: np.ndarray, V: np.ndarray, S: np.ndarray, act: Act, sx2: float = 1.0
+) -> Params:
+    """Population gradient at W_V = 0 (any W_KQ) with the convention sigma'(0) := ``act.dprime0``.
 
-    H = 0, so grad_{W_V} = -sigma'(0) E[sigma(V X S) A^T X^T] = -sigma'(0) E[sigma'(y)] sx2 <S, A> V
+    H = 0, so grad_{W_V} = -sigma'(0) E[sigma(V X S) A^T X^T] = -sigma'(0) E[sigma'(y)] sx2 <S, A> V*
     (Stein's lemma; E sigma'(y) = (1 + slope)/2) and grad_{W_KQ} = 0 (it carries a factor W_V).
     """
-    A = attention(np.zeros_like(P), P)
+    A = attention(W_KQ, P)
     e_prime = 1.0 if act.name == "linear" else (1.0 + act.slope) / 2
-    g_v = -act.dprime0 * e_prime * sx2 * float(np.sum(S * A)) * V
-    return {"W_V": g_v, "W_KQ": np.zeros_like(P)}
+    g_v = -act.dprime0 * e_prime * sx2 * float(np.vdot(S, A)) * V
+    return {"W_V": g_v, "W_KQ": np.zeros_like(W_KQ)}
 
 
 # --------------------------------------------------------------------------------------- Monte Carlo
@@ -191,8 +208,8 @@ def mc_excess(
     W_V: np.ndarray, A: np.ndarray, V: np.ndarray, S: np.ndarray, act: Act, X: np.ndarray
 ) -> tuple[float, float]:
     """Monte Carlo excess loss and its standard error over samples X (N, d, D), noise-free labels."""
-    Y = act(np.einsum("md,ndk,kj->nmj", V, X, S, optimize=True))
-    H = act(np.einsum("md,ndk,kj->nmj", W_V, X, A, optimize=True))
+    Y = act(np.matmul(V, X) @ S)
+    H = act(np.matmul(W_V, X) @ A)
     per = 0.5 * np.sum((Y - H) ** 2, axis=(1, 2))
     return float(per.mean()), float(per.std(ddof=1) / math.sqrt(per.size))
 
@@ -202,19 +219,45 @@ def mc_loss_grad(
 ) -> tuple[float, Params]:
     """Empirical loss 1/(2N) sum ||Y_n - sigma(W_V X_n A)||^2 and its hand gradients.
 
-    X (N, d, D), Y (N, M, D). grad_{W_V} = -mean (R * sigma'(H)) A^T X^T, grad_A = -mean X^T W_V^T (R * sigma'(H)).
+    X (N, d, D), Y (N, M, D). grad_{W_V} = -mean (R * sigma'(H)) A^T X^T,
+    grad_A = -mean X^T W_V^T (R * sigma'(H)).
     """
     A = attention(W_KQ, P)
-    XA = np.einsum("ndk,kj->ndj", X, A, optimize=True)
-    H = np.einsum("md,ndj->nmj", W_V, XA, optimize=True)
-    R = Y - act(H)
-    N = X.shape[0]
-    loss = 0.5 * float(np.sum(R * R)) / N
+    N, d, D = X.shape
+    XA = (X.reshape(N * d, D) @ A).reshape(N, d, D)  # one GEMM
+    H = np.tensordot(W_V, XA, axes=(1, 1))  # (M, N, D)
+    R = np.swapaxes(Y, 0, 1) - act(H)
+    loss = 0.5 * float(np.vdot(R, R)) / N
     Rp = R * act.prime(H)
-    g_v = -np.einsum("nmj,ndj->md", Rp, XA, optimize=True) / N
-    WX = np.einsum("md,ndk->nmk", W_V, X, optimize=True)
-    g_a = -np.einsum("nmk,nmj->kj", WX, Rp, optimize=True) / N
+    g_v = -np.tensordot(Rp, XA, axes=([1, 2], [0, 2])) / N  # (M, d)
+    WX = np.tensordot(W_V, X, axes=(1, 1))  # (M, N, D)
+    g_a = -np.tensordot(WX, Rp, axes=([0, 1], [0, 1])) / N  # (D, D)
     return loss, {"W_V": g_v, "W_KQ": kq_backward(A, g_a, P)}
+
+
+def full_tf_loss_grad(
+    W_V: np.ndarray, W_KQ: np.ndarray, P: np.ndarray, X: np.ndarray, Y: np.ndarray, act: Act
+) -> tuple[float, Params]:
+    """Full one-layer TF on Z = [X; P] (spec §7 ablation): empirical loss and hand gradients.
+
+    X (N, d, D), Y (N, M, D), W_V (M, d+D), W_KQ (d+D, d+D). Per sample Lam_n = Z_n^T W_KQ Z_n / sqrt(D),
+    A_n = column-softmax(Lam_n) (input-dependent), H_n = W_V Z_n A_n; grad_{W_V} = -mean Rp_n (Z_n A_n)^T,
+    grad_{A_n} = -(W_V Z_n)^T Rp_n, grad_{W_KQ} = mean Z_n grad_{Lam_n} Z_n^T / sqrt(D), Rp = R * sigma'(H).
+    """
+    N, _, D = X.shape
+    Z = np.concatenate([X, np.broadcast_to(P, (N, D, D))], axis=1)  # (N, d+D, D)
+    Zt = np.swapaxes(Z, 1, 2)
+    A = softmax(Zt @ W_KQ @ Z / math.sqrt(D), axis=-2)  # (N, D, D)
+    ZA = Z @ A
+    H = np.matmul(W_V, ZA)  # (N, M, D)
+    R = Y - act(H)
+    loss = 0.5 * float(np.vdot(R, R)) / N
+    Rp = R * act.prime(H)
+    g_v = -np.tensordot(Rp, ZA, axes=([0, 2], [0, 2])) / N
+    G_A = -np.swapaxes(np.matmul(W_V, Z), 1, 2) @ Rp
+    G_L = softmax_vjp(A, G_A, axis=-2)
+    g_w = np.tensordot(Z @ G_L, Z, axes=([0, 2], [0, 2])) / (N * math.sqrt(D))
+    return loss, {"W_V": g_v, "W_KQ": g_w}
 
 
 # --------------------------------------------------------------------------------------- population GD
@@ -229,7 +272,14 @@ def population_loss_grad(
         return lambda th: linear_loss_grad(th["W_V"], th["W_KQ"], P, V, S, sx2, mu)
     if mu != 0.0:
         raise ValueError("the dual-kernel closed form needs centred Gaussian inputs (mu = 0)")
-    return lambda th: dual_loss_grad(th["W_V"], th["W_KQ"], P, V, S, act.slope, sx2)
+
+    def lg(th: Params) -> tuple[float, Params]:
+        if not np.any(th["W_V"]):  # the zero init: gradient by the sigma'(0) convention
+            loss = dual_loss(th["W_V"], attention(th["W_KQ"], P), V, S, act.slope, sx2)
+            return loss, zero_init_grad_dual(th["W_KQ"], P, V, S, act, sx2)
+        return dual_loss_grad(th["W_V"], th["W_KQ"], P, V, S, act.slope, sx2)
+
+    return lg
 
 
 @dataclass
@@ -262,7 +312,7 @@ def population_gd(
     """Full-matrix GD on the population loss from W_V = 0, W_KQ = 0 (both blocks step ``eta``).
 
     times: increasing step counts >= 0 at which to store the parameters. For a nonlinear ``act`` the
-    first step uses :func:`zero_init_grad_dual` (sigma'(0) convention), later steps the closed form.
+    step from W_V = 0 uses :func:`zero_init_grad_dual` (sigma'(0) convention), later steps the closed form.
     """
     act = act or Act("linear")
     eta = check_positive("eta", eta)
@@ -272,35 +322,24 @@ def population_gd(
     if S.shape != (D, D) or P.shape != (D, D):
         raise ValueError(f"S and P must be (D, D) with D = {D}, got {S.shape}, {P.shape}")
     ts = [check_int("time", int(t), low=0) for t in times]
-    if any(b <= a for a, b in zip(ts, ts[1:], strict=False)):
+    if any(b <= a for a, b in itertools.pairwise(ts)):
         raise ValueError("times must be strictly increasing")
     lg = population_loss_grad(V, S, P, act, sx2, mu)
     theta: Params = {"W_V": np.zeros_like(V), "W_KQ": np.zeros((D, D))}
     t_now, losses, stopped = 0, [], None
     out_wv, out_kq, out_ex = [], [], []
-    if act.name != "linear" and ts[-1] >= 1:
-        # step 0 -> 1 with the sigma'(0) convention (the closed form is singular at W_V = 0)
-        g = zero_init_grad_dual(P, V, S, act, sx2)
-        losses.append(dual_loss(theta["W_V"], attention(theta["W_KQ"], P), V, S, act.slope, sx2))
-        if ts[0] == 0:
-            out_wv.append(theta["W_V"].copy())
-            out_kq.append(theta["W_KQ"].copy())
-            out_ex.append(losses[0])
-        theta = {k: theta[k] - eta * g[k] for k in theta}
-        t_now = 1
     for t in ts:
-        if t < t_now:
-            continue
+        ex = float("nan")
         if stopped is None:
             tr: Trajectory = gradient_descent(theta, lg, eta, t - t_now)
-            if tr.stopped is not None:
-                stopped = tr.stopped
             theta = tr.params
-            losses.extend(tr.loss[:-1].tolist() if t > t_now else [])
-            ex = float(tr.loss[-1]) if tr.loss.size else float("nan")
+            if tr.stopped is not None:
+                stopped = f"{tr.stopped} (segment starting at t = {t_now})"
+                losses.extend(tr.loss.tolist())
+            else:
+                losses.extend(tr.loss[:-1].tolist())
+                ex = float(tr.loss[-1])
             t_now = t
-        else:
-            ex = float("nan")
         out_wv.append(theta["W_V"].copy())
         out_kq.append(theta["W_KQ"].copy())
         out_ex.append(ex)
@@ -308,8 +347,7 @@ def population_gd(
         losses.append(out_ex[-1])
     W_KQ = np.array(out_kq)
     A = softmax(np.einsum("ji,tjk,kl->til", P, W_KQ, P) / math.sqrt(D), axis=-2)
-    return Run(np.array(ts[-len(out_ex):]), np.array(out_ex), np.array(out_wv), W_KQ, A,
-               np.array(losses), stopped)
+    return Run(np.array(ts), np.array(out_ex), np.array(out_wv), W_KQ, A, np.array(losses), stopped)
 
 
 # --------------------------------------------------------------------------------------- scalar reduction
@@ -341,8 +379,9 @@ def kernel_coefs(act: Act) -> tuple[float, float, float]:
     return (1 + al * al) / 2, (1 + al) ** 2 / 4, (1 - al) ** 2 / 4
 
 
-def scalar_excess(C1: float, g: float, D: int, K: int, sx2: float, v2: float,
-                  act: Act | None = None) -> float:
+def scalar_excess(
+    C1: float, g: float, D: int, K: int, sx2: float, v2: float, act: Act | None = None
+) -> float:
     """Excess loss at W_V = C1 V*, two-level attention with gap g (uniform-K S*):
     D ||V*||^2 sx2 [gamma/2 (C1^2 |a|^2 + 1/K) - beta1 C1 u - beta2 (2/pi) C1 J(|a|^2, 1/K, u)]."""
     gam, b1, b2 = kernel_coefs(act or Act("linear"))
@@ -356,7 +395,12 @@ def scalar_excess(C1: float, g: float, D: int, K: int, sx2: float, v2: float,
 
 
 def scalar_run(
-    D: int, K: int, eta: float, times: Sequence[int], sx2: float = 1.0, v2: float = 1.0,
+    D: int,
+    K: int,
+    eta: float,
+    times: Sequence[int],
+    sx2: float = 1.0,
+    v2: float = 1.0,
     act: Act | None = None,
 ) -> ScalarRun:
     """Uniform-K S*, Gaussian inputs: iterate (C1, g) from zero init, sampling at ``times``.
@@ -376,7 +420,7 @@ def scalar_run(
     eta, sx2, v2 = check_positive("eta", eta), check_positive("sx2", sx2), check_positive("v2", v2)
     act = act or Act("linear")
     ts = [check_int("time", int(t), low=0) for t in times]
-    if any(b <= a for a, b in zip(ts, ts[1:], strict=False)):
+    if any(b <= a for a, b in itertools.pairwise(ts)):
         raise ValueError("times must be strictly increasing")
     gam, b1, b2 = kernel_coefs(act)
     b2p = b2 * 2 / math.pi
@@ -419,12 +463,111 @@ def scalar_run(
     return ScalarRun(np.array(ts, dtype=np.float64), arr[:, 0], arr[:, 1], arr[:, 2], arr[:, 3])
 
 
+def scalar_run_mean(
+    V: np.ndarray, D: int, K: int, eta: float, times: Sequence[int], sx2: float = 1.0, mu: float = 0.0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Linear sigma, uniform-K S*, iid entries of mean ``mu`` and variance ``sx2`` (raw Gumbel, Exp(1)):
+    W_V = alpha V* + beta V* 1 1^T stays in this 2-dimensional span (the mean term of
+    :func:`linear_loss_grad` is -mu^2 D (V* - W_V) 1 1^T) and the attention keeps two levels with gap g:
+
+        alpha <- alpha - eta sx2 D (|a|^2 alpha - u),
+        beta  <- beta - eta (sx2 D |a|^2 beta - mu^2 D (1 - alpha - beta d)),
+        g     <- g - eta u v sx2 (|W_V|^2 (u - v) - <V*, W_V> / K).
+
+    Returns (excess, alpha, beta, g) at ``times``; the Lemma C.2 residual is |beta| ||V* 1 1^T|| / ||W_V||."""
+    V = check_array("V", V, ndim=2)
+    D, K = check_int("D", D, low=2), check_int("K", K, low=1)
+    if K >= D:
+        raise ValueError(f"K must lie in [1, D-1], got K={K}, D={D}")
+    eta, sx2, mu = check_positive("eta", eta), check_positive("sx2", sx2), check_real("mu", mu)
+    ts = [check_int("time", int(t), low=0) for t in times]
+    if any(b <= a for a, b in itertools.pairwise(ts)):
+        raise ValueError("times must be strictly increasing")
+    d = V.shape[1]
+    vv, w1 = float(np.vdot(V, V)), float(np.sum(V.sum(axis=1) ** 2))
+    DmK, invK, m2D, exp = float(D - K), 1.0 / K, mu * mu * D, math.exp
+    al = be = g = 0.0
+    t_now, out = 0, []
+    for t in ts:
+        for _ in range(t - t_now):
+            e = exp(g)
+            den = K * e + DmK
+            u = e / den
+            v = 1.0 / den
+            na2 = K * u * u + DmK * v * v
+            ww = al * al * vv + 2.0 * al * be * w1 + be * be * d * w1
+            vw = al * vv + be * w1
+            gd = sx2 * (ww * (u - v) - vw * invK)
+            al, be = (
+                al - eta * sx2 * D * (na2 * al - u),
+                be - eta * (sx2 * D * na2 * be - m2D * (1.0 - al - be * d)),
+            )
+            g = g - eta * u * v * gd
+        t_now = t
+        u, v = scalar_state(g, D, K)
+        na2 = K * u * u + DmK * v * v
+        ww = al * al * vv + 2.0 * al * be * w1 + be * be * d * w1
+        vw = al * vv + be * w1
+        ex = 0.5 * sx2 * D * (vv * invK - 2.0 * vw * u + ww * na2)
+        ex += 0.5 * m2D * (1.0 - al - be * d) ** 2 * w1
+        out.append((ex, al, be, g))
+    arr = np.array(out, dtype=np.float64).reshape(-1, 4)
+    return arr[:, 0], arr[:, 1], arr[:, 2], arr[:, 3]
+
+
 def two_level_attention(g: float, S: np.ndarray) -> np.ndarray:
     """The attention of the scalar reduction mapped onto S*'s support: a_on on supp(S*), a_off elsewhere."""
     D = S.shape[0]
     K = int(np.count_nonzero(S[:, 0]))
     u, v = scalar_state(g, D, K)
     return np.where(S > 0, u, v)
+
+
+def circulant_run(
+    s_col: np.ndarray, V: np.ndarray, eta: float, times: Sequence[int], sx2: float = 1.0, mu: float = 0.0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Linear sigma, circulant column-stochastic S* (column i = column 0 shifted by i), iid entries of mean
+    ``mu`` and variance ``sx2``: every column of A stays the shift of one column a = softmax(lam). Iterates
+    (W_V (M, d), lam (D,)) from zero init with the gradients of :func:`linear_loss_grad` restricted to
+    this symmetric set: grad W_V = sx2 D (|a|^2 W_V - <s, a> V*) - mu^2 D (V* - W_V) 1 1^T,
+    lam <- lam - (eta/D) a * (G - <a, G>), G = sx2 (|W_V|^2 a - <V*, W_V> s) (the mean term's
+    attention gradient is constant in each column and cancels in the softmax).
+    Returns (excess (n_t,), W_V (n_t, M, d), a (n_t, D)) at ``times``."""
+    s = check_array("s_col", s_col, ndim=1)
+    V = check_array("V", V, ndim=2)
+    if not abs(s.sum() - 1.0) < 1e-12:
+        raise ValueError(f"s_col must sum to 1 (column-stochastic S*), got {s.sum()}")
+    D = s.size
+    eta, sx2 = check_positive("eta", eta), check_positive("sx2", sx2)
+    mu = check_real("mu", mu)
+    ts = [check_int("time", int(t), low=0) for t in times]
+    if any(b <= a for a, b in itertools.pairwise(ts)):
+        raise ValueError("times must be strictly increasing")
+    W, lam, t_now = np.zeros_like(V), np.zeros(D), 0
+    vv, ss, ones_d = float(np.vdot(V, V)), float(s @ s), np.ones(V.shape[1])
+    out_e, out_w, out_a = [], [], []
+    es, el, em = eta * sx2 * D, eta * sx2 / D, eta * mu * mu * D
+    for t in ts:
+        for _ in range(t - t_now):
+            z = np.exp(lam - lam.max())
+            a = z / z.sum()
+            G = float(np.vdot(W, W)) * a - float(np.vdot(V, W)) * s
+            gl = a * (G - a @ G)
+            step = es * ((a @ a) * W - (s @ a) * V)
+            if mu:
+                step = step - em * (V - W).sum(axis=1, keepdims=True)
+            W = W - step
+            lam = lam - el * gl
+        t_now = t
+        z = np.exp(lam - lam.max())
+        a = z / z.sum()
+        vw, ww = float(np.sum(V * W)), float(np.sum(W * W))
+        ex = 0.5 * sx2 * D * (vv * ss - 2 * vw * float(s @ a) + ww * float(a @ a))
+        ex += 0.5 * mu * mu * D * float(np.sum(((V - W) @ ones_d) ** 2))
+        out_e.append(ex)
+        out_w.append(W.copy())
+        out_a.append(a)
+    return np.array(out_e), np.array(out_w), np.array(out_a)
 
 
 def scalar_from_matrix(W_KQ: np.ndarray, P: np.ndarray, S: np.ndarray) -> tuple[float, float, float]:

@@ -1,0 +1,305 @@
+"""Unit tests of the zhang2026 reference model: hand gradients, reductions, invariances, bad inputs."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from verify.numerics.gradcheck import check_grad as _check_grad
+from verify.zhang2026 import data as Da
+from verify.zhang2026 import model as Mo
+
+LEAKY = Mo.Act("leaky", 0.1)
+
+sizes = st.tuples(st.integers(3, 9), st.integers(1, 3), st.integers(1, 3), st.integers(0, 2**31 - 1))
+
+
+def check_grad(f, th, grad):
+    """check_grad with the absolute floor scaled to the loss: central differences of a loss of size |f|
+    carry round-off ~1e-16 |f| / eps."""
+    return _check_grad(f, th, grad, eps=1e-5, atol=1e-9 * max(1.0, abs(f(th))))
+
+
+def _setup(D: int, M: int, d: int, seed: int, K: int | None = None):
+    rng = np.random.default_rng(seed)
+    K = K if K is not None else max(1, D // 3)
+    S = Da.s_circulant(D, K)
+    V = Da.random_v(M, d, rng, 1.0 + 2.0 * rng.random())
+    P = Mo.random_orthogonal(D, rng)
+    th = {"W_V": rng.standard_normal((M, d)), "W_KQ": rng.standard_normal((D, D))}
+    return rng, S, V, P, th
+
+
+@given(sizes, st.floats(0.3, 2.0), st.floats(-1.0, 1.0))
+def test_linear_gradient(sz, sx2, mu) -> None:
+    D, M, d, seed = sz
+    _, S, V, P, th = _setup(D, M, d, seed)
+
+    def f(t):
+        return Mo.linear_loss_grad(t["W_V"], t["W_KQ"], P, V, S, sx2, mu)[0]
+
+    rep = check_grad(f, th, Mo.linear_loss_grad(th["W_V"], th["W_KQ"], P, V, S, sx2, mu)[1])
+    assert rep.ok, rep.summary()
+
+
+@given(sizes, st.floats(0.0, 0.9), st.floats(0.3, 2.0))
+def test_dual_kernel_gradient(sz, alpha, sx2) -> None:
+    D, M, d, seed = sz
+    _, S, V, P, th = _setup(D, M, d, seed)
+
+    def f(t):
+        return Mo.dual_loss_grad(t["W_V"], t["W_KQ"], P, V, S, alpha, sx2)[0]
+
+    rep = check_grad(f, th, Mo.dual_loss_grad(th["W_V"], th["W_KQ"], P, V, S, alpha, sx2)[1])
+    assert rep.ok, rep.summary()
+
+
+@given(st.tuples(st.integers(3, 6), st.integers(1, 2), st.integers(1, 3), st.integers(0, 2**31 - 1)))
+def test_empirical_gradient(sz) -> None:
+    D, M, d, seed = sz
+    rng, S, V, P, th = _setup(D, M, d, seed)
+    X = rng.standard_normal((50, d, D))
+    Y = LEAKY(np.matmul(V, X) @ S) + 0.1 * rng.standard_normal((50, M, D))
+
+    def f(t):
+        return Mo.mc_loss_grad(t["W_V"], t["W_KQ"], P, X, Y, LEAKY)[0]
+
+    rep = check_grad(f, th, Mo.mc_loss_grad(th["W_V"], th["W_KQ"], P, X, Y, LEAKY)[1])
+    assert rep.ok, rep.summary()
+
+
+def test_dual_kernel_matches_linear_when_alpha_is_one() -> None:
+    _, S, V, P, th = _setup(6, 2, 3, 0)
+    lin = Mo.linear_loss_grad(th["W_V"], th["W_KQ"], P, V, S)
+    dual = Mo.dual_loss_grad(th["W_V"], th["W_KQ"], P, V, S, 1.0)
+    assert math.isclose(lin[0], dual[0], rel_tol=1e-12)
+    for k in lin[1]:
+        np.testing.assert_allclose(lin[1][k], dual[1][k], rtol=1e-10, atol=1e-12)
+
+
+def test_kronecker_form_equals_closed_form() -> None:
+    _, S, V, P, th = _setup(7, 2, 3, 1)
+    A = Mo.attention(th["W_KQ"], P)
+    assert math.isclose(
+        Mo.linear_excess_residual(th["W_V"], A, V, S, 1.3),
+        Mo.linear_loss_grad(th["W_V"], th["W_KQ"], P, V, S, 1.3)[0],
+        rel_tol=1e-12,
+    )
+
+
+def test_monte_carlo_matches_closed_form_leaky() -> None:
+    rng, S, V, P, th = _setup(6, 2, 3, 2)
+    A = Mo.attention(th["W_KQ"], P)
+    X = rng.standard_normal((100_000, 3, 6))
+    mc, se = Mo.mc_excess(th["W_V"], A, V, S, LEAKY, X)
+    assert abs(mc - Mo.dual_loss(th["W_V"], A, V, S, 0.1)) < 4 * se
+
+
+@given(
+    st.integers(4, 10),
+    st.integers(1, 3),
+    st.floats(0.02, 0.1),
+    st.floats(0.5, 2.0),
+    st.floats(0.5, 4.0),
+    st.sampled_from(["linear", "leaky", "relu"]),
+    st.integers(0, 2**31 - 1),
+)
+def test_scalar_reduction_equals_full_matrix(D, K, eta, sx2, vnorm, act_name, seed) -> None:
+    K = min(K, D - 1)
+    rng = np.random.default_rng(seed)
+    S, P = Da.s_circulant(D, K), Mo.random_orthogonal(D, rng)
+    V = Da.random_v(2, 3, rng, vnorm)
+    act = Mo.Act(act_name, 0.1)
+    times = [0, 1, 2, 10, 40]
+    full = Mo.population_gd(V, S, P, eta, times, act=act, sx2=sx2)
+    sc = Mo.scalar_run(D, K, eta, times, sx2, vnorm**2, act)
+    np.testing.assert_allclose(full.excess, sc.excess, rtol=1e-10, atol=1e-12)
+    C1 = np.einsum("tmd,md->t", full.W_V, V) / vnorm**2
+    np.testing.assert_allclose(C1, sc.C1, rtol=0, atol=1e-12)
+    g = [Mo.scalar_from_matrix(w, P, S)[2] for w in full.W_KQ[2:]]
+    np.testing.assert_allclose(g, sc.g[2:], rtol=1e-9, atol=1e-13)
+
+
+@given(st.integers(4, 9), st.integers(1, 3), st.integers(0, 2**31 - 1))
+def test_kq_invariant_K_C2_equals_DmK_C3(D, K, seed) -> None:
+    K = min(K, D - 1)
+    rng = np.random.default_rng(seed)
+    S, P, V = Da.s_circulant(D, K), Mo.random_orthogonal(D, rng), Da.random_v(2, 2, rng, 2.0)
+    run = Mo.population_gd(V, S, P, 0.1, [30])
+    C2, C3, _ = Mo.scalar_from_matrix(run.W_KQ[-1], P, S)
+    assert math.isclose(K * C2, (D - K) * C3, rel_tol=1e-10)
+
+
+@given(st.integers(3, 8), st.integers(0, 2**31 - 1), st.sampled_from(["linear", "leaky"]))
+def test_any_orthogonal_P_same_trajectory(D, seed, act_name) -> None:
+    rng = np.random.default_rng(seed)
+    S, V = Da.s_circulant(D, 1 + D // 3), Da.random_v(2, 3, rng, 2.0)
+    act = Mo.Act(act_name, 0.1)
+    r1 = Mo.population_gd(V, S, Mo.random_orthogonal(D, rng), 0.1, [5, 25], act=act)
+    r2 = Mo.population_gd(V, S, Mo.random_orthogonal(D, rng), 0.1, [5, 25], act=act)
+    np.testing.assert_allclose(r1.A, r2.A, atol=1e-12)
+    np.testing.assert_allclose(r1.W_V, r2.W_V, atol=1e-12)
+
+
+@given(st.integers(3, 8), st.integers(0, 2**31 - 1))
+def test_permuting_positions_in_P_and_S(D, seed) -> None:
+    """Relabel positions by a permutation pi: S' = Pi^T S Pi, P' = P Pi gives A'(t) = Pi^T A(t) Pi."""
+    rng = np.random.default_rng(seed)
+    S = Da.s_weighted(D, np.array([0.7, 0.3])) if D > 2 else Da.s_circulant(D, 1)
+    V, P = Da.random_v(2, 3, rng, 2.0), Mo.random_orthogonal(D, rng)
+    Pi = np.eye(D)[:, rng.permutation(D)]
+    r1 = Mo.population_gd(V, S, P, 0.1, [20])
+    r2 = Mo.population_gd(V, Pi.T @ S @ Pi, P @ Pi, 0.1, [20])
+    np.testing.assert_allclose(r2.A[-1], Pi.T @ r1.A[-1] @ Pi, atol=1e-12)
+    np.testing.assert_allclose(r2.W_V, r1.W_V, atol=1e-12)
+
+
+def test_circulant_reduction_matches_full_matrix_with_mean() -> None:
+    rng = np.random.default_rng(0)
+    S, V, P = (
+        Da.s_weighted(8, np.array([0.5, 0.3, 0.2])),
+        Da.random_v(2, 3, rng, 3.0),
+        Mo.random_orthogonal(8, rng),
+    )
+    for mu in (0.0, 0.6):
+        full = Mo.population_gd(V, S, P, 0.05, [0, 3, 60], sx2=1.2, mu=mu)
+        ex, W, a = Mo.circulant_run(S[:, 0], V, 0.05, [0, 3, 60], 1.2, mu)
+        np.testing.assert_allclose(full.excess, ex, rtol=1e-10)
+        np.testing.assert_allclose(full.W_V, W, atol=1e-13)
+        np.testing.assert_allclose(full.A[:, :, 0], a, atol=1e-13)
+
+
+def test_first_steps_linear_and_leaky() -> None:
+    rng = np.random.default_rng(0)
+    S, V, P = Da.s_circulant(8, 2), Da.random_v(2, 3, rng, 2.0), Mo.random_orthogonal(8, rng)
+    lin = Mo.population_gd(V, S, P, 0.1, [1], sx2=1.5)
+    np.testing.assert_allclose(lin.W_V[-1], 0.1 * 1.5 * V, rtol=1e-14)
+    assert np.all(lin.W_KQ[-1] == 0.0)
+    lk = Mo.population_gd(V, S, P, 0.1, [1], act=Mo.Act("leaky", 0.2))
+    np.testing.assert_allclose(lk.W_V[-1], 0.1 * 0.6 * V, rtol=1e-14)
+    dead = Mo.population_gd(V, S, P, 0.1, [3], act=Mo.Act("relu", dprime0=0.0))
+    assert np.all(dead.W_V[-1] == 0.0)  # sigma'(0) = 0: a zero-initialised ReLU student never moves
+
+
+def test_mc_sgd_from_zero_uses_dprime0() -> None:
+    rng = np.random.default_rng(1)
+    S, V, P = Da.s_circulant(6, 2), Da.random_v(2, 3, rng, 2.0), Mo.random_orthogonal(6, rng)
+    X = rng.standard_normal((200, 3, 6))
+    Y = np.maximum(np.matmul(V, X) @ S, 0)
+    z = {"W_V": np.zeros((2, 3)), "W_KQ": np.zeros((6, 6))}
+    g0 = Mo.mc_loss_grad(z["W_V"], z["W_KQ"], P, X, Y, Mo.Act("relu", dprime0=0.0))[1]["W_V"]
+    g1 = Mo.mc_loss_grad(z["W_V"], z["W_KQ"], P, X, Y, Mo.Act("relu", dprime0=1.0))[1]["W_V"]
+    assert np.all(g0 == 0.0) and np.linalg.norm(g1) > 0
+
+
+def test_bad_inputs_raise() -> None:
+    rng = np.random.default_rng(0)
+    S, V, P = Da.s_circulant(6, 2), Da.random_v(2, 3, rng), Mo.random_orthogonal(6, rng)
+    with pytest.raises(ValueError, match="eta"):
+        Mo.population_gd(V, S, P, -0.1, [3])
+    with pytest.raises(ValueError, match="increasing"):
+        Mo.population_gd(V, S, P, 0.1, [3, 2])
+    with pytest.raises(ValueError, match="K must"):
+        Mo.scalar_run(4, 4, 0.1, [3])
+    with pytest.raises(TypeError, match="D"):
+        Mo.scalar_run(4.0, 2, 0.1, [3])
+    with pytest.raises(ValueError, match="activation"):
+        Mo.Act("tanh")
+    with pytest.raises(ValueError, match="zero row"):
+        Mo.dual_loss_grad(np.zeros((2, 3)), np.zeros((6, 6)), P, V, S, 0.1)
+    with pytest.raises(ValueError, match="sum to 1"):
+        Mo.circulant_run(np.array([0.5, 0.2, 0.0]), V, 0.1, [3])
+    with pytest.raises(ValueError, match="S and P"):
+        Mo.population_gd(V, S, np.eye(5), 0.1, [3])
+
+
+def test_divergence_reported_not_nan() -> None:
+    rng = np.random.default_rng(0)
+    S, V, P = Da.s_circulant(6, 2), Da.random_v(2, 3, rng, 2.0), Mo.random_orthogonal(6, rng)
+    with np.errstate(all="ignore"):
+        run = Mo.population_gd(V, S, P, 5.0, [2000])
+    assert run.stopped is not None and "non-finite" in run.stopped
+
+
+@given(
+    st.integers(4, 9),
+    st.integers(1, 3),
+    st.floats(0.2, 1.0),
+    st.floats(0.5, 1.8),
+    st.integers(0, 2**31 - 1),
+)
+def test_mean_reduction_equals_full_matrix(D, K, mu, sx2, seed) -> None:
+    K = min(K, D - 1)
+    rng = np.random.default_rng(seed)
+    S, P, V = Da.s_circulant(D, K), Mo.random_orthogonal(D, rng), Da.random_v(2, 3, rng, 1.5)
+    times = [0, 1, 5, 40]
+    full = Mo.population_gd(V, S, P, 0.02, times, sx2=sx2, mu=mu)
+    ex, al, be, _ = Mo.scalar_run_mean(V, D, K, 0.02, times, sx2, mu)
+    J = V.sum(axis=1, keepdims=True) * np.ones((1, 3))
+    np.testing.assert_allclose(full.excess, ex, rtol=1e-10, atol=1e-13)
+    np.testing.assert_allclose(full.W_V, al[:, None, None] * V + be[:, None, None] * J, atol=1e-12)
+    assert mu == 0 or abs(be[1]) > 0  # the mean term breaks Lemma C.2 alignment at t = 1
+
+
+@given(st.tuples(st.integers(3, 5), st.integers(1, 2), st.integers(1, 3), st.integers(0, 2**31 - 1)))
+def test_full_tf_gradient(sz) -> None:
+    D, M, d, seed = sz
+    rng, S, V, P, _ = _setup(D, M, d, seed)
+    X = rng.standard_normal((20, d, D))
+    Y = LEAKY(np.matmul(V, X) @ S)
+    th = {"W_V": 0.5 * rng.standard_normal((M, d + D)), "W_KQ": 0.5 * rng.standard_normal((d + D, d + D))}
+
+    def f(t):
+        return Mo.full_tf_loss_grad(t["W_V"], t["W_KQ"], P, X, Y, LEAKY)[0]
+
+    rep = check_grad(f, th, Mo.full_tf_loss_grad(th["W_V"], th["W_KQ"], P, X, Y, LEAKY)[1])
+    assert rep.ok, rep.summary()
+
+
+def test_full_tf_reduces_to_position_only_model() -> None:
+    """W_V = [W, 0] and W_KQ = [[0, 0], [0, W_pp]] give the position-only student exactly."""
+    rng, S, V, P, th = _setup(6, 2, 3, 4)
+    X = rng.standard_normal((30, 3, 6))
+    Y = np.matmul(V, X) @ S
+    Wv = np.concatenate([th["W_V"], np.zeros((2, 6))], axis=1)
+    Wk = np.zeros((9, 9))
+    Wk[3:, 3:] = th["W_KQ"]
+    lf, gf = Mo.full_tf_loss_grad(Wv, Wk, P, X, Y, Mo.Act("linear"))
+    lp, gp = Mo.mc_loss_grad(th["W_V"], th["W_KQ"], P, X, Y, Mo.Act("linear"))
+    assert math.isclose(lf, lp, rel_tol=1e-12)
+    np.testing.assert_allclose(gf["W_V"][:, :3], gp["W_V"], rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(gf["W_KQ"][3:, 3:], gp["W_KQ"], rtol=1e-10, atol=1e-12)
+
+
+@given(
+    st.sampled_from(
+        [
+            ("conv_pool", 16, 4),
+            ("conv_pool", 36, 9),
+            ("gcn_cycle", 7, 3),
+            ("gcn_cycle", 9, 5),
+            ("selection", 6, 2),
+            ("group_sparse", 5, 1),
+            ("circulant", 7, 3),
+        ]
+    ),
+    st.sampled_from(["linear", "leaky"]),
+    st.floats(0.02, 0.1),
+    st.integers(0, 2**31 - 1),
+)
+def test_teacher_family_reduces_to_scalars(case, act_name, eta, seed) -> None:
+    """Every uniform-K teacher of the class follows the (C1, g) recursion, whatever its support pattern."""
+    name, D, K = case
+    rng = np.random.default_rng(seed)
+    S = Da.example(name, D, K)
+    V, P = Da.random_v(2, 3, rng, 3.0), Mo.random_orthogonal(D, rng)
+    act = Mo.Act(act_name, 0.1)
+    full = Mo.population_gd(V, S, P, eta, [1, 7, 30], act=act)
+    sc = Mo.scalar_run(D, K, eta, [1, 7, 30], 1.0, 9.0, act)
+    A = np.array([Mo.two_level_attention(g, S) for g in sc.g])
+    np.testing.assert_allclose(full.A, A, atol=1e-13)
+    np.testing.assert_allclose(full.W_V, sc.C1[:, None, None] * V, atol=1e-12)
