@@ -205,3 +205,23 @@ def test_mp_helpers_keep_extreme_magnitudes() -> None:
         to_float(mpmath.mpf("1e400"))
     with pytest.raises(ValueError, match="positive"):
         log10(0.0)
+
+
+def test_multi_condition_claims_hold_only_when_every_condition_holds() -> None:
+    from verify.core.conditions import Conditions
+
+    c = Conditions()
+    c.window("slope", -0.98, -1.05, -0.95)
+    c.tol("residual", 1e-14, 1e-12)
+    c.atleast("margin", 2.0, 1.0)
+    c.exact("rank", True)
+    v, slack, _ = judge(Kind.UPPER, c.evidence())
+    assert v == Verdict.HOLDS and slack == pytest.approx(-np.log10(0.6))
+    c.window("second slope", -0.9, -1.05, -0.95)
+    v, _, notes = judge(Kind.UPPER, c.evidence(notes=["context"]))
+    assert v == Verdict.VIOLATED
+    c2 = Conditions()
+    c2.exact("rank", False)
+    assert judge(Kind.UPPER, c2.evidence())[0] == Verdict.VIOLATED
+    with pytest.raises(ValueError, match="at least one condition"):
+        Conditions().evidence()

@@ -6,10 +6,9 @@ reduction (C1, g), which ``zhang2026.scalar_reduction`` and ``zhang2026.examples
 full-matrix GD.
 
 Multi-part pass rules. Several spec claims list more than one pass condition (a slope window AND a
-constant AND a max-entry bound ...). Such claims are ``upper`` claims with theory 1 and measured the
-*worst normalised violation* r = max_k r_k, where r_k = |x_k - centre_k| / half-width_k for a window
-condition and x_k / tol_k for a tolerance; every r_k is listed in the notes. The verdict is the shared
-upper-bound rule (holds iff every condition holds); the slack is the margin of the tightest condition.
+constant AND a max-entry bound ...). Such claims use :class:`verify.core.conditions.Conditions`: an
+``upper`` claim with theory 1 and measured the worst normalised violation max_k r_k, judged by the
+shared upper rule (holds iff every condition holds); every r_k is listed in the notes.
 
 Rate claims on deterministic curves. A least-squares slope of a smooth deterministic curve has a t-CI
 of width ~1e-4, while the finite-T bias of the local slope is ~log(T)/T (here -0.003 linear to -0.012 leaky
@@ -23,13 +22,13 @@ derived asymptotic form log e = c - p log T + (a log T + b)/T are reported in th
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 
 from bounds import zhang2026 as B
 from bounds.mp import to_float
 from verify.core import Ctx, Evidence, Kind, Provenance, Verdict, claim
+from verify.core.conditions import Conditions
 from verify.numerics.fit import fit_loglog
 from verify.numerics.gd import gradient_descent
 from verify.numerics.gradcheck import check_grad
@@ -41,38 +40,6 @@ LEAKY = Mo.Act("leaky", alpha=0.1, dprime0=1.0)
 
 
 # --------------------------------------------------------------------------------------- helpers
-class _Parts:
-    """Collects normalised violations r_k (<= 1 means the condition holds) and their notes."""
-
-    def __init__(self) -> None:
-        self.r: list[float] = []
-        self.notes: list[str] = []
-
-    def window(self, name: str, x: float, lo: float, hi: float) -> None:
-        c, h = (lo + hi) / 2, (hi - lo) / 2
-        r = abs(x - c) / h
-        self.r.append(r)
-        self.notes.append(f"{name} = {x:.6g}, required in [{lo:g}, {hi:g}] (r = {r:.3g})")
-
-    def tol(self, name: str, x: float, tol: float) -> None:
-        r = abs(x) / tol
-        self.r.append(r)
-        self.notes.append(f"{name} = {x:.3g}, tolerance {tol:g} (r = {r:.3g})")
-
-    def atleast(self, name: str, x: float, low: float) -> None:
-        r = low / x if x > 0 else 1e12
-        self.r.append(r)
-        self.notes.append(f"{name} = {x:.3g}, required > {low:g} (r = {r:.3g})")
-
-    def exact(self, name: str, ok: bool, detail: str = "") -> None:
-        self.r.append(0.0 if ok else 1e12)
-        self.notes.append(f"{name}: {'exact' if ok else 'FAILS'} {detail}".strip())
-
-    def evidence(self, **kw: Any) -> Evidence:
-        notes = [*kw.pop("notes", []), *self.notes]
-        return Evidence(theory=1.0, measured=float(max(self.r)), notes=notes, **kw)
-
-
 def _tail_times(t_max: int, n: int = 20) -> np.ndarray:
     """About n log-spaced integer times in the last decade [t_max/10, t_max]."""
     return np.unique(np.round(np.logspace(math.log10(t_max / 10), math.log10(t_max), n)).astype(int))
@@ -145,7 +112,7 @@ def closedform(ctx: Ctx, *, D: int, K: int, M: int, d: int, N: int) -> Evidence:
     S, V, P = Da.s_circulant(D, K), Da.random_v(M, d, rng, 2.0), Mo.random_orthogonal(D, rng)
     W_V, W_KQ = 0.5 * rng.standard_normal((M, d)), rng.standard_normal((D, D))
     A = Mo.attention(W_KQ, P)
-    parts = _Parts()
+    parts = Conditions()
     cases = [
         ("gaussian", LIN),
         ("t5", LIN),
@@ -290,7 +257,7 @@ def lemC2(
     S, P = Da.s_circulant(D, K), Mo.random_orthogonal(D, rng)
     V = rng.standard_normal((M, d)) * np.array([0.5, 1.0, 2.0])[:M, None]  # unequal row norms
     times = _log_times(1, steps, 4)
-    parts = _Parts()
+    parts = Conditions()
     worst_cos, min_mult = 1.0, np.inf
     for act in (LIN, LEAKY):
         run = Mo.population_gd(V, S, P, eta, times, act=act)
@@ -347,7 +314,7 @@ def kq_structure(ctx: Ctx, *, D: int, K: int, M: int, d: int, eta: float, steps:
     times = _log_times(1, steps, 4)
     run = Mo.population_gd(V, S, P, eta, times)
     on = S > 0
-    parts = _Parts()
+    parts = Conditions()
     parts.exact("W_KQ^(1) == 0", bool(np.all(run.W_KQ[0] == 0.0)) and times[0] == 1)
     sp_on, sp_off, rat = 0.0, 0.0, 0.0
     ratio_th = to_float(B.kq_level_ratio(D, K))
@@ -386,7 +353,7 @@ def thm31_recovery(ctx: Ctx, *, D: int, K: int, eta: float, vnorm: float, tmax_T
     v2 = vnorm**2
     t_max = int(tmax_T0 * _T0(D, K, eta, 1.0, v2))
     tt = _tail_times(t_max)
-    parts, series = _Parts(), {"t": tt.tolist()}
+    parts, series = Conditions(), {"t": tt.tolist()}
     p = B.RECOVERY_EXPONENT
     for act in ("linear", "leaky"):
         r = _scalar_curve((D, K, eta, 1.0, v2, act, tuple(tt.tolist())))
@@ -438,7 +405,7 @@ def thm31_rate(ctx: Ctx, *, eta: float, vnorm: float, tmax_T0: int) -> Evidence:
     RATE_EXPONENT +- 0.05 (see the module docstring for why a window, not CI containment)."""
     cases = [("conv_pool", 16, 4), ("gcn_cycle", 8, 3), ("selection", 8, 3), ("group_sparse", 8, 1)]
     runs = _rate_runs(ctx, cases, eta, vnorm, tmax_T0, ("linear", "leaky"))
-    parts, series, notes = _Parts(), {}, []
+    parts, series, notes = Conditions(), {}, []
     p = B.RATE_EXPONENT
     for name, D, K, act, t_max, r in runs:
         t, y = np.array(r["t"]), np.array(r["excess"])
@@ -486,7 +453,7 @@ def thm31_const(ctx: Ctx, *, eta: float, vnorm: float, tmax_T0: int) -> Evidence
         for act in ("linear", "leaky"):
             jobs.append((D, K, eta, 1.0, v2, act, (t_max // 10, t_max)))
     res = ctx.map(_scalar_curve, jobs)
-    parts, series = _Parts(), {"D": [], "ratio_linear": [], "ratio_leaky": []}
+    parts, series = Conditions(), {"D": [], "ratio_linear": [], "ratio_leaky": []}
     for (D, K, _, _, _, act, ts), r in zip(jobs, res, strict=True):
         c = to_float(B.tail_constant(D, K, eta))
         ratio = ts[-1] * r["excess"][-1] / c
@@ -518,7 +485,7 @@ def thm31_bounds(ctx: Ctx, *, eta: float, vnorm: float, tmax_T0: int) -> Evidenc
     (spec §10). Leaky ReLU envelopes are reported in the notes, not judged (its onset differs from T_0)."""
     cases = [("circulant", 8, 2), ("gcn_cycle", 8, 3), ("circulant", 16, 4), ("group_sparse", 8, 1)]
     runs = _rate_runs(ctx, cases, eta, vnorm, tmax_T0, ("linear", "leaky"))
-    parts, notes, series = _Parts(), [], {}
+    parts, notes, series = Conditions(), [], {}
     for name, D, K, act, t_max, r in runs:
         t, y = np.array(r["t"]), np.array(r["excess"])
         T0 = t_max / tmax_T0
@@ -556,7 +523,7 @@ def thm31_Dexp(ctx: Ctx, *, K: int, eta: float, vnorm: float, tmax_T0: int) -> E
     v2 = vnorm**2
     jobs = [(D, K, eta, 1.0, v2, "linear", (int(tmax_T0 * _T0(D, K, eta, 1.0, v2)),)) for D in Ds]
     res = ctx.map(_scalar_curve, jobs)
-    parts, lim = _Parts(), []
+    parts, lim = Conditions(), []
     for (D, *_rest, ts), r in zip(jobs, res, strict=True):
         c = to_float(B.tail_constant(D, K, eta))
         lim.append(ts[-1] * r["excess"][-1])
@@ -611,7 +578,7 @@ def thm31_Tstar(ctx: Ctx, *, K: int, eta: float, horizon_T0: int) -> Evidence:
         yi = np.exp(np.interp(np.log(grid), np.log(t), np.log(y)))
         t_on.append(_t_on(grid, yi))
         ratio.append(t_on[-1] / _T0(D, K, eta, 1.0, vn**2))
-    parts = _Parts()
+    parts = Conditions()
     fit_v = fit_loglog(np.array([0.5, 1.0, 2.0, 4.0]), np.array(t_on[:4]))
     parts.window(
         f"exponent of T_on in ||V*||_F (95% CI [{fit_v.lo:.3f}, {fit_v.hi:.3f}])",
@@ -654,7 +621,7 @@ def DeqK(ctx: Ctx, *, D: int, M: int, d: int, eta: float, sx2: float, steps: int
     run = Mo.population_gd(V, S, P, eta, times, sx2=sx2)
     ex = np.array([Mo.linear_excess_residual(w, a, V, S, sx2) for w, a in zip(run.W_V, run.A, strict=True)])
     th = np.array([to_float(B.deqk_excess(int(t), eta, sx2, v2)) for t in times])
-    parts = _Parts()
+    parts = Conditions()
     parts.tol(
         "max relative error of excess(t) vs 1/2 sx2 ||V*||^2 (1 - eta sx2)^(2t)",
         float(np.max(np.abs(ex - th) / th)),
@@ -748,7 +715,7 @@ def nongauss(
     t_max = int(tmax_T0 * _T0(D, K, eta, 1.0, v2))
     tt = _tail_times(t_max, 12)
     sc = Mo.scalar_run(D, K, eta, tt, 1.0, v2)
-    parts, notes, series = _Parts(), [], {"t": tt.tolist(), "excess_cf": sc.excess.tolist()}
+    parts, notes, series = Conditions(), [], {"t": tt.tolist(), "excess_cf": sc.excess.tolist()}
     for k, kind in enumerate(("t5", "gumbel")):
         mc, z = [], []
         for i, (C1, g) in enumerate(zip(sc.C1, sc.g, strict=True)):
@@ -871,7 +838,7 @@ def nonuniformS(
     rng = ctx.rng(1)
     V, P = Da.random_v(M, d, rng, vnorm), Mo.random_orthogonal(D, rng)
     v2 = vnorm**2
-    parts, notes, series = _Parts(), [], {}
+    parts, notes, series = Conditions(), [], {}
     # (a) circulant weighted support: reduced run (validated against the full matrix first)
     S = Da.s_weighted(D, np.array([0.6, 0.3, 0.1]))
     tv = _log_times(1, 300, 3)
@@ -992,7 +959,7 @@ def thm32_ood(
     sc = Mo.scalar_run(D, K, eta, tt, 1.0, v2)
     v_op = float(np.linalg.norm(V, 2))
     A_T = 0.5 * M * D * tau**2
-    parts, notes, series = _Parts(), [], {"t": tt.tolist()}
+    parts, notes, series = Conditions(), [], {"t": tt.tolist()}
     ar = 0.6
     for k, kind in enumerate(("exp", "exp_centred", "correlated")):
         r = ctx.rng(2, k)
@@ -1123,7 +1090,7 @@ def examples(
     rng = ctx.rng(1)
     V, v2 = Da.random_v(M, d, rng, vnorm), vnorm**2
     cases = [("conv_pool", 16, 4), ("gcn_cycle", 8, 3), ("selection", 8, 3), ("group_sparse", 8, 1)]
-    parts, series = _Parts(), {}
+    parts, series = Conditions(), {}
     for name, D, K in cases:
         S, P = Da.example(name, D, K), Mo.random_orthogonal(D, rng)
         parts.exact(f"{name}: exactly K={K} entries 1/K per column", Da.is_uniform_teacher(S, K))
@@ -1199,7 +1166,7 @@ def fullTF(
     Leaky ReLU (sigma'(0) = 1) fractions are reported, not judged."""
     rng = ctx.rng(1)
     S, V, P = Da.s_circulant(D, K), Da.random_v(M, d, rng, vnorm), Mo.random_orthogonal(D, rng)
-    parts, notes = _Parts(), []
+    parts, notes = Conditions(), []
     for k, act in enumerate((LIN, LEAKY)):
         brng = ctx.rng(2, k)
 
