@@ -105,7 +105,7 @@ def paper_table(paper: str, results: list[Result], figure_labels: dict[str, str]
         r"\endfoot",
     ]
     for r in sorted(results, key=lambda r: r.claim_id):
-        cid = rf"\texttt{{{escape(r.claim_id)}}}"
+        cid = r"\texttt{" + escape(r.claim_id).replace(".", r".\allowbreak{}") + "}"
         if r.claim_id in figure_labels:
             cid += rf" (Fig.~\ref{{{figure_labels[r.claim_id]}}})"
         cells = [

@@ -84,7 +84,9 @@ def test_main_tex_compiles_with_pdflatex(tmp_path: Path) -> None:
 def test_a_broken_table_does_not_compile(report_dir: Path) -> None:
     """The compile test can fail: an unescaped underscore in a table breaks pdflatex."""
     table = report_dir / "toy.tex"
-    table.write_text(table.read_text().replace(r"toy.rate}", "toy_rate}", 1))
+    text = table.read_text()
+    assert r"\textbf{claim}" in text
+    table.write_text(text.replace(r"\textbf{claim}", r"\textbf{claim_id}", 1))
     assert _compile(report_dir).returncode != 0
 
 
