@@ -24,6 +24,18 @@ def test_softmax_finite_and_normalised_at_extreme_logits(z: np.ndarray, axis: in
     np.testing.assert_allclose(p.sum(axis=axis), 1.0, rtol=1e-12)
 
 
+@pytest.mark.parametrize("axis", [-1, -2, 0])
+def test_softmax_in_place_matches(axis: int) -> None:
+    z = np.random.default_rng(2).standard_normal((3, 4, 5)) * 50
+    expected = softmax(z, axis=axis)
+    work = z.copy()
+    out = softmax(work, axis=axis, overwrite=True)
+    assert out is work
+    np.testing.assert_array_equal(out, expected)
+    with pytest.raises(TypeError, match="float64 ndarray"):
+        softmax([1.0, 2.0], overwrite=True)
+
+
 def test_softmax_of_pm_1e4_is_one_hot() -> None:
     p = softmax(np.array([[1e4, -1e4, 0.0]]))
     np.testing.assert_array_equal(p, [[1.0, 0.0, 0.0]])

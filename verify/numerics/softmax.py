@@ -9,8 +9,19 @@ from __future__ import annotations
 import numpy as np
 
 
-def softmax(z: np.ndarray, axis: int = -1) -> np.ndarray:
-    """softmax(z) along ``axis``; shape preserved, entries in [0, 1] summing to 1 along ``axis``."""
+def softmax(z: np.ndarray, axis: int = -1, *, overwrite: bool = False) -> np.ndarray:
+    """softmax(z) along ``axis``; shape preserved, entries in [0, 1] summing to 1 along ``axis``.
+
+    overwrite: compute in place in ``z`` (a float64 array the caller no longer needs) and return it,
+    saving the temporaries in hot paths.
+    """
+    if overwrite:
+        if not (isinstance(z, np.ndarray) and z.dtype == np.float64):
+            raise TypeError("softmax(..., overwrite=True) needs a float64 ndarray")
+        z -= np.max(z, axis=axis, keepdims=True)
+        np.exp(z, out=z)
+        z /= np.sum(z, axis=axis, keepdims=True)
+        return z
     z = np.asarray(z, dtype=np.float64)
     shifted = z - np.max(z, axis=axis, keepdims=True)
     e = np.exp(shifted)
