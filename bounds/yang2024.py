@@ -28,6 +28,8 @@ from scipy.optimize import nnls
 from bounds.checks import check_array, check_int, check_positive, check_prob, check_real
 from bounds.mp import DPS, mp
 
+EPS = float(np.finfo(np.float64).eps)
+
 # ----------------------------------------------------------------------------- Lemma 5 (DERIVED)
 
 
@@ -108,13 +110,17 @@ def closed_form_loss(Ahat: np.ndarray, A: np.ndarray, G: np.ndarray, Lstar: floa
 def zeta0(B: np.ndarray) -> float:
     """zeta_0 = min_k lambda_min(B_k B_k^T) for B: (K, N, H), B_k = Z-bar C_k.
 
-    Computed as min_k sigma_min(B_k)^2 by SVD (accurate to eps * sigma_max in sigma, so tiny zeta_0
-    near H = N is resolved); H < N gives 0 (rank B_k <= H < N).
+    Eigenvalues of B_k B_k^T when they are resolved (lambda_min > 1e8 eps lambda_max: relative error
+    <= 1e-8); otherwise min_k sigma_min(B_k)^2 by SVD, accurate to eps sigma_max in sigma, so the tiny
+    zeta_0 near H = N is still resolved. H < N gives 0 (rank B_k <= H < N).
     """
     B = check_array("B", B, ndim=3)
     n, h = B.shape[1], B.shape[2]
     if h < n:
         return 0.0
+    lam = np.linalg.eigvalsh(B @ B.transpose(0, 2, 1))
+    if np.all(lam[:, 0] > 1e8 * EPS * lam[:, -1]):
+        return float(np.min(lam[:, 0]))
     s = np.linalg.svd(B, compute_uv=False)
     return float(np.min(s[:, n - 1]) ** 2)
 
@@ -133,8 +139,7 @@ def rate_factor(eta_Q: float, gamma: float, zeta_0: float) -> mpmath.mpf:
 def rate_bound(delta0: float, rho: mpmath.mpf, t: np.ndarray) -> list[mpmath.mpf]:
     """Delta(t) <= rho^t Delta(0) (Theorem 1, RECONSTRUCTED), one mpf per entry of t."""
     delta0 = check_real("delta0", delta0, low=0.0)
-    rho_f = check_real("rho", rho, low=0.0, high=1.0)
-    del rho_f
+    check_real("rho", rho, low=0.0, high=1.0)
     t = np.asarray(t)
     if t.ndim != 1 or np.any(t < 0):
         raise ValueError("t must be a 1-d array of non-negative step counts")

@@ -43,7 +43,7 @@ class Problem:
 
     def __post_init__(self) -> None:
         self.V_all = check_array("V_all", self.V_all, ndim=2)
-        d, K = self.V_all.shape
+        K = self.V_all.shape[1]
         self.Zt = check_array("Zt", self.Zt, shape=(None, K))
         self.N = check_int("N", self.N, low=1, high=K - 1)
         self.tau = check_positive("tau", self.tau)

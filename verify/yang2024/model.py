@@ -52,17 +52,6 @@ def attention(Q: np.ndarray, problem: Problem) -> np.ndarray:
     return softmax(scores(Q, problem), axis=1)
 
 
-def _attention_inplace(Q: np.ndarray, problem: Problem) -> np.ndarray:
-    """Same values as :func:`attention` (tested against the shared softmax), computed in place in the
-    freshly allocated score array: the shared softmax allocates three temporaries of size H N K,
-    which is about a tenth of a loss-and-gradient evaluation at the paper configuration."""
-    U = scores(Q, problem)
-    U -= U.max(axis=1, keepdims=True)
-    np.exp(U, out=U)
-    U /= U.sum(axis=1, keepdims=True)
-    return U
-
-
 def ahat(params: Params, problem: Problem) -> np.ndarray:
     """A-hat(theta) = (a-hat_1, ..., a-hat_K), (N, K)."""
     Q, w = _check(params, problem)
@@ -103,16 +92,17 @@ def loss(params: Params, problem: Problem) -> float:
 
 
 def loss_and_grad(
-    params: Params, problem: Problem, *, excess: bool = False
+    params: Params, problem: Problem, *, excess: bool = False, cache: dict | None = None
 ) -> tuple[float, dict[str, np.ndarray]]:
     """(L, {"Q": dL/dQ (H, d, d), "w": dL/dw (H, K)}); with excess=True the value is Delta = L - L*.
 
+    cache: if given, receives cache["S"] = S (H, N K) at params (reused by per-step recorders).
     Inputs are not re-validated here (hot path of GD); use :func:`loss` for a checked evaluation.
     """
     Q, w = params["Q"], params["w"]
     H, d, _ = Q.shape
     N, K = problem.N, problem.K
-    S = _attention_inplace(Q, problem)  # (H, N, K)
+    S = softmax(scores(Q, problem), axis=1, overwrite=True)  # (H, N, K)
     R = np.einsum("hnk,hk->nk", S, w) - problem.A
     GR = problem.G @ R
     value = 0.5 * float(np.vdot(R, GR))
@@ -124,6 +114,8 @@ def loss_and_grad(
     gQ = np.matmul(problem.V, X.reshape(H, N, d))  # (H, d, d)
     if not excess:
         value += problem.Lstar
+    if cache is not None:
+        cache["S"] = S
     return value, {"Q": gQ, "w": gw}
 
 

@@ -10,6 +10,7 @@ read-only.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -25,6 +26,8 @@ Config = tuple[int, int, int, int, float]  # (K, N, d, m, tau)
 
 #: rng keys (ctx.rng(KEY_..., ...)) of the problem draw and of the initialisation
 KEY_PROBLEM, KEY_INIT = 100, 101
+#: a run whose Delta exceeds DIVERGED * max(Delta(0), 1) is stopped as diverged (traj.stopped says so)
+DIVERGED = 1e6
 
 
 def config_tuple(c: dict) -> Config:
@@ -51,8 +54,10 @@ def step_sizes(params: dict[str, np.ndarray], problem: Problem, gamma: float) ->
 
 
 def lam_min_BBt(params: dict[str, np.ndarray], problem: Problem) -> float:
-    """min_k lambda_min(B_k B_k^T) at params (0 when H < N)."""
-    return model.zeta(params, problem)
+    """min_k lambda_min(B_k B_k^T) at params by eigvalsh of the (K, N, N) Gram matrices (absolute
+    accuracy ~eps max_k lambda_max: cheaper than the SVD of :func:`model.zeta`, for per-step tracking)."""
+    Bm = model.B_matrices(params, problem)
+    return float(np.min(np.linalg.eigvalsh(Bm @ Bm.transpose(0, 2, 1))[:, 0]))
 
 
 @dataclass
@@ -68,13 +73,17 @@ class Run:
     traj: Trajectory
     snapshots: list[tuple[int, dict[str, np.ndarray]]] = field(default_factory=list)
 
+    @property
+    def diverged(self) -> bool:
+        """True when the divergence guard (or a non-finite loss) stopped the run."""
+        return self.traj.stopped is not None and "non-finite" in self.traj.stopped
+
 
 def _freeze(a: np.ndarray) -> np.ndarray:
     a.setflags(write=False)
     return a
 
 
-@lru_cache(maxsize=64)
 def run_gd(
     seed: int,
     config: Config,
@@ -85,12 +94,39 @@ def run_gd(
     steps: int = 2000,
     track_B: bool = False,
     snapshot_every: int = 0,
+    stop_rel: float = 0.0,
 ) -> Run:
     """GD from the spec's initialisation with eta_w = gamma^2 eta_Q (cached).
 
     track_B: also record min_k lambda_min(B_k^(t) B_k^(t)T) at every step (the PL premise, extras
-    "lam_min_BBt"). snapshot_every: keep theta_t every that many steps (and the last one).
+    "lam_min_BBt") and ||dL/dw||^2 (extras "gw_sq"). snapshot_every: keep theta_t every that many
+    steps (and the last one). stop_rel: stop once Delta(t) < stop_rel * Delta(0) (0: never).
     """
+    return _run_gd(
+        int(seed),
+        config,
+        int(H),
+        float(beta),
+        float(gamma),
+        int(steps),
+        bool(track_B),
+        int(snapshot_every),
+        float(stop_rel),
+    )
+
+
+@lru_cache(maxsize=64)
+def _run_gd(
+    seed: int,
+    config: Config,
+    H: int,
+    beta: float,
+    gamma: float,
+    steps: int,
+    track_B: bool,
+    snapshot_every: int,
+    stop_rel: float,
+) -> Run:
     steps = check_int("steps", steps, low=0)
     problem = problem_for(seed, config)
     theta0 = init_for(seed, problem, H, beta)
@@ -98,8 +134,16 @@ def run_gd(
     eta_Q, _ = step_sizes(theta0, problem, gamma)
     snaps: list[tuple[int, dict[str, np.ndarray]]] = []
     record = {}
+    cache: dict[str, np.ndarray] = {}
     if track_B:
-        record["lam_min_BBt"] = lambda th, g, loss, t: lam_min_BBt(th, problem)
+
+        def lam_min(th: dict[str, np.ndarray], g: object, loss: float, t: int) -> float:
+            C = cache["S"].transpose(2, 1, 0)  # (K, N, H) at theta_t, from the gradient call
+            M = problem.Zbar @ (C @ C.transpose(0, 2, 1)) @ problem.Zbar  # B_k B_k^T
+            return float(np.min(np.linalg.eigvalsh(M)[:, 0]))
+
+        record["lam_min_BBt"] = lam_min
+        record["gw_sq"] = lambda th, g, loss, t: float(np.sum(g["w"] ** 2))
     if snapshot_every:
 
         def snap(th: dict[str, np.ndarray], g: object, loss: float, t: int) -> float:
@@ -109,12 +153,21 @@ def run_gd(
 
         record["snap"] = snap
 
+    delta0 = model.excess_loss(theta0, problem)
+
+    def loss_and_grad(th: dict[str, np.ndarray]) -> tuple[float, dict[str, np.ndarray]]:
+        value, g = model.loss_and_grad(th, problem, excess=True, cache=cache)
+        if not value <= DIVERGED * max(delta0, 1.0):  # divergence guard: the loop stops cleanly
+            return math.inf, g
+        return value, g
+
     traj = gradient_descent(
         theta0,
-        lambda th: model.loss_and_grad(th, problem, excess=True),
+        loss_and_grad,
         {"Q": eta_Q, "w": gamma**2 * eta_Q},
         steps,
         record=record,
+        stop_below=stop_rel * delta0 if stop_rel > 0 else None,
     )
     for arr in (traj.loss, traj.grad_norm, traj.drift, *traj.extras.values()):
         _freeze(arr)
