@@ -48,28 +48,26 @@ def run_claim(
     if unknown:
         raise ValueError(f"claim {c.id!r} has no parameters {sorted(unknown)}; it takes {c.param_names()}")
     params.update(overrides)
+    rec = c.record
+    fixed = dict(
+        claim_id=c.id, paper=rec.paper, reference=rec.reference, kind=rec.kind,
+        provenance=rec.provenance, statement=rec.statement, profile=profile, expected=rec.expect,
+    )  # fmt: skip
     start = time.perf_counter()
     try:
         with single_thread():
             ev = c.fn(ctx, **params)
         if not isinstance(ev, Evidence):
             raise TypeError(f"claim {c.id!r} returned {type(ev).__name__}, not Evidence")
-        verdict, slack, notes = judge(c.record.kind, ev)
+        verdict, slack, notes = judge(rec.kind, ev)
         result = Result(
-            claim_id=c.id,
-            paper=c.record.paper,
-            reference=c.record.reference,
-            kind=c.record.kind,
-            provenance=c.record.provenance,
-            statement=c.record.statement,
-            profile=profile,
+            **fixed,
             params=to_jsonable(params | ev.params),
             seeds=list(ev.seeds or [seed]),
             theory=to_jsonable(ev.theory),
             measured=to_jsonable(ev.measured),
             slack=slack,
             verdict=verdict,
-            expected=c.record.expect,
             notes=[*ev.notes, *notes],
             series=to_jsonable(ev.series),
         )
@@ -78,22 +76,9 @@ def run_claim(
             raise
         last = traceback.format_exception_only(exc)[-1].strip()
         result = Result(
-            claim_id=c.id,
-            paper=c.record.paper,
-            reference=c.record.reference,
-            kind=c.record.kind,
-            provenance=c.record.provenance,
-            statement=c.record.statement,
-            profile=profile,
-            params=to_jsonable(params),
-            seeds=[seed],
-            theory=None,
-            measured=None,
-            slack=None,
-            verdict=Verdict.ERROR,
-            expected=c.record.expect,
-            notes=[last],
-        )
+            **fixed, params=to_jsonable(params), seeds=[seed], theory=None, measured=None,
+            slack=None, verdict=Verdict.ERROR, notes=[last],
+        )  # fmt: skip
     result.wall_time = time.perf_counter() - start
     result.versions = library_versions()
     return result
