@@ -721,6 +721,13 @@ def _tight(ctx: Ctx, p: float, claimed: float, Ns, widths, d_s, seeds, steps, fr
     )
 
 
+#: Width grids of the two tightness claims (empirical minimal width against N).
+TIGHT_QUICK = dict(
+    Ns=[4, 8, 16], widths=[2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96], d_s=4, seeds=3, steps=300, frac=1e-2
+)
+TIGHT_PAPER = dict(Ns=[4, 8, 16, 32], widths=[2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256])
+
+
 @claim(
     "wu2023.thm1.tight",
     reference="Thm 1; reviewer question (is the width condition tight?)",
@@ -728,15 +735,8 @@ def _tight(ctx: Ctx, p: float, claimed: float, Ns, widths, d_s, seeds, steps, fr
     provenance=Provenance.EXACT_FROM_REVIEWS,
     statement="the empirical minimal width at which GD reaches l_T <= 1e-2 l_0 grows like N^2 "
     "(tau0 = d_m^-1/2, d = 2N)",
-    quick=dict(
-        Ns=[4, 8, 16],
-        widths=[2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96],
-        d_s=4,
-        seeds=3,
-        steps=300,
-        frac=1e-2,
-    ),
-    paper=dict(Ns=[4, 8, 16, 32], widths=[2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256]),
+    quick=TIGHT_QUICK,
+    paper=TIGHT_PAPER,
     expect=Verdict.VIOLATED,
 )
 def thm1_tight(
@@ -755,15 +755,8 @@ def thm1_tight(
     kind=Kind.RATE,
     provenance=Provenance.EXACT_FROM_REVIEWS,
     statement="the empirical minimal width grows like N (tau0 = d_m^-1, d = 2N)",
-    quick=dict(
-        Ns=[4, 8, 16],
-        widths=[2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96],
-        d_s=4,
-        seeds=3,
-        steps=300,
-        frac=1e-2,
-    ),
-    paper=dict(Ns=[4, 8, 16, 32], widths=[2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256]),
+    quick=TIGHT_QUICK,
+    paper=TIGHT_PAPER,
     expect=Verdict.VIOLATED,
 )
 def thm2_tight(
