@@ -218,7 +218,7 @@ def test_multi_condition_claims_hold_only_when_every_condition_holds() -> None:
     v, slack, _ = judge(Kind.UPPER, c.evidence())
     assert v == Verdict.HOLDS and slack == pytest.approx(np.log10(2))  # tightest: margin, r = 0.5
     c.window("second slope", -0.9, -1.05, -0.95)
-    v, _, notes = judge(Kind.UPPER, c.evidence(notes=["context"]))
+    v, _, _ = judge(Kind.UPPER, c.evidence(notes=["context"]))
     assert v == Verdict.VIOLATED
     c2 = Conditions()
     c2.exact("rank", False)

@@ -2,8 +2,9 @@
 examples, at the quick and the paper size (N = 100, d_m = 2048), side by side with PyTorch autograd
 on the same model and shapes in float64 when torch is installed (the suite never requires it).
 
-Both sides run single-threaded (:func:`verify.numerics.threads.single_thread` for NumPy, ``torch.set_num_threads(1)``): on
-this shared 2-core machine thread contention otherwise dominates the ratio. Target: NumPy time <=
+Both sides run single-threaded (:func:`verify.numerics.threads.single_thread` for NumPy,
+``torch.set_num_threads(1)``): on this shared 2-core machine thread contention otherwise dominates
+the ratio. Target: NumPy time <=
 0.5 x torch time; the measured ratio goes into ``benchmark.extra_info["ratio_vs_torch"]``.
 """
 
