@@ -25,10 +25,6 @@ def mp(x: Any) -> MpReal:
         return mpmath.mpf(float(x)) if hasattr(x, "dtype") else mpmath.mpf(x)
 
 
-def is_mp(x: Any) -> bool:
-    return isinstance(x, mpmath.mpf)
-
-
 def log10(x: Any) -> float:
     """log10 of a positive real (float or mpf) as a float; exact for 1e400 and 1e-400."""
     v = mp(x)

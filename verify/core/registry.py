@@ -14,7 +14,6 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from verify.core.context import Ctx
 from verify.core.record import ClaimRecord, Evidence, Kind, Provenance, Verdict
 
 ClaimFn = Callable[..., Evidence]
@@ -138,4 +137,4 @@ def _unregister(claim_id: str) -> None:
     _REGISTRY.pop(claim_id, None)
 
 
-__all__ = ["Claim", "Ctx", "claim", "get_claim", "load_all", "match_claims", "registry"]
+__all__ = ["Claim", "claim", "get_claim", "load_all", "match_claims", "registry"]
