@@ -2,7 +2,8 @@
 
 Convention for ``Result.series``: one key names the x axis -- the first of :data:`X_KEYS` present --
 and every other list of the same length is a curve against it. Positive data spanning more than a
-decade go on log axes (log-log tail fits, width sweeps, loss against its bound along GD).
+decade go on a log y axis, and then on log-log axes when x spans more than a factor of 3 (tail fits,
+width sweeps); loss against its bound along GD stays semi-log.
 """
 
 from __future__ import annotations
@@ -32,9 +33,9 @@ def _axis_data(series: dict) -> tuple[str, list[float], dict[str, list[float]]] 
     return xkey, x, curves
 
 
-def _log_worthy(values: list[float]) -> bool:
+def _log_worthy(values: list[float], span: float = 10.0) -> bool:
     pos = [v for v in values if v > 0]
-    return len(pos) == len(values) and max(pos) / min(pos) > 10
+    return len(pos) == len(values) and max(pos) / min(pos) > span
 
 
 def plottable(r: Result) -> bool:
@@ -68,7 +69,7 @@ def make_figures(results: list[Result], out: Path) -> tuple[dict[str, Path], str
         ys = [v for y in curves.values() for v in y]
         if _log_worthy(ys):
             ax.set_yscale("log")
-            if _log_worthy(x):
+            if _log_worthy(x, span=3.0):  # sweeps (widths, D, N) over a factor >= 4: log-log
                 ax.set_xscale("log")
         ax.set_xlabel(xkey)
         ax.set_title(f"{r.claim_id}: {r.verdict}", fontsize=9)
