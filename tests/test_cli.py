@@ -121,3 +121,14 @@ def test_dask_local_cluster_gives_the_serial_results() -> None:
     assert [strip(r) for r in run_claims(claims, seed=2, jobs=2, dask="local")] == [strip(r) for r in serial]
     sweep = match_claims(["wu2023.attn.degenerate"])  # one claim: its sweep points go to the workers
     assert strip(run_claims(sweep, seed=2, jobs=2, dask="local")[0]) == strip(serial[1])
+
+
+def test_a_backend_that_cannot_start_is_a_usage_error(toy_claims, monkeypatch, capsys) -> None:
+    from verify.core import parallel
+
+    def no_dask(self, address, workers):
+        raise RuntimeError("--dask needs the optional extra: pip install 'attncheck[dask]'")
+
+    monkeypatch.setattr(parallel._DaskExecutor, "__init__", no_dask)
+    assert main(["run", "toy.upper", "--dask", "local"]) == 2
+    assert "optional extra" in capsys.readouterr().err

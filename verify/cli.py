@@ -87,9 +87,12 @@ def _select(patterns: Sequence[str]) -> list:
 
 def _run(args: argparse.Namespace) -> list[Result]:
     claims = _select(args.patterns)
-    return run_claims(
-        claims, profile=args.profile, seed=args.seed, jobs=args.jobs, dask=args.dask, progress=_progress
-    )
+    try:
+        return run_claims(
+            claims, profile=args.profile, seed=args.seed, jobs=args.jobs, dask=args.dask, progress=_progress
+        )
+    except RuntimeError as exc:  # a backend that cannot start, e.g. --dask without the extra
+        raise UsageError(str(exc)) from exc
 
 
 def _status(results: list[Result]) -> int:

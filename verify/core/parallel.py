@@ -52,7 +52,7 @@ class _DaskExecutor:
             self._client = Client(address)
 
     def submit_claim(self, c: Claim, profile: str, seed: int) -> Any:
-        # cloudpickle ships the claim itself, so workers need not import the registering module
+        # the claim travels by value, its functions by reference: workers import verify.<paper>.claims
         return self._client.submit(run_claim, c, profile=profile, seed=seed, pure=False)
 
     def map(self, fn: Callable[[Any], Any], items: list[Any]) -> list[Any]:
