@@ -8,7 +8,7 @@ side (``bounds/``) and the experiment side (``verify/<paper>/``) and returns an
 
 from verify.core.context import Ctx
 from verify.core.parallel import run_claims
-from verify.core.record import ClaimRecord, Evidence, Kind, Provenance, Result, Verdict
+from verify.core.record import ClaimRecord, Evidence, Kind, Provenance, Result, Rule, Verdict
 from verify.core.registry import claim, get_claim, match_claims, registry
 from verify.core.runner import run_claim
 
@@ -19,6 +19,7 @@ __all__ = [
     "Kind",
     "Provenance",
     "Result",
+    "Rule",
     "Verdict",
     "claim",
     "get_claim",

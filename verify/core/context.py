@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,11 +24,13 @@ class Ctx:
     """profile: "quick" or "paper"; seed: the base seed; map: runs sweep points (serial by default,
     a process pool or Dask under ``attncheck run --jobs/--dask``). ``fn`` given to :meth:`map` must be
     a module-level function (picklable) and results come back in input order, so a parallel run is
-    bit-identical to the serial one."""
+    bit-identical to the serial one. rules: the claim's pass rules by name (values of its record's
+    :class:`~verify.core.record.Rule` s), read with :meth:`rule`."""
 
     profile: str = "quick"
     seed: int = 0
     mapper: Mapper = field(default=serial_map, repr=False)
+    rules: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         check_choice("profile", self.profile, PROFILES)
@@ -41,6 +43,13 @@ class Ctx:
     def seeds(self, n: int) -> list[int]:
         """``n`` consecutive seeds starting at the base seed (for seed sweeps and binomial tests)."""
         return list(range(self.seed, self.seed + check_int("n", n, low=1)))
+
+    def rule(self, name: str) -> Any:
+        """The value of the claim's pass rule ``name`` (declared in its ``@claim(rules=...)``)."""
+        try:
+            return self.rules[name]
+        except KeyError:
+            raise KeyError(f"no pass rule {name!r}; the claim declares {sorted(self.rules)}") from None
 
     def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> list[Any]:
         return list(self.mapper(fn, list(items)))

@@ -62,13 +62,31 @@ class Verdict(StrEnum):
 
 
 @dataclass(frozen=True)
+class Rule:
+    """A named pass rule of a claim (a tolerance, a window, a threshold) and why it is what it is.
+
+    value: what the claim body reads (``ctx.rule(name)``); reason: one line on why this value;
+    source: where it comes from (the paper's statement, the spec's pass criterion, or the suite).
+    The report and the docs print every rule, so code and prose cannot drift apart.
+    """
+
+    value: Any
+    reason: str
+    source: str = "attncheck"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"value": to_jsonable(self.value), "reason": self.reason, "source": self.source}
+
+
+@dataclass(frozen=True)
 class ClaimRecord:
     """Immutable description of one paper claim.
 
     id: spec id (``wu2023.prop1``); reference: theorem / lemma / equation in the paper; assumptions:
     what the claim checks before judging (a failure gives ``out_of_regime``); quick / paper: default
     parameters per profile; expect: the verdict the suite expects (``violated`` for a documented
-    finding, so the CLI and the tests do not treat it as a regression).
+    finding, so the CLI and the tests do not treat it as a regression); rules: the named pass rules
+    (:class:`Rule`) the claim body reads through ``ctx.rule(name)``.
     """
 
     id: str
@@ -81,6 +99,7 @@ class ClaimRecord:
     quick: tuple[tuple[str, Any], ...] = ()
     paper_params: tuple[tuple[str, Any], ...] = ()
     expect: Verdict = Verdict.HOLDS
+    rules: tuple[tuple[str, Rule], ...] = ()
 
     def params_for(self, profile: str) -> dict[str, Any]:
         quick = dict(self.quick)
@@ -98,6 +117,7 @@ class ClaimRecord:
             "quick": to_jsonable(dict(self.quick)),
             "paper_params": to_jsonable(dict(self.paper_params)),
             "expect": str(self.expect),
+            "rules": {name: rule.as_dict() for name, rule in self.rules},
         }
 
 

@@ -1,25 +1,22 @@
 """The claim registry: ``@claim(...)`` registers a function under its spec id.
 
-Paper packages ``verify/<paper>/claims.py`` are discovered and imported by :func:`load_all`, so a new
-paper needs no edit here.
+Paper packages are plugins (:mod:`verify.core.papers`, entry-point group ``attncheck.papers``);
+:func:`load_all` imports every installed paper's claims, so a new paper needs no edit here.
 """
 
 from __future__ import annotations
 
 import fnmatch
-import importlib
 import inspect
-import pkgutil
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from verify.core.record import ClaimRecord, Evidence, Kind, Provenance, Verdict
+from verify.core.record import ClaimRecord, Evidence, Kind, Provenance, Rule, Verdict
 
 ClaimFn = Callable[..., Evidence]
 
 _REGISTRY: dict[str, Claim] = {}
-_NOT_PAPERS = {"core", "numerics"}
 
 
 @dataclass(frozen=True)
@@ -47,14 +44,20 @@ def claim(
     quick: Mapping[str, Any] | None = None,
     paper: Mapping[str, Any] | None = None,
     expect: Verdict = Verdict.HOLDS,
+    rules: Mapping[str, Rule] | None = None,
 ) -> Callable[[ClaimFn], ClaimFn]:
     """Register ``fn(ctx: Ctx, *, <params>) -> Evidence`` as the claim ``id`` (``<paper>.<name>``).
 
     quick / paper: default keyword parameters of the two profiles (paper values override quick ones).
-    Every keyword-only parameter of ``fn`` must get a quick default.
+    Every keyword-only parameter of ``fn`` must get a quick default. rules: the named pass rules
+    (tolerances, windows, thresholds) the body reads with ``ctx.rule(name)``; each is a
+    :class:`~verify.core.record.Rule` with its reason and source.
     """
     if "." not in id:
         raise ValueError(f"claim id must look like '<paper>.<name>', got {id!r}")
+    for name, rule in (rules or {}).items():
+        if not isinstance(rule, Rule):
+            raise TypeError(f"claim {id!r}: rule {name!r} must be a Rule, got {type(rule).__name__}")
 
     def register(fn: ClaimFn) -> ClaimFn:
         if id in _REGISTRY and _REGISTRY[id].fn.__qualname__ != fn.__qualname__:
@@ -72,6 +75,7 @@ def claim(
             quick=tuple(sorted((quick or {}).items())),
             paper_params=tuple(sorted((paper or {}).items())),
             expect=Verdict(expect),
+            rules=tuple(sorted((rules or {}).items())),
         )
         c = Claim(record, fn)
         missing = set(c.param_names()) - set(dict(record.quick))
@@ -89,16 +93,10 @@ def claim(
 
 
 def load_all() -> None:
-    """Import every ``verify.<paper>.claims`` module so its claims register."""
-    import verify
+    """Import the claims of every installed paper plugin so they register."""
+    from verify.core.papers import papers
 
-    for info in pkgutil.iter_modules(verify.__path__):
-        if info.ispkg and info.name not in _NOT_PAPERS:
-            try:
-                importlib.import_module(f"verify.{info.name}.claims")
-            except ModuleNotFoundError as exc:
-                if exc.name != f"verify.{info.name}.claims":
-                    raise
+    papers()
 
 
 def registry() -> dict[str, Claim]:

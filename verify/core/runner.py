@@ -42,7 +42,7 @@ def run_claim(
     ``overrides`` raise ``ValueError`` before anything runs.
     """
     c = get_claim(c) if isinstance(c, str) else c
-    ctx = Ctx(profile=profile, seed=seed, mapper=mapper)
+    ctx = Ctx(profile=profile, seed=seed, mapper=mapper, rules={k: r.value for k, r in c.record.rules})
     params = c.record.params_for(profile)
     unknown = set(overrides) - set(c.param_names())
     if unknown:

@@ -9,14 +9,25 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
 
 import numpy as np
 
 from bounds.checks import check_int, check_positive
+from verify.numerics.model import ParamBlocks
 
-Params = Mapping[str, np.ndarray]
-LossAndGrad = Callable[[Params], tuple[float, Mapping[str, np.ndarray]]]
+Params = Mapping[str, np.ndarray] | ParamBlocks
+LossAndGrad = Callable[[Any], tuple[float, Any]]
 Recorder = Callable[[Params, Mapping[str, np.ndarray], float, int], float]
+
+
+class RunState(StrEnum):
+    """How a GD run ended: all ``steps`` taken, below ``stop_below``, or a non-finite loss / gradient."""
+
+    COMPLETED = "completed"
+    CONVERGED = "converged"
+    DIVERGED = "diverged"
 
 
 @dataclass
@@ -25,7 +36,8 @@ class Trajectory:
 
     loss: loss at theta_t; grad_norm: ||grad l(theta_t)||_F over all blocks; drift: ||theta_t -
     theta_0||_F; drift_blocks: per-block drift; extras: the ``record`` callbacks' values; params:
-    theta at the last recorded step; stopped: the reason the loop ended early, or None.
+    theta at the last recorded step; stopped: the reason the loop ended early, or None; state: how it
+    ended (read this, never the text of ``stopped``).
     """
 
     loss: np.ndarray
@@ -33,8 +45,9 @@ class Trajectory:
     drift: np.ndarray
     drift_blocks: dict[str, np.ndarray]
     extras: dict[str, np.ndarray]
-    params: dict[str, np.ndarray]
+    params: Any
     stopped: str | None = None
+    state: RunState = RunState.COMPLETED
 
 
 def gradient_descent(
@@ -48,12 +61,23 @@ def gradient_descent(
 ) -> Trajectory:
     """Run ``steps`` steps of full-batch GD from ``params`` (not modified).
 
+    params: a :class:`~verify.numerics.model.ParamBlocks` container (``loss_and_grad`` then takes and
+    returns containers, and ``Trajectory.params`` is one) or a mapping of named blocks.
+
     eta: one step size, or one per block (every block needs one). record: name -> fn(theta_t,
     grad_t, loss_t, t) evaluated at every t = 0..steps. stop_below: stop once the loss is below it.
     Stops (``stopped`` says why) when the loss or the gradient overflows, instead of returning NaN
     curves or raising on the overflow warning; the non-finite step is not recorded.
     """
     steps = check_int("steps", steps, low=0)
+    box = type(params) if isinstance(params, ParamBlocks) else None
+    if box is not None:
+        params, boxed = params.blocks(), loss_and_grad
+
+        def loss_and_grad(theta: Mapping[str, np.ndarray]) -> tuple[float, Mapping[str, np.ndarray]]:
+            loss, grads = boxed(box.from_blocks(dict(theta)))
+            return loss, grads.blocks() if isinstance(grads, ParamBlocks) else grads
+
     names = list(params)
     if isinstance(eta, Mapping):
         if set(eta) != set(names):
@@ -67,14 +91,14 @@ def gradient_descent(
     loss_h, gn_h, drift_h = [], [], []
     dblock_h: dict[str, list[float]] = {k: [] for k in names}
     extras_h: dict[str, list[float]] = {k: [] for k in record}
-    stopped = None
+    stopped, state = None, RunState.COMPLETED
     for t in range(steps + 1):
         with np.errstate(over="ignore", invalid="ignore"):  # divergence is detected below
             loss, grads = loss_and_grad(theta)
             loss = float(loss)
             gnorm = float(np.sqrt(sum(float(np.sum(np.square(grads[k]))) for k in names)))
         if not (np.isfinite(loss) and np.isfinite(gnorm)):
-            stopped = f"loss or gradient became non-finite at step {t}"
+            stopped, state = f"loss or gradient became non-finite at step {t}", RunState.DIVERGED
             break
         loss_h.append(loss)
         gn_h.append(gnorm)
@@ -85,7 +109,7 @@ def gradient_descent(
         for key, fn in record.items():
             extras_h[key].append(float(fn(theta, grads, loss, t)))
         if stop_below is not None and loss < stop_below:
-            stopped = f"loss {loss:.3e} below {stop_below:.3e} at step {t}"
+            stopped, state = f"loss {loss:.3e} below {stop_below:.3e} at step {t}", RunState.CONVERGED
             break
         if t == steps:
             break
@@ -96,6 +120,7 @@ def gradient_descent(
         drift=np.array(drift_h),
         drift_blocks={k: np.array(v) for k, v in dblock_h.items()},
         extras={k: np.array(v) for k, v in extras_h.items()},
-        params=theta,
+        params=theta if box is None else box.from_blocks(theta),
         stopped=stopped,
+        state=state,
     )
