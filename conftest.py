@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from verify.core.testing import claim_profile, load_hypothesis_profile
+from tests.support import claim_profile, load_hypothesis_profile
 from verify.numerics.threads import single_thread
 
 load_hypothesis_profile()

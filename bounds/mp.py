@@ -1,13 +1,12 @@
 """mpmath helpers: bound formulas evaluated so that 1e400 and 1e-400 are numbers, not inf or 0.
 
 Theory functions return ``mpmath.mpf`` whenever a magnitude may leave float64's range; consumers use
-:func:`log10`, :func:`fmt_sci` and :func:`to_float` instead of ``float()`` so nothing silently
-becomes ``inf`` or ``0``.
+:func:`log10` and :func:`to_float` instead of ``float()`` so nothing silently becomes ``inf`` or ``0``
+(display formatting lives with the CLI and the reports, :mod:`verify.core.format`).
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import mpmath
@@ -46,26 +45,5 @@ def in_float_range(x: Any) -> bool:
 def to_float(x: Any) -> float:
     """``float(x)`` that refuses to overflow or underflow silently."""
     if not in_float_range(x):
-        raise OverflowError(f"{fmt_sci(x)} is outside float64 range; keep it as mpf")
+        raise OverflowError(f"{mpmath.nstr(mp(x), 4)} is outside float64 range; keep it as mpf")
     return float(x)
-
-
-def fmt_sci(x: Any, digits: int = 3) -> str:
-    """Scientific notation readable at any magnitude: ``1.23e+41``, ``4.00e-400``, ``-inf``, ``nan``."""
-    if x is None:
-        return "--"
-    if isinstance(x, float) and not math.isfinite(x):
-        return str(x)
-    v = mp(x)
-    if v == 0:
-        return f"{0:.{digits - 1}e}"
-    with mpmath.workdps(DPS):
-        sign = "-" if v < 0 else ""
-        a = abs(v)
-        e = int(mpmath.floor(mpmath.log10(a)))
-        m = a / mpmath.power(10, e)
-        m_r = round(float(m), digits - 1)
-        if m_r >= 10:
-            m_r /= 10
-            e += 1
-    return f"{sign}{m_r:.{digits - 1}f}e{e:+03d}"

@@ -10,8 +10,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from bounds.mp import fmt_sci
-from verify.core.format import fmt_params, fmt_slack, fmt_value
+from verify.core.format import fmt_params, fmt_sci, fmt_slack, fmt_value
 from verify.core.record import Result, Verdict
 
 _ESCAPES = {

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from reports.baseline import DEFAULT_BASELINE, check_baseline
+from tests.support import cached_run
 from verify.core.registry import registry
-from verify.core.testing import cached_run
 
 
 def test_claims_match_the_committed_baseline(profile: str) -> None:

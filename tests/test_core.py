@@ -11,8 +11,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bounds.checks import check_array, check_choice, check_int, check_positive, check_prob
-from bounds.mp import fmt_sci, log10, to_float
+from bounds.mp import log10, to_float
 from verify.core import Evidence, Kind, Result, Verdict
+from verify.core.format import fmt_sci
 from verify.core.judge import ROUNDOFF_RTOL, judge
 from verify.core.record import to_jsonable
 from verify.numerics.fit import SlopeFit

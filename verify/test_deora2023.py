@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bounds import deora2023 as B
+from tests.support import cached_run
 from verify.core import Provenance, Verdict, run_claim
 from verify.core.registry import registry
-from verify.core.testing import cached_run
 from verify.deora2023 import claims as C
 from verify.deora2023 import experiments as E
 from verify.deora2023 import model as M

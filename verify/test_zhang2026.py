@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from bounds import zhang2026 as B
+from tests.support import cached_run
 from verify.core import Verdict, get_claim, run_claim
 from verify.core.registry import match_claims
-from verify.core.testing import cached_run
 from verify.zhang2026 import model as Mo
 
 IDS = [c.id for c in match_claims(["zhang2026.*"])]

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
-from bounds.mp import fmt_sci
+import mpmath
+
+from bounds.mp import DPS, mp
 
 
 def fmt_value(value: Any, digits: int = 3, limit: int = 60) -> str:
@@ -47,3 +50,24 @@ def fmt_params(params: dict[str, Any], limit: int = 60) -> str:
 
 def fmt_slack(slack: float | None) -> str:
     return "--" if slack is None else f"{slack:+.2f}"
+
+
+def fmt_sci(x: Any, digits: int = 3) -> str:
+    """Scientific notation readable at any magnitude: ``1.23e+41``, ``4.00e-400``, ``-inf``, ``nan``."""
+    if x is None:
+        return "--"
+    if isinstance(x, float) and not math.isfinite(x):
+        return str(x)
+    v = mp(x)
+    if v == 0:
+        return f"{0:.{digits - 1}e}"
+    with mpmath.workdps(DPS):
+        sign = "-" if v < 0 else ""
+        a = abs(v)
+        e = int(mpmath.floor(mpmath.log10(a)))
+        m = a / mpmath.power(10, e)
+        m_r = round(float(m), digits - 1)
+        if m_r >= 10:
+            m_r /= 10
+            e += 1
+    return f"{sign}{m_r:.{digits - 1}f}e{e:+03d}"

@@ -30,7 +30,8 @@ from typing import Any
 
 import mpmath
 
-from bounds.mp import DPS, fmt_sci, log10, mp
+from bounds.mp import DPS, log10, mp
+from verify.core.format import fmt_sci
 from verify.core.record import Evidence, Kind, Verdict
 from verify.numerics.fit import SlopeFit
 from verify.numerics.stats import ALPHA, binomial_test

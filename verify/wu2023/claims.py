@@ -15,8 +15,8 @@ import math
 import numpy as np
 
 from bounds import wu2023 as B
-from bounds.mp import fmt_sci
 from verify.core import Ctx, Evidence, Kind, Provenance, Verdict, claim
+from verify.core.format import fmt_sci
 from verify.numerics.fit import fit_loglog
 from verify.numerics.gradcheck import check_grad
 from verify.numerics.softmax import softmax

@@ -13,8 +13,8 @@ import math
 import numpy as np
 
 from bounds import yang2024 as B
-from bounds.mp import fmt_sci
 from verify.core import Ctx, Evidence, Kind, Provenance, Verdict, claim
+from verify.core.format import fmt_sci
 from verify.numerics.gradcheck import check_grad
 from verify.yang2024 import data, model, train
 
