@@ -1,15 +1,29 @@
-"""The tightness gate: it must trip on a looser slack, a flipped verdict and a missing entry."""
+"""The tightness gate: it must trip on a looser slack, a flipped verdict and a missing entry, and pass
+for the committed baseline on any CPU (values moved by a few ulps, round-off values by 4x)."""
 
 from __future__ import annotations
 
 import copy
+import json
+import math
 from pathlib import Path
 
 import pytest
 
-from reports.baseline import check_baseline, update_baseline
+from reports.baseline import (
+    DEFAULT_BASELINE,
+    EPS,
+    ROUNDOFF_ULPS,
+    SATURATION,
+    TOLERANCE,
+    VALUE_RTOL,
+    check_baseline,
+    load_baseline,
+    update_baseline,
+)
 from verify.cli import main, read_results, write_results
-from verify.core import Verdict
+from verify.core import Kind, Provenance, Result, Verdict
+from verify.core.record import from_jsonable
 
 GOLDEN = Path(__file__).parent / "golden" / "results.json"
 
@@ -89,3 +103,144 @@ def test_baseline_refuses_mixed_profiles(results, tmp_path: Path) -> None:
     mixed[0].profile = "paper"
     with pytest.raises(ValueError, match="one profile"):
         update_baseline(mixed, tmp_path / "b.json")
+
+
+# --- machine independence (round-off, saturation) and malformed input ------------------------------
+
+
+def _entry_results(baseline: Path) -> list[Result]:
+    """Results that reproduce the committed baseline's entries exactly."""
+    doc = json.loads(baseline.read_text())
+    fixed = dict(reference="", kind=Kind.UPPER, provenance=Provenance.DERIVED, statement="", params={})
+    return [
+        Result(
+            claim_id=cid,
+            paper=cid.split(".")[0],
+            profile=doc["profile"],
+            seeds=[0],
+            theory=from_jsonable(e["theory"]),
+            measured=from_jsonable(e["measured"]),
+            slack=e["slack"],
+            verdict=Verdict(e["verdict"]),
+            expected=Verdict(e["verdict"]),
+            **fixed,
+        )
+        for cid, e in doc["claims"].items()
+    ]
+
+
+def _is_real(x: object) -> bool:
+    return isinstance(x, float | int) and not isinstance(x, bool)
+
+
+@pytest.mark.parametrize("ulps", [-4, 4])
+def test_committed_baseline_survives_a_few_ulps_on_every_value(ulps: int) -> None:
+    """Another CPU's kernels move every float by a few ulps: the gate must not notice."""
+    results = _entry_results(DEFAULT_BASELINE)
+    for r in results:
+        scale = 1 + ulps * EPS
+        if _is_real(r.measured) and isinstance(r.measured, float):
+            r.measured *= scale
+        if _is_real(r.theory) and isinstance(r.theory, float):
+            r.theory *= scale
+        if r.slack is not None:
+            r.slack += ulps * EPS * 10
+    report = check_baseline(results, DEFAULT_BASELINE)
+    assert report.ok, report.table()
+
+
+@pytest.mark.parametrize("factor", [0.25, 4.0])
+def test_committed_baseline_survives_round_off_values_off_by_4x(factor: float) -> None:
+    """Values at round-off level (<= ROUNDOFF_ULPS / 4 eps) move by 2-4x between kernels; their slack
+    moves by log10(4) with them."""
+    results = _entry_results(DEFAULT_BASELINE)
+    moved = 0
+    for r in results:
+        if _is_real(r.measured) and 0 < abs(r.measured) <= ROUNDOFF_ULPS / 4 * EPS:
+            r.measured *= factor
+            if r.slack is not None:
+                r.slack += math.log10(1 / factor)
+            moved += 1
+    assert moved >= 5  # the committed baseline has such entries (P_invariance, A_identity, ...)
+    report = check_baseline(results, DEFAULT_BASELINE)
+    assert report.ok, report.table()
+
+
+def _one(measured: float, slack: float | None, tmp_path: Path, **base: object) -> tuple[list[Result], Path]:
+    doc = {
+        "schema": "attncheck.baseline/1", "profile": "quick", "tolerance": TOLERANCE,
+        "claims": {"toy.x": {"verdict": "holds", "slack": slack, "theory": 1.0, "measured": measured}},
+    } | base  # fmt: skip
+    path = tmp_path / "b.json"
+    path.write_text(json.dumps(doc))
+    return _entry_results(path), path
+
+
+def test_saturated_slacks_compare_as_equal_but_falling_below_saturation_fails(tmp_path: Path) -> None:
+    res, path = _one(1e-6, 6.0, tmp_path)
+    res[0].slack = SATURATION + 0.01
+    assert check_baseline(res, path).ok
+    res[0].slack = SATURATION - TOLERANCE + 0.001
+    assert check_baseline(res, path).ok
+    res[0].slack = SATURATION - TOLERANCE - 0.001
+    assert not check_baseline(res, path).ok
+
+
+def test_round_off_values_compare_in_eps_and_leaving_round_off_is_caught(tmp_path: Path) -> None:
+    res, path = _one(100 * EPS, 1.0, tmp_path)
+    res[0].measured, res[0].slack = ROUNDOFF_ULPS * EPS, 0.5
+    rows = check_baseline(res, path)
+    assert rows.ok and "eps" in rows.table()
+    res[0].measured, res[0].slack = 2 * ROUNDOFF_ULPS * EPS, 0.5  # no longer round-off: slack rule
+    assert not check_baseline(res, path).ok
+
+
+def test_nan_slack_and_nan_tolerance_never_pass(tmp_path: Path) -> None:
+    res, path = _one(0.5, 0.3, tmp_path)
+    res[0].slack = math.nan
+    assert not check_baseline(res, path).ok
+    res[0].slack = 0.3
+    for bad in (math.nan, math.inf, -0.1):
+        with pytest.raises(ValueError, match="tolerance"):
+            check_baseline(res, path, tolerance=bad)
+    path.write_text(path.read_text().replace('"tolerance": 0.05', '"tolerance": NaN'))
+    with pytest.raises(ValueError, match="not valid JSON"):
+        check_baseline(res, path)
+
+
+def test_entries_without_slack_compare_theory_and_measured(tmp_path: Path) -> None:
+    res, path = _one(-0.376, None, tmp_path)
+    res[0].measured = -0.376 * (1 + VALUE_RTOL / 2)
+    assert check_baseline(res, path).ok
+    res[0].measured = -0.376 * (1 + 2 * VALUE_RTOL)
+    report = check_baseline(res, path)
+    assert not report.ok and "measured changed" in report.table()
+    res[0].measured, res[0].theory = -0.376, 2.0
+    assert not check_baseline(res, path).ok
+
+
+def test_duplicate_results_are_refused(tmp_path: Path) -> None:
+    res, path = _one(0.5, 0.3, tmp_path)
+    assert not check_baseline([res[0], copy.deepcopy(res[0])], path).ok
+
+
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        ("[]", "top level"),
+        ('{"schema": "other"}', "schema"),
+        ('{"schema": "attncheck.baseline/1", "profile": "huge"}', "profile"),
+        ('{"schema": "attncheck.baseline/1", "profile": "quick", "tolerance": "x"}', "tolerance"),
+        ('{"schema": "attncheck.baseline/1", "profile": "quick", "claims": []}', "claims"),
+        ('{"schema": "attncheck.baseline/1", "profile": "quick", "claims": {"a.b": {}}}', "needs verdict"),
+        ("{not json", "not valid JSON"),
+    ],
+)
+def test_malformed_baselines_give_one_line_errors(tmp_path: Path, text: str, match: str) -> None:
+    path = tmp_path / "b.json"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=match) as info:
+        load_baseline(path)
+    assert "\n" not in str(info.value)
+    with pytest.raises(FileNotFoundError, match="baseline update"):
+        load_baseline(tmp_path / "missing.json")
