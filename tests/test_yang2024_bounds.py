@@ -77,7 +77,7 @@ def test_lemma4_objective_is_the_exact_expectation() -> None:
 
 
 @st.composite
-def thetas(draw: st.DrawFn) -> tuple[data.Problem, dict[str, np.ndarray], np.ndarray]:
+def thetas(draw: st.DrawFn) -> tuple[data.Problem, model.Params, np.ndarray]:
     K, m, d, H = (
         draw(st.integers(4, 14)),
         draw(st.integers(1, 5)),
@@ -87,8 +87,8 @@ def thetas(draw: st.DrawFn) -> tuple[data.Problem, dict[str, np.ndarray], np.nda
     N = draw(st.integers(2, K - 1))
     rng = np.random.default_rng(draw(st.integers(0, 2**16)))
     p = data.make_problem(K, N, d, m, draw(st.floats(1e-3, 1.0)), rng)
-    th = model.init_params(H, p, draw(st.floats(0.1, 3.0)), rng)
-    th["w"] = draw(st.floats(0.01, 3.0)) * rng.standard_normal(th["w"].shape)
+    th = model.Transformer(H).init(p, draw(st.floats(0.1, 3.0)), rng)
+    th = th.replace(w=draw(st.floats(0.01, 3.0)) * rng.standard_normal(th.w.shape))
     lam = data.sample_tasks(5, m, rng, "ood")
     return p, th, data.sample_labels(p, lam, rng)[:, :N]
 
@@ -97,8 +97,8 @@ def thetas(draw: st.DrawFn) -> tuple[data.Problem, dict[str, np.ndarray], np.nda
 def test_inference_and_copy_bounds_hold_for_any_theta(case: tuple) -> None:
     """Theorem 2's deterministic step holds for every theta, not only GD iterates."""
     p, th, y = case
-    D = model.excess_loss(th, p)
-    pred = model.predict(th, p, y)
+    D = model.Transformer(th.Q.shape[0]).excess_loss(th, p)
+    pred = model.Transformer(th.Q.shape[0]).predict(th, p, y)
     star = B.limit_predictor(p.A, y)
     lhs = 0.5 * np.sum((pred - star) ** 2, axis=1) / p.K
     y2 = np.sum(y * y, axis=1)

@@ -11,7 +11,9 @@ import pytest
 from bounds import yang2024 as B
 from verify.core import Verdict, run_claim
 from verify.core.registry import registry
-from verify.yang2024 import data, model, train
+from verify.yang2024 import data as D
+from verify.yang2024 import experiments as E
+from verify.yang2024 import model as M
 
 IDS = sorted(c for c in registry() if c.startswith("yang2024."))
 SPEC_IDS = {
@@ -33,11 +35,11 @@ def _run(cid: str, profile: str = "quick", **kw: object):
 @pytest.fixture
 def fresh_cache() -> Iterator[None]:
     """Clear the per-process problem / run caches around a test that perturbs what they compute."""
-    train.problem_for.cache_clear()
-    train._run_gd.cache_clear()
+    E.problem_for.cache_clear()
+    E._run_gd.cache_clear()
     yield
-    train.problem_for.cache_clear()
-    train._run_gd.cache_clear()
+    E.problem_for.cache_clear()
+    E._run_gd.cache_clear()
 
 
 def test_every_spec_claim_is_registered() -> None:
@@ -45,7 +47,7 @@ def test_every_spec_claim_is_registered() -> None:
 
 
 @pytest.mark.parametrize("cid", [c for c in IDS if c not in FINDINGS])
-def test_claim_reaches_expected_verdict(cid: str, profile: str) -> None:
+def test_claim_verdict_at_seed0(cid: str, profile: str) -> None:
     r = _run(cid, profile)
     assert r.verdict == r.expected, (r.verdict, r.notes)
     assert r.provenance is not None
@@ -65,84 +67,81 @@ def test_results_are_bit_identical_for_a_seed() -> None:
     assert a == b
 
 
-# ------------------------------------------------------------------------- perturbations caught
-
-
 def _violated(cid: str, **kw: object) -> None:
     r = _run(cid, **kw)
     assert r.verdict == Verdict.VIOLATED, (r.verdict, r.notes)
 
 
-def test_lemma5_wrong_floor_caught(monkeypatch: pytest.MonkeyPatch, fresh_cache: None) -> None:
+def test_lemma5_catches_wrong_floor(monkeypatch: pytest.MonkeyPatch, fresh_cache: None) -> None:
     orig = B.loss_floor
     monkeypatch.setattr(B, "loss_floor", lambda *a: orig(*a) + 3.0)
     _violated("yang2024.lemma5", draws=50_000)
 
 
-def test_A_identity_wrong_A_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_A_identity_catches_wrong_A(monkeypatch: pytest.MonkeyPatch) -> None:
     orig = B.target_matrix
     monkeypatch.setattr(B, "target_matrix", lambda *a: orig(*a) + 1e-8)
     _violated("yang2024.A_identity", cases=5)
 
 
-def test_grad_wrong_gradient_caught(monkeypatch: pytest.MonkeyPatch) -> None:
-    orig = model.loss_and_grad
+def test_grad_catches_wrong_gradient(monkeypatch: pytest.MonkeyPatch) -> None:
+    orig = M.Transformer.loss_and_grad
 
     def bad(*a: object, **k: object):
         v, g = orig(*a, **k)
-        return v, {"Q": g["Q"] * (1 + 1e-4), "w": g["w"]}
+        return v, g.replace(Q=g.Q * (1 + 1e-4))
 
-    monkeypatch.setattr(model, "loss_and_grad", bad)
+    monkeypatch.setattr(M.Transformer, "loss_and_grad", bad)
     _violated("yang2024.grad")
 
 
-def test_ridge_equiv_wrong_penalty_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_ridge_equiv_catches_wrong_penalty(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(B, "transformer_ridge", B.best_ridge)
     _violated("yang2024.ridge_equiv", cases=10)
 
 
-def test_Lstar_attained_perturbed_w_caught(monkeypatch: pytest.MonkeyPatch) -> None:
-    orig = model.lstsq_w
-    monkeypatch.setattr(model, "lstsq_w", lambda *a: orig(*a) * (1 + 1e-3))
+def test_Lstar_attained_catches_perturbed_w(monkeypatch: pytest.MonkeyPatch) -> None:
+    orig = M.Transformer.lstsq_w
+    monkeypatch.setattr(M.Transformer, "lstsq_w", lambda *a: orig(*a) * (1 + 1e-3))
     _violated("yang2024.Lstar_attained")
 
 
 def _tied_heads(orig):
-    def tied(Q: np.ndarray, problem: data.Problem) -> np.ndarray:
-        S = orig(Q, problem)
+    def tied(self: M.Transformer, Q: np.ndarray, problem: D.Problem) -> np.ndarray:
+        S = orig(self, Q, problem)
         return np.broadcast_to(S[:1], S.shape).copy()
 
     return tied
 
 
-def test_prop1_tied_heads_caught(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(model, "attention", _tied_heads(model.attention))
+def test_prop1_catches_tied_heads(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(M.Transformer, "attention", _tied_heads(M.Transformer.attention))
     _violated("yang2024.prop1", n_seeds=2)
 
 
-def test_prop1_assump3_noisy_softmax_caught(monkeypatch: pytest.MonkeyPatch) -> None:
-    orig = model.attention
+def test_prop1_assump3_catches_noisy_softmax(monkeypatch: pytest.MonkeyPatch) -> None:
+    orig = M.Transformer.attention
 
-    def noisy(Q: np.ndarray, p: data.Problem) -> np.ndarray:
-        S = orig(Q, p)
+    def noisy(self: M.Transformer, Q: np.ndarray, p: D.Problem) -> np.ndarray:
+        S = orig(self, Q, p)
         return S + 1e-6 * np.sin(np.arange(S.size)).reshape(S.shape)
 
-    monkeypatch.setattr(model, "attention", noisy)
+    monkeypatch.setattr(M.Transformer, "attention", noisy)
     _violated("yang2024.prop1.assump3", n_seeds=2)
 
 
-def test_thm1_monotone_too_large_w_step_caught(monkeypatch: pytest.MonkeyPatch, fresh_cache: None) -> None:
-    orig = model.loss_and_grad
+def test_thm1_monotone_catches_too_large_w_step(monkeypatch: pytest.MonkeyPatch, fresh_cache: None) -> None:
+    orig = M.Transformer.loss_grad_attention
 
     def big(*a: object, **k: object):
-        v, g = orig(*a, **k)
-        return v, {"Q": g["Q"], "w": 2.5 * g["w"]}  # w-step 2.5 / lambda_max: oscillates
+        v, g, S = orig(*a, **k)
+        return v, g.replace(w=2.5 * g.w), S  # w-step 2.5 / lambda_max: oscillates
 
-    monkeypatch.setattr(model, "loss_and_grad", big)
+    monkeypatch.setattr(M.Transformer, "loss_grad_attention", big)
     _violated("yang2024.thm1.monotone", steps=100)
 
 
-def test_thm1_rate_optimistic_rate_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_thm1_rate_catches_optimistic_rate(monkeypatch: pytest.MonkeyPatch) -> None:
     orig = B.rate_factor
 
     def fast(*a: object):
@@ -152,30 +151,30 @@ def test_thm1_rate_optimistic_rate_caught(monkeypatch: pytest.MonkeyPatch) -> No
     _violated("yang2024.thm1.rate")
 
 
-def test_thm1_PL_wrong_zeta0_caught(monkeypatch: pytest.MonkeyPatch, fresh_cache: None) -> None:
-    orig = model.zeta
-    monkeypatch.setattr(model, "zeta", lambda *a: 3.0 * orig(*a))
+def test_thm1_PL_catches_wrong_zeta0(monkeypatch: pytest.MonkeyPatch, fresh_cache: None) -> None:
+    orig = M.Transformer.zeta
+    monkeypatch.setattr(M.Transformer, "zeta", lambda *a: 3.0 * orig(*a))
     _violated("yang2024.thm1.PL", steps=300)
 
 
-def test_thm2_limit_wrong_ridge_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_thm2_limit_catches_wrong_ridge(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(B, "transformer_ridge", B.best_ridge)
     _violated("yang2024.thm2.limit")
 
 
-def test_thm2_bound_tighter_bound_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_thm2_bound_catches_tighter_bound(monkeypatch: pytest.MonkeyPatch) -> None:
     orig = B.inference_bound
     monkeypatch.setattr(B, "inference_bound", lambda *a: 0.1 * orig(*a))
     _violated("yang2024.thm2.bound")
 
 
-def test_thm2_prob_tighter_bound_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_thm2_prob_catches_tighter_bound(monkeypatch: pytest.MonkeyPatch) -> None:
     orig = B.prob_bound
     monkeypatch.setattr(B, "prob_bound", lambda *a: 0.5 * orig(*a))
     _violated("yang2024.thm2.prob", draws=20_000)
 
 
-def test_thm2_copy_tighter_bound_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_thm2_copy_catches_tighter_bound(monkeypatch: pytest.MonkeyPatch) -> None:
     orig = B.copy_bound
     monkeypatch.setattr(B, "copy_bound", lambda *a: 0.1 * orig(*a))
     _violated("yang2024.thm2.copy")
@@ -186,23 +185,23 @@ def test_thm2_iters_condition_can_hold(monkeypatch: pytest.MonkeyPatch) -> None:
     assert _run("yang2024.thm2.iters").verdict == Verdict.HOLDS
 
 
-def test_lemma4_wrong_ridge_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_lemma4_catches_wrong_ridge(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(B, "best_ridge", B.transformer_ridge)
     _violated("yang2024.lemma4", draws=20_000)
 
 
-def test_repdim_wrong_best_ridge_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_repdim_catches_wrong_best_ridge(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(B, "best_ridge", lambda Z, y, tau: B.ridge(Z, y, 2 * np.shape(Z)[0] * tau))
     _violated("yang2024.repdim", cases=30)
 
 
-def test_fig3_wrong_closed_form_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_fig3_catches_wrong_closed_form(monkeypatch: pytest.MonkeyPatch) -> None:
     orig = B.fig3_gap
     monkeypatch.setattr(B, "fig3_gap", lambda *a: 1.2 * orig(*a))
     _violated("yang2024.fig3")
 
 
-def test_lmmse_swapped_estimators_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_lmmse_catches_swapped_estimators(monkeypatch: pytest.MonkeyPatch) -> None:
     orig = B.expected_error
 
     def swapped(Z: np.ndarray, Z_Q: np.ndarray, tau: float, penalty: float) -> float:
@@ -213,60 +212,60 @@ def test_lmmse_swapped_estimators_caught(monkeypatch: pytest.MonkeyPatch) -> Non
     _violated("yang2024.lmmse")
 
 
-def test_multihead_H1_too_high_floor_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_multihead_H1_catches_too_high_floor(monkeypatch: pytest.MonkeyPatch) -> None:
     orig = B.orthant_floor
     monkeypatch.setattr(B, "orthant_floor", lambda *a: 3.0 * orig(*a))
     _violated("yang2024.multihead.H1")
 
 
-def test_heads_HltN_identical_heads_caught(monkeypatch: pytest.MonkeyPatch, fresh_cache: None) -> None:
-    orig = model.init_params
+def test_heads_HltN_catches_identical_heads(monkeypatch: pytest.MonkeyPatch, fresh_cache: None) -> None:
+    orig = M.Transformer.init
 
-    def tied(H: int, problem: data.Problem, beta: float, rng: np.random.Generator):
-        th = orig(H, problem, beta, rng)
-        th["Q"][:] = th["Q"][0]
+    def tied(self: M.Transformer, problem: D.Problem, beta: float, rng: np.random.Generator) -> M.Params:
+        th = orig(self, problem, beta, rng)
+        th.Q[:] = th.Q[0]
         return th
 
-    monkeypatch.setattr(model, "init_params", tied)
+    monkeypatch.setattr(M.Transformer, "init", tied)
     _violated("yang2024.heads.HltN", steps=500)
 
 
 def test_heads_speed_can_hold(monkeypatch: pytest.MonkeyPatch, fresh_cache: None) -> None:
     """The detector reports 'holds' for a model whose step shrinks with H (the paper's reading)."""
-    orig = train.step_sizes
+    orig = E.step_sizes
 
-    def shrinking(params: dict, problem: data.Problem, gamma: float):
+    def shrinking(params: M.Params, problem: D.Problem, gamma: float):
         eta, lam = orig(params, problem, gamma)
-        return eta * (problem.N / params["Q"].shape[0]) ** 3, lam
+        return eta * (problem.N / params.Q.shape[0]) ** 3, lam
 
-    monkeypatch.setattr(train, "step_sizes", shrinking)
+    monkeypatch.setattr(E, "step_sizes", shrinking)
     r = _run("yang2024.heads.speed", steps=3000, target=0.5, H_over_N=(1, 2, 4))
     assert r.verdict == Verdict.HOLDS, r.notes
 
 
-def test_zeta0_scale_wrong_zeta_caught(monkeypatch: pytest.MonkeyPatch) -> None:
-    orig = model.zeta
-    monkeypatch.setattr(model, "zeta", lambda *a: 1e3 * orig(*a))
+def test_zeta0_scale_catches_wrong_zeta(monkeypatch: pytest.MonkeyPatch) -> None:
+    orig = M.Transformer.zeta
+    monkeypatch.setattr(M.Transformer, "zeta", lambda *a: 1e3 * orig(*a))
     _violated("yang2024.zeta0.scale", Hs=(31, 64), betas=(1.0,))
 
 
-def test_ood_ratio_inflated_ood_tasks_caught(monkeypatch: pytest.MonkeyPatch) -> None:
-    orig = data.sample_tasks
+def test_ood_ratio_catches_inflated_ood_tasks(monkeypatch: pytest.MonkeyPatch) -> None:
+    orig = D.sample_tasks
 
     def inflated(n: int, m: int, rng: np.random.Generator, domain: str = "id") -> np.ndarray:
         lam = orig(n, m, rng, domain)
         return 10.0 * lam if domain == "ood" else lam
 
-    monkeypatch.setattr(data, "sample_tasks", inflated)
+    monkeypatch.setattr(D, "sample_tasks", inflated)
     _violated("yang2024.ood_ratio")
 
 
-def test_exp_fig2_frozen_model_caught(monkeypatch: pytest.MonkeyPatch) -> None:
-    orig = model.loss_and_grad
+def test_exp_fig2_catches_frozen_model(monkeypatch: pytest.MonkeyPatch) -> None:
+    orig = M.Transformer.loss_and_grad
 
     def frozen(*a: object, **k: object):
         v, g = orig(*a, **k)
-        return v, {key: 0.0 * val for key, val in g.items()}
+        return v, M.Params.from_blocks({key: 0.0 * val for key, val in g.blocks().items()})
 
-    monkeypatch.setattr(model, "loss_and_grad", frozen)
+    monkeypatch.setattr(M.Transformer, "loss_and_grad", frozen)
     _violated("yang2024.exp.fig2", steps=200)

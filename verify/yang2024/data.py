@@ -3,8 +3,8 @@
 Shapes: tokens ``V_all`` (d, K) unit-norm columns, prompt tokens ``V = V_all[:, :N]``; representations
 ``Zt`` (m, K) with ``Z = Zt[:, :N]`` and ``Z_Q = Zt[:, N:]``; tasks ``lam`` (n, m); labels ``y`` (n, K)
 with ``y_k = lam^T (f(v_k) + eps_k)``, ``eps_k ~ N(0, tau I_m)`` (variance tau, noise on the
-representation). Everything the closed-form loss needs (G, Z-bar, A, L*) is computed once, through
-``bounds.yang2024`` (Lemma 5).
+representation). :class:`Problem` is the paper's "batch": everything the closed-form population loss
+needs (G, Z-bar, A, L*), computed once through ``bounds.yang2024`` (Lemma 5).
 """
 
 from __future__ import annotations
@@ -21,6 +21,25 @@ SMALL = {"K": 40, "N": 6, "d": 8, "m": 4, "tau": 0.1}
 PAPER = {"K": 200, "N": 30, "d": 100, "m": 20, "tau": 0.01}
 
 TOKENS = ("gaussian", "orthonormal", "hypercube", "duplicate")
+
+
+@dataclass(frozen=True)
+class Config:
+    """A problem size (K, N, d, m, tau); hashable, so cached runs key on it."""
+
+    K: int
+    N: int
+    d: int
+    m: int
+    tau: float
+
+    @classmethod
+    def named(cls, name: str) -> Config:
+        """The spec's "small" (:data:`SMALL`) or "paper" (:data:`PAPER`) configuration."""
+        sizes = {"small": SMALL, "paper": PAPER}
+        check_choice("config", name, tuple(sizes))
+        c = sizes[name]
+        return cls(int(c["K"]), int(c["N"]), int(c["d"]), int(c["m"]), float(c["tau"]))
 
 
 @dataclass
@@ -129,6 +148,12 @@ def sample_tasks(n: int, m: int, rng: np.random.Generator, domain: str = "id") -
     check_choice("domain", domain, ("id", "ood"))
     z = rng.standard_normal((check_int("n", n), check_int("m", m)))
     return z if domain == "id" else 1.0 + 2.0 * z
+
+
+def prompts(problem: Problem, n: int, rng: np.random.Generator, domain: str) -> np.ndarray:
+    """Prompt labels y (n, N) of ``n`` fresh tasks of ``domain`` ("id" / "ood"), scalar noise."""
+    lam = sample_tasks(n, problem.m, rng, domain)
+    return sample_labels(problem, lam, rng, noise="scalar")[:, : problem.N]
 
 
 def sample_labels(

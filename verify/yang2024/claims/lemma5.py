@@ -1,0 +1,174 @@
+"""Lemma 5 (loss reformulation, eqs. (26)/(34)): the closed-form population loss, its target matrix A
+and constants c_k, its hand-derived gradients, and the floor L* being attained at H >= N."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bounds import yang2024 as B
+from verify.core import Ctx, Evidence, Kind, Provenance, Rule, claim
+from verify.numerics.gradcheck import check_grad
+from verify.yang2024 import data as D
+from verify.yang2024 import experiments as E
+from verify.yang2024 import model as M
+
+
+@claim(
+    "yang2024.lemma5",
+    reference="Lemma 5 (loss reformulation), eqs. (26)/(34)",
+    kind=Kind.TWO_SIDED,
+    provenance=Provenance.DERIVED,
+    statement="population loss = 1/2 sum_k ||Zbar(a-hat_k - A_k)||^2 + L* (Monte-Carlo, 4 SE)",
+    assumptions=("E[lambda lambda^T] = I (Assumption 1)", "noise variance tau on the representation"),
+    quick={"config": "small", "H": 6, "draws": 200_000},
+    paper={"draws": 1_000_000},
+    rules={"se_window": Rule(4, "Monte-Carlo window half-width in standard errors", "spec pass criterion")},
+)
+def lemma5(ctx: Ctx, *, config: str, H: int, draws: int) -> Evidence:
+    """Yang et al. 2024, Lemma 5 (closed form of the population loss (9)); kind two-sided; DERIVED.
+
+    theory: [L_cf - k SE, L_cf + k SE] (k: rule ``se_window``) with L_cf = 1/2 tr(R^T G R) + L* from
+    bounds.yang2024 (A, L*, G) at a random theta (Q Gaussian, w ~ 0.3 N(0,1)); measured: the
+    Monte-Carlo mean of 1/2 sum_k (y-hat_k - y_k)^2 over ``draws`` prompts with lambda ~ N(0, I_m) and
+    fresh noise eps_k ~ N(0, tau I_m) on every representation (literal eq. 1). Holds when L_MC lies in
+    the window.
+    """
+    problem = E.problem_for(ctx.seed, D.Config.named(config))
+    model = M.Transformer(H)
+    th = E.random_theta(problem, H, ctx.rng(1))
+    L_cf = B.closed_form_loss(model.forward(th, problem), problem.A, problem.G, problem.Lstar)
+    mean, se = E.lemma5_monte_carlo(problem, model.forward(th, problem), draws, ctx.rng(2))
+    k = ctx.rule("se_window")
+    return Evidence(
+        theory=[L_cf - k * se, L_cf + k * se],
+        measured=mean,
+        notes=[
+            f"closed form {L_cf:.6g}, Monte-Carlo {mean:.6g} +- {se:.3g} (SE, {draws} draws); "
+            f"L* = {problem.Lstar:.6g} (with the + m tau of fresh target noise)"
+        ],
+        params={"L_cf": L_cf, "se": se},
+    )
+
+
+@claim(
+    "yang2024.A_identity",
+    reference="Lemma 5, eq. (26)/(34): A = G^{-1}(Z^T Z-tilde + m tau [I, 0]); constants c_k",
+    kind=Kind.UPPER,
+    provenance=Provenance.DERIVED,
+    statement="A_{:,k} = e_k and c_k = 0 for every prompt token k <= N (any Z, tau > 0)",
+    assumptions=("tau > 0",),
+    quick={"cases": 40},
+    paper={"cases": 400},
+    rules={"tol": Rule(1e-10, "an exact identity, checked to round-off", "spec pass criterion")},
+)
+def A_identity(ctx: Ctx, *, cases: int) -> Evidence:
+    """Yang et al. 2024, Lemma 5 (A and the constants c_k); kind upper; DERIVED.
+
+    theory: rule ``tol``; measured: max over ``cases`` random (Z, Z_Q, tau), with N < m and N > m, of
+    max(|A_{:, :N} - I|, |c_k| / (||z_k||^2 + m tau) for k <= N), A and c_k from their definitions in
+    bounds.yang2024. Holds when measured <= tol.
+    """
+    rng = ctx.rng(1)
+    worst = 0.0
+    for _ in range(cases):
+        m, N, KQ = (int(v) for v in rng.integers(1, 30, size=3))
+        tau = float(10 ** rng.uniform(-3, 0))
+        Z, Z_Q = rng.standard_normal((m, N)), rng.standard_normal((m, KQ))
+        A = B.target_matrix(Z, Z_Q, tau)
+        c = B.const_terms(Z, Z_Q, tau)[:N]
+        scale = np.sum(Z * Z, axis=0) + m * tau
+        worst = max(worst, float(np.max(np.abs(A[:, :N] - np.eye(N)))), float(np.max(np.abs(c) / scale)))
+    return Evidence(theory=ctx.rule("tol"), measured=worst, notes=[f"{cases} random (m, N, K-N, tau) cases"])
+
+
+@claim(
+    "yang2024.grad",
+    reference="Sec. 3.2 of the spec (gradients of the Lemma 5 loss), eqs. (7a)/(7b)",
+    kind=Kind.UPPER,
+    provenance=Provenance.DERIVED,
+    statement="hand-derived dL/dQ_h and dL/dw_{h,k} match central differences (rel. error <= 1e-6)",
+    quick={"config": "small", "H": 6, "n_dirs": 20},
+    rules={
+        "rtol": Rule(1e-6, "relative error allowed per compared value", "spec pass criterion"),
+        "h": Rule(1e-5, "central-difference step (and h/4): Delta ~ 70 needs h above 1e-6", "attncheck"),
+        "roundoff_ulps": Rule(
+            16, "atol = ulps eps |Delta| / h, the round-off of the difference at h/4", "attncheck"
+        ),
+    },
+)
+def grad(ctx: Ctx, *, config: str, H: int, n_dirs: int) -> Evidence:
+    """Yang et al. 2024, gradients of the closed-form loss; kind upper; DERIVED.
+
+    theory: 1 (the scaled error |analytic - numeric| / (atol + rtol |numeric|) allowed by the rule
+    ``rtol``, with atol = roundoff_ulps eps |Delta| / h the round-off floor of the central differences
+    at h and h/4, a few ulps of Delta each); measured: the largest scaled error of
+    verify.numerics.check_grad over ``n_dirs`` random unit directions per block (Q, w) plus a joint
+    one, central differences at step rule ``h`` and h/4 on Delta = L - L* at a random theta. Unstable
+    differences make the check inconclusive.
+    """
+    problem = E.problem_for(ctx.seed, D.Config.named(config))
+    model = M.Transformer(H, excess=True)
+    th = E.random_theta(problem, H, ctx.rng(3))
+    Delta, g = model.loss_and_grad(th, problem)
+    h = ctx.rule("h")
+    rep = check_grad(
+        lambda t: model.loss_and_grad(M.Params.from_blocks(t), problem)[0],
+        th.blocks(),
+        g.blocks(),
+        mode="directional",
+        eps=h,
+        rtol=ctx.rule("rtol"),
+        atol=ctx.rule("roundoff_ulps") * E.EPS * abs(Delta) / h,
+        n_dirs=n_dirs,
+        seed=ctx.seed,
+    )
+    inconclusive = None
+    if rep.unstable and rep.max_rel_error <= 1:
+        inconclusive = f"finite differences unstable in {rep.unstable}"
+    return Evidence(
+        theory=1.0,
+        measured=rep.max_rel_error,
+        inconclusive=inconclusive,
+        notes=[rep.summary()],
+        params={"values_checked": rep.checked},
+    )
+
+
+@claim(
+    "yang2024.Lstar_attained",
+    reference="Lemma 5 consequences; Assumption 2; eq. (8)",
+    kind=Kind.UPPER,
+    provenance=Provenance.DERIVED,
+    statement="with H >= N and rank C_k = N, L* is attained by solving for w at fixed Q",
+    assumptions=("H >= N", "rank C_k = N for every k (sigma_min > 1e3 eps ||C_k||)"),
+    quick={"config": "small", "H_over_N": 2},
+    paper={"config": "paper"},
+    rules={
+        "rel_tol": Rule(1e-8, "L(Q, w*) - L* allowed, relative to L*", "spec pass criterion"),
+        "rank_ulps": Rule(1e3, "rank N means sigma_min > rank_ulps eps ||C_k||_2", "attncheck"),
+    },
+)
+def Lstar_attained(ctx: Ctx, *, config: str, H_over_N: int) -> Evidence:
+    """Yang et al. 2024, Lemma 5: L* = inf L is attained; kind upper; DERIVED.
+
+    theory: rule ``rel_tol`` x L*; measured: L(Q, w*) - L* = 1/2 tr(R^T G R) (computed directly, no
+    cancellation) with Q Gaussian (beta = 1) and w*_{:,k} = C_k^+ A_{:,k} (minimum-norm least
+    squares). Assumptions checked: H >= N and every C_k numerically of rank N (rule ``rank_ulps``).
+    """
+    problem = E.problem_for(ctx.seed, D.Config.named(config))
+    H = H_over_N * problem.N
+    model = M.Transformer(H)
+    failed = [] if H >= problem.N else [f"H = {H} < N = {problem.N}"]
+    Q = E.init_for(ctx.seed, problem, H, 1.0).Q
+    C = model.attention(Q, problem).transpose(2, 1, 0)
+    s = np.linalg.svd(C, compute_uv=False)
+    if H >= problem.N and not np.all(s[:, problem.N - 1] > ctx.rule("rank_ulps") * E.EPS * s[:, 0]):
+        failed.append("some C_k is numerically rank deficient")
+    gap = model.excess_loss(M.Params(Q, model.lstsq_w(Q, problem)), problem)  # no cancellation
+    Lstar = B.loss_floor(problem.Z, problem.Z_Q, problem.tau)
+    return Evidence(
+        theory=ctx.rule("rel_tol") * Lstar,
+        measured=gap,
+        failed=failed,
+        notes=[f"L* = {Lstar:.8g}, L(Q, w*) - L* = {gap:.3g}, H = {H}"],
+    )

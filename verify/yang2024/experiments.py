@@ -1,0 +1,491 @@
+"""Experiments of the yang2024 claims: GD and Adam runs, Monte-Carlo estimates, the sweep workers.
+
+GD follows eqs. (7a)/(7b) with eta_w = gamma^2 eta_Q; the spec's step rule is
+eta_Q = 1 / (gamma^2 max_k lambda_max(B_k^(0)T B_k^(0))), i.e. eta_w = 1/max_k lambda_max, the inverse
+smoothness of the w-block at initialisation (the paper's L is NOT RECOVERED). The trajectory's
+``loss`` is Delta(t) = L - L* computed directly. Problems and runs are cached per process
+(``functools.cache``: same arguments give the same, bit-identical object), so claims that share a run
+do not pay for it twice; cached arrays are read-only. Sweep points are frozen dataclasses and their
+workers are module-level functions (``ctx.map`` may run them in other processes).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import mpmath
+import numpy as np
+
+from bounds import yang2024 as B
+from bounds.checks import check_int, check_positive
+from verify.core import Ctx
+from verify.numerics.gd import RunState, Trajectory, gradient_descent
+from verify.yang2024 import data as D
+from verify.yang2024 import model as M
+
+EPS = float(np.finfo(np.float64).eps)
+#: rng keys (ctx.rng(KEY_..., ...)) of the problem draw and of the initialisation
+KEY_PROBLEM, KEY_INIT = 100, 101
+#: a run whose Delta exceeds DIVERGED * max(Delta(0), 1) is stopped as diverged (traj.state says so)
+DIVERGED = 1e6
+#: the spec's gamma (eta_w = gamma^2 eta_Q) and the ladder tried when GD diverges at it
+GAMMA = 3.0
+GAMMA_LADDER = (3.0, 10.0, 30.0)
+
+
+@functools.cache
+def problem_for(seed: int, config: D.Config, tokens: str = "gaussian") -> D.Problem:
+    """The problem of ``seed`` (ctx.rng(KEY_PROBLEM)): same seed and config, same problem."""
+    c = config
+    return D.make_problem(c.K, c.N, c.d, c.m, c.tau, Ctx(seed=seed).rng(KEY_PROBLEM), tokens)
+
+
+def init_for(seed: int, problem: D.Problem, H: int, beta: float, key: int = 0) -> M.Params:
+    """Q^(0) ~ N(0, beta^2) from ctx.rng(KEY_INIT, H, key), w^(0) = 0 (same draw for every beta)."""
+    return M.Transformer(H).init(problem, beta, Ctx(seed=seed).rng(KEY_INIT, H, key))
+
+
+def random_theta(problem: D.Problem, H: int, rng: np.random.Generator) -> M.Params:
+    """Q Gaussian (beta = 1), w ~ 0.3 N(0, 1) (spec: yang2024.lemma5 / .grad inputs)."""
+    th = M.Transformer(H).init(problem, 1.0, rng)
+    return th.replace(w=0.3 * rng.standard_normal(th.w.shape))
+
+
+def step_sizes(params: M.Params, problem: D.Problem, gamma: float) -> tuple[float, float]:
+    """(eta_Q, lambda_max) with eta_Q = 1/(gamma^2 max_k lambda_max(B_k^T B_k)) at params."""
+    Bm = M.Transformer(params.Q.shape[0]).B_matrices(params, problem)
+    lam_max = float(np.max(np.linalg.svd(Bm, compute_uv=False)[:, 0]) ** 2)
+    return 1.0 / (check_positive("gamma", gamma) ** 2 * lam_max), lam_max
+
+
+@dataclass(frozen=True)
+class InitRate:
+    """The Theorem 1 quantities at initialisation: theta^(0), zeta_0, eta_Q, max_k lambda_max, rho,
+    Delta(0)."""
+
+    theta0: M.Params
+    zeta0: float
+    eta_Q: float
+    lam_max: float
+    rho: mpmath.mpf
+    delta0: float
+
+
+def init_rate(seed: int, config: D.Config, H: int, gamma: float = GAMMA) -> InitRate:
+    """zeta_0, the spec's step sizes and rho = bounds.rate_factor at the beta = 1 init of H heads."""
+    p = problem_for(seed, config)
+    th = init_for(seed, p, H, 1.0)
+    eta_Q, lam_max = step_sizes(th, p, gamma)
+    model = M.Transformer(H)
+    z0 = model.zeta(th, p)
+    return InitRate(th, z0, eta_Q, lam_max, B.rate_factor(eta_Q, gamma, z0), model.excess_loss(th, p))
+
+
+@dataclass
+class Run:
+    """A GD run: problem, zeta_0, eta_Q, gamma, trajectory (loss = Delta), snapshots [(t, theta_t)]
+    at the requested steps."""
+
+    problem: D.Problem
+    zeta0: float
+    eta_Q: float
+    gamma: float
+    traj: Trajectory
+    snapshots: list[tuple[int, M.Params]] = field(default_factory=list)
+
+    @property
+    def diverged(self) -> bool:
+        """True when the divergence guard (or a non-finite loss) stopped the run."""
+        return self.traj.state == RunState.DIVERGED
+
+
+def _freeze(a: np.ndarray) -> np.ndarray:
+    a.setflags(write=False)
+    return a
+
+
+def run_gd(
+    seed: int,
+    config: D.Config,
+    H: int,
+    *,
+    beta: float = 1.0,
+    gamma: float = GAMMA,
+    steps: int = 2000,
+    track_B: bool = False,
+    snapshot_every: int = 0,
+) -> Run:
+    """GD from the spec's initialisation with eta_w = gamma^2 eta_Q (cached).
+
+    track_B: also record min_k lambda_min(B_k^(t) B_k^(t)T) at every step (the PL premise, extras
+    "lam_min_BBt") and ||dL/dw||^2 (extras "gw_sq"). snapshot_every: keep theta_t every that many
+    steps (and the last one).
+    """
+    return _run_gd(
+        int(seed), config, int(H), float(beta), float(gamma), int(steps), bool(track_B), int(snapshot_every)
+    )
+
+
+@functools.cache
+def _run_gd(
+    seed: int,
+    config: D.Config,
+    H: int,
+    beta: float,
+    gamma: float,
+    steps: int,
+    track_B: bool,
+    snapshot_every: int,
+) -> Run:
+    steps = check_int("steps", steps, low=0)
+    problem = problem_for(seed, config)
+    model = M.Transformer(H, excess=True)
+    theta0 = init_for(seed, problem, H, beta)
+    zeta0 = model.zeta(theta0, problem)
+    eta_Q, _ = step_sizes(theta0, problem, gamma)
+    snaps: list[tuple[int, M.Params]] = []
+    record = {}
+    last_S: list[np.ndarray] = []
+    if track_B:
+
+        def lam_min(th: object, g: object, loss: float, t: int) -> float:
+            C = last_S[0].transpose(2, 1, 0)  # (K, N, H) at theta_t, from the gradient call
+            BBt = problem.Zbar @ (C @ C.transpose(0, 2, 1)) @ problem.Zbar  # B_k B_k^T
+            return float(np.min(np.linalg.eigvalsh(BBt)[:, 0]))
+
+        record["lam_min_BBt"] = lam_min
+        record["gw_sq"] = lambda th, g, loss, t: float(np.sum(g["w"] ** 2))
+    if snapshot_every:
+
+        def snap(th: dict[str, np.ndarray], g: object, loss: float, t: int) -> float:
+            if t % snapshot_every == 0 or t == steps:
+                snaps.append((t, M.Params(**{k: _freeze(v.copy()) for k, v in th.items()})))
+            return 0.0
+
+        record["snap"] = snap
+
+    delta0 = model.excess_loss(theta0, problem)
+
+    def loss_and_grad(th: M.Params) -> tuple[float, M.Params]:
+        value, g, S = model.loss_grad_attention(th, problem)
+        last_S[:] = [S]
+        if not value <= DIVERGED * max(delta0, 1.0):  # divergence guard: the loop stops cleanly
+            return math.inf, g
+        return value, g
+
+    traj = gradient_descent(theta0, loss_and_grad, {"Q": eta_Q, "w": gamma**2 * eta_Q}, steps, record=record)
+    for arr in (traj.loss, traj.grad_norm, traj.drift, *traj.extras.values()):
+        _freeze(arr)
+    return Run(problem, zeta0, eta_Q, gamma, traj, snaps)
+
+
+def canonical_run(seed: int, config: D.Config, H: int, steps: int, gamma: float = GAMMA) -> Run:
+    """The shared GD run (spec step rule, 41 snapshots): claims with the same (config, H, steps,
+    gamma) share it through the cache of :func:`run_gd`."""
+    return run_gd(seed, config, H, gamma=gamma, steps=steps, snapshot_every=max(1, steps // 40))
+
+
+def stable_run(seed: int, config: D.Config, H: int, steps: int) -> Run:
+    """The canonical run at the smallest gamma of :data:`GAMMA_LADDER` for which GD does not diverge:
+    the spec's step rule only controls the w-block, and with few heads the Q-block can be stiffer (the
+    paper's eta_Q <= 1/L with its L NOT RECOVERED). Larger gamma = smaller eta_Q, same eta_w."""
+    for gamma in GAMMA_LADDER:
+        r = canonical_run(seed, config, H, steps, gamma)
+        if not r.diverged:
+            break
+    return r
+
+
+def tracked_run(seed: int, config: D.Config, H: int, steps: int, gamma: float = GAMMA) -> Run:
+    """A GD run recording the PL premise min_k lambda_min(B_k^(t) B_k^(t)T) at every step."""
+    return run_gd(seed, config, H, gamma=gamma, steps=steps, track_B=True)
+
+
+def diverged_notes(runs: list[tuple[int, Run]]) -> list[str]:
+    """One failed-assumption line per diverged run of ``[(H, run)]``."""
+    return [
+        f"GD diverged at H = {H}, gamma = {r.gamma:g} ({r.traj.stopped}): eta_Q is above the "
+        "paper's 1/L (NOT RECOVERED) there"
+        for H, r in runs
+        if r.diverged
+    ]
+
+
+def adam(
+    params: M.Params,
+    loss_and_grad: Callable[[M.Params], tuple[float, M.Params]],
+    lr: float,
+    steps: int,
+    *,
+    betas: tuple[float, float] = (0.9, 0.999),
+    eps: float = 1e-8,
+    every: int = 1,
+    record: dict[str, Callable[[M.Params, int], float]] | None = None,
+) -> tuple[M.Params, list[int], list[float], dict[str, list[float]]]:
+    """Adam (Kingma & Ba) on the closed-form loss, as in the paper's experiments (Sec. 4).
+
+    Returns (theta_T, recorded steps, loss at those steps, {name: values of record(theta, t)}).
+    """
+    lr = check_positive("lr", lr)
+    steps = check_int("steps", steps, low=0)
+    b1, b2 = betas
+    th = {k: np.array(v, dtype=np.float64, copy=True) for k, v in params.blocks().items()}
+    m1 = {k: np.zeros_like(v) for k, v in th.items()}
+    m2 = {k: np.zeros_like(v) for k, v in th.items()}
+    ts: list[int] = []
+    losses: list[float] = []
+    rec: dict[str, list[float]] = {k: [] for k in (record or {})}
+    for t in range(steps + 1):
+        theta = M.Params.from_blocks(th)
+        loss, grads = loss_and_grad(theta)
+        g = grads.blocks()
+        if t % every == 0 or t == steps:
+            ts.append(t)
+            losses.append(float(loss))
+            for name, fn in (record or {}).items():
+                rec[name].append(float(fn(theta, t)))
+        if t == steps:
+            break
+        for k in th:
+            m1[k] = b1 * m1[k] + (1 - b1) * g[k]
+            m2[k] = b2 * m2[k] + (1 - b2) * g[k] ** 2
+            mh = m1[k] / (1 - b1 ** (t + 1))
+            vh = m2[k] / (1 - b2 ** (t + 1))
+            th[k] -= lr * mh / (np.sqrt(vh) + eps)
+    return M.Params.from_blocks(th), ts, losses, rec
+
+
+def ridge_limit(problem: D.Problem, y: np.ndarray) -> np.ndarray:
+    """y-hat* = (y, Z_Q^T lambda-hat) from the ridge of eq. (20) (not through A)."""
+    lam = B.transformer_ridge(problem.Z, y, problem.tau)
+    return B.ridge_predictions(problem.Z, problem.Z_Q, y, lam)
+
+
+def inference_error(params: M.Params, problem: D.Problem, y: np.ndarray) -> np.ndarray:
+    """(1/K) ||y-hat - y-hat*||^2 per prompt, (n,)."""
+    diff = M.Transformer(params.Q.shape[0]).predict(params, problem, y) - ridge_limit(problem, y)
+    return np.sum(diff * diff, axis=1) / problem.K
+
+
+def thin(x: np.ndarray, n: int = 200) -> list[float]:
+    """At most ``n`` evenly spaced values of x (for figure series)."""
+    idx = np.unique(np.linspace(0, len(x) - 1, min(n, len(x))).astype(int))
+    return [float(v) for v in np.asarray(x)[idx]]
+
+
+def thin_t(x: np.ndarray, n: int = 200) -> list[float]:
+    """The indices :func:`thin` keeps, as floats (the t axis)."""
+    return [float(v) for v in np.unique(np.linspace(0, len(x) - 1, min(n, len(x))).astype(int))]
+
+
+def roundoff(loss: np.ndarray, problem: D.Problem, H: int) -> np.ndarray:
+    """First-order round-off of Delta = 1/2 tr(R^T G R) per step: R = A-hat - A carries an absolute
+    error ||dR||_F <= u = 4 eps sqrt(H) ||A||_F, so |dDelta| <= ||G||_2 (||R||_F u + u^2 / 2) with
+    ||R||_F <= sqrt(2 Delta / lambda_min(G))."""
+    g = float(np.linalg.eigvalsh(problem.G)[-1])
+    u = 4 * EPS * math.sqrt(H) * float(np.linalg.norm(problem.A))
+    return g * (np.sqrt(2 * np.maximum(loss, 0) / problem.lam_min_G) * u + u * u / 2)
+
+
+def monotone_violation(loss: np.ndarray, floor: np.ndarray) -> tuple[float, int]:
+    """(max_t (Delta(t+1) - Delta(t) - floor_t) / Delta(t) over steps with Delta(t) > 0, number of
+    steps whose change is below the round-off floor). Negative: decreasing everywhere."""
+    d0, d1, fl = loss[:-1], loss[1:], floor[:-1]
+    mask = d0 > 0
+    under = int(np.sum(np.abs(d1 - d0) <= fl))
+    if not np.any(mask):
+        return 0.0, under
+    return float(np.max((d1[mask] - d0[mask] - fl[mask]) / d0[mask])), under
+
+
+def regime_end(lam_min: np.ndarray, floor: float) -> int:
+    """First t at which the PL premise lambda_min(B^(t) B^(t)T) >= floor fails (len if never)."""
+    bad = np.nonzero(lam_min < floor)[0]
+    return int(bad[0]) if bad.size else len(lam_min)
+
+
+def empirical_rate(L: np.ndarray) -> float:
+    """Per-step geometric rate of L over the second half of its positive prefix."""
+    T = len(L) - 1
+    pos = np.nonzero(L > 0)[0]
+    T = int(min(T, pos[-1]))
+    h = T // 2
+    return float((L[T] / L[h]) ** (1.0 / (T - h))) if T - h > 0 else float("nan")
+
+
+def iterations_to(L: np.ndarray, target: float, steps: int) -> int:
+    """First t with L(t) < target L(0); ``steps + 1`` when never reached."""
+    hit = np.nonzero(L < target * L[0])[0]
+    return int(hit[0]) if hit.size else steps + 1
+
+
+def lemma5_monte_carlo(
+    problem: D.Problem, Ahat: np.ndarray, draws: int, rng: np.random.Generator, chunk: int = 20_000
+) -> tuple[float, float]:
+    """(mean, SE) of 1/2 sum_k (y-hat_k - y_k)^2 over ``draws`` prompts, lambda ~ N(0, I_m) and noise
+    on the representation (literal eq. 1), predictions y-hat = Ahat^T y."""
+    total, total2, done = 0.0, 0.0, 0
+    while done < draws:
+        n = min(chunk, draws - done)
+        lam = D.sample_tasks(n, problem.m, rng, "id")
+        y = D.sample_labels(problem, lam, rng, noise="representation")
+        r = y[:, : problem.N] @ Ahat - y
+        ell = 0.5 * np.sum(r * r, axis=1)
+        total, total2, done = total + float(ell.sum()), total2 + float(np.sum(ell * ell)), done + n
+    mean = total / draws
+    return mean, math.sqrt(max(total2 / draws - mean * mean, 0.0) / (draws - 1))
+
+
+@dataclass(frozen=True)
+class Lemma4MC:
+    """Monte Carlo of Lemma 4: objective means and SEs at the grid lambdas (grid,), the pooled argmin
+    (m,) and the argmins of the batches (batches, m)."""
+
+    mean: np.ndarray
+    se: np.ndarray
+    argmin: np.ndarray
+    batch_argmins: np.ndarray
+
+
+def lemma4_monte_carlo(
+    problem: D.Problem, y: np.ndarray, lams: np.ndarray, draws: int, batches: int, rng: np.random.Generator
+) -> Lemma4MC:
+    """Objective (24) over ``draws`` feature-noise draws eps-tilde_i ~ N(0, tau I) in ``batches``
+    batches: its mean at each lambda of ``lams`` (grid, m) and the argmin of the quadratic."""
+    p, grid = problem, lams.shape[0]
+    M_ = np.zeros((p.m, p.m))
+    b = np.zeros(p.m)
+    s1 = np.zeros(grid)
+    s2 = np.zeros(grid)
+    done, batch, lam_b = 0, -(-draws // batches), []
+    while done < draws:
+        n = min(batch, draws - done)
+        F = p.Z[None] + math.sqrt(p.tau) * rng.standard_normal((n, p.m, p.N))  # noisy features
+        r = y[None, None, :] - np.einsum("gm,nmi->ngi", lams, F)
+        obj = 0.5 * np.sum(r * r, axis=2) / p.N  # (n, grid)
+        s1 += obj.sum(0)
+        s2 += np.sum(obj * obj, axis=0)
+        Mb, bb = np.einsum("nmi,nli->ml", F, F), np.einsum("nmi,i->m", F, y)
+        lam_b.append(np.linalg.solve(Mb / n, bb / n))
+        M_ += Mb
+        b += bb
+        done += n
+    mean = s1 / draws
+    se = np.sqrt(np.maximum(s2 / draws - mean**2, 0) / (draws - 1))
+    return Lemma4MC(mean, se, np.linalg.solve(M_ / draws, b / draws), np.array(lam_b))
+
+
+@dataclass(frozen=True)
+class Prop1Point:
+    """One seed of the Proposition 1 sweep: heads Hs, scales betas; rank_tol: sigma_min / ||C_k|| a
+    rank-N C_k must exceed; null_tol: the largest |lambda_min(B_k B_k^T)| of a rank-deficient one."""
+
+    seed: int
+    config: D.Config
+    Hs: tuple[int, ...]
+    betas: tuple[float, ...]
+    rank_tol: float
+    null_tol: float
+
+
+@dataclass(frozen=True)
+class Prop1Row:
+    """Outcome at one (seed, H, beta): smallest relative sigma_min of C_k, zeta_0, whether the
+    prediction of Proposition 1 holds, whether the tokens satisfy Assumption 3."""
+
+    seed: int
+    H: int
+    beta: float
+    rel_sigma_min: float
+    zeta0: float
+    ok: bool
+    a3: bool
+
+
+def prop1_seed(pt: Prop1Point) -> list[Prop1Row]:
+    """Per (H, beta) of one seed: the rank test of Proposition 1 (H >= N: rank N relative to machine
+    precision; H < N: lambda_min(B_k B_k^T) numerically 0) and zeta_0."""
+    problem = problem_for(pt.seed, pt.config)
+    a3 = D.satisfies_assumption3(problem.V)
+    rows = []
+    for H in pt.Hs:
+        model = M.Transformer(H)
+        Z0 = init_for(pt.seed, problem, H, 1.0).Q  # one draw per (seed, H), scaled by beta
+        for beta in pt.betas:
+            C = model.attention(beta * Z0, problem).transpose(2, 1, 0)  # (K, N, H)
+            Bm = np.matmul(problem.Zbar, C)
+            if H >= problem.N:
+                s = np.linalg.svd(C, compute_uv=False)
+                rel = float(np.min(s[:, problem.N - 1] / s[:, 0]))
+                z0 = B.zeta0(Bm)
+                ok = bool(np.all(s[:, problem.N - 1] > pt.rank_tol * s[:, 0]))
+            else:  # rank <= H < N: lambda_min(B B^T) must be numerically 0
+                z0 = float(np.max(np.abs(np.linalg.eigvalsh(Bm @ Bm.transpose(0, 2, 1))[:, 0])))
+                rel, ok = 0.0, z0 <= pt.null_tol
+            rows.append(Prop1Row(pt.seed, H, beta, rel, z0, ok, a3))
+    return rows
+
+
+def min_sigma(problem: D.Problem, H: int, seed: int) -> float:
+    """min_k sigma_min(C_k) at the beta = 1 init of H heads."""
+    model = M.Transformer(H)
+    C = model.attention(init_for(seed, problem, H, 1.0).Q, problem).transpose(2, 1, 0)
+    s = np.linalg.svd(C, compute_uv=False)
+    return float(np.min(s[:, problem.N - 1]))
+
+
+@dataclass(frozen=True)
+class Zeta0Point:
+    """zeta_0 of one (seed, H, beta) init at ``config``."""
+
+    seed: int
+    config: D.Config
+    H: int
+    beta: float
+
+
+def zeta0_point(pt: Zeta0Point) -> float:
+    p = problem_for(pt.seed, pt.config)
+    return M.Transformer(pt.H).zeta(init_for(pt.seed, p, pt.H, pt.beta), p)
+
+
+def representations(seed: int, m: int, K: int, N: int) -> tuple[np.ndarray, np.ndarray, np.random.Generator]:
+    """(Z (m, N), Z_Q (m, K - N), the generator after the draw): one fresh Gaussian Z-tilde per N,
+    ctx.rng(20, N) (Fig. 3 and the LMMSE comparison use the same draws)."""
+    rng = Ctx(seed=seed).rng(20, N)
+    Zt = rng.standard_normal((m, K))
+    return Zt[:, :N], Zt[:, N:], rng
+
+
+@dataclass(frozen=True)
+class Fig3Point:
+    """One N of the Fig. 3 sweep: K tokens, m representation dimensions, noise tau, MC draws."""
+
+    seed: int
+    K: int
+    N: int
+    m: int
+    tau: float
+    draws: int
+
+
+def fig3_point(pt: Fig3Point) -> tuple[float, float, float]:
+    """(closed-form gap, Monte-Carlo gap, its SE) at one N."""
+    Z, Z_Q, rng = representations(pt.seed, pt.m, pt.K, pt.N)
+    cf = B.fig3_gap(Z, Z_Q, pt.tau)
+    lam = rng.standard_normal((pt.draws, pt.m))
+    noise = rng.standard_normal((pt.draws, pt.N))
+    y = lam @ Z + np.sqrt(pt.tau) * np.linalg.norm(lam, axis=1, keepdims=True) * noise
+    diff = (B.transformer_ridge(Z, y, pt.tau) - B.best_ridge(Z, y, pt.tau)) @ Z_Q
+    g = np.sum(diff * diff, axis=1) / pt.K
+    return cf, float(g.mean()), float(g.std(ddof=1) / math.sqrt(pt.draws))
+
+
+def first_fall(curve: list[float], ts: list[int], factor: float) -> int | None:
+    """The first recorded step at which ``curve`` is at most curve[0] / factor (None if never)."""
+    c = np.asarray(curve)
+    hit = np.nonzero(c <= c[0] / factor)[0]
+    return ts[hit[0]] if hit.size else None
