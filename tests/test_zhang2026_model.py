@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from verify.numerics.gradcheck import check_grad as _check_grad
 from verify.zhang2026 import data as Da
+from verify.zhang2026 import experiments as E
 from verify.zhang2026 import model as Mo
 
 LEAKY = Mo.Act("leaky", 0.1)
@@ -115,8 +116,8 @@ def test_scalar_reduction_equals_full_matrix(D, K, eta, sx2, vnorm, act_name, se
     V = Da.random_v(2, 3, rng, vnorm)
     act = Mo.Act(act_name, 0.1)
     times = [0, 1, 2, 10, 40]
-    full = Mo.population_gd(V, S, P, eta, times, act=act, sx2=sx2)
-    sc = Mo.scalar_run(D, K, eta, times, sx2, vnorm**2, act)
+    full = E.population_gd(V, S, P, eta, times, act=act, sx2=sx2)
+    sc = E.scalar_run(D, K, eta, times, sx2, vnorm**2, act)
     np.testing.assert_allclose(full.excess, sc.excess, rtol=1e-10, atol=1e-12)
     C1 = np.einsum("tmd,md->t", full.W_V, V) / vnorm**2
     np.testing.assert_allclose(C1, sc.C1, rtol=0, atol=1e-12)
@@ -129,7 +130,7 @@ def test_kq_invariant_K_C2_equals_DmK_C3(D, K, seed) -> None:
     K = min(K, D - 1)
     rng = np.random.default_rng(seed)
     S, P, V = Da.s_circulant(D, K), Mo.random_orthogonal(D, rng), Da.random_v(2, 2, rng, 2.0)
-    run = Mo.population_gd(V, S, P, 0.1, [30])
+    run = E.population_gd(V, S, P, 0.1, [30])
     C2, C3, _ = Mo.scalar_from_matrix(run.W_KQ[-1], P, S)
     assert math.isclose(K * C2, (D - K) * C3, rel_tol=1e-10)
 
@@ -139,8 +140,8 @@ def test_any_orthogonal_P_same_trajectory(D, seed, act_name) -> None:
     rng = np.random.default_rng(seed)
     S, V = Da.s_circulant(D, 1 + D // 3), Da.random_v(2, 3, rng, 2.0)
     act = Mo.Act(act_name, 0.1)
-    r1 = Mo.population_gd(V, S, Mo.random_orthogonal(D, rng), 0.1, [5, 25], act=act)
-    r2 = Mo.population_gd(V, S, Mo.random_orthogonal(D, rng), 0.1, [5, 25], act=act)
+    r1 = E.population_gd(V, S, Mo.random_orthogonal(D, rng), 0.1, [5, 25], act=act)
+    r2 = E.population_gd(V, S, Mo.random_orthogonal(D, rng), 0.1, [5, 25], act=act)
     np.testing.assert_allclose(r1.A, r2.A, atol=1e-12)
     np.testing.assert_allclose(r1.W_V, r2.W_V, atol=1e-12)
 
@@ -152,8 +153,8 @@ def test_permuting_positions_in_P_and_S(D, seed) -> None:
     S = Da.s_weighted(D, np.array([0.7, 0.3])) if D > 2 else Da.s_circulant(D, 1)
     V, P = Da.random_v(2, 3, rng, 2.0), Mo.random_orthogonal(D, rng)
     Pi = np.eye(D)[:, rng.permutation(D)]
-    r1 = Mo.population_gd(V, S, P, 0.1, [20])
-    r2 = Mo.population_gd(V, Pi.T @ S @ Pi, P @ Pi, 0.1, [20])
+    r1 = E.population_gd(V, S, P, 0.1, [20])
+    r2 = E.population_gd(V, Pi.T @ S @ Pi, P @ Pi, 0.1, [20])
     np.testing.assert_allclose(r2.A[-1], Pi.T @ r1.A[-1] @ Pi, atol=1e-12)
     np.testing.assert_allclose(r2.W_V, r1.W_V, atol=1e-12)
 
@@ -166,8 +167,8 @@ def test_circulant_reduction_matches_full_matrix_with_mean() -> None:
         Mo.random_orthogonal(8, rng),
     )
     for mu in (0.0, 0.6):
-        full = Mo.population_gd(V, S, P, 0.05, [0, 3, 60], sx2=1.2, mu=mu)
-        ex, W, a = Mo.circulant_run(S[:, 0], V, 0.05, [0, 3, 60], 1.2, mu)
+        full = E.population_gd(V, S, P, 0.05, [0, 3, 60], sx2=1.2, mu=mu)
+        ex, W, a = E.circulant_run(S[:, 0], V, 0.05, [0, 3, 60], 1.2, mu)
         np.testing.assert_allclose(full.excess, ex, rtol=1e-10)
         np.testing.assert_allclose(full.W_V, W, atol=1e-13)
         np.testing.assert_allclose(full.A[:, :, 0], a, atol=1e-13)
@@ -176,12 +177,12 @@ def test_circulant_reduction_matches_full_matrix_with_mean() -> None:
 def test_first_steps_linear_and_leaky() -> None:
     rng = np.random.default_rng(0)
     S, V, P = Da.s_circulant(8, 2), Da.random_v(2, 3, rng, 2.0), Mo.random_orthogonal(8, rng)
-    lin = Mo.population_gd(V, S, P, 0.1, [1], sx2=1.5)
+    lin = E.population_gd(V, S, P, 0.1, [1], sx2=1.5)
     np.testing.assert_allclose(lin.W_V[-1], 0.1 * 1.5 * V, rtol=1e-14)
     assert np.all(lin.W_KQ[-1] == 0.0)
-    lk = Mo.population_gd(V, S, P, 0.1, [1], act=Mo.Act("leaky", 0.2))
+    lk = E.population_gd(V, S, P, 0.1, [1], act=Mo.Act("leaky", 0.2))
     np.testing.assert_allclose(lk.W_V[-1], 0.1 * 0.6 * V, rtol=1e-14)
-    dead = Mo.population_gd(V, S, P, 0.1, [3], act=Mo.Act("relu", dprime0=0.0))
+    dead = E.population_gd(V, S, P, 0.1, [3], act=Mo.Act("relu", dprime0=0.0))
     assert np.all(dead.W_V[-1] == 0.0)  # sigma'(0) = 0: a zero-initialised ReLU student never moves
 
 
@@ -200,28 +201,28 @@ def test_bad_inputs_raise() -> None:
     rng = np.random.default_rng(0)
     S, V, P = Da.s_circulant(6, 2), Da.random_v(2, 3, rng), Mo.random_orthogonal(6, rng)
     with pytest.raises(ValueError, match="eta"):
-        Mo.population_gd(V, S, P, -0.1, [3])
+        E.population_gd(V, S, P, -0.1, [3])
     with pytest.raises(ValueError, match="increasing"):
-        Mo.population_gd(V, S, P, 0.1, [3, 2])
+        E.population_gd(V, S, P, 0.1, [3, 2])
     with pytest.raises(ValueError, match="K must"):
-        Mo.scalar_run(4, 4, 0.1, [3])
+        E.scalar_run(4, 4, 0.1, [3])
     with pytest.raises(TypeError, match="D"):
-        Mo.scalar_run(4.0, 2, 0.1, [3])
+        E.scalar_run(4.0, 2, 0.1, [3])
     with pytest.raises(ValueError, match="activation"):
         Mo.Act("tanh")
     with pytest.raises(ValueError, match="zero row"):
         Mo.dual_loss_grad(np.zeros((2, 3)), np.zeros((6, 6)), P, V, S, 0.1)
     with pytest.raises(ValueError, match="sum to 1"):
-        Mo.circulant_run(np.array([0.5, 0.2, 0.0]), V, 0.1, [3])
+        E.circulant_run(np.array([0.5, 0.2, 0.0]), V, 0.1, [3])
     with pytest.raises(ValueError, match="S and P"):
-        Mo.population_gd(V, S, np.eye(5), 0.1, [3])
+        E.population_gd(V, S, np.eye(5), 0.1, [3])
 
 
 def test_divergence_reported_not_nan() -> None:
     rng = np.random.default_rng(0)
     S, V, P = Da.s_circulant(6, 2), Da.random_v(2, 3, rng, 2.0), Mo.random_orthogonal(6, rng)
     with np.errstate(all="ignore"):
-        run = Mo.population_gd(V, S, P, 5.0, [2000])
+        run = E.population_gd(V, S, P, 5.0, [2000])
     assert run.stopped is not None and "non-finite" in run.stopped
 
 
@@ -237,8 +238,8 @@ def test_mean_reduction_equals_full_matrix(D, K, mu, sx2, seed) -> None:
     rng = np.random.default_rng(seed)
     S, P, V = Da.s_circulant(D, K), Mo.random_orthogonal(D, rng), Da.random_v(2, 3, rng, 1.5)
     times = [0, 1, 5, 40]
-    full = Mo.population_gd(V, S, P, 0.02, times, sx2=sx2, mu=mu)
-    ex, al, be, _ = Mo.scalar_run_mean(V, D, K, 0.02, times, sx2, mu)
+    full = E.population_gd(V, S, P, 0.02, times, sx2=sx2, mu=mu)
+    ex, al, be, _ = E.scalar_run_mean(V, D, K, 0.02, times, sx2, mu)
     J = V.sum(axis=1, keepdims=True) * np.ones((1, 3))
     np.testing.assert_allclose(full.excess, ex, rtol=1e-10, atol=1e-13)
     np.testing.assert_allclose(full.W_V, al[:, None, None] * V + be[:, None, None] * J, atol=1e-12)
@@ -298,8 +299,8 @@ def test_teacher_family_reduces_to_scalars(case, act_name, eta, seed) -> None:
     S = Da.example(name, D, K)
     V, P = Da.random_v(2, 3, rng, 3.0), Mo.random_orthogonal(D, rng)
     act = Mo.Act(act_name, 0.1)
-    full = Mo.population_gd(V, S, P, eta, [1, 7, 30], act=act)
-    sc = Mo.scalar_run(D, K, eta, [1, 7, 30], 1.0, 9.0, act)
+    full = E.population_gd(V, S, P, eta, [1, 7, 30], act=act)
+    sc = E.scalar_run(D, K, eta, [1, 7, 30], 1.0, 9.0, act)
     A = np.array([Mo.two_level_attention(g, S) for g in sc.g])
     np.testing.assert_allclose(full.A, A, atol=1e-13)
     np.testing.assert_allclose(full.W_V, sc.C1[:, None, None] * V, atol=1e-12)

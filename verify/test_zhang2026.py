@@ -12,6 +12,7 @@ from bounds import zhang2026 as B
 from tests.support import cached_run
 from verify.core import Verdict, get_claim, run_claim
 from verify.core.registry import match_claims
+from verify.zhang2026 import experiments as E
 from verify.zhang2026 import model as Mo
 
 IDS = [c.id for c in match_claims(["zhang2026.*"])]
@@ -107,9 +108,9 @@ def test_P_invariance_catches_P_dependent_model(monkeypatch) -> None:
 
 
 def test_scalar_reduction_catches_perturbed_recursion(monkeypatch) -> None:
-    orig = Mo.scalar_run
+    orig = E.scalar_run
     bad = lambda D, K, eta, *a, **k: orig(D, K, eta * (1 + 1e-6), *a, **k)  # noqa: E731
-    _flips(monkeypatch, "zhang2026.scalar_reduction", Mo, "scalar_run", bad, steps=200)
+    _flips(monkeypatch, "zhang2026.scalar_reduction", E, "scalar_run", bad, steps=200)
 
 
 def test_lemC2_catches_wrong_first_step(monkeypatch) -> None:

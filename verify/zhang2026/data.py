@@ -1,12 +1,13 @@
 """Teachers S* (Examples 2.1-2.4 and variants), value matrices V*, and input distributions.
 
-S* convention (spec §2): column i of S* (D, D) holds the weights of the output token i on the input
-tokens, supported on G_i; uniform teachers have exactly K entries 1/K per column.
+S* convention (the paper's Sect. 2 notation): column i of S* (D, D) holds the weights of the output
+token i on the input tokens, supported on G_i; uniform teachers have exactly K entries 1/K per column.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -14,6 +15,27 @@ from bounds.checks import check_array, check_choice, check_int, check_positive
 
 EXAMPLES = ("conv_pool", "gcn_cycle", "selection", "group_sparse", "circulant")
 INPUTS = ("gaussian", "t5", "gumbel", "gumbel_raw", "exp", "exp_centred")
+
+
+@dataclass(frozen=True)
+class Population:
+    """The population "batch": teacher V* (M, d), S* (D, D), positions P (D, D) orthogonal, and iid input
+    entries of mean ``mu`` and variance ``sx2`` (the closed-form losses need only these moments)."""
+
+    V: np.ndarray
+    S: np.ndarray
+    P: np.ndarray
+    sx2: float = 1.0
+    mu: float = 0.0
+
+
+@dataclass(frozen=True)
+class Sample:
+    """A finite batch: inputs X (N, d, D), labels Y (N, M, D), positions P (D, D)."""
+
+    X: np.ndarray
+    Y: np.ndarray
+    P: np.ndarray
 
 
 def s_conv_pool(grid: int, pool: int) -> np.ndarray:

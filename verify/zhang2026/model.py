@@ -1,38 +1,51 @@
-"""Reference model of Zhang, Zhao, Gu, Cao (ICLR 2026): position-only attention, f*(X) = sigma(V* X S*).
+"""The reference model: position-only attention, student ``TF(X) = sigma(W_V X A)``, teacher sigma(V* X S*).
 
-Shapes (spec §1-§3): X (d, D) tokens as columns; V* (M, d); S* (D, D) with column i supported on G_i;
-P (D, D) orthogonal; W_KQ (D, D); W_V (M, d). Logits ``Lam = P^T W_KQ P / sqrt(D)`` (key j, query i),
-attention ``A = column-softmax(Lam)`` (every column sums to 1), student ``TF(X) = sigma(W_V X A)``.
-Loss ``L = 1/2 E ||Y - TF||_F^2``; everything here is the *excess* loss (the noise floor removed).
+Shapes: X (d, D) tokens as columns; V* (M, d); S* (D, D) with column i supported on G_i; P (D, D)
+orthogonal; W_KQ (D, D); W_V (M, d). Logits ``Lam = P^T W_KQ P / sqrt(D)`` (key j, query i), attention
+``A = column-softmax(Lam)`` (every column sums to 1). Loss ``L = 1/2 E ||Y - TF||_F^2``; everything here
+is the *excess* loss (the noise floor removed). Gradients are hand-derived (never autodiff).
 
-Population losses with hand-derived gradients (never autodiff):
-
-* :func:`linear_loss_grad` -- sigma = id, iid entries of mean ``mu`` and variance ``sx2`` (spec §4.1-4.2);
-  only second moments enter, so Gaussian, t, Gumbel and exponential inputs give the same formula.
+* :class:`PositionAttention` -- the :class:`~verify.numerics.model.Model`: the closed-form population
+  loss on a :class:`~verify.zhang2026.data.Population`, the empirical loss on a
+  :class:`~verify.zhang2026.data.Sample`; parameters :class:`Params` (``W_V``, ``W_KQ``).
+* :func:`linear_loss_grad` -- sigma = id, iid entries of mean ``mu`` and variance ``sx2``; only second
+  moments enter, so Gaussian, t, Gumbel and exponential inputs give the same formula.
 * :func:`dual_loss_grad` -- ReLU (``alpha = 0``) / leaky ReLU, Gaussian inputs, arc-cosine (dual-kernel)
-  closed form of spec §4.3. It is not differentiable at ``W_V = 0``; there :func:`zero_init_grad_dual`
-  gives the gradient with a stated convention sigma'(0) (Stein's lemma).
-* :func:`scalar_run` -- the 2-scalar recursion (C1, g) of spec §4.4 for uniform-K teachers, simplified
-  (derivation in the docstring), and its extension to leaky ReLU / ReLU through the dual kernel.
+  closed form. It is not differentiable at ``W_V = 0``; there :func:`zero_init_grad_dual` gives the
+  gradient with a stated convention sigma'(0) (Stein's lemma).
+* :class:`FullTF` -- the full one-layer transformer on Z = [X; P] (the paper's ablation).
+* :func:`scalar_excess` and friends -- the excess in the 2-scalar (C1, g) coordinates of uniform-K
+  teachers (the recursions themselves run in :mod:`verify.zhang2026.experiments`).
 """
 
 from __future__ import annotations
 
-import itertools
 import math
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from bounds.checks import check_array, check_int, check_positive, check_real
-from verify.numerics.gd import Trajectory, gradient_descent
+from bounds.checks import check_int, check_real
+from verify.numerics.model import ParamBlocks
 from verify.numerics.softmax import softmax, softmax_vjp
+from verify.zhang2026.data import Population, Sample
 
-Params = dict[str, np.ndarray]
+Grads = dict[str, np.ndarray]
 
 
-# --------------------------------------------------------------------------------------- attention
+@dataclass(frozen=True)
+class Params(ParamBlocks):
+    """The student's parameters: W_V (M, d) value matrix, W_KQ (D, D) key-query matrix."""
+
+    W_V: np.ndarray
+    W_KQ: np.ndarray
+
+    @classmethod
+    def zeros(cls, M: int, d: int, D: int) -> Params:
+        """The paper's zero initialisation."""
+        return cls(np.zeros((M, d)), np.zeros((D, D)))
+
+
 def logits(W_KQ: np.ndarray, P: np.ndarray) -> np.ndarray:
     """Lam = P^T W_KQ P / sqrt(D), shape (D, D); entry (j, i) = key j, query i."""
     D = P.shape[0]
@@ -57,7 +70,6 @@ def random_orthogonal(D: int, rng: np.random.Generator) -> np.ndarray:
     return q * np.sign(np.diag(r))
 
 
-# --------------------------------------------------------------------------------------- activations
 @dataclass(frozen=True)
 class Act:
     """Elementwise activation: ``name`` in {"linear", "relu", "leaky"}; ``alpha`` the leaky slope.
@@ -87,7 +99,6 @@ class Act:
         return np.where(z > 0, 1.0, np.where(z < 0, self.slope, self.dprime0))
 
 
-# --------------------------------------------------------------------------------------- linear sigma
 def linear_loss_grad(
     W_V: np.ndarray,
     W_KQ: np.ndarray,
@@ -96,7 +107,7 @@ def linear_loss_grad(
     S: np.ndarray,
     sx2: float = 1.0,
     mu: float = 0.0,
-) -> tuple[float, Params]:
+) -> tuple[float, Grads]:
     """Excess population loss and its gradients for sigma = id (spec §4.1-4.2).
 
     Entries of X iid with mean ``mu`` and variance ``sx2``: with E[X B X^T] = sx2 tr(B) I for the centred
@@ -131,7 +142,6 @@ def linear_excess_residual(
     return 0.5 * sx2 * float(np.sum((np.kron(V, S) - np.kron(W_V, A)) ** 2))
 
 
-# --------------------------------------------------------------------------------------- (leaky) ReLU
 def _dual_terms(
     W_V: np.ndarray, A: np.ndarray, V: np.ndarray, S: np.ndarray, sx2: float
 ) -> tuple[np.ndarray, ...]:
@@ -152,7 +162,7 @@ def dual_loss_grad(
     S: np.ndarray,
     alpha: float,
     sx2: float = 1.0,
-) -> tuple[float, Params]:
+) -> tuple[float, Grads]:
     """Excess population loss of sigma = leaky ReLU with slope ``alpha`` (ReLU: 0), Gaussian inputs.
 
     Per entry (m, i) the pair (h, y) = (w_m^T X a_i, v_m^T X s_i) is bivariate Gaussian with variances
@@ -191,7 +201,7 @@ def dual_loss(
 
 def zero_init_grad_dual(
     W_KQ: np.ndarray, P: np.ndarray, V: np.ndarray, S: np.ndarray, act: Act, sx2: float = 1.0
-) -> Params:
+) -> Grads:
     """Population gradient at W_V = 0 (any W_KQ) with the convention sigma'(0) := ``act.dprime0``.
 
     H = 0, so grad_{W_V} = -sigma'(0) E[sigma(V X S) A^T X^T] = -sigma'(0) E[sigma'(y)] sx2 <S, A> V*
@@ -203,7 +213,6 @@ def zero_init_grad_dual(
     return {"W_V": g_v, "W_KQ": np.zeros_like(W_KQ)}
 
 
-# --------------------------------------------------------------------------------------- Monte Carlo
 def mc_excess(
     W_V: np.ndarray, A: np.ndarray, V: np.ndarray, S: np.ndarray, act: Act, X: np.ndarray
 ) -> tuple[float, float]:
@@ -216,7 +225,7 @@ def mc_excess(
 
 def mc_loss_grad(
     W_V: np.ndarray, W_KQ: np.ndarray, P: np.ndarray, X: np.ndarray, Y: np.ndarray, act: Act
-) -> tuple[float, Params]:
+) -> tuple[float, Grads]:
     """Empirical loss 1/(2N) sum ||Y_n - sigma(W_V X_n A)||^2 and its hand gradients.
 
     X (N, d, D), Y (N, M, D). grad_{W_V} = -mean (R * sigma'(H)) A^T X^T,
@@ -237,7 +246,7 @@ def mc_loss_grad(
 
 def full_tf_loss_grad(
     W_V: np.ndarray, W_KQ: np.ndarray, P: np.ndarray, X: np.ndarray, Y: np.ndarray, act: Act
-) -> tuple[float, Params]:
+) -> tuple[float, Grads]:
     """Full one-layer TF on Z = [X; P] (spec §7 ablation): empirical loss and hand gradients.
 
     X (N, d, D), Y (N, M, D), W_V (M, d+D), W_KQ (d+D, d+D). Per sample Lam_n = Z_n^T W_KQ Z_n / sqrt(D),
@@ -258,109 +267,6 @@ def full_tf_loss_grad(
     G_L = softmax_vjp(A, G_A, axis=-2)
     g_w = np.tensordot(Z @ G_L, Z, axes=([0, 2], [0, 2])) / (N * math.sqrt(D))
     return loss, {"W_V": g_v, "W_KQ": g_w}
-
-
-# --------------------------------------------------------------------------------------- population GD
-LossGrad = Callable[[Params], tuple[float, Params]]
-
-
-def population_loss_grad(
-    V: np.ndarray, S: np.ndarray, P: np.ndarray, act: Act, sx2: float = 1.0, mu: float = 0.0
-) -> LossGrad:
-    """theta -> (excess, grads) of the population loss for the activation ``act``."""
-    if act.name == "linear":
-        return lambda th: linear_loss_grad(th["W_V"], th["W_KQ"], P, V, S, sx2, mu)
-    if mu != 0.0:
-        raise ValueError("the dual-kernel closed form needs centred Gaussian inputs (mu = 0)")
-
-    def lg(th: Params) -> tuple[float, Params]:
-        if not np.any(th["W_V"]):  # the zero init: gradient by the sigma'(0) convention
-            loss = dual_loss(th["W_V"], attention(th["W_KQ"], P), V, S, act.slope, sx2)
-            return loss, zero_init_grad_dual(th["W_KQ"], P, V, S, act, sx2)
-        return dual_loss_grad(th["W_V"], th["W_KQ"], P, V, S, act.slope, sx2)
-
-    return lg
-
-
-@dataclass
-class Run:
-    """Population GD from zero init, sampled at ``times`` (t = number of steps taken).
-
-    excess (n_t,), W_V (n_t, M, d), W_KQ (n_t, D, D), A (n_t, D, D); ``traj`` the shared-GD trajectory
-    pieces' per-step losses concatenated (length steps + 1); stopped: why GD ended early, or None.
-    """
-
-    times: np.ndarray
-    excess: np.ndarray
-    W_V: np.ndarray
-    W_KQ: np.ndarray
-    A: np.ndarray
-    loss: np.ndarray
-    stopped: str | None
-
-
-def population_gd(
-    V: np.ndarray,
-    S: np.ndarray,
-    P: np.ndarray,
-    eta: float,
-    times: Sequence[int],
-    act: Act | None = None,
-    sx2: float = 1.0,
-    mu: float = 0.0,
-) -> Run:
-    """Full-matrix GD on the population loss from W_V = 0, W_KQ = 0 (both blocks step ``eta``).
-
-    times: increasing step counts >= 0 at which to store the parameters. For a nonlinear ``act`` the
-    step from W_V = 0 uses :func:`zero_init_grad_dual` (sigma'(0) convention), later steps the closed form.
-    """
-    act = act or Act("linear")
-    eta = check_positive("eta", eta)
-    V = check_array("V", V, ndim=2)
-    S = check_array("S", S, ndim=2)
-    D = check_int("D", S.shape[0])
-    if S.shape != (D, D) or P.shape != (D, D):
-        raise ValueError(f"S and P must be (D, D) with D = {D}, got {S.shape}, {P.shape}")
-    ts = [check_int("time", int(t), low=0) for t in times]
-    if any(b <= a for a, b in itertools.pairwise(ts)):
-        raise ValueError("times must be strictly increasing")
-    lg = population_loss_grad(V, S, P, act, sx2, mu)
-    theta: Params = {"W_V": np.zeros_like(V), "W_KQ": np.zeros((D, D))}
-    t_now, losses, stopped = 0, [], None
-    out_wv, out_kq, out_ex = [], [], []
-    for t in ts:
-        ex = float("nan")
-        if stopped is None:
-            tr: Trajectory = gradient_descent(theta, lg, eta, t - t_now)
-            theta = tr.params
-            if tr.stopped is not None:
-                stopped = f"{tr.stopped} (segment starting at t = {t_now})"
-                losses.extend(tr.loss.tolist())
-            else:
-                losses.extend(tr.loss[:-1].tolist())
-                ex = float(tr.loss[-1])
-            t_now = t
-        out_wv.append(theta["W_V"].copy())
-        out_kq.append(theta["W_KQ"].copy())
-        out_ex.append(ex)
-    if stopped is None and out_ex:
-        losses.append(out_ex[-1])
-    W_KQ = np.array(out_kq)
-    A = softmax(np.einsum("ji,tjk,kl->til", P, W_KQ, P) / math.sqrt(D), axis=-2)
-    return Run(np.array(ts), np.array(out_ex), np.array(out_wv), W_KQ, A, np.array(losses), stopped)
-
-
-# --------------------------------------------------------------------------------------- scalar reduction
-@dataclass
-class ScalarRun:
-    """The (C1, g) recursion sampled at ``times``: C1 value scale, g = logit gap (on minus off support),
-    eps = off-support attention mass per column, excess = the population excess loss."""
-
-    times: np.ndarray
-    C1: np.ndarray
-    g: np.ndarray
-    eps: np.ndarray
-    excess: np.ndarray
 
 
 def scalar_state(g: float, D: int, K: int) -> tuple[float, float]:
@@ -394,180 +300,12 @@ def scalar_excess(
     return D * v2 * sx2 * f
 
 
-def scalar_run(
-    D: int,
-    K: int,
-    eta: float,
-    times: Sequence[int],
-    sx2: float = 1.0,
-    v2: float = 1.0,
-    act: Act | None = None,
-) -> ScalarRun:
-    """Uniform-K S*, Gaussian inputs: iterate (C1, g) from zero init, sampling at ``times``.
-
-    Spec §4.4 with u = a_on, v = a_off, q = K u, eps = (D-K) v: G_on - m = eps (G_on - G_off) and
-    G_off - m = -q (G_on - G_off), so a_on (G_on - m) - a_off (G_off - m) = D u v (G_on - G_off) and
-    ``g <- g - eta u v (G_on - G_off)``. Linear: G_on - G_off = sx2 v2 (C1^2 (u - v) - C1/K) and
-    ``C1 <- C1 + eta sx2 D (u - |a|^2 C1)``. Leaky ReLU / ReLU (dual kernel, all rows share the multiple
-    because sigma is positively homogeneous): C1 <- C1 - eta D sx2 df/dC1 with
-    f = gamma/2 (C1^2 |a|^2 + 1/K) - beta1 C1 u - beta2 (2/pi) C1 J, and
-    G_on - G_off = sx2 v2 (2 C1^2 L_a (u - v) + C1 L_c / K); the first step uses sigma'(0) := act.dprime0,
-    giving C1(1) = eta sigma'(0) (1 + slope)/2 sx2. v2 = ||V*||_F^2. Pure-Python floats (~0.3-0.8 us/step).
-    """
-    D, K = check_int("D", D, low=2), check_int("K", K, low=1)
-    if K >= D:
-        raise ValueError(f"K must lie in [1, D-1] for the gap recursion, got K={K}, D={D}")
-    eta, sx2, v2 = check_positive("eta", eta), check_positive("sx2", sx2), check_positive("v2", v2)
-    act = act or Act("linear")
-    ts = [check_int("time", int(t), low=0) for t in times]
-    if any(b <= a for a, b in itertools.pairwise(ts)):
-        raise ValueError("times must be strictly increasing")
-    gam, b1, b2 = kernel_coefs(act)
-    b2p = b2 * 2 / math.pi
-    DmK, c, es, invK = float(D - K), sx2 * v2, eta * sx2, 1.0 / K
-    exp, sqrt, asin = math.exp, math.sqrt, math.asin
-    C1 = g = 0.0
-    t_now = 0
-    out = []
-    for t in ts:
-        n = t - t_now
-        if act.name == "linear":
-            for _ in range(n):
-                e = exp(g)
-                den = K * e + DmK
-                u = e / den
-                v = 1.0 / den
-                gd = c * (C1 * C1 * (u - v) - C1 * invK)
-                C1 = C1 + es * D * (u - (K * u * u + DmK * v * v) * C1)
-                g = g - eta * u * v * gd
-        else:
-            if t_now == 0 and n > 0:
-                C1, n = eta * act.dprime0 * (1 + act.slope) / 2 * sx2, n - 1
-            for _ in range(n):
-                e = exp(g)
-                den = K * e + DmK
-                u = e / den
-                v = 1.0 / den
-                na2 = K * u * u + DmK * v * v
-                r = sqrt(max(na2 * invK - u * u, 0.0))
-                asr = asin(min(u * sqrt(K / na2), 1.0))
-                L_a = 0.5 * gam - b2p * r / (2.0 * C1 * na2)
-                L_c = -b1 - b2p * asr
-                gd = c * (2.0 * C1 * C1 * L_a * (u - v) + C1 * L_c * invK)
-                C1 = C1 - es * D * (gam * C1 * na2 - b1 * u - b2p * (r + u * asr))
-                g = g - eta * u * v * gd
-        t_now = t
-        u, v = scalar_state(g, D, K)
-        out.append((C1, g, (D - K) * v, scalar_excess(C1, g, D, K, sx2, v2, act)))
-    arr = np.array(out, dtype=np.float64).reshape(-1, 4)
-    return ScalarRun(np.array(ts, dtype=np.float64), arr[:, 0], arr[:, 1], arr[:, 2], arr[:, 3])
-
-
-def scalar_run_mean(
-    V: np.ndarray, D: int, K: int, eta: float, times: Sequence[int], sx2: float = 1.0, mu: float = 0.0
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Linear sigma, uniform-K S*, iid entries of mean ``mu`` and variance ``sx2`` (raw Gumbel, Exp(1)):
-    W_V = alpha V* + beta V* 1 1^T stays in this 2-dimensional span (the mean term of
-    :func:`linear_loss_grad` is -mu^2 D (V* - W_V) 1 1^T) and the attention keeps two levels with gap g:
-
-        alpha <- alpha - eta sx2 D (|a|^2 alpha - u),
-        beta  <- beta - eta (sx2 D |a|^2 beta - mu^2 D (1 - alpha - beta d)),
-        g     <- g - eta u v sx2 (|W_V|^2 (u - v) - <V*, W_V> / K).
-
-    Returns (excess, alpha, beta, g) at ``times``; the Lemma C.2 residual is |beta| ||V* 1 1^T|| / ||W_V||."""
-    V = check_array("V", V, ndim=2)
-    D, K = check_int("D", D, low=2), check_int("K", K, low=1)
-    if K >= D:
-        raise ValueError(f"K must lie in [1, D-1], got K={K}, D={D}")
-    eta, sx2, mu = check_positive("eta", eta), check_positive("sx2", sx2), check_real("mu", mu)
-    ts = [check_int("time", int(t), low=0) for t in times]
-    if any(b <= a for a, b in itertools.pairwise(ts)):
-        raise ValueError("times must be strictly increasing")
-    d = V.shape[1]
-    vv, w1 = float(np.vdot(V, V)), float(np.sum(V.sum(axis=1) ** 2))
-    DmK, invK, m2D, exp = float(D - K), 1.0 / K, mu * mu * D, math.exp
-    al = be = g = 0.0
-    t_now, out = 0, []
-    for t in ts:
-        for _ in range(t - t_now):
-            e = exp(g)
-            den = K * e + DmK
-            u = e / den
-            v = 1.0 / den
-            na2 = K * u * u + DmK * v * v
-            ww = al * al * vv + 2.0 * al * be * w1 + be * be * d * w1
-            vw = al * vv + be * w1
-            gd = sx2 * (ww * (u - v) - vw * invK)
-            al, be = (
-                al - eta * sx2 * D * (na2 * al - u),
-                be - eta * (sx2 * D * na2 * be - m2D * (1.0 - al - be * d)),
-            )
-            g = g - eta * u * v * gd
-        t_now = t
-        u, v = scalar_state(g, D, K)
-        na2 = K * u * u + DmK * v * v
-        ww = al * al * vv + 2.0 * al * be * w1 + be * be * d * w1
-        vw = al * vv + be * w1
-        ex = 0.5 * sx2 * D * (vv * invK - 2.0 * vw * u + ww * na2)
-        ex += 0.5 * m2D * (1.0 - al - be * d) ** 2 * w1
-        out.append((ex, al, be, g))
-    arr = np.array(out, dtype=np.float64).reshape(-1, 4)
-    return arr[:, 0], arr[:, 1], arr[:, 2], arr[:, 3]
-
-
 def two_level_attention(g: float, S: np.ndarray) -> np.ndarray:
     """The attention of the scalar reduction mapped onto S*'s support: a_on on supp(S*), a_off elsewhere."""
     D = S.shape[0]
     K = int(np.count_nonzero(S[:, 0]))
     u, v = scalar_state(g, D, K)
     return np.where(S > 0, u, v)
-
-
-def circulant_run(
-    s_col: np.ndarray, V: np.ndarray, eta: float, times: Sequence[int], sx2: float = 1.0, mu: float = 0.0
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Linear sigma, circulant column-stochastic S* (column i = column 0 shifted by i), iid entries of mean
-    ``mu`` and variance ``sx2``: every column of A stays the shift of one column a = softmax(lam). Iterates
-    (W_V (M, d), lam (D,)) from zero init with the gradients of :func:`linear_loss_grad` restricted to
-    this symmetric set: grad W_V = sx2 D (|a|^2 W_V - <s, a> V*) - mu^2 D (V* - W_V) 1 1^T,
-    lam <- lam - (eta/D) a * (G - <a, G>), G = sx2 (|W_V|^2 a - <V*, W_V> s) (the mean term's
-    attention gradient is constant in each column and cancels in the softmax).
-    Returns (excess (n_t,), W_V (n_t, M, d), a (n_t, D)) at ``times``."""
-    s = check_array("s_col", s_col, ndim=1)
-    V = check_array("V", V, ndim=2)
-    if not abs(s.sum() - 1.0) < 1e-12:
-        raise ValueError(f"s_col must sum to 1 (column-stochastic S*), got {s.sum()}")
-    D = s.size
-    eta, sx2 = check_positive("eta", eta), check_positive("sx2", sx2)
-    mu = check_real("mu", mu)
-    ts = [check_int("time", int(t), low=0) for t in times]
-    if any(b <= a for a, b in itertools.pairwise(ts)):
-        raise ValueError("times must be strictly increasing")
-    W, lam, t_now = np.zeros_like(V), np.zeros(D), 0
-    vv, ss, ones_d = float(np.vdot(V, V)), float(s @ s), np.ones(V.shape[1])
-    out_e, out_w, out_a = [], [], []
-    es, el, em = eta * sx2 * D, eta * sx2 / D, eta * mu * mu * D
-    for t in ts:
-        for _ in range(t - t_now):
-            z = np.exp(lam - lam.max())
-            a = z / z.sum()
-            G = float(np.vdot(W, W)) * a - float(np.vdot(V, W)) * s
-            gl = a * (G - a @ G)
-            step = es * ((a @ a) * W - (s @ a) * V)
-            if mu:
-                step = step - em * (V - W).sum(axis=1, keepdims=True)
-            W = W - step
-            lam = lam - el * gl
-        t_now = t
-        z = np.exp(lam - lam.max())
-        a = z / z.sum()
-        vw, ww = float(np.sum(V * W)), float(np.sum(W * W))
-        ex = 0.5 * sx2 * D * (vv * ss - 2 * vw * float(s @ a) + ww * float(a @ a))
-        ex += 0.5 * mu * mu * D * float(np.sum(((V - W) @ ones_d) ** 2))
-        out_e.append(ex)
-        out_w.append(W.copy())
-        out_a.append(a)
-    return np.array(out_e), np.array(out_w), np.array(out_a)
 
 
 def scalar_from_matrix(W_KQ: np.ndarray, P: np.ndarray, S: np.ndarray) -> tuple[float, float, float]:
@@ -578,3 +316,65 @@ def scalar_from_matrix(W_KQ: np.ndarray, P: np.ndarray, S: np.ndarray) -> tuple[
     on = S > 0
     C2, C3 = float(lam[on].mean()), float(-lam[~on].mean())
     return C2, C3, (C2 + C3) / math.sqrt(D)
+
+
+@dataclass(frozen=True)
+class PositionAttention:
+    """The position-only student ``sigma(W_V X A)``, A = column-softmax(P^T W_KQ P / sqrt(D)).
+
+    act: the activation (fixed configuration). On a :class:`Population` the loss is the closed-form
+    excess (linear: any iid entries; leaky ReLU / ReLU: centred Gaussian entries, with the sigma'(0)
+    convention at W_V = 0); on a :class:`Sample` it is 1/(2N) sum ||Y_n - sigma(W_V X_n A)||^2.
+    """
+
+    act: Act = Act("linear")
+
+    def forward(self, params: Params, batch: Sample) -> np.ndarray:
+        """The student's outputs (N, M, D) on the inputs of ``batch``."""
+        return self.act(np.matmul(params.W_V, batch.X) @ attention(params.W_KQ, batch.P))
+
+    def loss(self, params: Params, batch: Population | Sample) -> float:
+        return self.loss_and_grad(params, batch)[0]
+
+    def loss_and_grad(self, params: Params, batch: Population | Sample) -> tuple[float, Params]:
+        if isinstance(batch, Sample):
+            loss, g = mc_loss_grad(params.W_V, params.W_KQ, batch.P, batch.X, batch.Y, self.act)
+        elif not isinstance(batch, Population):
+            raise TypeError(f"batch must be a Population or a Sample, got {type(batch).__name__}")
+        elif self.act.name == "linear":
+            loss, g = linear_loss_grad(
+                params.W_V, params.W_KQ, batch.P, batch.V, batch.S, batch.sx2, batch.mu
+            )
+        elif batch.mu != 0.0:
+            raise ValueError("the dual-kernel closed form needs centred Gaussian inputs (mu = 0)")
+        elif not np.any(params.W_V):  # the zero init: gradient by the sigma'(0) convention
+            A = attention(params.W_KQ, batch.P)
+            loss = dual_loss(params.W_V, A, batch.V, batch.S, self.act.slope, batch.sx2)
+            g = zero_init_grad_dual(params.W_KQ, batch.P, batch.V, batch.S, self.act, batch.sx2)
+        else:
+            loss, g = dual_loss_grad(
+                params.W_V, params.W_KQ, batch.P, batch.V, batch.S, self.act.slope, batch.sx2
+            )
+        return loss, Params(**g)
+
+
+@dataclass(frozen=True)
+class FullTF:
+    """The full one-layer transformer on Z = [X; P] (input-dependent attention): W_V (M, d+D),
+    W_KQ (d+D, d+D) in :class:`Params`; the loss is empirical on a :class:`Sample`."""
+
+    act: Act = Act("linear")
+
+    def forward(self, params: Params, batch: Sample) -> np.ndarray:
+        """The outputs (N, M, D): sigma(W_V Z_n A_n)."""
+        N, _, D = batch.X.shape
+        Z = np.concatenate([batch.X, np.broadcast_to(batch.P, (N, D, D))], axis=1)
+        A = softmax(np.swapaxes(Z, 1, 2) @ params.W_KQ @ Z / math.sqrt(D), axis=-2)
+        return self.act(np.matmul(params.W_V, Z @ A))
+
+    def loss(self, params: Params, batch: Sample) -> float:
+        return self.loss_and_grad(params, batch)[0]
+
+    def loss_and_grad(self, params: Params, batch: Sample) -> tuple[float, Params]:
+        loss, g = full_tf_loss_grad(params.W_V, params.W_KQ, batch.P, batch.X, batch.Y, self.act)
+        return loss, Params(**g)

@@ -1,0 +1,114 @@
+"""The reviewers' edge cases (D = K, K = 0) and the step-size condition A5."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bounds import zhang2026 as B
+from bounds.mp import to_float
+from verify.core import Ctx, Evidence, Kind, Provenance, claim
+from verify.core.conditions import Conditions
+from verify.core.record import Rule
+from verify.numerics.fit import fit_loglog
+from verify.zhang2026 import experiments as E
+
+
+@claim(
+    "zhang2026.DeqK",
+    reference="reviewer 1 Q3; spec §6.5",
+    kind=Kind.UPPER,
+    provenance=Provenance.DERIVED,
+    statement="D = K: W_KQ stays 0 and excess(t) = 1/2 sx2 ||V*||^2 (1 - eta sx2)^(2t) (linear, not 1/T)",
+    assumptions=("S* = 1 1^T / D", "linear sigma", "zero init"),
+    quick=dict(D=4, M=2, d=3, eta=0.02, sx2=1.0, steps=200),
+    rules=dict(
+        rel_err=Rule(
+            1e-10, "relative error of the excess against the geometric formula", "spec pass criterion"
+        ),
+        kq=Rule(1e-14, "max |W_KQ^(t)| (it stays exactly 0 up to round-off)"),
+    ),
+)
+def DeqK(ctx: Ctx, *, D: int, M: int, d: int, eta: float, sx2: float, steps: int) -> Evidence:
+    """Spec §6.5 [D] (outside the theorem, which needs K < D). Pass: relative error of the excess against
+    bounds.zhang2026.deqk_excess within rule ``rel_err`` for t <= steps (excess evaluated in the
+    cancellation-free Kronecker form); max |W_KQ| within ``kq``."""
+    ex, th, kq = E.deqk_run(ctx, E.Size(D, D, M, d), eta, sx2, steps)
+    times = np.arange(0, steps + 1)
+    parts = Conditions()
+    parts.tol(
+        "max relative error of excess(t) vs 1/2 sx2 ||V*||^2 (1 - eta sx2)^(2t)",
+        float(np.max(np.abs(ex - th) / th)),
+        ctx.rule("rel_err"),
+    )
+    parts.tol("max |W_KQ^(t)|", kq, ctx.rule("kq"))
+    fit = fit_loglog(times[1:].astype(float), ex[1:])
+    return parts.evidence(
+        notes=[
+            f"log-log slope over t in [1, {steps}]: {fit.slope:.2f} (geometric decay, not -1); "
+            f"excess({steps}) "
+            f"= {ex[-1]:.3e}"
+        ],
+        series={"t": times[::5].tolist(), "excess": ex[::5].tolist(), "theory": th[::5].tolist()},
+    )
+
+
+@claim(
+    "zhang2026.K0",
+    reference="reviewer 1 Q4; spec §6.6",
+    kind=Kind.IDENTITY,
+    provenance=Provenance.DERIVED,
+    statement="K = 0 (S* = 0): W_V stays 0 and the excess is 0 for all t (zero init is optimal)",
+    assumptions=("linear sigma", "zero init"),
+    quick=dict(D=8, M=2, d=3, eta=0.1, steps=200),
+    rules=dict(tol=Rule(0.0, "exact: the W_V gradient carries the factor <S*, A> = 0")),
+)
+def K0(ctx: Ctx, *, D: int, M: int, d: int, eta: float, steps: int) -> Evidence:
+    """Spec §6.6 [D]: the W_V gradient is proportional to <S*, A> = 0. Identity with theory 0 and
+    tolerance rule ``tol`` (exact) on max(|W_V|, |W_KQ|, excess) over all steps. The theorem's 1/T lower
+    bound trivially fails here (outside its class: columns of S* must sum to 1)."""
+    m = E.k0_drift(ctx, E.Size(D, 0, M, d), eta, steps)
+    return Evidence(
+        theory=0.0,
+        measured=m,
+        rtol=ctx.rule("tol"),
+        notes=[f"max over {steps} steps of |W_V|, |W_KQ|, excess: {m:g}"],
+    )
+
+
+@claim(
+    "zhang2026.stepsize",
+    reference="step-size condition A5 ([S]); spec §6.9, §10",
+    kind=Kind.QUALITATIVE,
+    provenance=Provenance.DERIVED,
+    statement="GD is monotone for eta <= 1/2 min(K/(sx2 D), D K/(sx2 ||V*||^2)); the paper's "
+    "eta <= O(1/(M D^(5/2))) is far from necessary",
+    assumptions=("linear sigma", "zero init", "uniform-K S*"),
+    quick=dict(D=8, K=2, M=2, vnorm=2.0, steps=3000),
+    rules=dict(
+        factors=Rule(
+            (0.25, 0.5, 1.0), "step sizes judged, as multiples of the heuristic bound", "spec pass criterion"
+        ),
+        monotone_rtol=Rule(
+            1e-12, "an increase of the excess below this relative round-off is not an increase"
+        ),
+    ),
+)
+def stepsize(ctx: Ctx, *, D: int, K: int, M: int, vnorm: float, steps: int) -> Evidence:
+    """Spec §6.9/§10 [D] heuristic (not a proven bound). Measured: the excess is non-increasing at every
+    step (relative round-off rule ``monotone_rtol``) for eta in rule ``factors`` x
+    bounds.zhang2026.eta_heuristic. Reported: the largest eta on a doubling grid with a finite,
+    decreasing run, against bounds.zhang2026.eta_paper (RECONSTRUCTED, constant taken as 1)."""
+    v2 = vnorm**2
+    eta_h = to_float(B.eta_heuristic(D, K, 1.0, v2))
+    ok, notes = True, []
+    for f in ctx.rule("factors"):
+        mono, final = E.monotone_run(D, K, f * eta_h, v2, steps, ctx.rule("monotone_rtol"))
+        ok &= mono
+        notes.append(f"eta = {f:g} x {eta_h:.4g}: monotone = {mono}, final excess {final:.3e}")
+    largest = E.largest_stable_eta(D, K, eta_h, v2, steps)
+    eta_p = to_float(B.eta_paper(M, D))
+    notes.append(
+        f"largest stable eta found {largest}; paper's eta <= 1/(M D^2.5) = {eta_p:.3e} (constant "
+        f"not recovered), ratio {(largest or 0) / eta_p:.3g}"
+    )
+    return Evidence(theory=True, measured=ok, notes=notes, params=dict(eta_heuristic=eta_h))

@@ -1,0 +1,1016 @@
+"""GD runs, exact reductions, sweep points and workers, and the computations behind the claims.
+
+* :func:`population_gd` -- full-matrix GD on the population loss from zero init (the reference run).
+* :func:`scalar_run` -- the 2-scalar (C1, g) recursion for uniform-K teachers (linear, leaky ReLU,
+  ReLU); :func:`scalar_run_mean` -- its (alpha, beta, g) extension to non-centred inputs;
+  :func:`circulant_run` -- the one-column recursion for circulant teachers with unequal weights. Each
+  is checked against :func:`population_gd` inside the claims and in the property tests.
+* :class:`CurvePoint` / :func:`scalar_curve` -- the typed sweep point and the module-level (picklable)
+  worker that every ``ctx.map`` of the paper uses.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from bounds import zhang2026 as B
+from bounds.checks import check_array, check_int, check_positive, check_real
+from bounds.mp import to_float
+from verify.core import Ctx
+from verify.numerics.gd import RunState, gradient_descent
+from verify.numerics.gradcheck import GradReport, check_grad
+from verify.numerics.softmax import softmax
+from verify.zhang2026 import data as D
+from verify.zhang2026 import model as M
+
+LIN = M.Act("linear")
+LEAKY = M.Act("leaky", alpha=0.1, dprime0=1.0)
+#: The examples of the paper's Sect. 2 as (name, D, K): conv + 2x2 avg-pool on a 4x4 patch grid, cycle
+#: GCN, fixed sparse selection, group-sparse.
+EXAMPLES = (("conv_pool", 16, 4), ("gcn_cycle", 8, 3), ("selection", 8, 3), ("group_sparse", 8, 1))
+
+
+@dataclass
+class Run:
+    """Population GD from zero init, sampled at ``times`` (t = number of steps taken).
+
+    excess (n_t,), W_V (n_t, M, d), W_KQ (n_t, D, D), A (n_t, D, D); loss: the GD segments'
+    per-step losses concatenated (length steps + 1); stopped: why GD ended early, or None.
+    """
+
+    times: np.ndarray
+    excess: np.ndarray
+    W_V: np.ndarray
+    W_KQ: np.ndarray
+    A: np.ndarray
+    loss: np.ndarray
+    stopped: str | None
+
+
+def population_gd(
+    V: np.ndarray,
+    S: np.ndarray,
+    P: np.ndarray,
+    eta: float,
+    times: Sequence[int],
+    act: M.Act | None = None,
+    sx2: float = 1.0,
+    mu: float = 0.0,
+) -> Run:
+    """Full-matrix GD on the population loss from W_V = 0, W_KQ = 0 (both blocks step ``eta``).
+
+    times: increasing step counts >= 0 at which to store the parameters. For a nonlinear ``act`` the
+    step from W_V = 0 uses :func:`~verify.zhang2026.model.zero_init_grad_dual` (sigma'(0)
+    convention), later steps the closed form.
+    """
+    act = act or M.Act("linear")
+    eta = check_positive("eta", eta)
+    V = check_array("V", V, ndim=2)
+    S = check_array("S", S, ndim=2)
+    n = check_int("D", S.shape[0])
+    if S.shape != (n, n) or P.shape != (n, n):
+        raise ValueError(f"S and P must be (D, D) with D = {n}, got {S.shape}, {P.shape}")
+    ts = [check_int("time", int(t), low=0) for t in times]
+    if any(b <= a for a, b in itertools.pairwise(ts)):
+        raise ValueError("times must be strictly increasing")
+    model, pop = M.PositionAttention(act), D.Population(V, S, P, sx2, mu)
+    theta = M.Params(np.zeros_like(V), np.zeros((n, n)))
+    t_now, losses, stopped = 0, [], None
+    out_wv, out_kq, out_ex = [], [], []
+    for t in ts:
+        ex = float("nan")
+        if stopped is None:
+            tr = gradient_descent(theta, lambda th: model.loss_and_grad(th, pop), eta, t - t_now)
+            theta = tr.params
+            if tr.state is not RunState.COMPLETED:
+                stopped = f"{tr.stopped} (segment starting at t = {t_now})"
+                losses.extend(tr.loss.tolist())
+            else:
+                losses.extend(tr.loss[:-1].tolist())
+                ex = float(tr.loss[-1])
+            t_now = t
+        out_wv.append(theta.W_V.copy())
+        out_kq.append(theta.W_KQ.copy())
+        out_ex.append(ex)
+    if stopped is None and out_ex:
+        losses.append(out_ex[-1])
+    W_KQ = np.array(out_kq)
+    A = softmax(np.einsum("ji,tjk,kl->til", P, W_KQ, P) / math.sqrt(n), axis=-2)
+    return Run(np.array(ts), np.array(out_ex), np.array(out_wv), W_KQ, A, np.array(losses), stopped)
+
+
+@dataclass
+class ScalarRun:
+    """The (C1, g) recursion sampled at ``times``: C1 value scale, g = logit gap (on minus off support),
+    eps = off-support attention mass per column, excess = the population excess loss."""
+
+    times: np.ndarray
+    C1: np.ndarray
+    g: np.ndarray
+    eps: np.ndarray
+    excess: np.ndarray
+
+
+def scalar_run(
+    D: int,
+    K: int,
+    eta: float,
+    times: Sequence[int],
+    sx2: float = 1.0,
+    v2: float = 1.0,
+    act: M.Act | None = None,
+) -> ScalarRun:
+    """Uniform-K S*, Gaussian inputs: iterate (C1, g) from zero init, sampling at ``times``.
+
+    Spec §4.4 with u = a_on, v = a_off, q = K u, eps = (D-K) v: G_on - m = eps (G_on - G_off) and
+    G_off - m = -q (G_on - G_off), so a_on (G_on - m) - a_off (G_off - m) = D u v (G_on - G_off) and
+    ``g <- g - eta u v (G_on - G_off)``. Linear: G_on - G_off = sx2 v2 (C1^2 (u - v) - C1/K) and
+    ``C1 <- C1 + eta sx2 D (u - |a|^2 C1)``. Leaky ReLU / ReLU (dual kernel, all rows share the multiple
+    because sigma is positively homogeneous): C1 <- C1 - eta D sx2 df/dC1 with
+    f = gamma/2 (C1^2 |a|^2 + 1/K) - beta1 C1 u - beta2 (2/pi) C1 J, and
+    G_on - G_off = sx2 v2 (2 C1^2 L_a (u - v) + C1 L_c / K); the first step uses sigma'(0) := act.dprime0,
+    giving C1(1) = eta sigma'(0) (1 + slope)/2 sx2. v2 = ||V*||_F^2. Pure-Python floats (~0.3-0.8 us/step).
+    """
+    D, K = check_int("D", D, low=2), check_int("K", K, low=1)
+    if K >= D:
+        raise ValueError(f"K must lie in [1, D-1] for the gap recursion, got K={K}, D={D}")
+    eta, sx2, v2 = check_positive("eta", eta), check_positive("sx2", sx2), check_positive("v2", v2)
+    act = act or M.Act("linear")
+    ts = [check_int("time", int(t), low=0) for t in times]
+    if any(b <= a for a, b in itertools.pairwise(ts)):
+        raise ValueError("times must be strictly increasing")
+    gam, b1, b2 = M.kernel_coefs(act)
+    b2p = b2 * 2 / math.pi
+    DmK, c, es, invK = float(D - K), sx2 * v2, eta * sx2, 1.0 / K
+    exp, sqrt, asin = math.exp, math.sqrt, math.asin
+    C1 = g = 0.0
+    t_now = 0
+    out = []
+    for t in ts:
+        n = t - t_now
+        if act.name == "linear":
+            for _ in range(n):
+                e = exp(g)
+                den = K * e + DmK
+                u = e / den
+                v = 1.0 / den
+                gd = c * (C1 * C1 * (u - v) - C1 * invK)
+                C1 = C1 + es * D * (u - (K * u * u + DmK * v * v) * C1)
+                g = g - eta * u * v * gd
+        else:
+            if t_now == 0 and n > 0:
+                C1, n = eta * act.dprime0 * (1 + act.slope) / 2 * sx2, n - 1
+            for _ in range(n):
+                e = exp(g)
+                den = K * e + DmK
+                u = e / den
+                v = 1.0 / den
+                na2 = K * u * u + DmK * v * v
+                r = sqrt(max(na2 * invK - u * u, 0.0))
+                asr = asin(min(u * sqrt(K / na2), 1.0))
+                L_a = 0.5 * gam - b2p * r / (2.0 * C1 * na2)
+                L_c = -b1 - b2p * asr
+                gd = c * (2.0 * C1 * C1 * L_a * (u - v) + C1 * L_c * invK)
+                C1 = C1 - es * D * (gam * C1 * na2 - b1 * u - b2p * (r + u * asr))
+                g = g - eta * u * v * gd
+        t_now = t
+        u, v = M.scalar_state(g, D, K)
+        out.append((C1, g, (D - K) * v, M.scalar_excess(C1, g, D, K, sx2, v2, act)))
+    arr = np.array(out, dtype=np.float64).reshape(-1, 4)
+    return ScalarRun(np.array(ts, dtype=np.float64), arr[:, 0], arr[:, 1], arr[:, 2], arr[:, 3])
+
+
+def scalar_run_mean(
+    V: np.ndarray, D: int, K: int, eta: float, times: Sequence[int], sx2: float = 1.0, mu: float = 0.0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Linear sigma, uniform-K S*, iid entries of mean ``mu`` and variance ``sx2`` (raw Gumbel, Exp(1)):
+    W_V = alpha V* + beta V* 1 1^T stays in this 2-dimensional span (the mean term of
+    :func:`~verify.zhang2026.model.linear_loss_grad` is -mu^2 D (V* - W_V) 1 1^T) and the attention
+    keeps two levels with gap g:
+
+        alpha <- alpha - eta sx2 D (|a|^2 alpha - u),
+        beta  <- beta - eta (sx2 D |a|^2 beta - mu^2 D (1 - alpha - beta d)),
+        g     <- g - eta u v sx2 (|W_V|^2 (u - v) - <V*, W_V> / K).
+
+    Returns (excess, alpha, beta, g) at ``times``; the Lemma C.2 residual is
+    |beta| ||V* 1 1^T|| / ||W_V||."""
+    V = check_array("V", V, ndim=2)
+    D, K = check_int("D", D, low=2), check_int("K", K, low=1)
+    if K >= D:
+        raise ValueError(f"K must lie in [1, D-1], got K={K}, D={D}")
+    eta, sx2, mu = check_positive("eta", eta), check_positive("sx2", sx2), check_real("mu", mu)
+    ts = [check_int("time", int(t), low=0) for t in times]
+    if any(b <= a for a, b in itertools.pairwise(ts)):
+        raise ValueError("times must be strictly increasing")
+    d = V.shape[1]
+    vv, w1 = float(np.vdot(V, V)), float(np.sum(V.sum(axis=1) ** 2))
+    DmK, invK, m2D, exp = float(D - K), 1.0 / K, mu * mu * D, math.exp
+    al = be = g = 0.0
+    t_now, out = 0, []
+    for t in ts:
+        for _ in range(t - t_now):
+            e = exp(g)
+            den = K * e + DmK
+            u = e / den
+            v = 1.0 / den
+            na2 = K * u * u + DmK * v * v
+            ww = al * al * vv + 2.0 * al * be * w1 + be * be * d * w1
+            vw = al * vv + be * w1
+            gd = sx2 * (ww * (u - v) - vw * invK)
+            al, be = (
+                al - eta * sx2 * D * (na2 * al - u),
+                be - eta * (sx2 * D * na2 * be - m2D * (1.0 - al - be * d)),
+            )
+            g = g - eta * u * v * gd
+        t_now = t
+        u, v = M.scalar_state(g, D, K)
+        na2 = K * u * u + DmK * v * v
+        ww = al * al * vv + 2.0 * al * be * w1 + be * be * d * w1
+        vw = al * vv + be * w1
+        ex = 0.5 * sx2 * D * (vv * invK - 2.0 * vw * u + ww * na2)
+        ex += 0.5 * m2D * (1.0 - al - be * d) ** 2 * w1
+        out.append((ex, al, be, g))
+    arr = np.array(out, dtype=np.float64).reshape(-1, 4)
+    return arr[:, 0], arr[:, 1], arr[:, 2], arr[:, 3]
+
+
+def circulant_run(
+    s_col: np.ndarray, V: np.ndarray, eta: float, times: Sequence[int], sx2: float = 1.0, mu: float = 0.0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Linear sigma, circulant column-stochastic S* (column i = column 0 shifted by i), iid entries of mean
+    ``mu`` and variance ``sx2``: every column of A stays the shift of one column a = softmax(lam). Iterates
+    (W_V (M, d), lam (D,)) from zero init with the gradients of
+    :func:`~verify.zhang2026.model.linear_loss_grad` restricted to this symmetric set:
+    grad W_V = sx2 D (|a|^2 W_V - <s, a> V*) - mu^2 D (V* - W_V) 1 1^T,
+    lam <- lam - (eta/D) a * (G - <a, G>), G = sx2 (|W_V|^2 a - <V*, W_V> s) (the mean term's
+    attention gradient is constant in each column and cancels in the softmax).
+    Returns (excess (n_t,), W_V (n_t, M, d), a (n_t, D)) at ``times``."""
+    s = check_array("s_col", s_col, ndim=1)
+    V = check_array("V", V, ndim=2)
+    if not abs(s.sum() - 1.0) < 1e-12:
+        raise ValueError(f"s_col must sum to 1 (column-stochastic S*), got {s.sum()}")
+    D = s.size
+    eta, sx2 = check_positive("eta", eta), check_positive("sx2", sx2)
+    mu = check_real("mu", mu)
+    ts = [check_int("time", int(t), low=0) for t in times]
+    if any(b <= a for a, b in itertools.pairwise(ts)):
+        raise ValueError("times must be strictly increasing")
+    W, lam, t_now = np.zeros_like(V), np.zeros(D), 0
+    vv, ss, ones_d = float(np.vdot(V, V)), float(s @ s), np.ones(V.shape[1])
+    out_e, out_w, out_a = [], [], []
+    es, el, em = eta * sx2 * D, eta * sx2 / D, eta * mu * mu * D
+    for t in ts:
+        for _ in range(t - t_now):
+            z = np.exp(lam - lam.max())
+            a = z / z.sum()
+            G = float(np.vdot(W, W)) * a - float(np.vdot(V, W)) * s
+            gl = a * (G - a @ G)
+            step = es * ((a @ a) * W - (s @ a) * V)
+            if mu:
+                step = step - em * (V - W).sum(axis=1, keepdims=True)
+            W = W - step
+            lam = lam - el * gl
+        t_now = t
+        z = np.exp(lam - lam.max())
+        a = z / z.sum()
+        vw, ww = float(np.sum(V * W)), float(np.sum(W * W))
+        ex = 0.5 * sx2 * D * (vv * ss - 2 * vw * float(s @ a) + ww * float(a @ a))
+        ex += 0.5 * mu * mu * D * float(np.sum(((V - W) @ ones_d) ** 2))
+        out_e.append(ex)
+        out_w.append(W.copy())
+        out_a.append(a)
+    return np.array(out_e), np.array(out_w), np.array(out_a)
+
+
+def tail_times(t_max: int, n: int = 20) -> np.ndarray:
+    """About n log-spaced integer times in the last decade [t_max/10, t_max]."""
+    return np.unique(np.round(np.logspace(math.log10(t_max / 10), math.log10(t_max), n)).astype(int))
+
+
+def log_times(t_lo: int, t_max: int, per_decade: int = 10) -> np.ndarray:
+    """About ``per_decade`` log-spaced integer times per decade over [t_lo, t_max] (at least 3)."""
+    n = max(3, int(per_decade * math.log10(t_max / t_lo)) + 1)
+    return np.unique(np.round(np.logspace(math.log10(t_lo), math.log10(t_max), n)).astype(int))
+
+
+def onset(D: int, K: int, eta: float, sx2: float, v2: float) -> float:
+    """T_0 = bounds.zhang2026.onset_T0 as a float (the time scale the horizons are given in)."""
+    return to_float(B.onset_T0(D, K, eta, sx2, v2))
+
+
+def corrected_exponent(t: np.ndarray, y: np.ndarray) -> float:
+    """Exponent p of the derived asymptotic form log y = c + p log t + (a log t + b)/t (least squares)."""
+    lt = np.log(t)
+    X = np.column_stack([np.ones_like(lt), lt, lt / t, 1.0 / t])
+    beta = np.linalg.lstsq(X, np.log(y), rcond=None)[0]
+    return float(beta[1])
+
+
+def decade_slopes(t: np.ndarray, y: np.ndarray, ends: np.ndarray) -> list[float]:
+    """Local slopes log(y(E)/y(E/10)) / log 10 at the decade ends E (log-log interpolation of the samples)."""
+    lt, ly = np.log(t), np.log(y)
+    hi = np.interp(np.log(ends), lt, ly)
+    lo = np.interp(np.log(ends / 10), lt, ly)
+    return ((hi - lo) / math.log(10)).tolist()
+
+
+def attn_error(g: np.ndarray, D: int, K: int) -> tuple[np.ndarray, np.ndarray]:
+    """(||A - S*||_F, max |A - S*|) of the two-level attention with gap g (uniform-K S*)."""
+    e = np.exp(g)
+    den = K * e + (D - K)
+    u, v = e / den, 1.0 / den
+    fro = np.sqrt(D * (K * (u - 1.0 / K) ** 2 + (D - K) * v**2))
+    return fro, np.maximum(1.0 / K - u, v)
+
+
+def t_on(t: np.ndarray, y: np.ndarray, thresh: float) -> float:
+    """First T after which the local slope over a factor-2 window stays <= thresh (t on a 2^(1/8) grid)."""
+    ls = np.log(y[8:] / y[:-8]) / math.log(2.0)  # slope over [t_k, 2 t_k]
+    bad = np.nonzero(ls > thresh)[0]
+    k = 0 if bad.size == 0 else int(bad[-1]) + 1
+    if k >= ls.size:
+        return float("nan")
+    return float(t[k])
+
+
+def chunks(n: int, size: int = 50_000) -> list[int]:
+    """Sizes of the Monte Carlo chunks that make up n samples."""
+    return [min(size, n - i) for i in range(0, n, size)]
+
+
+@dataclass(frozen=True)
+class CurvePoint:
+    """One scalar-reduction run of a sweep: sizes D, K, step eta, input variance sx2, v2 = ||V*||_F^2,
+    activation ``act`` ("linear" or "leaky"), sampling times."""
+
+    D: int
+    K: int
+    eta: float
+    sx2: float
+    v2: float
+    act: str
+    times: tuple[int, ...]
+
+
+def scalar_curve(p: CurvePoint) -> dict[str, list]:
+    """ctx.map worker: the (C1, g) recursion at ``p``, as plain lists (t, excess, C1, g, eps)."""
+    r = scalar_run(p.D, p.K, p.eta, list(p.times), p.sx2, p.v2, LIN if p.act == "linear" else LEAKY)
+    return {
+        "t": r.times.tolist(),
+        "excess": r.excess.tolist(),
+        "C1": r.C1.tolist(),
+        "g": r.g.tolist(),
+        "eps": r.eps.tolist(),
+    }
+
+
+@dataclass(frozen=True)
+class RateRun:
+    """A long run of one teacher (name, D, K) and activation to T_max, with its curve (scalar_curve)."""
+
+    name: str
+    D: int
+    K: int
+    act: str
+    t_max: int
+    curve: dict[str, list]
+
+
+def rate_runs(
+    ctx: Ctx,
+    cases: Sequence[tuple[str, int, int]],
+    eta: float,
+    vnorm: float,
+    tmax_T0: int,
+    acts: tuple[str, ...],
+) -> list[RateRun]:
+    """Scalar runs to T_max = tmax_T0 T_0 per case and activation, sampled on a log grid plus the tail."""
+    v2 = vnorm**2
+    points, keys = [], []
+    for name, n, K in cases:
+        t_max = int(tmax_T0 * onset(n, K, eta, 1.0, v2))
+        times = np.union1d(log_times(1, t_max, 10), tail_times(t_max))
+        for act in acts:
+            points.append(CurvePoint(n, K, eta, 1.0, v2, act, tuple(int(t) for t in times)))
+            keys.append((name, n, K, act, t_max))
+    return [RateRun(*k, r) for k, r in zip(keys, ctx.map(scalar_curve, points), strict=True)]
+
+
+@dataclass(frozen=True)
+class Size:
+    """Sizes of a claim's problem: D tokens, support size K, M outputs, d features."""
+
+    D: int
+    K: int
+    M: int
+    d: int
+
+
+def circulant_problem(rng: np.random.Generator, sz: Size, vnorm: float) -> tuple[np.ndarray, ...]:
+    """(S*, V*, P): the circulant uniform-K teacher, V* with ||V*||_F = vnorm, a random orthogonal P
+    (drawn in this order from ``rng``)."""
+    return D.s_circulant(sz.D, sz.K), D.random_v(sz.M, sz.d, rng, vnorm), M.random_orthogonal(sz.D, rng)
+
+
+def closedform_checks(
+    ctx: Ctx, sz: Size, N: int, rtol: float, eps: float, atol_rel: float
+) -> tuple[list[tuple[str, float]], list[tuple[str, GradReport]]]:
+    """Monte Carlo against closed form, and hand gradients against central differences, at one random
+    point of a circulant problem. Returns ([(label, |MC - CF| / SE)], [(name, gradcheck report)]).
+
+    Linear sigma with Gaussian, t(5), centred and raw Gumbel, Exp(1) entries (the last two through the
+    mean term); leaky ReLU and ReLU (dual kernel) with Gaussian entries. The gradcheck's absolute floor
+    is ``atol_rel * max(1, |loss|)``: central differences of a loss of size |f| carry round-off
+    ~1e-16 |f| / eps."""
+    rng = ctx.rng(1)
+    S, V, P = circulant_problem(rng, sz, 2.0)
+    W_V, W_KQ = 0.5 * rng.standard_normal((sz.M, sz.d)), rng.standard_normal((sz.D, sz.D))
+    A = M.attention(W_KQ, P)
+    cases = [
+        ("gaussian", LIN),
+        ("t5", LIN),
+        ("gumbel", LIN),
+        ("gumbel_raw", LIN),
+        ("exp", LIN),
+        ("gaussian", LEAKY),
+        ("gaussian", M.Act("relu")),
+    ]
+    mc_z = []
+    for k, (kind, act) in enumerate(cases):
+        mu, var = D.input_moments(kind)
+        if act.name == "linear":
+            cf = M.linear_loss_grad(W_V, W_KQ, P, V, S, var, mu)[0]
+        else:
+            cf = M.dual_loss(W_V, A, V, S, act.slope, var)
+        per = []
+        for j, n in enumerate(chunks(N)):
+            X = D.sample_inputs(kind, n, sz.d, sz.D, ctx.rng(2, k, j))
+            Y, H = act(np.matmul(V, X) @ S), act(np.matmul(W_V, X) @ A)
+            per.append(0.5 * np.sum((Y - H) ** 2, axis=(1, 2)))
+        per_all = np.concatenate(per)
+        mc, se = float(per_all.mean()), float(per_all.std(ddof=1) / math.sqrt(N))
+        mc_z.append((f"{kind}/{act.name}: |MC - CF| / SE (MC {mc:.5g}, CF {cf:.5g})", abs(mc - cf) / se))
+    th = {"W_V": W_V, "W_KQ": W_KQ}
+    reports = []
+    for name, fn in [
+        ("linear", lambda t: M.linear_loss_grad(t["W_V"], t["W_KQ"], P, V, S, 1.3, 0.0)),
+        ("linear, mean 0.6", lambda t: M.linear_loss_grad(t["W_V"], t["W_KQ"], P, V, S, 1.3, 0.6)),
+        ("leaky", lambda t: M.dual_loss_grad(t["W_V"], t["W_KQ"], P, V, S, 0.1, 1.3)),
+        ("relu", lambda t: M.dual_loss_grad(t["W_V"], t["W_KQ"], P, V, S, 0.0, 1.3)),
+    ]:
+        rep = check_grad(
+            lambda t, fn=fn: fn(t)[0],
+            th,
+            fn(th)[1],
+            rtol=rtol,
+            eps=eps,
+            atol=atol_rel * max(1.0, abs(fn(th)[0])),
+        )
+        reports.append((name, rep))
+    return mc_z, reports
+
+
+def p_invariance(ctx: Ctx, sz: Size, eta: float, steps: int) -> tuple[float, list[str]]:
+    """Max difference of (A, W_V) over 10 checkpoints between P = I and two random orthogonal P, linear
+    and leaky ReLU (cycle GCN teacher at K = 3, circulant otherwise). Returns (worst, notes)."""
+    rng = ctx.rng(1)
+    S = D.s_gcn_cycle(sz.D, 3) if sz.K == 3 else D.s_circulant(sz.D, sz.K)
+    V = D.random_v(sz.M, sz.d, rng, 2.0)
+    Ps = [np.eye(sz.D), M.random_orthogonal(sz.D, ctx.rng(2)), M.random_orthogonal(sz.D, ctx.rng(3))]
+    times = log_times(1, steps, 3)
+    worst, notes = 0.0, []
+    for act in (LIN, LEAKY):
+        runs = [population_gd(V, S, P, eta, times, act=act) for P in Ps]
+        dev = max(
+            max(float(np.abs(r.A - runs[0].A).max()), float(np.abs(r.W_V - runs[0].W_V).max()))
+            for r in runs[1:]
+        )
+        notes.append(f"{act.name}: max |dA|, |dW_V| over {len(times)} checkpoints = {dev:.2e}")
+        worst = max(worst, dev)
+    return worst, notes
+
+
+def scalar_reduction_deviation(
+    ctx: Ctx, sz: Size, eta: float, sx2: float, steps: int
+) -> tuple[float, list[str], int]:
+    """Max of |C1 - C1~|, |g - g~|, |excess - excess~| / excess(0) between full-matrix GD and the scalar
+    recursion over log-spaced checkpoints, linear and leaky ReLU. Returns (worst, notes, last step)."""
+    rng = ctx.rng(1)
+    S, V, P = circulant_problem(rng, sz, 2.0)
+    v2 = float(np.sum(V * V))
+    times = log_times(1, steps, 4)
+    worst, notes = 0.0, []
+    for act in (LIN, LEAKY):
+        full = population_gd(V, S, P, eta, times, act=act, sx2=sx2)
+        sc = scalar_run(sz.D, sz.K, eta, times, sx2, v2, act)
+        C1 = np.einsum("tmd,md->t", full.W_V, V) / v2
+        g = np.array([M.scalar_from_matrix(w, P, S)[2] for w in full.W_KQ])
+        e0 = M.scalar_excess(0.0, 0.0, sz.D, sz.K, sx2, v2, act)
+        dev = max(
+            float(np.abs(C1 - sc.C1).max()),
+            float(np.abs(g - sc.g).max()),
+            float(np.abs(full.excess - sc.excess).max() / e0),
+        )
+        notes.append(
+            f"{act.name}: max deviation {dev:.2e} over {steps} steps (final excess {full.excess[-1]:.4g})"
+        )
+        worst = max(worst, dev)
+    return worst, notes, int(times[-1])
+
+
+@dataclass(frozen=True)
+class Alignment:
+    """Lemma C.2 measurements: linear residual, spread and first multiple; leaky closed-form min row
+    cosine; min row multiple (both); leaky Monte Carlo min row cosine; the checkpoints."""
+
+    resid: float
+    spread: float
+    c1_first: float
+    cos_leaky: float
+    min_mult: float
+    cos_mc: float
+    times: np.ndarray
+
+
+def alignment(ctx: Ctx, sz: Size, eta: float, steps: int, N_mc: int, steps_mc: int) -> Alignment:
+    """Rows of W_V against the rows of V* (unequal row norms) along population GD (linear, leaky ReLU)
+    and after ``steps_mc`` GD steps on a fixed sample of N_mc Gaussian inputs (leaky ReLU)."""
+    rng = ctx.rng(1)
+    S, P = D.s_circulant(sz.D, sz.K), M.random_orthogonal(sz.D, rng)
+    V = rng.standard_normal((sz.M, sz.d)) * np.array([0.5, 1.0, 2.0])[: sz.M, None]  # unequal row norms
+    times = log_times(1, steps, 4)
+    out, min_mult = {}, np.inf
+    for act in (LIN, LEAKY):
+        run = population_gd(V, S, P, eta, times, act=act)
+        mult = np.einsum("tmd,md->tm", run.W_V, V) / np.sum(V * V, axis=1)  # per-row multiples
+        resid = np.linalg.norm(run.W_V - mult[:, :, None] * V, axis=(1, 2)) / np.linalg.norm(
+            run.W_V, axis=(1, 2)
+        )
+        cos = np.einsum("tmd,md->tm", run.W_V, V) / (
+            np.linalg.norm(run.W_V, axis=2) * np.linalg.norm(V, axis=1)
+        )
+        min_mult = min(min_mult, float(mult.min()))
+        if act.name == "linear":
+            out.update(
+                resid=float(resid.max()), spread=float(np.ptp(mult, axis=1).max()), c1=float(mult[0, 0])
+            )
+        else:
+            out["cos"] = float(cos.min())
+    X = rng.standard_normal((N_mc, sz.d, sz.D))
+    batch = D.Sample(X, LEAKY(np.matmul(V, X) @ S), P)
+    model = M.PositionAttention(LEAKY)
+    tr = gradient_descent(
+        M.Params.zeros(sz.M, sz.d, sz.D), lambda th: model.loss_and_grad(th, batch), eta, steps_mc
+    )
+    W = tr.params.W_V
+    cos_mc = float((np.sum(W * V, axis=1) / (np.linalg.norm(W, axis=1) * np.linalg.norm(V, axis=1))).min())
+    return Alignment(out["resid"], out["spread"], out["c1"], out["cos"], min_mult, cos_mc, times)
+
+
+@dataclass(frozen=True)
+class KQStructure:
+    """W_KQ along population GD: W_KQ^(1) == 0; max relative spread of the on- and off-support entries
+    of P^T W_KQ P; max |(C2/C3) / kq_level_ratio - 1|; (C1, C2, C3) at the last step."""
+
+    first_zero: bool
+    spread_on: float
+    spread_off: float
+    ratio_dev: float
+    last: tuple[float, float, float]
+
+
+def kq_structure(ctx: Ctx, sz: Size, eta: float, steps: int) -> KQStructure:
+    """The two-level structure of W_KQ over log-spaced checkpoints t >= 2 (linear sigma)."""
+    rng = ctx.rng(1)
+    S = D.s_gcn_cycle(sz.D, sz.K) if sz.K % 2 else D.s_circulant(sz.D, sz.K)
+    V, P = D.random_v(sz.M, sz.d, rng, 2.0), M.random_orthogonal(sz.D, rng)
+    times = log_times(1, steps, 4)
+    run = population_gd(V, S, P, eta, times)
+    on = S > 0
+    first_zero = bool(np.all(run.W_KQ[0] == 0.0)) and times[0] == 1
+    sp_on, sp_off, rat = 0.0, 0.0, 0.0
+    ratio_th = to_float(B.kq_level_ratio(sz.D, sz.K))
+    for w in run.W_KQ[1:]:
+        L = P.T @ w @ P
+        sp_on = max(sp_on, float(np.ptp(L[on]) / abs(L[on].mean())))
+        sp_off = max(sp_off, float(np.ptp(L[~on]) / abs(L[~on].mean())))
+        C2, C3, _ = M.scalar_from_matrix(w, P, S)
+        rat = max(rat, abs((C2 / C3) / ratio_th - 1.0))
+    C2, C3, _ = M.scalar_from_matrix(run.W_KQ[-1], P, S)
+    C1 = float(np.sum(run.W_V[-1] * V) / np.sum(V * V))
+    return KQStructure(first_zero, sp_on, sp_off, rat, (C1, C2, C3))
+
+
+def deqk_run(ctx: Ctx, sz: Size, eta: float, sx2: float, steps: int) -> tuple[np.ndarray, np.ndarray, float]:
+    """D = K (S* = 1 1^T / D), linear sigma: the excess at t = 0..steps in the cancellation-free Kronecker
+    form, bounds.zhang2026.deqk_excess at the same t, and max |W_KQ^(t)|."""
+    rng = ctx.rng(1)
+    S, V, P = (
+        np.full((sz.D, sz.D), 1.0 / sz.D),
+        D.random_v(sz.M, sz.d, rng, 1.5),
+        M.random_orthogonal(sz.D, rng),
+    )
+    v2 = float(np.sum(V * V))
+    times = np.arange(0, steps + 1)
+    run = population_gd(V, S, P, eta, times, sx2=sx2)
+    ex = np.array([M.linear_excess_residual(w, a, V, S, sx2) for w, a in zip(run.W_V, run.A, strict=True)])
+    th = np.array([to_float(B.deqk_excess(int(t), eta, sx2, v2)) for t in times])
+    return ex, th, float(np.abs(run.W_KQ).max())
+
+
+def k0_drift(ctx: Ctx, sz: Size, eta: float, steps: int) -> float:
+    """K = 0 (S* = 0), linear sigma: max over all steps of |W_V|, |W_KQ| and the excess."""
+    rng = ctx.rng(1)
+    S, V, P = np.zeros((sz.D, sz.D)), D.random_v(sz.M, sz.d, rng, 2.0), M.random_orthogonal(sz.D, rng)
+    run = population_gd(V, S, P, eta, np.arange(steps + 1))
+    return max(float(np.abs(run.W_V).max()), float(np.abs(run.W_KQ).max()), float(np.abs(run.excess).max()))
+
+
+def monotone_run(n: int, K: int, eta: float, v2: float, steps: int, rtol: float) -> tuple[bool, float]:
+    """(the excess is finite and non-increasing at every step up to relative round-off rtol, final excess)
+    of the linear scalar recursion at step size eta."""
+    try:
+        with np.errstate(all="ignore"):
+            r = scalar_run(n, K, eta, list(range(steps + 1)), 1.0, v2)
+        inc = ~(np.diff(r.excess) <= rtol * r.excess[:-1])
+        return bool(np.all(np.isfinite(r.excess)) and not inc.any()), float(r.excess[-1])
+    except (OverflowError, ValueError):
+        return False, float("nan")
+
+
+def largest_stable_eta(n: int, K: int, eta0: float, v2: float, steps: int) -> float | None:
+    """The largest eta0 * 2^k (k < 12) whose run stays finite and ends below the initial excess."""
+    largest = None
+    for k in range(0, 12):
+        eta = eta0 * 2**k
+        try:
+            with np.errstate(all="ignore"):
+                r = scalar_run(n, K, eta, [steps], 1.0, v2)
+            fine = bool(np.isfinite(r.excess[-1]) and r.excess[-1] < M.scalar_excess(0, 0, n, K, 1.0, v2))
+        except (OverflowError, ValueError):
+            fine = False
+        if not fine:
+            break
+        largest = eta
+    return largest
+
+
+def mc_tail(
+    ctx: Ctx, kind: str, k: int, prob: tuple[np.ndarray, ...], sc: ScalarRun, N: int
+) -> tuple[list[float], list[float]]:
+    """Monte Carlo excess (N fresh inputs of ``kind`` per checkpoint, stream (2, k, i)) of the scalar run's
+    iterates, and its |MC - CF| / SE per checkpoint."""
+    S, V, _ = prob
+    mc, z = [], []
+    for i, (C1, g) in enumerate(zip(sc.C1, sc.g, strict=True)):
+        X = D.sample_inputs(kind, N, V.shape[1], S.shape[0], ctx.rng(2, k, i))
+        m, se = M.mc_excess(C1 * V, M.two_level_attention(g, S), V, S, LIN, X)
+        mc.append(m)
+        z.append(abs(m - sc.excess[i]) / se)
+    return mc, z
+
+
+@dataclass(frozen=True)
+class RawGumbel:
+    """Raw-Gumbel runs: deviation of the (alpha, beta, g) reduction from the full matrix over 300 steps,
+    alignment residual at t = 1 and at T_max, tail times, tail excess, T_max and the step size."""
+
+    dev: float
+    resid_first: float
+    resid_last: float
+    t: np.ndarray
+    excess: np.ndarray
+    t_max: int
+    eta: float
+
+
+def _alignment_residual(W: np.ndarray, V: np.ndarray, v2: float) -> float:
+    return float(np.linalg.norm(W - np.sum(W * V) / v2 * V) / np.linalg.norm(W))
+
+
+def raw_gumbel(
+    ctx: Ctx, prob: tuple[np.ndarray, ...], K: int, eta: float, vnorm: float, tmax_T0: int
+) -> RawGumbel:
+    """Non-centred entries (raw Gumbel, step eta / 2, ||V*||_F = vnorm from stream 5): the reduction
+    with the mean term, checked against the full matrix, then run to T_max = tmax_T0 T_0."""
+    S, V0, P = prob
+    n, (m_out, d) = S.shape[0], V0.shape
+    mu, var = D.input_moments("gumbel_raw")
+    eta_g, Vg = eta / 2, D.random_v(m_out, d, ctx.rng(5), vnorm)
+    vg2 = vnorm**2
+    J = Vg.sum(axis=1, keepdims=True) * np.ones((1, d))  # V* 1 1^T
+    tv = log_times(1, 300, 3)
+    full = population_gd(Vg, S, P, eta_g, tv, sx2=var, mu=mu)
+    _, al, be, gg = scalar_run_mean(Vg, n, K, eta_g, tv, var, mu)
+    dev = max(
+        float(np.abs(full.W_V - al[:, None, None] * Vg - be[:, None, None] * J).max()),
+        float(np.abs(full.A - np.array([M.two_level_attention(x, S) for x in gg])).max()),
+    )
+    resid_first = _alignment_residual(full.W_V[0], Vg, vg2)
+    tg_max = int(tmax_T0 * onset(n, K, eta_g, var, vg2))
+    tg = tail_times(tg_max, 12)
+    ex_g, al, be, _ = scalar_run_mean(Vg, n, K, eta_g, tg, var, mu)
+    resid_last = _alignment_residual(al[-1] * Vg + be[-1] * J, Vg, vg2)
+    return RawGumbel(dev, resid_first, resid_last, tg, ex_g, tg_max, eta_g)
+
+
+def online_sgd_notes(
+    ctx: Ctx, prob: tuple[np.ndarray, ...], eta: float, B_sgd: int, steps_sgd: int
+) -> list[str]:
+    """Online SGD (fresh batches of B_sgd, Gaussian / t(5) / Gumbel inputs): max relative deviation of the
+    closed-form excess of the SGD iterate from population GD (exploratory, reported)."""
+    S, V, P = prob
+    (m_out, d), n = V.shape, S.shape[0]
+    pop = population_gd(V, S, P, eta, np.arange(steps_sgd + 1))
+    model, notes = M.PositionAttention(LIN), []
+    for k, kind in enumerate(("gaussian", "t5", "gumbel")):
+        th, dev, srng = M.Params.zeros(m_out, d, n), 0.0, ctx.rng(3, k)
+        for t in range(steps_sgd):
+            X = D.sample_inputs(kind, B_sgd, d, n, srng)
+            gr = model.loss_and_grad(th, D.Sample(X, np.matmul(V, X) @ S, P))[1]
+            th = M.Params(th.W_V - eta * gr.W_V, th.W_KQ - eta * gr.W_KQ)
+            ex = M.linear_loss_grad(th.W_V, th.W_KQ, P, V, S)[0]
+            dev = max(dev, abs(ex - pop.excess[t + 1]) / pop.excess[t + 1])
+        notes.append(
+            f"online SGD, {kind}, B={B_sgd}, {steps_sgd} steps: max relative deviation of the "
+            f"excess from population GD {dev:.3e}"
+        )
+    return notes
+
+
+def leaky_t5_note(ctx: Ctx, prob: tuple[np.ndarray, ...], eta: float) -> str:
+    """Leaky ReLU with t(5) inputs (exploratory): row alignment after 50 GD steps on 4000 samples."""
+    S, V, P = prob
+    (m_out, d), n = V.shape, S.shape[0]
+    X = D.sample_inputs("t5", 4000, d, n, ctx.rng(4))
+    batch, model = D.Sample(X, LEAKY(np.matmul(V, X) @ S), P), M.PositionAttention(LEAKY)
+    tr = gradient_descent(M.Params.zeros(m_out, d, n), lambda th: model.loss_and_grad(th, batch), eta, 50)
+    W = tr.params.W_V
+    cos = np.sum(W * V, axis=1) / (np.linalg.norm(W, axis=1) * np.linalg.norm(V, axis=1))
+    return (
+        f"leaky ReLU, t(5) inputs, 50 GD steps on 4000 samples: min row cosine {cos.min():.4f}, "
+        f"excess {tr.loss[0]:.3g} -> {tr.loss[-1]:.3g}"
+    )
+
+
+@dataclass(frozen=True)
+class Weighted:
+    """Circulant teacher with weights (0.6, 0.3, 0.1): deviation of the one-column reduction from the full
+    matrix over 300 steps, tail times and excess, T_max."""
+
+    dev: float
+    t: np.ndarray
+    excess: np.ndarray
+    t_max: int
+
+
+def weighted_support(V: np.ndarray, P: np.ndarray, eta: float, v2: float, tmax_T0: int) -> Weighted:
+    """Non-uniform weights on a circulant 3-support: reduced run to T_max = tmax_T0 T_0 (K = 3, T_0 at
+    ||V*||_F^2 = v2), validated against full-matrix GD first."""
+    S = D.s_weighted(P.shape[0], np.array([0.6, 0.3, 0.1]))
+    tv = log_times(1, 300, 3)
+    full = population_gd(V, S, P, eta, tv)
+    _, w_c, a_c = circulant_run(S[:, 0], V, eta, tv)
+    dev = max(float(np.abs(full.A[:, :, 0] - a_c).max()), float(np.abs(full.W_V - w_c).max()))
+    t_max = int(tmax_T0 * onset(P.shape[0], 3, eta, 1.0, v2))
+    tt = tail_times(t_max, 12)
+    return Weighted(dev, tt, circulant_run(S[:, 0], V, eta, tt)[0], t_max)
+
+
+def dense_teacher_steps(
+    rng: np.random.Generator, V: np.ndarray, P: np.ndarray, eta: float, steps: int, below: float
+) -> tuple[float, float]:
+    """A dense positive column-stochastic S* (entries U(0.5, 1.5), normalised): (steps until the excess
+    is below ``below``, or steps + 1 if never; final excess)."""
+    n = P.shape[0]
+    Sd = rng.uniform(0.5, 1.5, (n, n))
+    Sd /= Sd.sum(axis=0)
+    model, pop = M.PositionAttention(LIN), D.Population(V, Sd, P)
+    tr = gradient_descent(
+        M.Params(np.zeros_like(V), np.zeros((n, n))),
+        lambda th: model.loss_and_grad(th, pop),
+        eta,
+        steps,
+        stop_below=below,
+    )
+    reached = tr.loss.size - 1 if tr.loss[-1] < below else steps + 1
+    return float(reached), float(tr.loss[-1])
+
+
+def unequal_sums_floor(
+    rng: np.random.Generator, V: np.ndarray, P: np.ndarray, eta: float, steps: int
+) -> tuple[float, np.ndarray, float]:
+    """Circulant K = 2 teacher with column sums U(0.7, 1.3): (the minimised floor of the closed form,
+    relative gaps of GD to it at steps / 10 and steps, the final GD excess)."""
+    Sc = D.s_circulant(P.shape[0], 2) * rng.uniform(0.7, 1.3, P.shape[0])[None, :]
+    run_c = population_gd(V, Sc, P, eta, [steps // 10, steps])
+    floor = min_closed_form(V, Sc, P, starts=[(run_c.W_V[-1], M.logits(run_c.W_KQ[-1], P))])
+    return floor, (run_c.excess - floor) / floor, float(run_c.excess[-1])
+
+
+def min_closed_form(
+    V: np.ndarray, S: np.ndarray, P: np.ndarray, starts: Sequence[tuple[np.ndarray, np.ndarray]] = ()
+) -> float:
+    """min over (W_V, logits) of the linear closed form, by L-BFGS on hand gradients from several starts
+    (zero logits, log S* at two scales, and the given (W_V, logits) starts, e.g. a GD end point)."""
+    from scipy.optimize import minimize
+
+    m_out, d = V.shape
+    n = S.shape[0]
+
+    def f(x: np.ndarray) -> tuple[float, np.ndarray]:
+        W, Lam = x[: m_out * d].reshape(m_out, d), x[m_out * d :].reshape(n, n)
+        loss, g = M.linear_loss_grad(W, P @ Lam @ P.T * math.sqrt(n), P, V, S)
+        gl = P.T @ g["W_KQ"] @ P * math.sqrt(n)  # chain rule through W_KQ = sqrt(D) P Lam P^T
+        return loss, np.concatenate([g["W_V"].ravel(), gl.ravel()])
+
+    x0s = [np.concatenate([w.ravel(), lam.ravel()]) for w, lam in starts]
+    best = np.inf
+    for scale in (0.0, 1.0, 3.0):
+        x0s.append(np.concatenate([V.ravel(), scale * np.log(np.maximum(S, 1e-3)).ravel()]))
+    for x0 in x0s:
+        res = minimize(
+            f, x0, jac=True, method="L-BFGS-B", options=dict(maxiter=20_000, gtol=1e-13, ftol=1e-16)
+        )
+        best = min(best, float(res.fun))
+    return best
+
+
+def ood_inputs(
+    r: np.random.Generator, kind: str, N: int, d: int, n: int, ar: float
+) -> tuple[np.ndarray, float, float]:
+    """N OOD inputs X~ (N, d, D) and the (mean, variance) of their entries: iid ``exp`` / ``exp_centred``
+    tokens, or ``correlated`` AR(1) Gaussian tokens with coefficient ``ar``."""
+    if kind != "correlated":
+        return D.sample_inputs(kind, N, d, n, r), *D.input_moments(kind)
+    Z = r.standard_normal((N, d, n))
+    X = np.empty_like(Z)
+    X[:, :, 0] = Z[:, :, 0]
+    for j in range(1, n):
+        X[:, :, j] = ar * X[:, :, j - 1] + math.sqrt(1 - ar * ar) * Z[:, :, j]
+    return X, 0.0, 1.0
+
+
+@dataclass
+class OodCurves:
+    """Per tail checkpoint of one OOD input kind: Monte Carlo B and its SE; L_OOD - A_T (paired estimator,
+    teacher + independent noise labels); SE of L_OOD; L_OOD; L_OOD - A_T with the correlated label
+    mismatch; bound (i); B exact (iid kinds, else empty); the op-norm bound on B."""
+
+    B: list[float]
+    B_se: list[float]
+    L_minus_A: list[float]
+    L_se: list[float]
+    L: list[float]
+    L_mismatch: list[float]
+    bound_i: list[float]
+    B_exact: list[float]
+    B_op: list[float]
+
+
+def ood_curves(
+    ctx: Ctx,
+    k: int,
+    kind: str,
+    prob: tuple[np.ndarray, np.ndarray, int, float],
+    sc: ScalarRun,
+    N: int,
+    tau: float,
+) -> OodCurves:
+    """L_OOD, B(T) and the bounds of Thm 3.2 at the scalar run's checkpoints, on N OOD samples (stream
+    (2, k)) common across checkpoints. prob = (V*, S*, K, v2 = ||V*||_F^2 as the run used it);
+    A_T = 1/2 M D tau^2, AR(1) coefficient 0.6."""
+    V, S, K, v2 = prob
+    (m_out, d), n = V.shape, S.shape[0]
+    v_op = float(np.linalg.norm(V, 2))
+    A_T = 0.5 * m_out * n * tau**2
+    r = ctx.rng(2, k)
+    X, mu, var = ood_inputs(r, kind, N, d, n, 0.6)
+    E = tau * r.standard_normal((N, m_out, n))
+    VX = np.einsum("md,ndk->nmk", V, X)
+    Ystar = VX @ S
+    mis = 0.3 * VX.mean(axis=2, keepdims=True) * np.ones((1, 1, n))  # 0.3 V* X~ 1 1^T / D
+    ex2 = d * n * (var + mu * mu)
+    c = OodCurves([], [], [], [], [], [], [], [], [])
+    for C1, g in zip(sc.C1, sc.g, strict=True):
+        A = M.two_level_attention(g, S)
+        diff = Ystar - C1 * (VX @ A)  # f* - TF, (N, M, D)
+        b = 0.5 * np.sum(diff**2, axis=(1, 2))
+        c.B.append(float(b.mean()))
+        c.B_se.append(float(b.std(ddof=1) / math.sqrt(N)))
+        li = 0.5 * np.sum((diff + E) ** 2, axis=(1, 2))  # 1/2 ||Y~ - TF||^2, Y~ = f* + E
+        # L_OOD - A_T by the paired estimator 1/2||f* + E - TF||^2 - 1/2||E||^2 on the same samples
+        c.L_minus_A.append(float(np.mean(b + np.sum(E * diff, axis=(1, 2)))))
+        c.L_se.append(float(li.std(ddof=1) / math.sqrt(N)))
+        c.L.append(float(li.mean()))
+        lm = b + np.sum(mis * diff, axis=(1, 2))  # 1/2||Y~-TF||^2 - 1/2||Y~-f*||^2, mismatch labels
+        c.L_mismatch.append(float(lm.mean()))
+        Delta = S - C1 * A
+        bop = to_float(B.ood_B_op_bound(v_op, float(np.linalg.norm(Delta, 2)), ex2))
+        if kind != "correlated":
+            Bex = to_float(
+                B.ood_B_exact(
+                    float(np.sum(V * V)) * var,
+                    1.0,
+                    v2,
+                    float(M.scalar_excess(C1, g, n, K, 1.0, v2)),
+                    n,
+                    C1,
+                    float(np.sum((V.sum(axis=1) * mu) ** 2)),
+                )
+            )
+            c.B_exact.append(Bex)
+        c.bound_i.append(to_float(B.ood_upper(A_T, Bex if kind != "correlated" else bop)))
+        c.B_op.append(bop)
+    return c
+
+
+@dataclass(frozen=True)
+class Shares:
+    """Full one-layer TF after online GD: feature-block share of ||W_V||^2, position-block share of
+    ||W_KQ||^2, and a note (loss, cos(W_V[:, :d], V*), attention error of the position block)."""
+
+    act: str
+    feature_share: float
+    position_share: float
+    note: str
+
+
+def full_tf_shares(ctx: Ctx, sz: Size, eta: float, vnorm: float, N: int, steps: int) -> list[Shares]:
+    """Online GD (a fresh batch of N Gaussian inputs per step, noise-free labels, stream (2, k)) of the
+    full one-layer TF from zero init, linear sigma and leaky ReLU."""
+    S, V, P = circulant_problem(ctx.rng(1), sz, vnorm)
+    d, out = sz.d, []
+    for k, act in enumerate((LIN, LEAKY)):
+        brng, model = ctx.rng(2, k), M.FullTF(act)
+
+        def lg(th: M.Params, act: M.Act = act, brng: np.random.Generator = brng, model: M.FullTF = model):
+            X = brng.standard_normal((N, d, sz.D))  # a fresh batch every step (online GD)
+            return model.loss_and_grad(th, D.Sample(X, act(np.matmul(V, X) @ S), P))
+
+        tr = gradient_descent(M.Params.zeros(sz.M, d + sz.D, d + sz.D), lg, eta, steps)
+        Wv, W = tr.params.W_V, tr.params.W_KQ
+        fv = float(np.sum(Wv[:, :d] ** 2) / np.sum(Wv**2))
+        fk = float(np.sum(W[d:, d:] ** 2) / np.sum(W**2))
+        cos = float(np.sum(Wv[:, :d] * V) / (np.linalg.norm(Wv[:, :d]) * np.linalg.norm(V)))
+        err = float(np.abs(M.attention(W[d:, d:], P) - S).max())
+        note = (
+            f"{act.name}: loss {tr.loss[0]:.3g} -> {tr.loss[-1]:.3g}; cos(W_V[:, :d], V*) = {cos:.4f}; "
+            f"max |S(W_KQ[d:, d:]) - S*| = {err:.3f} (position block alone)"
+        )
+        out.append(Shares(act.name, fv, fk, note))
+    return out
+
+
+def onset_sweep(
+    ctx: Ctx, pts: Sequence[tuple[int, float]], K: int, eta: float, horizon_T0: int, thresh: float
+) -> tuple[list[float], list[float]]:
+    """T_on (:func:`t_on` with slope threshold ``thresh``) and T_on / T_0 at each (D, ||V*||_F) of
+    ``pts``: linear scalar runs to horizon_T0 T_0 on a 2^(1/8) grid."""
+    points = []
+    for n, vn in pts:
+        T0 = onset(n, K, eta, 1.0, vn**2)
+        m = int(8 * math.log2(horizon_T0 * T0)) + 1
+        times = np.unique(np.round(2.0 ** (np.arange(m) / 8.0)).astype(int))
+        points.append(CurvePoint(n, K, eta, 1.0, vn**2, "linear", tuple(times.tolist())))
+    t_ons, ratio = [], []
+    for (n, vn), r in zip(pts, ctx.map(scalar_curve, points), strict=True):
+        t, y = np.array(r["t"]), np.array(r["excess"])
+        # the 2^(1/8) grid is rounded to integers; use the exact 2^(k/8) spacing only where unique
+        grid = 2.0 ** (np.arange(int(8 * math.log2(t[-1])) + 1) / 8.0)
+        yi = np.exp(np.interp(np.log(grid), np.log(t), np.log(y)))
+        t_ons.append(t_on(grid, yi, thresh))
+        ratio.append(t_ons[-1] / onset(n, K, eta, 1.0, vn**2))
+    return t_ons, ratio
+
+
+def value_and_positions(rng: np.random.Generator, sz: Size, vnorm: float) -> tuple[np.ndarray, np.ndarray]:
+    """(V* with ||V*||_F = vnorm, a random orthogonal P), drawn in this order from ``rng``."""
+    return D.random_v(sz.M, sz.d, rng, vnorm), M.random_orthogonal(sz.D, rng)
+
+
+def random_positions(n: int, rng: np.random.Generator) -> np.ndarray:
+    """A Haar-random orthogonal position matrix P (n, n) (:func:`~verify.zhang2026.model.random_orthogonal`)."""
+    return M.random_orthogonal(n, rng)
+
+
+def two_level_attention(g: float, S: np.ndarray) -> np.ndarray:
+    """The reduction's attention on S*'s support (:func:`~verify.zhang2026.model.two_level_attention`)."""
+    return M.two_level_attention(g, S)
+
+
+def reduction_deviation(
+    V: np.ndarray, S: np.ndarray, P: np.ndarray, K: int, eta: float, v2: float, steps: int, act: M.Act
+) -> float:
+    """Max |A - A~| and |W_V - C1~ V*| between full-matrix GD and the (C1, g) recursion (at ||V*||_F^2 =
+    v2) over log-spaced checkpoints up to ``steps``."""
+    ts = log_times(1, steps, 3)
+    full = population_gd(V, S, P, eta, ts, act=act)
+    sc = scalar_run(S.shape[0], K, eta, ts, 1.0, v2, act)
+    dev = max(float(np.abs(full.A[k] - M.two_level_attention(sc.g[k], S)).max()) for k in range(len(ts)))
+    return max(dev, float(np.abs(full.W_V - sc.C1[:, None, None] * V).max()))
