@@ -56,6 +56,8 @@ def build_report(results: list[Result], out: Path, *, figures: bool = True) -> W
             text += rf"\subsubsection*{{Errata and provenance notes: \texttt{{{escape(paper)}}}}}" + "\n"
             text += markdown_notes(notes)
         path = out / f"{paper}.tex"
+        if path.resolve().parent != out.resolve():  # a report writes only inside `out`
+            raise ValueError(f"paper name {paper!r} would write outside {out}")
         path.write_text(text, encoding="utf-8")
         written.files.append(path)
     (out / "summary.tex").write_text(summary_table(results), encoding="utf-8")

@@ -58,6 +58,7 @@ def _register() -> None:
         provenance=Provenance.EXACT,
         statement="width needed",
         quick={},
+        expect=Verdict.VACUOUS,
     )
     def vacuous(ctx: Ctx) -> Evidence:
         """Toy condition needing a width of 1e41."""

@@ -126,7 +126,7 @@ def test_dask_local_cluster_gives_the_serial_results() -> None:
 def test_a_backend_that_cannot_start_is_a_usage_error(toy_claims, monkeypatch, capsys) -> None:
     from verify.core import parallel
 
-    def no_dask(self, address, workers):
+    def no_dask(self, address, workers, timeout=None):
         raise RuntimeError("--dask needs the optional extra: pip install 'attncheck[dask]'")
 
     monkeypatch.setattr(parallel._DaskExecutor, "__init__", no_dask)

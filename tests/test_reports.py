@@ -114,7 +114,7 @@ def test_figures_are_skipped_with_a_note_without_matplotlib(tmp_path: Path, monk
     assert r"\includegraphics" not in (tmp_path / "main.tex").read_text()
 
 
-def test_cli_report_from_saved_results(tmp_path: Path, capsys) -> None:
+def test_cli_report_from_saved_results(tmp_path: Path, capsys, toy_claims) -> None:
     code = main(["report", "--from", str(GOLDEN / "results.json"), "--out", str(tmp_path), "--no-figures"])
     assert code == 1  # the golden file holds an error and an unexpected violation
     assert (tmp_path / "main.tex").exists()

@@ -1,29 +1,44 @@
 """The ``attncheck`` command (also ``python -m verify``).
 
     attncheck list [--json]
-    attncheck run [PATTERN ...] [--profile quick|paper] [--seed N] [--json PATH] [--jobs N] [--dask ADDR]
-    attncheck report [PATTERN ...] [--profile ...] [--seed N] [--from RESULTS.json] [--out DIR] [--jobs N]
-    attncheck baseline check|update [--from RESULTS.json] [--baseline PATH] [--tolerance DEX]
+    attncheck run [PATTERN ...] [--profile quick|paper] [--seed N] [--json PATH] [RUN OPTIONS]
+    attncheck report [PATTERN ...] [--profile ...] [--seed N] [--from RESULTS.json] [--out DIR] [RUN OPTIONS]
+    attncheck baseline check|update [--from RESULTS.json] [--baseline PATH] [--tolerance DEX] [RUN OPTIONS]
+
+RUN OPTIONS: [--jobs N] [--dask ADDR] [--dask-timeout S] [--timings RESULTS.json] [--quiet]
 
 Exit status: 0 when nothing is ``error`` or an unexpected ``violated`` (and, for ``baseline check``,
-nothing regressed); 1 otherwise; 2 for bad usage, e.g. a pattern that matches no claim.
+nothing regressed); 1 otherwise; 2 for bad usage, e.g. a pattern that matches no claim or an output
+path that cannot be written (every path, input file and the baseline are checked before the first
+claim runs); 130 / 143 when interrupted by SIGINT / SIGTERM (the results finished so far are written
+with ``"complete": false``).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
+import signal
 import sys
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
 from verify.core.context import PROFILES
 from verify.core.format import fmt_slack, fmt_value
-from verify.core.parallel import run_claims
+from verify.core.parallel import (
+    DASK_TIMEOUT,
+    Interrupted,
+    cap_jobs,
+    check_dask_address,
+    interrupts,
+    run_claims,
+)
+from verify.core.progress import Progress
 from verify.core.record import Result
-from verify.core.registry import match_claims, registry
-
-RESULTS_SCHEMA = "attncheck.results/1"
+from verify.core.registry import Claim, match_claims, registry
+from verify.core.results import ResultsError, read_results, read_results_doc, write_results
 
 
 class UsageError(Exception):
@@ -51,48 +66,98 @@ def results_table(results: list[Result]) -> str:
     return _table(rows, ["claim", "verdict", "theory", "measured", "slack", "time"])
 
 
-def write_results(path: Path, results: list[Result], profile: str, seed: int) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    doc = {
-        "schema": RESULTS_SCHEMA,
-        "profile": profile,
-        "seed": seed,
-        "results": [r.to_dict() for r in results],
-    }
-    path.write_text(json.dumps(doc, indent=1, sort_keys=True, allow_nan=False) + "\n")
-
-
-def read_results(path: Path) -> list[Result]:
+def _read(path: str, flag: str, *, known: bool = True) -> list[Result]:
+    """The validated results file at ``path`` (claim ids of this version when ``known``)."""
     try:
-        doc = json.loads(path.read_text())
-    except FileNotFoundError as exc:
-        raise UsageError(f"--from: no such results file {path}") from exc
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"--from: {path} is not JSON ({exc})") from exc
-    if doc.get("schema") != RESULTS_SCHEMA:
-        raise UsageError(f"--from: {path} has schema {doc.get('schema')!r}, expected {RESULTS_SCHEMA!r}")
-    return [Result.from_dict(d) for d in doc["results"]]
+        return read_results_doc(Path(path), set(registry()) if known else None).results
+    except ResultsError as exc:
+        raise UsageError(f"{flag}: {exc}") from None
 
 
-def _progress(i: int, n: int, r: Result) -> None:
-    print(f"[{i}/{n}] {r.claim_id}: {r.verdict} ({r.wall_time:.1f}s)", file=sys.stderr, flush=True)
+def _probe_dir(folder: Path, flag: str) -> None:
+    """``folder``, or its nearest existing ancestor, must be a folder we can create a file in."""
+    base = folder
+    while not base.exists() and base != base.parent:
+        base = base.parent
+    if not base.is_dir():
+        raise UsageError(f"{flag}: {base} is not a folder")
+    try:
+        with tempfile.TemporaryFile(dir=base):
+            pass
+    except OSError as exc:
+        raise UsageError(f"{flag}: cannot write in {base} ({exc.strerror or exc})") from None
 
 
-def _select(patterns: Sequence[str]) -> list:
+def _check_out_file(path: Path, flag: str) -> None:
+    if path.is_dir():
+        raise UsageError(f"{flag}: {path} is a folder, not a file")
+    _probe_dir(path.parent, flag)
+
+
+def _check_out_dir(path: Path, flag: str) -> None:
+    if path.exists() and not path.is_dir():
+        raise UsageError(f"{flag}: {path} exists and is not a folder")
+    _probe_dir(path, flag)
+
+
+def _select(patterns: Sequence[str]) -> list[Claim]:
     try:
         return match_claims(patterns)
     except LookupError as exc:
         raise UsageError(str(exc)) from exc
 
 
-def _run(args: argparse.Namespace) -> list[Result]:
-    claims = _select(args.patterns)
+def _costs(args: argparse.Namespace, workers: int) -> dict[str, float]:
+    """Estimated seconds per claim for longest-first submission: ``--timings``, else the baseline's
+    recorded ``wall_time`` (1.0 for a claim without one)."""
+    if workers == 1:
+        return {}
+    if args.timings:
+        return {r.claim_id: r.wall_time for r in args.timings_results}
+    from reports.baseline import load_baseline
+
+    try:
+        claims = load_baseline()["claims"]
+    except (OSError, ValueError):  # no usable baseline: every claim costs the same
+        return {}
+    return {
+        cid: float(e["wall_time"]) for cid, e in claims.items() if isinstance(e.get("wall_time"), int | float)
+    }
+
+
+def _run(args: argparse.Namespace, claims: list[Claim]) -> list[Result]:
+    workers, note = cap_jobs(args.jobs)
+    if note:
+        print(f"attncheck: note: {note}", file=sys.stderr)
+    progress = None if args.quiet else Progress(len(claims))
     try:
         return run_claims(
-            claims, profile=args.profile, seed=args.seed, jobs=args.jobs, dask=args.dask, progress=_progress
+            claims,
+            profile=args.profile,
+            seed=args.seed,
+            jobs=workers,
+            dask=args.dask,
+            dask_timeout=args.dask_timeout,
+            progress=progress,
+            costs=_costs(args, workers),
         )
-    except RuntimeError as exc:  # a backend that cannot start, e.g. --dask without the extra
+    except RuntimeError as exc:  # a backend that cannot start: no extra, no scheduler reached
         raise UsageError(str(exc)) from exc
+    finally:
+        if progress is not None:
+            progress.close()
+
+
+def _interrupted(exc: Interrupted, total: int, args: argparse.Namespace, path: Path | None) -> int:
+    """Write the finished results (``complete: false``) to ``path``; one line saying how far it got."""
+    done = len(exc.results)
+    where = "nothing written"
+    if path is not None:
+        write_results(path, exc.results, args.profile, args.seed, complete=False)
+        where = f"the {done} finished written to {path} (complete: false)"
+    name = signal.Signals(exc.signum).name
+    print(f"attncheck: interrupted by {name} after {done} of {total} claims; {where}", file=sys.stderr)
+    return exc.exit_code
 
 
 def _status(results: list[Result]) -> int:
@@ -113,28 +178,41 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    results = _run(args)
+    claims = _select(args.patterns)
+    out = Path(args.json) if args.json else None
+    if out is not None:
+        _check_out_file(out, "--json")
+    try:
+        results = _run(args, claims)
+    except Interrupted as exc:
+        return _interrupted(exc, len(claims), args, out)
     print(results_table(results))
-    if args.json:
-        write_results(Path(args.json), results, args.profile, args.seed)
-        print(f"results written to {args.json}", file=sys.stderr)
+    if out is not None:
+        write_results(out, results, args.profile, args.seed)
+        print(f"results written to {out}", file=sys.stderr)
     return _status(results)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
     from reports.build import build_report
 
+    out = Path(args.out)
+    _check_out_dir(out, "--out")
     if args.from_:
-        results = read_results(Path(args.from_))
+        results = _read(args.from_, "--from")
         if args.patterns:
             keep = {c.id for c in _select(args.patterns)}
             results = [r for r in results if r.claim_id in keep]
     else:
-        results = _run(args)
-        out = Path(args.out)
+        claims = _select(args.patterns)
+        _check_out_file(out / "results.json", "--out")
+        try:
+            results = _run(args, claims)
+        except Interrupted as exc:
+            return _interrupted(exc, len(claims), args, out / "results.json")
         write_results(out / "results.json", results, args.profile, args.seed)
     print(results_table(results))
-    written = build_report(results, Path(args.out), figures=not args.no_figures)
+    written = build_report(results, out, figures=not args.no_figures)
     for note in written.notes:
         print(note, file=sys.stderr)
     print(f"report written to {written.main_tex}", file=sys.stderr)
@@ -142,14 +220,25 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_baseline(args: argparse.Namespace) -> int:
-    from reports.baseline import DEFAULT_BASELINE, check_baseline, update_baseline
+    from reports.baseline import DEFAULT_BASELINE, check_baseline, load_baseline, update_baseline
 
     path = Path(args.baseline or DEFAULT_BASELINE)
-    if args.from_:
-        results = read_results(Path(args.from_))
+    if args.action == "check":
+        try:
+            load_baseline(path)
+        except (OSError, ValueError) as exc:
+            raise UsageError(f"--baseline: {exc}") from None
     else:
-        args.patterns, args.profile = [], "quick"
-        results = _run(args)
+        _check_out_file(path, "--baseline")
+    if args.from_:
+        results = _read(args.from_, "--from")
+    else:
+        args.profile = "quick"
+        claims = _select([])
+        try:
+            results = _run(args, claims)
+        except Interrupted as exc:
+            return _interrupted(exc, len(claims), args, None)
     if args.action == "update":
         update_baseline(results, path)
         print(f"baseline of {len(results)} claims written to {path}")
@@ -157,6 +246,27 @@ def cmd_baseline(args: argparse.Namespace) -> int:
     report = check_baseline(results, path, tolerance=args.tolerance)
     print(report.table())
     return 0 if report.ok else 1
+
+
+def _check_args(args: argparse.Namespace) -> None:
+    """Everything that can be checked before any claim runs; UsageError on the first bad value."""
+    if getattr(args, "seed", 0) < 0:
+        raise UsageError(f"--seed must be an integer >= 0, got {args.seed}")
+    if getattr(args, "jobs", 1) < 1:
+        raise UsageError(f"--jobs must be an integer >= 1, got {args.jobs}")
+    if getattr(args, "dask", None):
+        try:
+            check_dask_address(args.dask)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+    timeout = getattr(args, "dask_timeout", DASK_TIMEOUT)
+    if not (math.isfinite(timeout) and timeout > 0):
+        raise UsageError(f"--dask-timeout must be a finite number of seconds > 0, got {timeout}")
+    tolerance = getattr(args, "tolerance", None)
+    if tolerance is not None and not (math.isfinite(tolerance) and tolerance >= 0):
+        raise UsageError(f"--tolerance must be a finite number >= 0 (log10 units), got {tolerance}")
+    if getattr(args, "timings", None):
+        args.timings_results = _read(args.timings, "--timings", known=False)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -168,8 +278,25 @@ def _parser() -> argparse.ArgumentParser:
             sp.add_argument("patterns", nargs="*", metavar="PATTERN", help="glob on claim ids")
         sp.add_argument("--profile", choices=PROFILES, default="quick")
         sp.add_argument("--seed", type=int, default=0)
-        sp.add_argument("--jobs", type=int, default=1, help="local worker processes")
-        sp.add_argument("--dask", metavar="ADDRESS", help="Dask scheduler address, or 'local'")
+        sp.add_argument("--jobs", type=int, default=1, help="local worker processes (at most the CPU count)")
+        sp.add_argument(
+            "--dask",
+            metavar="ADDRESS",
+            help="Dask scheduler: local, tcp://host:port, tls://host:port, host:port",
+        )
+        sp.add_argument(
+            "--dask-timeout",
+            type=float,
+            default=DASK_TIMEOUT,
+            metavar="SECONDS",
+            help=f"give up reaching the Dask scheduler after this long (default {DASK_TIMEOUT:g})",
+        )
+        sp.add_argument(
+            "--timings",
+            metavar="RESULTS",
+            help="a results file whose wall times order the claims, longest first, under --jobs",
+        )
+        sp.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
     sp = sub.add_parser("list", help="every registered claim with its record")
     sp.add_argument("--json", action="store_true")
@@ -201,14 +328,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     try:
-        if getattr(args, "seed", 0) < 0:
-            raise UsageError(f"--seed must be an integer >= 0, got {args.seed}")
-        if getattr(args, "jobs", 1) < 1:
-            raise UsageError(f"--jobs must be an integer >= 1, got {args.jobs}")
-        return args.fn(args)
+        with interrupts():
+            _check_args(args)
+            return args.fn(args)
     except UsageError as exc:
         print(f"attncheck: error: {exc}", file=sys.stderr)
         return 2
+    except Interrupted as exc:  # outside a run: nothing to save
+        print(f"attncheck: interrupted by {signal.Signals(exc.signum).name}", file=sys.stderr)
+        return exc.exit_code
 
 
 __all__ = ["main", "read_results", "results_table", "write_results"]

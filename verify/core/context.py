@@ -11,6 +11,8 @@ import numpy as np
 from bounds.checks import check_choice, check_int
 
 PROFILES = ("quick", "paper")
+#: The smallest seed set of a claim with random draws, per profile (a claim may ask for more).
+SEED_COUNTS = {"quick": 3, "paper": 10}
 
 Mapper = Callable[[Callable[[Any], Any], list[Any]], list[Any]]
 
@@ -24,17 +26,20 @@ class Ctx:
     """profile: "quick" or "paper"; seed: the base seed; map: runs sweep points (serial by default,
     a process pool or Dask under ``attncheck run --jobs/--dask``). ``fn`` given to :meth:`map` must be
     a module-level function (picklable) and results come back in input order, so a parallel run is
-    bit-identical to the serial one. rules: the claim's pass rules by name (values of its record's
-    :class:`~verify.core.record.Rule` s), read with :meth:`rule`."""
+    bit-identical to the serial one. seed_set: the run's whole seed set (a ``pooled`` claim draws one
+    replicate per seed from it; other claims see their own seed in ``seed``). rules: the claim's pass
+    rules by name (values of its record's :class:`~verify.core.record.Rule` s), read with :meth:`rule`."""
 
     profile: str = "quick"
     seed: int = 0
     mapper: Mapper = field(default=serial_map, repr=False)
     rules: Mapping[str, Any] = field(default_factory=dict)
+    seed_set: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         check_choice("profile", self.profile, PROFILES)
         self.seed = check_int("seed", self.seed, low=0)
+        self.seed_set = tuple(check_int("seed", s, low=0) for s in self.seed_set) or (self.seed,)
 
     def rng(self, *keys: int) -> np.random.Generator:
         """A generator determined by (seed, *keys): the same keys always give the same stream."""

@@ -9,7 +9,8 @@ kind           holds when                                  slack
 upper          measured <= theory (+ round-off margin)     log10(theory / measured)
 lower          measured >= theory (- round-off margin)     log10(measured / theory)
 two-sided      lo <= measured <= hi (theory = [lo, hi])    log10(half-width / |measured - centre|)
-rate           claimed exponent inside the slope's CI      log10(CI half-width / |slope - exponent|)
+rate           see "The rate rule" below                   log10(CI half-width / |slope - p|), or
+                                                           log10(tol / |last local slope - p|)
 condition      required <= reachable                       log10(reachable / required); else vacuous
 probability    exact binomial test does not reject p>=p0   log10(p-value / alpha)
 identity       |measured - theory| <= rtol |theory|        log10(rtol |theory| / |measured - theory|)
@@ -22,18 +23,37 @@ uses another value only when its spec states one (recorded in the result). An up
 theory value reaches ``Evidence.trivial`` (e.g. a loss bound above the initial loss) is ``vacuous``.
 For two negative values (e.g. "slope <= -0.3") the log ratio is of the magnitudes, oriented the same
 way; slack that is undefined (mixed signs, measured exactly 0, exact identities) is ``None``.
+
+Violation is checked before vacuity: a violated bound that is also at or above its trivial value is
+``violated`` (with a note). A NaN or an infinity anywhere in the evidence (theory, measured, trivial,
+headline) is ``error`` naming where; the one documented infinity is an ``mpmath.inf`` theory of an
+upper bound or a condition ("the bound / the required size is infinite"), which is ``vacuous``.
+
+The rate rule (one rule for every "X scales like n^p" statement; measured is a
+:class:`~verify.numerics.fit.RateFit`, ``Evidence.tol`` the claim's stated tolerance):
+
+1. the interval of the last-range fit contains p: ``holds``;
+2. fewer than two local slopes: ``inconclusive`` (too short to see a trend);
+3. the local slopes move monotonically toward p and the last is within ``tol`` of p: ``holds``
+   (pre-asymptotic, converging);
+4. the last local slope is more than ``tol`` from p, and its approach to p, extrapolated
+   geometrically, stops more than ``tol`` away (distances d_i = |local_i - p|, r = d_last / d_prev;
+   r >= 1, or d_last (1 - 2r) / (1 - r) > tol): settled away from p, ``violated``;
+5. otherwise ``inconclusive``: not yet asymptotic (still approaching p fast enough to reach it).
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import mpmath
+import numpy as np
 
 from bounds.mp import DPS, log10, mp
 from verify.core.format import fmt_sci
 from verify.core.record import Evidence, Kind, Verdict
-from verify.numerics.fit import SlopeFit
+from verify.numerics.fit import RateFit, SlopeFit
 from verify.numerics.stats import ALPHA, binomial_test
 
 #: Relative float64 round-off margin for upper and lower bounds (see module docstring).
@@ -69,9 +89,71 @@ def _window(value: float, lo: float, hi: float) -> float | None:
     return log10(half / dist) if half > 0 else None
 
 
+def _nonfinite(value: Any, where: str) -> str | None:
+    """Where a NaN or an infinity sits in ``value`` (numbers, arrays, mpf, lists, dicts, fits)."""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return None
+    if isinstance(value, SlopeFit):
+        return _nonfinite(value.as_dict(), where)
+    if isinstance(value, dict):
+        return next((w for k, v in value.items() if (w := _nonfinite(v, f"{where}[{k!r}]"))), None)
+    if isinstance(value, list | tuple):
+        return next((w for i, v in enumerate(value) if (w := _nonfinite(v, f"{where}[{i}]"))), None)
+    if hasattr(value, "shape") and getattr(value, "shape", ()) != ():
+        arr = np.asarray(value, dtype=np.float64)
+        bad = np.argwhere(~np.isfinite(arr))
+        return f"{where}[{tuple(int(i) for i in bad[0])}]" if bad.size else None
+    if isinstance(value, mpmath.mpf):
+        return None if mpmath.isfinite(value) else where
+    try:
+        return None if math.isfinite(float(value)) else where
+    except (TypeError, ValueError):
+        return None
+
+
+def _infinite_bound(kind: Kind, ev: Evidence) -> bool:
+    t = ev.theory
+    return kind in (Kind.UPPER, Kind.CONDITION) and isinstance(t, mpmath.mpf) and mpmath.isinf(t) and t > 0
+
+
+def _rate(p: float, fit: RateFit, tol: float | None) -> tuple[Verdict, float | None, list[str]]:
+    """The rate rule of the module docstring."""
+    if tol is None or not tol > 0:
+        raise ValueError(
+            f"rate evidence must state its tolerance tol > 0 for the last local slope, got {tol}"
+        )
+    local = np.asarray(fit.local)
+    notes = [
+        f"last {fit.window} points: slope {fit.slope:.4f}, {fit.level:.0%} CI [{fit.lo:.4f}, {fit.hi:.4f}] "
+        f"({fit.method}); claimed exponent {p:g}, tolerance {tol:g}",
+        "local slopes: " + ", ".join(f"{v:.3f}" for v in local),
+    ]
+    half, dist = (fit.hi - fit.lo) / 2, abs(fit.slope - p)
+    if fit.contains(p):
+        return Verdict.HOLDS, (log10(half / dist) if dist > 0 and half > 0 else None), notes
+    if local.size < 2:
+        return Verdict.INCONCLUSIVE, None, [*notes, "inconclusive: too few ranges to see a trend"]
+    d = np.abs(local - p)
+    last = float(d[-1])
+    slack = log10(tol / last) if last > 0 else None
+    if last <= tol and bool(np.all(np.diff(d) <= 0)):
+        return Verdict.HOLDS, slack, [*notes, f"local slopes converge toward {p:g} (pre-asymptotic)"]
+    r = last / float(d[-2]) if d[-2] > 0 else math.inf
+    if last > tol and (r >= 1 or last * (1 - 2 * r) / (1 - r) > tol):
+        return Verdict.VIOLATED, slack, [*notes, f"local slopes settled at {local[-1]:.3f}, away from {p:g}"]
+    return Verdict.INCONCLUSIVE, None, [*notes, "inconclusive: not yet asymptotic"]
+
+
 def judge(kind: Kind, ev: Evidence) -> tuple[Verdict, float | None, list[str]]:
     """Return (verdict, slack, notes) for evidence of the given kind."""
     notes: list[str] = []
+    if _infinite_bound(kind, ev):
+        what = "bound" if kind == Kind.UPPER else "required size"
+        return Verdict.VACUOUS, None, [f"the {what} is infinite (mpmath.inf), so it says nothing here"]
+    for name in ("theory", "measured", "trivial", "headline"):
+        where = _nonfinite(getattr(ev, name), name)
+        if where is not None:
+            return Verdict.ERROR, None, [f"non-finite value (NaN or inf) in the evidence: {where}"]
     if ev.failed:
         return Verdict.OUT_OF_REGIME, None, [f"assumption failed: {f}" for f in ev.failed]
     if ev.inconclusive:
@@ -86,13 +168,16 @@ def judge(kind: Kind, ev: Evidence) -> tuple[Verdict, float | None, list[str]]:
             notes.append(f"tolerance from the spec: rtol = {ev.rtol:g}")
         if kind == Kind.UPPER and ev.trivial is not None and mp(ev.theory) >= mp(ev.trivial):
             notes.append("the bound is at or above the trivial value, so it says nothing here")
-            return Verdict.VACUOUS, slack, notes
+            if verdict == Verdict.HOLDS:
+                return Verdict.VACUOUS, slack, notes
         return verdict, slack, notes
     if kind == Kind.TWO_SIDED:
         lo, hi = (float(v) for v in ev.theory)
         m = float(ev.measured)
         ok = lo - rtol * abs(lo) <= m <= hi + rtol * abs(hi)
         return (Verdict.HOLDS if ok else Verdict.VIOLATED), _window(m, lo, hi), notes
+    if kind == Kind.RATE and isinstance(ev.measured, RateFit):
+        return _rate(float(ev.theory), ev.measured, ev.tol)
     if kind == Kind.RATE:
         fit = ev.measured
         if not isinstance(fit, SlopeFit):

@@ -1,59 +1,315 @@
 """Scale-out: run claims and sweep points serially, on a local process pool, or on Dask.
 
 Whole claims are the unit of work when there are at least as many claims as workers; otherwise the
-claims run in this process and their sweep points (``ctx.map``) go to the workers. Seeds are explicit
-and results come back in input order, so every backend returns what the serial run returns.
+claims run in this process and their sweep points (``ctx.map``) go to the workers. Claims are
+submitted longest first (longest-processing-time scheduling, by the ``costs`` given), seeds are
+explicit and results come back in claim-id order, so every backend returns what the serial run
+returns.
+
+Faults: a worker process that dies (killed, as by the out-of-memory killer) turns the claim it was
+running into an ``error`` result naming the cause (for a sweep point: its claim), the broken pool is
+replaced and the run goes on. Work whose function, arguments or result cannot be pickled runs in this
+process instead. Under :func:`interrupts`, SIGINT / SIGTERM raise :class:`Interrupted`, which carries
+the results finished so far; the workers are killed on the way out, and a second signal exits at once.
 """
 
 from __future__ import annotations
 
-import functools
+import contextlib
 import multiprocessing
-from collections.abc import Callable, Iterator
-from concurrent.futures import Executor, Future, ProcessPoolExecutor
-from contextlib import contextmanager
-from typing import Any
+import os
+import pickle
+import re
+import signal
+import sys
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from multiprocessing.sharedctypes import RawArray
+from typing import Any, Protocol
 
 from bounds.checks import check_int
 from verify.core.context import Mapper, serial_map
 from verify.core.record import Result
 from verify.core.registry import Claim, get_claim
-from verify.core.runner import run_claim
+from verify.core.runner import error_result, run_claim
 from verify.numerics.threads import single_thread
 
-Progress = Callable[[int, int, Result], None]
+#: Seconds to wait for a remote Dask scheduler before giving up (``--dask-timeout``).
+DASK_TIMEOUT = 5.0
+_DASK_ADDRESS = re.compile(
+    r"(?:(?:tcp|tls)://)?(?:[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\]):(\d{1,5})"
+)
 
 
-def _single_threaded(fn: Callable[[Any], Any], item: Any) -> Any:
-    """One sweep point in a worker, with one BLAS thread as in the runner."""
+class ProgressSink(Protocol):
+    """What :func:`run_claims` reports to (e.g. :class:`verify.core.progress.Progress`)."""
+
+    def started(self, claim_id: str) -> None: ...
+
+    def finished(self, result: Result) -> None: ...
+
+
+class Interrupted(BaseException):
+    """SIGINT / SIGTERM during a run (under :func:`interrupts`); ``results``: those finished, in id order.
+
+    A BaseException, like KeyboardInterrupt, so that no ``except Exception`` in a claim swallows it.
+    """
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+        self.results: list[Result] = []
+
+    @property
+    def exit_code(self) -> int:
+        """The shell's convention: 128 + signal number (130 for SIGINT, 143 for SIGTERM)."""
+        return 128 + self.signum
+
+
+class WorkerCrashed(RuntimeError):
+    """A worker process died while running a sweep point (its claim becomes ``error``)."""
+
+
+def _kill_children() -> None:
+    for p in multiprocessing.active_children():
+        p.kill()
+
+
+@contextlib.contextmanager
+def interrupts() -> Iterator[None]:
+    """While inside, SIGINT and SIGTERM raise :class:`Interrupted`; a second one kills the workers and
+    exits at once with 128 + signal number. The previous handlers are restored on the way out."""
+    hit: list[int] = []
+
+    def handler(signum: int, frame: object) -> None:
+        if hit:
+            _kill_children()
+            os._exit(128 + signum)
+        hit.append(signum)
+        raise Interrupted(signum)
+
+    old = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+
+
+def cap_jobs(jobs: int) -> tuple[int, str | None]:
+    """``jobs`` capped at the machine's CPU count: (workers, a note when capped, else None).
+
+    The other cap needs no note: a pool running sweep points has at most one worker per point.
+    """
+    jobs = check_int("jobs", jobs, low=1)
+    cpus = os.cpu_count() or 1
+    if jobs > cpus:
+        return cpus, f"--jobs {jobs} capped at {cpus}, the number of CPUs"
+    return jobs, None
+
+
+def check_dask_address(address: str) -> str:
+    """``local``, ``tcp://host:port``, ``tls://host:port`` or ``host:port``; ValueError otherwise."""
+    m = _DASK_ADDRESS.fullmatch(address)
+    if address != "local" and not (m and 1 <= int(m.group(1)) <= 65535):
+        raise ValueError(
+            f"--dask must be 'local', 'tcp://host:port', 'tls://host:port' or 'host:port', got {address!r}"
+        )
+    return address
+
+
+# ---------------------------------------------------------------- local process pool
+
+_STARTED: Any = None  # in a worker: the pool's shared array, task index -> pid of the worker running it
+
+
+def _worker_init(started: Any) -> None:
+    """A worker ignores SIGINT (the parent decides), dies on SIGTERM, and dies with its parent (Linux)."""
+    global _STARTED
+    _STARTED = started
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: no orphan if the parent is killed
+
+
+class _NotPicklable(Exception):
+    """A worker's result that cannot travel back; the task is run again in the parent."""
+
+
+def _task(i: int, fn: Callable[..., Any], args: tuple[Any, ...]) -> bytes:
+    _STARTED[i] = os.getpid()
     with single_thread():
-        return fn(item)
+        value = fn(*args)
+    try:
+        return pickle.dumps(value)
+    except Exception as exc:
+        raise _NotPicklable(f"{type(exc).__name__}: {exc}") from None
+
+
+@dataclass
+class _Outcome:
+    value: Any = None
+    error: BaseException | None = None
+    crash: str | None = None
+
+
+def _local(fn: Callable[..., Any], args: tuple[Any, ...]) -> _Outcome:
+    try:
+        with single_thread():
+            return _Outcome(value=fn(*args))
+    except Exception as exc:
+        return _Outcome(error=exc)
+
+
+def _picklable(obj: Any) -> bool:
+    try:
+        pickle.dumps(obj)
+    except Exception:
+        return False
+    return True
+
+
+def _death(pid: int, code: int | None) -> str:
+    if code is not None and code < 0:
+        name = signal.Signals(-code).name
+        hint = " (e.g. by the out-of-memory killer)" if -code == signal.SIGKILL else ""
+        return f"worker process {pid} was killed by {name}{hint}"
+    return f"worker process {pid} died (exit status {code})"
+
+
+def _stop(ex: ProcessPoolExecutor, procs: Mapping[int, Any], *, kill: bool) -> None:
+    if kill:
+        for p in procs.values():
+            p.kill()
+    ex.shutdown(wait=True, cancel_futures=True)
+
+
+def _completed(
+    fn: Callable[..., Any], calls: Sequence[tuple[Any, ...]], workers: int
+) -> Iterator[tuple[int, _Outcome]]:
+    """``fn(*calls[i])`` on fork workers; yields ``(i, outcome)`` in completion order.
+
+    A worker that dies breaks the pool: the task it was running is a crash (named), the tasks that
+    were running on the workers the pool then terminated, or still queued, go to a new pool (a task
+    lost twice without a known cause is a crash). Unpicklable work runs here. Closing the generator
+    (or an exception, e.g. :class:`Interrupted`) kills the workers.
+    """
+    todo: list[int] = []
+    for i, args in enumerate(calls):
+        if _picklable((fn, args)):
+            todo.append(i)
+        else:
+            yield i, _local(fn, args)
+    lost_before: set[int] = set()
+    ctx = multiprocessing.get_context("fork")
+    while todo:
+        started = RawArray("q", len(calls))
+        ex = ProcessPoolExecutor(
+            min(workers, len(todo)), mp_context=ctx, initializer=_worker_init, initargs=(started,)
+        )
+        procs: dict[int, Any] = {}
+        try:
+            futures = {ex.submit(_task, i, fn, calls[i]): i for i in todo}
+            procs = dict(ex._processes)  # a fork pool starts all its workers at the first submit
+            todo, lost = [], []
+            for fut in as_completed(futures):
+                i, exc = futures[fut], fut.exception()
+                if isinstance(exc, BrokenProcessPool):
+                    lost.append(i)
+                elif isinstance(exc, _NotPicklable):
+                    yield i, _local(fn, calls[i])
+                else:
+                    yield (
+                        i,
+                        _Outcome(error=exc)
+                        if exc is not None
+                        else _Outcome(value=pickle.loads(fut.result())),
+                    )
+            if lost:
+                ex.shutdown(wait=True)  # the pool has reaped its workers: their exit codes are known
+            for i in sorted(lost):
+                pid = started[i]
+                code = procs[pid].exitcode if pid in procs else None
+                if (pid and code != -signal.SIGTERM) or i in lost_before:
+                    yield i, _Outcome(crash=_death(pid, code) if pid else "its worker process died")
+                else:  # terminated by the broken pool, or never started: run it again
+                    lost_before.add(i)
+                    todo.append(i)
+        except BaseException:
+            _stop(ex, procs, kill=True)
+            raise
+        _stop(ex, procs, kill=False)
+
+
+def _pool_map(workers: int) -> Mapper:
+    """A :data:`Mapper` running sweep points on at most ``workers`` fork workers (one per point at most)."""
+
+    def map_(fn: Callable[[Any], Any], items: list[Any]) -> list[Any]:
+        out: list[Any] = [None] * len(items)
+        with contextlib.closing(_completed(fn, [(x,) for x in items], workers)) as outcomes:
+            for i, o in outcomes:
+                if o.crash:
+                    raise WorkerCrashed(f"sweep point {i + 1} of {len(items)}: {o.crash}")
+                if o.error is not None:
+                    raise o.error
+                out[i] = o.value
+        return out
+
+    return map_
 
 
 def _run_by_id(claim_id: str, profile: str, seed: int) -> Result:
     return run_claim(get_claim(claim_id), profile=profile, seed=seed)
 
 
-class _DaskExecutor:
-    """A Dask client offering what :func:`run_claims` needs: ``map`` and submitting a claim."""
+# ---------------------------------------------------------------- Dask
 
-    def __init__(self, address: str, workers: int) -> None:
+
+class _DaskExecutor:
+    """A Dask client offering what :func:`run_claims` needs: ``map`` and running claims."""
+
+    def __init__(self, address: str, workers: int, timeout: float = DASK_TIMEOUT) -> None:
+        check_dask_address(address)
         try:
             from dask.distributed import Client, LocalCluster
         except ImportError as exc:  # optional extra
             raise RuntimeError("--dask needs the optional extra: pip install 'attncheck[dask]'") from exc
+        self._cluster = None
         if address == "local":
             self._cluster = LocalCluster(
                 n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
             )
             self._client = Client(self._cluster)
-        else:
-            self._cluster = None
-            self._client = Client(address)
+            return
+        try:
+            self._client = Client(address, timeout=timeout)
+        except (OSError, TimeoutError, ValueError) as exc:
+            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise RuntimeError(
+                f"--dask: no scheduler reached at {address} within {timeout:g} s ({reason})"
+            ) from None
 
-    def submit_claim(self, c: Claim, profile: str, seed: int) -> Any:
+    def completed(self, claims: list[Claim], profile: str, seed: int) -> Iterator[tuple[Claim, Result]]:
+        """Run ``claims`` (submitted in the given order); yield (claim, result) as they finish."""
+        from dask.distributed import as_completed as dask_completed
+
         # the claim travels by value, its functions by reference: workers import verify.<paper>.claims
-        return self._client.submit(run_claim, c, profile=profile, seed=seed, pure=False)
+        futures = {
+            self._client.submit(run_claim, c, profile=profile, seed=seed, pure=False): c for c in claims
+        }
+        for fut in dask_completed(futures):
+            c = futures[fut]
+            try:
+                yield c, fut.result()
+            except Exception as exc:  # e.g. KilledWorker: the claim's workers kept dying
+                note = f"Dask: {type(exc).__name__}: {exc}".splitlines()[0]
+                yield c, error_result(c, profile=profile, seed=seed, note=note)
 
     def map(self, fn: Callable[[Any], Any], items: list[Any]) -> list[Any]:
         return self._client.gather(self._client.map(fn, items, pure=False))
@@ -64,27 +320,7 @@ class _DaskExecutor:
             self._cluster.close()
 
 
-@contextmanager
-def executor(jobs: int = 1, dask: str | None = None) -> Iterator[Executor | _DaskExecutor | None]:
-    """None (serial), a fork-based process pool of ``jobs`` workers, or a Dask client."""
-    jobs = check_int("jobs", jobs, low=1)
-    if dask:
-        ex: Any = _DaskExecutor(dask, jobs)
-    elif jobs > 1:
-        ex = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("fork"))
-    else:
-        yield None
-        return
-    try:
-        yield ex
-    finally:
-        ex.shutdown()
-
-
-def _mapper(ex: Any) -> Mapper:
-    if ex is None:
-        return serial_map
-    return lambda fn, items: list(ex.map(functools.partial(_single_threaded, fn), items))
+# ---------------------------------------------------------------- the run
 
 
 def run_claims(
@@ -94,24 +330,93 @@ def run_claims(
     seed: int = 0,
     jobs: int = 1,
     dask: str | None = None,
-    progress: Progress | None = None,
+    dask_timeout: float = DASK_TIMEOUT,
+    progress: ProgressSink | None = None,
+    costs: Mapping[str, float] | None = None,
 ) -> list[Result]:
-    """Run ``claims`` (in id order) on the chosen backend; same results as the serial run."""
-    results: list[Result] = []
-    with executor(jobs, dask) as ex:
-        workers = jobs if ex is not None else 1
-        if ex is None or len(claims) < workers:
-            for i, c in enumerate(claims, 1):
-                results.append(run_claim(c, profile=profile, seed=seed, mapper=_mapper(ex)))
-                if progress:
-                    progress(i, len(claims), results[-1])
-            return results
-        if isinstance(ex, _DaskExecutor):
-            futures: list[Future[Result]] = [ex.submit_claim(c, profile, seed) for c in claims]
-        else:  # forked workers inherit the registry: send ids, not functions
-            futures = [ex.submit(_run_by_id, c.id, profile, seed) for c in claims]
-        for i, fut in enumerate(futures, 1):
-            results.append(fut.result())
-            if progress:
-                progress(i, len(claims), results[-1])
-    return results
+    """Run ``claims`` on the chosen backend; the results, in claim-id order, are the serial run's.
+
+    jobs: worker processes (capped at the CPU count); dask: a scheduler address or ``local``;
+    costs: estimated seconds per claim id (default 1.0) for longest-first submission; progress:
+    told when a claim starts and finishes. Raises :class:`Interrupted` (with the finished results)
+    when a signal arrives under :func:`interrupts`; RuntimeError when the backend cannot start.
+    """
+    workers, _ = cap_jobs(jobs)
+    claims = sorted(claims, key=lambda c: c.id)
+    done: dict[str, Result] = {}
+
+    def finish(r: Result) -> None:
+        done[r.claim_id] = r
+        if progress:
+            progress.finished(r)
+
+    try:
+        if dask:
+            ex = _DaskExecutor(dask, workers, dask_timeout)
+            mapper: Mapper = ex.map
+        else:
+            ex, mapper = None, _pool_map(workers) if workers > 1 else serial_map
+        try:
+            if len(claims) >= workers > 1:
+                _run_spread(claims, profile, seed, workers, ex, costs or {}, progress, finish)
+            else:
+                for c in claims:
+                    if progress:
+                        progress.started(c.id)
+                    finish(run_claim(c, profile=profile, seed=seed, mapper=mapper))
+        finally:
+            if ex is not None:
+                ex.shutdown()
+    except Interrupted as exc:
+        exc.results = [done[c.id] for c in claims if c.id in done]
+        raise
+    return [done[c.id] for c in claims]
+
+
+def _run_spread(
+    claims: list[Claim],
+    profile: str,
+    seed: int,
+    workers: int,
+    ex: _DaskExecutor | None,
+    costs: Mapping[str, float],
+    progress: ProgressSink | None,
+    finish: Callable[[Result], None],
+) -> None:
+    """Whole claims on the workers, longest first; ``finish`` gets each result as it completes."""
+    order = sorted(claims, key=lambda c: -float(costs.get(c.id, 1.0)))  # stable: ties stay in id order
+    queued = deque(c.id for c in order)
+
+    def start_next() -> None:  # workers take tasks in submission order
+        if progress and queued:
+            progress.started(queued.popleft())
+
+    for _ in range(workers):
+        start_next()
+    if ex is not None:
+        for _, r in ex.completed(order, profile, seed):
+            finish(r)
+            start_next()
+        return
+    calls = [(c.id, profile, seed) for c in order]
+    with contextlib.closing(_completed(_run_by_id, calls, workers)) as outcomes:
+        for i, o in outcomes:
+            c = order[i]
+            if o.crash or o.error is not None:
+                note = o.crash or f"{type(o.error).__name__}: {o.error}"
+                finish(error_result(c, profile=profile, seed=seed, note=note))
+            else:
+                finish(o.value)
+            start_next()
+
+
+__all__ = [
+    "DASK_TIMEOUT",
+    "Interrupted",
+    "ProgressSink",
+    "WorkerCrashed",
+    "cap_jobs",
+    "check_dask_address",
+    "interrupts",
+    "run_claims",
+]

@@ -1,23 +1,13 @@
 """Claim records, the evidence a claim function returns, and the JSON-serialisable result.
 
-Result JSON schema (``schema: "attncheck.result/1"``)::
-
-    {"schema": "attncheck.result/1", "claim_id": str, "paper": str, "reference": str,
-     "kind": Kind, "provenance": Provenance, "statement": str, "profile": "quick" | "paper",
-     "params": {str: Value}, "seeds": [int], "theory": Value, "measured": Value,
-     "slack": float | null, "verdict": Verdict, "expected": Verdict, "notes": [str],
-     "series": {str: Value}, "wall_time": float, "versions": {str: str}}
-
-``Value`` is null, bool, int, str, a finite float, a list / object of Values, or
-``{"$mpf": "<decimal>"}`` for a real outside float64's range (e.g. a required width of 1e400).
-``slack`` is log10 of the margin, positive = holds with room (see :mod:`verify.core.judge`).
+The JSON schema of a result and of a results file lives in :mod:`verify.core.results`.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
@@ -25,8 +15,6 @@ import mpmath
 import numpy as np
 
 from bounds.mp import in_float_range
-
-SCHEMA = "attncheck.result/1"
 
 
 class Kind(StrEnum):
@@ -50,6 +38,28 @@ class Provenance(StrEnum):
     DERIVED = "DERIVED"
     RECONSTRUCTED = "RECONSTRUCTED"
     THIRD_PARTY = "THIRD-PARTY"
+
+
+class Seeds(StrEnum):
+    """How a claim's seeds combine into one verdict (the statement says which).
+
+    none: the measurement is deterministic (no random draw); every: a statement for every draw (a
+    bound, an inequality, an identity): the claim runs once per seed and holds only if it holds at
+    every seed (violated names the first violating seed; slack is the minimum); binomial: a statement
+    with probability >= 1 - delta: the claim runs once per seed and returns success (bool), judged by
+    the exact binomial rule; pooled: an estimated exponent or constant: the claim gets the whole seed
+    set (``ctx.seed_set``) and its estimate carries the seed-to-seed spread (pooled fit, bootstrap).
+    """
+
+    NONE = "none"
+    EVERY = "every"
+    BINOMIAL = "binomial"
+    POOLED = "pooled"
+
+
+#: Provenance tags whose statements are the papers' own (a violation is a finding against the paper);
+#: a violated DERIVED or RECONSTRUCTED claim is our reconstruction's mismatch, reported apart.
+PAPERS_OWN = frozenset({Provenance.EXACT, Provenance.EXACT_FROM_REVIEWS, Provenance.THIRD_PARTY})
 
 
 class Verdict(StrEnum):
@@ -86,7 +96,11 @@ class ClaimRecord:
     what the claim checks before judging (a failure gives ``out_of_regime``); quick / paper: default
     parameters per profile; expect: the verdict the suite expects (``violated`` for a documented
     finding, so the CLI and the tests do not treat it as a regression); rules: the named pass rules
-    (:class:`Rule`) the claim body reads through ``ctx.rule(name)``.
+    (:class:`Rule`) the claim body reads through ``ctx.rule(name)``; seeds: how seeds combine
+    (:class:`Seeds`), n_seeds: the seed-set size per profile (default
+    :data:`verify.core.context.SEED_COUNTS`); consistency: the check holds by construction or tests the
+    code (a gradient check, a closed form against Monte Carlo, a tautology), never a confirmation of
+    the paper: counted apart.
     """
 
     id: str
@@ -100,6 +114,9 @@ class ClaimRecord:
     paper_params: tuple[tuple[str, Any], ...] = ()
     expect: Verdict = Verdict.HOLDS
     rules: tuple[tuple[str, Rule], ...] = ()
+    seeds: Seeds = Seeds.NONE
+    n_seeds: tuple[tuple[str, int], ...] = ()
+    consistency: bool = False
 
     def params_for(self, profile: str) -> dict[str, Any]:
         quick = dict(self.quick)
@@ -118,6 +135,9 @@ class ClaimRecord:
             "paper_params": to_jsonable(dict(self.paper_params)),
             "expect": str(self.expect),
             "rules": {name: rule.as_dict() for name, rule in self.rules},
+            "seeds": str(self.seeds),
+            "n_seeds": dict(self.n_seeds),
+            "consistency": self.consistency,
         }
 
 
@@ -130,7 +150,10 @@ class Evidence:
     (-> ``inconclusive``). rtol: the relative tolerance of an identity / the round-off margin of a
     bound when the spec states one (default :data:`verify.core.judge.ROUNDOFF_RTOL`). trivial: a
     value at or beyond which an upper bound says nothing (e.g. the initial loss) -> ``vacuous``.
-    seeds: the seeds used (default ``[ctx.seed]``). series: curves for figures.
+    seeds: the seeds used (default ``[ctx.seed]``). series: curves for figures. tol: the stated
+    tolerance of a rate claim's last local slope (:mod:`verify.core.judge`). headline: what the
+    table prints for a multi-condition claim, ``{"name", "theory", "measured"}`` (the paper's
+    quantity), while the verdict stays that of every condition.
     """
 
     theory: Any
@@ -140,6 +163,8 @@ class Evidence:
     rtol: float | None = None
     trivial: Any = None
     alpha: float | None = None
+    tol: float | None = None
+    headline: dict[str, Any] | None = None
     seeds: list[int] | None = None
     notes: list[str] = field(default_factory=list)
     series: dict[str, Any] = field(default_factory=dict)
@@ -168,39 +193,46 @@ class Result:
     series: dict[str, Any] = field(default_factory=dict)
     wall_time: float = 0.0
     versions: dict[str, str] = field(default_factory=dict)
+    per_seed: list[dict[str, Any]] = field(default_factory=list)
+    headline: dict[str, Any] | None = None
+    consistency: bool = False
 
     @property
     def as_expected(self) -> bool:
-        """False for an unexpected failure and for a documented finding that no longer shows."""
-        finding_gone = self.expected == Verdict.VIOLATED and self.verdict != Verdict.VIOLATED
-        return not (self.unexpected_failure or finding_gone)
+        """The verdict is the one the claim's record expects."""
+        return self.verdict == self.expected
 
     @property
     def unexpected_failure(self) -> bool:
-        """An ``error``, or a ``violated`` that the claim's record does not expect."""
-        return self.verdict == Verdict.ERROR or (
-            self.verdict == Verdict.VIOLATED and self.expected != Verdict.VIOLATED
-        )
+        """Any verdict other than the expected one (an ``error``, an unexpected ``violated``,
+        ``vacuous``, ``out_of_regime`` or ``inconclusive``, or a documented finding that no longer
+        shows): the CLI exits 1 on it."""
+        return not self.as_expected
+
+    @property
+    def attribution(self) -> str:
+        """``consistency`` (a check of the code), ``paper`` (a statement of the paper's own: EXACT,
+        EXACT-from-reviews, THIRD-PARTY) or ``reconstruction`` (DERIVED, RECONSTRUCTED: a failure
+        is our reconstruction's, not a finding against the paper)."""
+        if self.consistency:
+            return "consistency"
+        return "paper" if self.provenance in PAPERS_OWN else "reconstruction"
 
     def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["kind"], d["provenance"] = str(self.kind), str(self.provenance)
-        d["verdict"], d["expected"] = str(self.verdict), str(self.expected)
-        return {"schema": SCHEMA, **to_jsonable(d)}
+        """The result as a JSON object (:func:`verify.core.results.result_to_dict`)."""
+        from verify.core.results import result_to_dict  # the schema module imports this one
+
+        return result_to_dict(self)
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), allow_nan=False, sort_keys=True)
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Result:
-        if d.get("schema") != SCHEMA:
-            raise ValueError(f"result schema must be {SCHEMA!r}, got {d.get('schema')!r}")
-        body = {k: from_jsonable(v) for k, v in d.items() if k != "schema"}
-        body["kind"] = Kind(body["kind"])
-        body["provenance"] = Provenance(body["provenance"])
-        body["verdict"] = Verdict(body["verdict"])
-        body["expected"] = Verdict(body["expected"])
-        return cls(**body)
+        """The validated result in ``d`` (:func:`verify.core.results.result_from_dict`)."""
+        from verify.core.results import result_from_dict
+
+        return result_from_dict(d)
 
     @classmethod
     def from_json(cls, text: str) -> Result:

@@ -12,7 +12,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from verify.core.record import ClaimRecord, Evidence, Kind, Provenance, Rule, Verdict
+from verify.core.context import SEED_COUNTS
+from verify.core.record import ClaimRecord, Evidence, Kind, Provenance, Rule, Seeds, Verdict
 
 ClaimFn = Callable[..., Evidence]
 
@@ -45,16 +46,30 @@ def claim(
     paper: Mapping[str, Any] | None = None,
     expect: Verdict = Verdict.HOLDS,
     rules: Mapping[str, Rule] | None = None,
+    seeds: Seeds = Seeds.NONE,
+    n_seeds: Mapping[str, int] | None = None,
+    consistency: bool = False,
 ) -> Callable[[ClaimFn], ClaimFn]:
     """Register ``fn(ctx: Ctx, *, <params>) -> Evidence`` as the claim ``id`` (``<paper>.<name>``).
 
     quick / paper: default keyword parameters of the two profiles (paper values override quick ones).
     Every keyword-only parameter of ``fn`` must get a quick default. rules: the named pass rules
     (tolerances, windows, thresholds) the body reads with ``ctx.rule(name)``; each is a
-    :class:`~verify.core.record.Rule` with its reason and source.
+    :class:`~verify.core.record.Rule` with its reason and source. seeds: how the seeds combine
+    (:class:`~verify.core.record.Seeds`); n_seeds: seed-set sizes per profile, at least
+    :data:`~verify.core.context.SEED_COUNTS`; consistency: a check of the code, not of the paper.
     """
     if "." not in id:
         raise ValueError(f"claim id must look like '<paper>.<name>', got {id!r}")
+    seeds = Seeds(seeds)
+    counts = dict(SEED_COUNTS) | dict(n_seeds or {}) if seeds != Seeds.NONE else {}
+    for prof, n in counts.items():
+        if prof not in SEED_COUNTS or not isinstance(n, int) or n < SEED_COUNTS[prof]:
+            raise ValueError(
+                f"claim {id!r}: n_seeds[{prof!r}] must be an int >= {SEED_COUNTS.get(prof)}, got {n!r}"
+            )
+    if n_seeds and seeds == Seeds.NONE:
+        raise ValueError(f"claim {id!r}: n_seeds given for a deterministic claim (seeds=Seeds.NONE)")
     for name, rule in (rules or {}).items():
         if not isinstance(rule, Rule):
             raise TypeError(f"claim {id!r}: rule {name!r} must be a Rule, got {type(rule).__name__}")
@@ -76,6 +91,9 @@ def claim(
             paper_params=tuple(sorted((paper or {}).items())),
             expect=Verdict(expect),
             rules=tuple(sorted((rules or {}).items())),
+            seeds=seeds,
+            n_seeds=tuple(sorted(counts.items())),
+            consistency=bool(consistency),
         )
         c = Claim(record, fn)
         missing = set(c.param_names()) - set(dict(record.quick))

@@ -5,13 +5,16 @@ from __future__ import annotations
 import platform
 import time
 import traceback
+from collections.abc import Sequence
 from importlib import metadata
 from typing import Any
 
-from verify.core.context import Ctx, Mapper, serial_map
-from verify.core.judge import judge
-from verify.core.record import Evidence, Result, Verdict, to_jsonable
+from bounds.checks import check_choice, check_int
+from verify.core.context import PROFILES, Mapper, serial_map
+from verify.core.record import Result, Verdict, to_jsonable
 from verify.core.registry import Claim, get_claim
+from verify.core.seeds import evaluate
+from verify.core.seeds import seed_set as seeds_of
 from verify.numerics.threads import single_thread
 
 
@@ -30,55 +33,81 @@ def run_claim(
     *,
     profile: str = "quick",
     seed: int = 0,
+    seed_set: Sequence[int] | None = None,
     mapper: Mapper = serial_map,
     raise_errors: bool = False,
     **overrides: Any,
 ) -> Result:
     """Run one claim at the profile's parameters (``overrides`` replace some) and judge it.
 
-    The claim runs with BLAS limited to one thread (:mod:`verify.numerics.threads`).
+    The claim runs over its seed set (:mod:`verify.core.seeds`: ``n_seeds`` consecutive seeds from
+    ``seed``, or ``seed_set`` when given) with BLAS limited to one thread (:mod:`verify.numerics.threads`).
     An exception inside the claim becomes verdict ``error`` with the traceback's last line in the
     notes, unless ``raise_errors`` (tests use it to see the traceback). Unknown parameter names in
     ``overrides`` raise ``ValueError`` before anything runs.
     """
     c = get_claim(c) if isinstance(c, str) else c
-    ctx = Ctx(profile=profile, seed=seed, mapper=mapper, rules={k: r.value for k, r in c.record.rules})
+    check_choice("profile", profile, PROFILES)
+    seed = check_int("seed", seed, low=0)
+    seed_list = seeds_of(c.record, profile, seed, seed_set)
     params = c.record.params_for(profile)
     unknown = set(overrides) - set(c.param_names())
     if unknown:
         raise ValueError(f"claim {c.id!r} has no parameters {sorted(unknown)}; it takes {c.param_names()}")
     params.update(overrides)
-    rec = c.record
-    fixed = dict(
-        claim_id=c.id, paper=rec.paper, reference=rec.reference, kind=rec.kind,
-        provenance=rec.provenance, statement=rec.statement, profile=profile, expected=rec.expect,
-    )  # fmt: skip
     start = time.perf_counter()
     try:
         with single_thread():
-            ev = c.fn(ctx, **params)
-        if not isinstance(ev, Evidence):
-            raise TypeError(f"claim {c.id!r} returned {type(ev).__name__}, not Evidence")
-        verdict, slack, notes = judge(rec.kind, ev)
+            j = evaluate(c, profile=profile, seeds=seed_list, mapper=mapper, params=params)
         result = Result(
-            **fixed,
-            params=to_jsonable(params | ev.params),
-            seeds=list(ev.seeds or [seed]),
-            theory=to_jsonable(ev.theory),
-            measured=to_jsonable(ev.measured),
-            slack=slack,
-            verdict=verdict,
-            notes=[*ev.notes, *notes],
-            series=to_jsonable(ev.series),
+            **_fixed(c, profile),
+            params=to_jsonable(params | j.params),
+            seeds=j.seeds,
+            theory=to_jsonable(j.theory),
+            measured=to_jsonable(j.measured),
+            slack=j.slack,
+            verdict=j.verdict,
+            notes=j.notes,
+            series=to_jsonable(j.series),
+            versions=library_versions(),
+            per_seed=to_jsonable(j.per_seed),
+            headline=to_jsonable(j.headline),
+            consistency=c.record.consistency,
         )
     except Exception as exc:
         if raise_errors:
             raise
         last = traceback.format_exception_only(exc)[-1].strip()
-        result = Result(
-            **fixed, params=to_jsonable(params), seeds=[seed], theory=None, measured=None,
-            slack=None, verdict=Verdict.ERROR, notes=[last],
-        )  # fmt: skip
+        result = error_result(c, profile=profile, seed=seed, note=last, params=params)
     result.wall_time = time.perf_counter() - start
-    result.versions = library_versions()
     return result
+
+
+def _fixed(c: Claim, profile: str) -> dict[str, Any]:
+    rec = c.record
+    return dict(
+        claim_id=c.id, paper=rec.paper, reference=rec.reference, kind=rec.kind,
+        provenance=rec.provenance, statement=rec.statement, profile=profile, expected=rec.expect,
+    )  # fmt: skip
+
+
+def error_result(
+    c: Claim,
+    *,
+    profile: str,
+    seed: int,
+    note: str,
+    params: dict[str, Any] | None = None,
+    wall_time: float = 0.0,
+) -> Result:
+    """The ``error`` result of claim ``c`` at ``params`` (default: the profile's), ``note`` saying why.
+
+    The runner uses it for an exception inside the claim; the parallel backends for a claim whose
+    worker process died.
+    """
+    return Result(
+        **_fixed(c, profile), params=to_jsonable(c.record.params_for(profile) if params is None else params),
+        seeds=[seed],
+        theory=None, measured=None, slack=None, verdict=Verdict.ERROR, notes=[note],
+        wall_time=wall_time, versions=library_versions(),
+    )  # fmt: skip

@@ -1,5 +1,8 @@
 """Log-log slope fits with confidence intervals, for rate and order claims.
 
+``fit_rate(x, y)`` is the measurement of every "X scales like n^p" claim: the last-range fit and the
+local slopes over successive ranges that the shared rate rule judges (:mod:`verify.core.judge`).
+
 ``fit_loglog(x, y)`` fits ``log y = intercept + slope * log x`` by least squares. With ``y`` of shape
 ``(n_x,)`` the interval is Student-t; with ``y`` of shape ``(n_x, n_seeds)`` it is a seed bootstrap
 (resample whole seeds, refit the slope of the mean log y) as the specs ask for.
@@ -7,6 +10,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -96,3 +100,57 @@ def fit_loglog(
     boots = lxc @ (boot_means - boot_means.mean(axis=0)) / (lxc @ lxc)
     lo, hi = np.quantile(boots, [0.5 - level / 2, 0.5 + level / 2])
     return SlopeFit(slope, intercept, float(lo), float(hi), level, int(x.size), "bootstrap")
+
+
+@dataclass(frozen=True)
+class RateFit(SlopeFit):
+    """A rate measurement "y scales like x^p", judged by :func:`verify.core.judge.judge` (kind rate).
+
+    slope / lo / hi: the fit over the last ``window`` points, pooled over seeds (a t interval on the
+    residuals of every (seed, point) pair, so it carries the seed-to-seed spread and the lack of fit);
+    local: the local slopes of mean log y over successive windows (first to last), which show whether
+    the curve is still bending toward its asymptotic exponent; x: the sizes.
+    """
+
+    local: tuple[float, ...] = ()
+    window: int = 3
+    x: tuple[float, ...] = ()
+
+    def as_dict(self) -> dict[str, float | int | str]:
+        return {**super().as_dict(), "local": list(self.local), "window": self.window, "x": list(self.x)}
+
+
+def fit_rate(x: np.ndarray, y: np.ndarray, *, window: int = 3, level: float = 0.95) -> RateFit:
+    """Fit "y ~ x^p" for the shared rate rule.
+
+    x: (n_x,) positive, increasing; y: (n_x,) or (n_x, n_seeds) positive. window: points per local fit
+    (>= 2); the last-range interval needs ``n_seeds * window >= 3``.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    y = y[:, None] if y.ndim == 1 else y
+    level = check_real("level", level, low=0.0, high=1.0, low_open=True, high_open=True)
+    window = check_int("window", window, low=2)
+    if x.ndim != 1 or y.ndim != 2 or y.shape[0] != x.size:
+        raise ValueError(f"x must be (n_x,) and y (n_x,) or (n_x, n_seeds); got {x.shape}, {y.shape}")
+    if not (np.all(np.isfinite(x)) and np.all(x > 0) and np.all(np.diff(x) > 0)):
+        raise ValueError("x must be finite, > 0 and increasing for a rate fit")
+    if not (np.all(np.isfinite(y)) and np.all(y > 0)):
+        raise ValueError("y must be finite and > 0 for a rate fit")
+    check_int("len(x)", x.size, low=window)
+    n_seeds = y.shape[1]
+    if n_seeds * window < 3:
+        raise ValueError(f"the last-range interval needs n_seeds * window >= 3, got {n_seeds} * {window}")
+    lx, ly = np.log(x), np.log(y)
+    mean = ly.mean(axis=1)
+    local = tuple(_ols(lx[i : i + window], mean[i : i + window])[0] for i in range(x.size - window + 1))
+    tail_x = np.repeat(lx[-window:], n_seeds)
+    tail_y = ly[-window:].reshape(-1)
+    res = stats.linregress(tail_x, tail_y)
+    dof = tail_x.size - 2
+    half = float(stats.t.ppf(0.5 + level / 2, dof) * res.stderr) if dof > 0 else math.inf
+    method = f"t, last {window} points x {n_seeds} seeds"
+    return RateFit(
+        float(res.slope), float(res.intercept), float(res.slope - half), float(res.slope + half),
+        level, int(tail_x.size), method, local=local, window=window, x=tuple(float(v) for v in x),
+    )  # fmt: skip

@@ -9,7 +9,9 @@
 * :func:`check_hvp` -- a Hessian-vector product against central differences of the gradient.
 * :func:`check_adjoint` -- a JVP/VJP pair satisfies ``<u, J v> = <J^T u, v>``.
 
-Rule per compared value: ``|analytic - numeric| <= atol + rtol * |numeric|`` (float64 only).
+Rule per compared value: ``|analytic - numeric| <= atol + rtol * |numeric|`` (float64 only). A NaN or
+an infinity on either side raises ValueError naming the block and the index (the claim's verdict is
+then ``error``): a comparison with NaN is never a pass.
 """
 
 from __future__ import annotations
@@ -99,6 +101,11 @@ class _Judge:
         self.unstable: list[str] = []
 
     def add(self, m: Mismatch, numeric_alt: float | None = None) -> None:
+        for side, v in (("analytic", m.analytic), ("numeric", m.numeric), ("numeric at eps/4", numeric_alt)):
+            if v is not None and not np.isfinite(v):
+                raise ValueError(
+                    f"gradient check: non-finite {side} value {v} in block {m.block!r} at {m.index}"
+                )
         self.checked += 1
         tol = self.atol + self.rtol * abs(m.numeric)
         if numeric_alt is not None and abs(numeric_alt - m.numeric) > tol:
@@ -146,6 +153,10 @@ def check_grad(
     for k in params:
         if np.shape(grad[k]) != np.shape(params[k]):
             raise ValueError(f"grad[{k!r}] has shape {np.shape(grad[k])}, params {np.shape(params[k])}")
+        bad = np.argwhere(~np.isfinite(np.asarray(grad[k], dtype=np.float64)))
+        if bad.size:
+            idx = tuple(int(i) for i in bad[0])
+            raise ValueError(f"gradient check: non-finite analytic gradient in block {k!r} at {idx}")
     p = _copy(params)
     judge = _Judge(rtol, atol)
     rng = np.random.default_rng(seed)

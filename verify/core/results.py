@@ -1,0 +1,278 @@
+"""The results schema in one place: ids, the writer, the reader and the validation of a results file.
+
+One result (``schema: "attncheck.result/1"``)::
+
+    {"schema": "attncheck.result/1", "claim_id": str, "paper": str, "reference": str,
+     "kind": Kind, "provenance": Provenance, "statement": str, "profile": "quick" | "paper",
+     "params": {str: Value}, "seeds": [int], "theory": Value, "measured": Value,
+     "slack": float | null, "verdict": Verdict, "expected": Verdict, "notes": [str],
+     "series": {str: Value}, "wall_time": float, "versions": {str: str}}
+
+A results file (``schema: "attncheck.results/1"``)::
+
+    {"schema": "attncheck.results/1", "profile": "quick" | "paper", "seed": int,
+     "complete": bool, "results": [result, ...]}
+
+``Value`` is null, bool, int, str, a finite float, a list / object of Values, or
+``{"$mpf": "<decimal>"}`` for a real outside float64's range (e.g. a required width of 1e400; ``"+inf"``
+for a documented infinite bound). NaN is never a Value. ``slack`` is log10 of the margin, positive =
+holds with room (:mod:`verify.core.judge`). ``complete`` is false when the run was
+interrupted (the file then holds the claims finished so far); a file without it (written before the
+field existed) reads as complete. Every violation is a :class:`ResultsError` naming the field.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import tempfile
+from collections.abc import Collection
+from dataclasses import MISSING, asdict, dataclass, fields
+from pathlib import Path
+from typing import Any
+
+import mpmath
+
+from verify.core.context import PROFILES
+from verify.core.record import Kind, Provenance, Result, Verdict, from_jsonable, to_jsonable
+
+RESULT_SCHEMA = "attncheck.result/1"
+RESULTS_SCHEMA = "attncheck.results/1"
+
+#: A paper name is a file name of the report (``<paper>.tex``): letters, digits and underscores only.
+_SAFE_PAPER = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+_ENUMS: dict[str, type] = {"kind": Kind, "provenance": Provenance, "verdict": Verdict, "expected": Verdict}
+_FIELDS = tuple(f.name for f in fields(Result))
+#: Fields a file written before they existed may lack (they take the dataclass default).
+_OPTIONAL = frozenset(
+    f.name for f in fields(Result) if f.default is not MISSING or f.default_factory is not MISSING
+)
+
+
+class ResultsError(ValueError):
+    """A results file or result that does not follow the schema; the message names the field."""
+
+
+@dataclass(frozen=True)
+class ResultsDoc:
+    """A parsed results file: the run's profile and seed, whether it finished, and its results."""
+
+    profile: str
+    seed: int
+    complete: bool
+    results: list[Result]
+
+
+# ---------------------------------------------------------------- one result
+
+
+def result_to_dict(r: Result) -> dict[str, Any]:
+    """``r`` as a JSON-ready object of the result schema (non-finite floats refused)."""
+    d = asdict(r)
+    for name in _ENUMS:
+        d[name] = str(getattr(r, name))
+    return {"schema": RESULT_SCHEMA, **to_jsonable(d)}
+
+
+def result_from_dict(d: Any, where: str = "result") -> Result:
+    """The :class:`Result` in ``d``, validated field by field; :class:`ResultsError` naming the field."""
+    if not isinstance(d, dict):
+        raise ResultsError(f"{where}: must be an object, got {type(d).__name__}")
+    if d.get("schema") != RESULT_SCHEMA:
+        raise ResultsError(
+            f"{where}.schema: result schema must be {RESULT_SCHEMA!r}, got {d.get('schema')!r}"
+        )
+    missing = [k for k in _FIELDS if k not in d and k not in _OPTIONAL]
+    unknown = sorted(set(d) - {*_FIELDS, "schema"})
+    if missing:
+        raise ResultsError(f"{where}: missing field {missing[0]!r}")
+    if unknown:
+        raise ResultsError(f"{where}: unknown field {unknown[0]!r}")
+    for name in ("claim_id", "paper", "reference", "statement", "profile"):
+        _check_type(d[name], str, f"{where}.{name}")
+    if "." not in d["claim_id"] or d["claim_id"].split(".", 1)[0] != d["paper"]:
+        raise ResultsError(f"{where}.paper: {d['paper']!r} is not the prefix of claim id {d['claim_id']!r}")
+    if not _SAFE_PAPER.fullmatch(d["paper"]):
+        raise ResultsError(f"{where}.paper: {d['paper']!r} is not a paper name (letters, digits, _)")
+    if d["profile"] not in PROFILES:
+        raise ResultsError(f"{where}.profile: {d['profile']!r} is not one of {PROFILES}")
+    for name, enum in _ENUMS.items():
+        if d[name] not in {str(v) for v in enum}:  # type: ignore[attr-defined]
+            raise ResultsError(f"{where}.{name}: {d[name]!r} is not a {enum.__name__}")
+    d = {k: d[k] for k in _FIELDS if k in d}
+    for name in ("params", "series", "versions"):
+        _check_type(d.get(name, {}), dict, f"{where}.{name}")
+    for name in ("seeds", "notes"):
+        _check_type(d.get(name, []), list, f"{where}.{name}")
+    for i, s in enumerate(d["seeds"]):
+        if isinstance(s, bool) or not isinstance(s, int) or s < 0:
+            raise ResultsError(f"{where}.seeds[{i}]: must be an integer >= 0, got {s!r}")
+    for i, n in enumerate(d.get("notes", [])):
+        _check_type(n, str, f"{where}.notes[{i}]")
+    for k, v in d.get("versions", {}).items():
+        _check_type(v, str, f"{where}.versions[{k!r}]")
+    if d["slack"] is not None:
+        _check_number(d["slack"], f"{where}.slack")
+    wall = d.get("wall_time", 0.0)
+    _check_number(wall, f"{where}.wall_time")
+    if wall < 0:
+        raise ResultsError(f"{where}.wall_time: must be >= 0, got {wall!r}")
+    for name, value in d.items():  # every field, the typed ones above included, holds only Values
+        _check_value(value, f"{where}.{name}")
+    body = {k: from_jsonable(v) for k, v in d.items()}
+    for name, enum in _ENUMS.items():
+        body[name] = enum(body[name])
+    return Result(**body)
+
+
+def _check_type(x: Any, typ: type, where: str) -> None:
+    if not isinstance(x, typ):
+        raise ResultsError(f"{where}: must be a {typ.__name__}, got {type(x).__name__}")
+
+
+def _check_number(x: Any, where: str) -> None:
+    if isinstance(x, bool) or not isinstance(x, int | float):
+        raise ResultsError(f"{where}: must be a number, got {type(x).__name__}")
+    if not math.isfinite(x):
+        raise ResultsError(f"{where}: {x} is not allowed: finite numbers or {{'$mpf': ...}} only")
+
+
+def _check_value(x: Any, where: str) -> None:
+    """A schema ``Value``: JSON scalars, finite floats, lists / objects of Values, or an ``$mpf``."""
+    if x is None or isinstance(x, bool | int | str):
+        return
+    if isinstance(x, float):
+        _check_number(x, where)
+    elif isinstance(x, list):
+        for i, v in enumerate(x):
+            _check_value(v, f"{where}[{i}]")
+    elif isinstance(x, dict) and "$mpf" in x:
+        text = x["$mpf"]
+        if set(x) != {"$mpf"} or not isinstance(text, str):
+            raise ResultsError(f"{where}: an $mpf value is {{'$mpf': '<decimal>'}}, got {x!r}")
+        try:
+            value = mpmath.mpf(text)
+        except ValueError:
+            raise ResultsError(f"{where}: $mpf {text!r} is not a decimal number") from None
+        if mpmath.isnan(value):
+            raise ResultsError(f"{where}: $mpf {text!r} is not allowed (NaN)")
+    elif isinstance(x, dict):
+        for k, v in x.items():
+            _check_value(v, f"{where}[{k!r}]")
+    else:
+        raise ResultsError(f"{where}: {type(x).__name__} is not a result value")
+
+
+# ---------------------------------------------------------------- a results file
+
+
+def validate_results(doc: Any, known: Collection[str] | None = None) -> ResultsDoc:
+    """The :class:`ResultsDoc` in a parsed results file; :class:`ResultsError` naming the field.
+
+    known: the claim ids of the installed version (every result must be one of them); None skips
+    that check (files of toy claims in the tests).
+    """
+    if not isinstance(doc, dict):
+        raise ResultsError(f"top level: must be an object, got {type(doc).__name__}")
+    if doc.get("schema") != RESULTS_SCHEMA:
+        raise ResultsError(f"schema: {doc.get('schema')!r}, expected {RESULTS_SCHEMA!r}")
+    unknown = sorted(set(doc) - {"schema", "profile", "seed", "complete", "results"})
+    if unknown:
+        raise ResultsError(f"unknown field {unknown[0]!r}")
+    if doc.get("profile") not in PROFILES:
+        raise ResultsError(f"profile: {doc.get('profile')!r} is not one of {PROFILES}")
+    seed = doc.get("seed")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ResultsError(f"seed: must be an integer >= 0, got {seed!r}")
+    complete = doc.get("complete", True)
+    _check_type(complete, bool, "complete")
+    _check_type(doc.get("results"), list, "results")
+    results: list[Result] = []
+    seen: set[str] = set()
+    for i, d in enumerate(doc["results"]):
+        r = result_from_dict(d, f"results[{i}]")
+        if known is not None and r.claim_id not in known:
+            raise ResultsError(f"results[{i}].claim_id: {r.claim_id!r} is not a claim of this version")
+        if r.claim_id in seen:
+            raise ResultsError(f"results[{i}].claim_id: {r.claim_id!r} appears twice")
+        if r.profile != doc["profile"]:
+            raise ResultsError(
+                f"results[{i}].profile: {r.profile!r}, the file's profile is {doc['profile']!r}"
+            )
+        seen.add(r.claim_id)
+        results.append(r)
+    return ResultsDoc(doc["profile"], seed, complete, results)
+
+
+def read_results_doc(path: Path, known: Collection[str] | None = None) -> ResultsDoc:
+    """Read and validate the results file at ``path``; :class:`ResultsError` (one line) otherwise."""
+    path = Path(path)
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ResultsError(f"no such results file {path}") from None
+    except IsADirectoryError:
+        raise ResultsError(f"{path} is a directory, not a results file") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ResultsError(f"{path} is not JSON ({exc})") from None
+    try:
+        return validate_results(doc, known)
+    except ResultsError as exc:
+        raise ResultsError(f"{path}: {exc}") from None
+
+
+def read_results(path: Path, known: Collection[str] | None = None) -> list[Result]:
+    """The results in the file at ``path`` (see :func:`read_results_doc`)."""
+    return read_results_doc(path, known).results
+
+
+def write_results(
+    path: Path, results: list[Result], profile: str, seed: int, *, complete: bool = True
+) -> None:
+    """Write a results file atomically: a temporary file in the same folder, then ``os.replace``.
+
+    An interrupted write leaves the previous file (or none), never a half-written one.
+    """
+    path = Path(path)
+    doc = {
+        "schema": RESULTS_SCHEMA,
+        "profile": profile,
+        "seed": seed,
+        "complete": complete,
+        "results": [result_to_dict(r) for r in results],
+    }
+    text = json.dumps(doc, indent=1, sort_keys=True, allow_nan=False) + "\n"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            os.fchmod(f.fileno(), 0o666 & ~_umask())  # mkstemp makes 0600; a results file is shared
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+__all__ = [
+    "RESULTS_SCHEMA",
+    "RESULT_SCHEMA",
+    "ResultsDoc",
+    "ResultsError",
+    "read_results",
+    "read_results_doc",
+    "result_from_dict",
+    "result_to_dict",
+    "validate_results",
+    "write_results",
+]

@@ -1,0 +1,172 @@
+"""Seeds are part of every verdict: a claim's seed set, and how its per-seed evidence combines.
+
+How the seeds combine follows the statement (:class:`~verify.core.record.Seeds`, on the record):
+
+- ``none``: deterministic; one call at the base seed;
+- ``pooled``: one call; the claim draws one replicate per seed of ``ctx.seed_set`` and its estimate
+  (pooled fit, seed bootstrap) carries the seed-to-seed spread;
+- ``every``: one call per seed, each judged by the rule of the kind; holds only if every seed holds;
+  otherwise the first seed in the order error > violated > out_of_regime > inconclusive > vacuous
+  decides and is named; slack is the minimum over seeds;
+- ``binomial``: one call per seed, each returning success (``measured`` a bool, ``theory`` the
+  claimed probability); the exact binomial rule judges k successes of n seeds.
+
+Every per-seed verdict and value is kept in the result (``per_seed``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from verify.core.context import Ctx, Mapper
+from verify.core.judge import judge
+from verify.core.record import ClaimRecord, Evidence, Kind, Seeds, Verdict
+from verify.core.registry import Claim
+
+#: The order in which per-seed verdicts decide an ``every`` claim.
+PRECEDENCE = (
+    Verdict.ERROR,
+    Verdict.VIOLATED,
+    Verdict.OUT_OF_REGIME,
+    Verdict.INCONCLUSIVE,
+    Verdict.VACUOUS,
+    Verdict.HOLDS,
+)
+
+
+def seed_set(rec: ClaimRecord, profile: str, base: int, override: Sequence[int] | None = None) -> list[int]:
+    """The seeds a claim runs at: ``override`` (``--seeds``), else ``n_seeds[profile]`` consecutive seeds
+    from ``base``; a deterministic claim runs at ``base`` (or the first seed of ``override``)."""
+    if override is not None:
+        seeds = [int(s) for s in override]
+        if not seeds or min(seeds) < 0 or len(set(seeds)) != len(seeds):
+            raise ValueError(f"seeds must be distinct integers >= 0, got {list(override)}")
+        return seeds[:1] if rec.seeds == Seeds.NONE else seeds
+    if rec.seeds == Seeds.NONE:
+        return [base]
+    return list(range(base, base + dict(rec.n_seeds)[profile]))
+
+
+@dataclass
+class Judged:
+    """The combined outcome over a claim's seeds (what the runner turns into a Result)."""
+
+    verdict: Verdict
+    slack: float | None
+    theory: Any
+    measured: Any
+    seeds: list[int]
+    notes: list[str] = field(default_factory=list)
+    series: dict[str, Any] = field(default_factory=dict)
+    params: dict[str, Any] = field(default_factory=dict)
+    headline: dict[str, Any] | None = None
+    per_seed: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _call(c: Claim, ctx: Ctx, params: dict[str, Any]) -> Evidence:
+    ev = c.fn(ctx, **params)
+    if not isinstance(ev, Evidence):
+        raise TypeError(f"claim {c.id!r} returned {type(ev).__name__}, not Evidence")
+    return ev
+
+
+def _single(kind: Kind, ev: Evidence, seeds: list[int]) -> Judged:
+    verdict, slack, notes = judge(kind, ev)
+    return Judged(
+        verdict, slack, ev.theory, ev.measured, list(ev.seeds or seeds), [*ev.notes, *notes],
+        ev.series, ev.params, ev.headline,
+    )  # fmt: skip
+
+
+def _row(seed: int, j: Judged) -> dict[str, Any]:
+    return {
+        "seed": seed,
+        "verdict": str(j.verdict),
+        "theory": j.theory,
+        "measured": j.measured,
+        "slack": j.slack,
+    }
+
+
+def _every(kind: Kind, per: list[tuple[int, Judged]]) -> Judged:
+    verdicts = [j.verdict for _, j in per]
+    overall = next(v for v in PRECEDENCE if v in verdicts)
+    at = [(s, j) for s, j in per if j.verdict == overall]
+    if overall in (Verdict.HOLDS, Verdict.VACUOUS):  # the tightest seed represents the set
+        at.sort(key=lambda sj: float("inf") if sj[1].slack is None else sj[1].slack)
+    seed, rep = at[0]
+    slacks = [j.slack for _, j in per if j.slack is not None]
+    counts = ", ".join(f"{v} {verdicts.count(v)}" for v in PRECEDENCE if v in verdicts)
+    head = f"seeds {[s for s, _ in per]} (every seed must hold): {counts}; shown: seed {seed}"
+    if overall == Verdict.VIOLATED:
+        head += f", the first violating seed ({len(at)} of {len(per)} violate)"
+    return Judged(
+        overall, min(slacks) if slacks else None, rep.theory, rep.measured, [s for s, _ in per],
+        [head, *(f"seed {seed}: {n}" for n in rep.notes)], rep.series, rep.params, rep.headline,
+        [_row(s, j) for s, j in per],
+    )  # fmt: skip
+
+
+def _binomial(per: list[tuple[int, Evidence]]) -> Judged:
+    for s, ev in per:
+        if not isinstance(ev.measured, bool):
+            raise TypeError(
+                f"a binomial claim returns success as a bool per seed; seed {s} gave {ev.measured!r}"
+            )
+    p0 = {float(ev.theory) for _, ev in per}
+    if len(p0) != 1:
+        raise ValueError(f"a binomial claim states one probability for every seed, got {sorted(p0)}")
+    failed = [(s, f) for s, ev in per for f in ev.failed]
+    k = sum(ev.measured for _, ev in per if not ev.failed)
+    n = sum(1 for _, ev in per if not ev.failed)
+    combined = Evidence(
+        theory=p0.pop(), measured=[k, n], failed=[f"seed {s}: {f}" for s, f in failed],
+        alpha=per[0][1].alpha, series=per[0][1].series, params=per[0][1].params,
+    )  # fmt: skip
+    verdict, slack, notes = judge(Kind.PROBABILITY, combined)
+    losers = [s for s, ev in per if not ev.measured]
+    rows = [
+        {
+            "seed": s,
+            "verdict": "success" if ev.measured else "failure",
+            "theory": ev.theory,
+            "measured": ev.measured,
+        }
+        for s, ev in per
+    ]
+    seeds = [s for s, _ in per]
+    notes = [
+        f"seeds {seeds}: failures at {losers or 'none'}",
+        *notes,
+        *(f"seed {seeds[0]}: {n}" for n in per[0][1].notes),
+    ]
+    return Judged(verdict, slack, combined.theory, combined.measured, seeds, notes, combined.series,
+                  combined.params, None, rows)  # fmt: skip
+
+
+def evaluate(c: Claim, *, profile: str, seeds: list[int], mapper: Mapper, params: dict[str, Any]) -> Judged:
+    """Run claim ``c`` over ``seeds`` as its record's :class:`Seeds` says and combine the verdicts."""
+    rec = c.record
+    rules = {k: r.value for k, r in rec.rules}
+
+    def ctx(seed: int) -> Ctx:
+        return Ctx(profile=profile, seed=seed, mapper=mapper, rules=rules, seed_set=tuple(seeds))
+
+    if rec.seeds in (Seeds.NONE, Seeds.POOLED):
+        return _single(
+            rec.kind, _call(c, ctx(seeds[0]), params), seeds[:1] if rec.seeds == Seeds.NONE else seeds
+        )
+    per: list[tuple[int, Evidence]] = []
+    for s in seeds:
+        try:
+            per.append((s, _call(c, ctx(s), params)))
+        except Exception as exc:
+            raise RuntimeError(f"seed {s}: {type(exc).__name__}: {exc}") from exc
+    if rec.seeds == Seeds.BINOMIAL:
+        return _binomial(per)
+    return _every(rec.kind, [(s, _single(rec.kind, ev, [s])) for s, ev in per])
+
+
+__all__ = ["PRECEDENCE", "Judged", "evaluate", "seed_set"]
