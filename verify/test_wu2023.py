@@ -132,13 +132,15 @@ def _violated(cid: str, **kw) -> None:
 
 def test_grad_catches_a_wrong_gradient(monkeypatch) -> None:
     def make(orig):
-        def wrong(cfg, th, X, y, cache=None):
-            loss, g = orig(cfg, th, X, y, cache)
-            return loss, dict(g, W_Q=g["W_Q"] * 1.001)
+        def wrong(
+            model: M.ShallowTransformer, th: M.Params, batch: Dt.Batch, cache: M.Cache | None = None
+        ) -> tuple[float, M.Params]:
+            loss, g = orig(model, th, batch, cache)
+            return loss, g.replace(W_Q=g.W_Q * 1.001)
 
         return wrong
 
-    _wrap(monkeypatch, M, "loss_and_grad", make)
+    _wrap(monkeypatch, M.ShallowTransformer, "loss_and_grad", make)
     _violated("wu2023.grad")
 
 
@@ -248,7 +250,7 @@ def test_width_exponent_catches_an_extra_N_dependence(monkeypatch) -> None:
     def make(orig):
         def wrong(s):
             q = orig(s)
-            return dataclasses.replace(q, c1=q.c1 / s.X.shape[0] ** 2)
+            return dataclasses.replace(q, c1=q.c1 / s.batch.N**2)
 
         return wrong
 
@@ -274,7 +276,7 @@ def test_emp_width_and_lazy_catch_wrong_trends(monkeypatch) -> None:
     def make(orig):
         def wrong(item):
             r = orig(item)
-            return dict(r, steps=float(item[5]), drift=1.0, ntk_drift=1.0)
+            return dict(r, steps=float(item.d_m), drift=1.0, ntk_drift=1.0)
 
         return wrong
 
@@ -340,5 +342,5 @@ def test_out_of_regime_names_the_assumption() -> None:
 
 def test_stepsize_holds_for_an_exactly_linear_lambda_max(monkeypatch) -> None:
     """The VIOLATED finding is measured: lambda_max proportional to N (with jitter) passes."""
-    monkeypatch.setattr(E, "lam_max", lambda cfg, th, X: X.shape[0] * (1 + 0.01 * abs(X[0, 0, 0])))
+    monkeypatch.setattr(E, "lam_max", lambda model, th, batch: batch.N * (1 + 0.01 * abs(batch.X[0, 0, 0])))
     assert run_claim("wu2023.review.stepsize").verdict == Verdict.HOLDS

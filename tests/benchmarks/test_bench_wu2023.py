@@ -11,6 +11,7 @@ the ratio. Target: NumPy time <=
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -26,7 +27,7 @@ def _setup(size: str) -> E.Setup:
     return E.make_setup(0, 0, regime="active", **SIZES[size])
 
 
-def _median_time(fn, reps: int) -> float:
+def _median_time(fn: Callable[[], object], reps: int) -> float:
     fn()
     times = []
     for _ in range(reps):
@@ -36,15 +37,15 @@ def _median_time(fn, reps: int) -> float:
     return float(np.median(times))
 
 
-def _torch_step(s: E.Setup):
+def _torch_step(s: E.Setup) -> Callable[[], tuple[float, dict[str, np.ndarray]]]:
     torch = pytest.importorskip("torch")
     torch.set_num_threads(1)
-    t = {k: torch.tensor(v, dtype=torch.float64, requires_grad=True) for k, v in s.theta0.items()}
-    X = torch.tensor(s.X, dtype=torch.float64)
-    y = torch.tensor(s.y, dtype=torch.float64)
-    tau0, tau1 = s.cfg.tau0, s.cfg.tau1
+    t = {k: torch.tensor(v, dtype=torch.float64, requires_grad=True) for k, v in s.theta0.blocks().items()}
+    X = torch.tensor(s.batch.X, dtype=torch.float64)
+    y = torch.tensor(s.batch.y, dtype=torch.float64)
+    tau0, tau1 = s.model.tau0, s.model.tau1
 
-    def step() -> tuple:
+    def step() -> tuple[float, dict[str, np.ndarray]]:
         for v in t.values():
             v.grad = None
         Q, K, V = X @ t["W_Q"].T, X @ t["W_K"].T, X @ t["W_V"].T
@@ -61,8 +62,8 @@ def _torch_step(s: E.Setup):
 def test_bench_forward_backward(benchmark, size: str) -> None:
     s = _setup(size)
     with single_thread():
-        loss, grads = benchmark(M.loss_and_grad, s.cfg, s.theta0, s.X, s.y)
-    assert np.isfinite(loss) and set(grads) == set(M.BLOCKS)
+        loss, grads = benchmark(s.model.loss_and_grad, s.theta0, s.batch)
+    assert np.isfinite(loss) and isinstance(grads, M.Params) and set(grads.blocks()) == set(M.BLOCKS)
     benchmark.extra_info.update(SIZES[size])
 
 
@@ -71,15 +72,15 @@ def test_bench_ratio_vs_torch(benchmark, size: str) -> None:
     s = _setup(size)
     step = _torch_step(s)
     with single_thread():
-        loss, grads = M.loss_and_grad(s.cfg, s.theta0, s.X, s.y)
+        loss, grads = s.model.loss_and_grad(s.theta0, s.batch)
         tl, tg = step()
         assert loss == pytest.approx(tl, rel=1e-10)
         for k in M.BLOCKS:
-            np.testing.assert_allclose(grads[k], tg[k], rtol=1e-8, atol=1e-12 * np.abs(tg[k]).max())
+            np.testing.assert_allclose(getattr(grads, k), tg[k], rtol=1e-8, atol=1e-12 * np.abs(tg[k]).max())
         reps = 20 if size == "quick" else 5
-        t_np = _median_time(lambda: M.loss_and_grad(s.cfg, s.theta0, s.X, s.y), reps)
+        t_np = _median_time(lambda: s.model.loss_and_grad(s.theta0, s.batch), reps)
         t_torch = _median_time(step, reps)
-        benchmark(M.loss_and_grad, s.cfg, s.theta0, s.X, s.y)
+        benchmark(s.model.loss_and_grad, s.theta0, s.batch)
     benchmark.extra_info.update(
         dict(SIZES[size], numpy_s=t_np, torch_s=t_torch, ratio_vs_torch=t_np / t_torch, target=0.5)
     )

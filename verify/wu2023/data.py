@@ -1,5 +1,5 @@
-"""Data for the wu2023 claims (spec Sect. 6): Gaussian tokens in two regimes, +-1 labels, and the
-scikit-learn bundled digits (no download) for the Assumption 3 check.
+"""Data for the wu2023 claims: Gaussian tokens in two regimes, +-1 labels, and the scikit-learn
+bundled digits (no download) for the Assumption 3 check. The paper's batch type is :class:`Batch`.
 
 Regimes (ours; the paper's data distribution is NOT RECOVERED):
 * "paper" (paper-like): tokens i.i.d. N(0, I_d / d), norm about 1;
@@ -9,12 +9,35 @@ Regimes (ours; the paper's data distribution is NOT RECOVERED):
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
-from bounds.checks import check_choice, check_int
+from bounds.checks import check_array, check_choice, check_int
 
 REGIMES = ("paper", "active")
 SKLEARN_MISSING = "scikit-learn not installed (pip install 'attncheck[data]')"
+
+
+@dataclass(frozen=True)
+class Batch:
+    """N sequences and their labels: X (N, d_s, d) tokens, y (N,) targets (finite float64)."""
+
+    X: np.ndarray
+    y: np.ndarray
+
+    def __post_init__(self) -> None:
+        X = check_array("X", self.X, ndim=3)
+        object.__setattr__(self, "X", X)
+        object.__setattr__(self, "y", check_array("y", self.y, ndim=1, shape=(X.shape[0],)))
+
+    @property
+    def N(self) -> int:
+        return self.X.shape[0]
+
+    def take(self, idx: np.ndarray) -> Batch:
+        """The examples ``idx`` (e.g. a permutation), in that order."""
+        return Batch(self.X[idx], self.y[idx])
 
 
 def gaussian_tokens(rng: np.random.Generator, N: int, d_s: int, d: int, regime: str = "paper") -> np.ndarray:
@@ -30,12 +53,10 @@ def sign_labels(rng: np.random.Generator, N: int) -> np.ndarray:
     return rng.choice(np.array([-1.0, 1.0]), size=check_int("N", N))
 
 
-def gaussian_data(
-    rng: np.random.Generator, N: int, d_s: int, d: int, regime: str = "paper"
-) -> tuple[np.ndarray, np.ndarray]:
-    """(X, y) from :func:`gaussian_tokens` and :func:`sign_labels`."""
+def gaussian_data(rng: np.random.Generator, N: int, d_s: int, d: int, regime: str = "paper") -> Batch:
+    """Tokens from :func:`gaussian_tokens`, then labels from :func:`sign_labels` (one stream)."""
     X = gaussian_tokens(rng, N, d_s, d, regime)
-    return X, sign_labels(rng, N)
+    return Batch(X, sign_labels(rng, N))
 
 
 def digits_available() -> bool:
@@ -46,11 +67,12 @@ def digits_available() -> bool:
     return True
 
 
-def digits_tokens(rng: np.random.Generator, N: int, tokens: str = "rows") -> tuple[np.ndarray, np.ndarray]:
+def digits_tokens(rng: np.random.Generator, N: int, tokens: str = "rows") -> Batch:
     """N random images of scikit-learn's bundled 8x8 digits (imported lazily; raises ImportError
-    without scikit-learn). tokens "rows": 8 row-tokens of dimension 8; "patches": 16 2x2 patches of
-    dimension 4. Pixels scaled to [0, 1] and each image centred by its mean pixel, so the tokens are
-    not all in the positive orthant. Labels: +1 for even digits, -1 for odd. Returns X (N, d_s, d), y."""
+    without scikit-learn). tokens "rows": 8 row-tokens of dimension 8 (X: (N, 8, 8)); "patches":
+    16 2x2 patches of dimension 4 (X: (N, 16, 4)). Pixels scaled to [0, 1] and each image centred by
+    its mean pixel, so the tokens are not all in the positive orthant. Labels: +1 for even digits, -1
+    for odd."""
     import sklearn.datasets
 
     check_choice("tokens", tokens, ("rows", "patches"))
@@ -64,4 +86,4 @@ def digits_tokens(rng: np.random.Generator, N: int, tokens: str = "rows") -> tup
     else:
         X = img.reshape(N, 4, 2, 4, 2).transpose(0, 1, 3, 2, 4).reshape(N, 16, 4)
     y = np.where(data.target[idx] % 2 == 0, 1.0, -1.0)
-    return np.ascontiguousarray(X), y
+    return Batch(np.ascontiguousarray(X), y)

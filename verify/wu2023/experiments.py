@@ -1,19 +1,26 @@
-"""Building blocks of the wu2023 claims: seeded set-ups, GD runs that record the Prop. 1 premises,
-and the sweep points (module-level functions, so ``ctx.map`` can ship them to a process pool).
+"""Experiments of the wu2023 claims: seeded set-ups, GD runs that record the Prop. 1 premises, the
+typed sweep points with their module-level workers (so ``ctx.map`` can ship them to a process pool),
+and the sweeps the claims run.
 
 Seeding: every function that draws takes the base ``seed`` and integer keys and uses
-``np.random.default_rng([seed, *keys])`` -- the same stream ``Ctx.rng(*keys)`` gives.
+``np.random.default_rng([seed, *keys])`` -- the same stream ``Ctx.rng(*keys)`` gives. A point's
+data come from stream (seed, key, 0) and its weights from (seed, key, 1, d_m), so sweeps over the
+width, the init or tau0 compare on the same data.
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from bounds import wu2023 as B
-from verify.numerics.gd import Trajectory, gradient_descent
-from verify.wu2023 import data as Dt
+from verify.core import Ctx
+from verify.numerics.fit import SlopeFit, fit_loglog
+from verify.numerics.gd import RunState, Trajectory, gradient_descent
+from verify.wu2023 import data as D
 from verify.wu2023 import model as M
 
 
@@ -21,11 +28,12 @@ def rng_for(seed: int, *keys: int) -> np.random.Generator:
     return np.random.default_rng([seed, *keys])
 
 
-@dataclass
+@dataclass(frozen=True)
 class Setup:
-    cfg: M.Config
-    X: np.ndarray
-    y: np.ndarray
+    """A model, its data and its initial weights."""
+
+    model: M.ShallowTransformer
+    batch: D.Batch
     theta0: M.Params
 
 
@@ -42,28 +50,32 @@ def make_setup(
     regime: str = "paper",
     loss_norm: str = "sum",
 ) -> Setup:
-    """Data from stream (seed, key, 0), weights from (seed, key, 1): the data do not depend on the
-    width or the init, so sweeps over d_m / init / tau0 compare on the same data."""
-    X, y = Dt.gaussian_data(rng_for(seed, key, 0), N, d_s, d, regime)
-    cfg = M.Config(d=d, d_s=d_s, d_m=d_m, tau0_power=tau0_power, init=init, loss_norm=loss_norm)
-    return Setup(cfg, X, y, M.init_params(cfg, rng_for(seed, key, 1, d_m)))
+    """Gaussian data (``regime``) from stream (seed, key, 0), weights from (seed, key, 1, d_m)."""
+    batch = D.gaussian_data(rng_for(seed, key, 0), N, d_s, d, regime)
+    model = M.ShallowTransformer(d=d, d_s=d_s, d_m=d_m, tau0_power=tau0_power, init=init, loss_norm=loss_norm)
+    return Setup(model, batch, model.init_params(rng_for(seed, key, 1, d_m)))
 
 
-def shared_init(seed: int, key: int, cfg: M.Config) -> M.Params:
+def shared_init(seed: int, key: int, model: M.ShallowTransformer) -> M.Params:
     """Standard-normal draws shared across inits (scaled by each init's standard deviations)."""
-    rng = rng_for(seed, key, 2, cfg.d_m)
-    v = B.init_variances(cfg.init, cfg.d, cfg.d_m)
-    g = {b: rng.standard_normal((cfg.d_m, cfg.d)) for b in ("W_Q", "W_K", "W_V")}
-    return {
-        "W_Q": g["W_Q"] * np.sqrt(v.eta_Q),
-        "W_K": g["W_K"] * np.sqrt(v.eta_K),
-        "W_V": g["W_V"] * np.sqrt(v.eta_V),
-        "w_O": rng.standard_normal(cfg.d_m) * np.sqrt(v.eta_O),
-    }
+    rng = rng_for(seed, key, 2, model.d_m)
+    v = B.init_variances(model.init, model.d, model.d_m)
+    g = {b: rng.standard_normal((model.d_m, model.d)) for b in ("W_Q", "W_K", "W_V")}
+    return M.Params(
+        W_Q=g["W_Q"] * np.sqrt(v.eta_Q),
+        W_K=g["W_K"] * np.sqrt(v.eta_K),
+        W_V=g["W_V"] * np.sqrt(v.eta_V),
+        w_O=rng.standard_normal(model.d_m) * np.sqrt(v.eta_O),
+    )
 
 
-def lam_max(cfg: M.Config, theta: M.Params, X: np.ndarray) -> float:
-    return float(np.linalg.eigvalsh(M.ntk(cfg, theta, X))[-1])
+def lam_max(model: M.ShallowTransformer, theta: M.Params, batch: D.Batch) -> float:
+    return float(np.linalg.eigvalsh(model.ntk(theta, batch))[-1])
+
+
+def inverse_lam_max_step(s: Setup) -> float:
+    """gamma = 1/lambda_max(K_0), the step size of most claims."""
+    return 1.0 / lam_max(s.model, s.theta0, s.batch)
 
 
 def run_gd(
@@ -80,9 +92,9 @@ def run_gd(
     last: dict[str, M.Cache] = {}
 
     def lg(theta: M.Params) -> tuple[float, M.Params]:
-        c = M.forward(s.cfg, theta, s.X)
+        c = s.model.forward(theta, s.batch)
         last["c"] = c
-        return M.loss_and_grad(s.cfg, theta, s.X, s.y, cache=c)
+        return s.model.loss_and_grad(theta, s.batch, cache=c)
 
     record = {"sig2": lambda th, g, l, t: M.sigma_min_sq(last["c"].h)} if track_sigma else None
     th0 = s.theta0 if theta0 is None else theta0
@@ -95,119 +107,445 @@ def steps_to(loss: np.ndarray, frac: float) -> int | None:
     return int(hit[0]) if hit.size else None
 
 
-def s_deviation(item: tuple[int, int, int, float, int, int]) -> float:
-    """max_ij |S_ij - 1/d_s| at LeCun init for one Gaussian ("active") sequence; item = (seed, key,
-    d_m, tau0_power, d, d_s)."""
-    seed, key, d_m, p, d, d_s = item
-    s = make_setup(seed, key, N=1, d=d, d_s=d_s, d_m=d_m, tau0_power=p, regime="active")
-    S = M.forward(s.cfg, s.theta0, s.X).S
-    return float(np.max(np.abs(S - 1.0 / d_s)))
+@dataclass(frozen=True, kw_only=True)
+class Point:
+    """One sweep point: seed and key of its streams, sizes N, d, d_s, width d_m, tau0 = d_m^-tau0_power,
+    init and token regime; :meth:`setup` draws it (:func:`make_setup`)."""
+
+    seed: int
+    key: int
+    N: int
+    d: int
+    d_s: int
+    d_m: int
+    tau0_power: float = 0.5
+    init: str = "lecun"
+    regime: str = "paper"
+
+    def setup(self) -> Setup:
+        return make_setup(
+            self.seed,
+            self.key,
+            N=self.N,
+            d=self.d,
+            d_s=self.d_s,
+            d_m=self.d_m,
+            tau0_power=self.tau0_power,
+            init=self.init,
+            regime=self.regime,
+        )
 
 
-def qk_ratio(item: tuple[int, int, int, float, str, int, int, int]) -> float:
-    """(|J_Q|^2 + |J_K|^2) / |J_V|^2 at init; item = (seed, key, d_m, tau0_power, init, N, d, d_s)."""
-    seed, key, d_m, p, init, N, d, d_s = item
-    s = make_setup(seed, key, N=N, d=d, d_s=d_s, d_m=d_m, tau0_power=p, init=init, regime="paper")
-    K = M.ntk_blocks(s.cfg, s.theta0, s.X)
+@dataclass(frozen=True, kw_only=True)
+class GDPoint(Point):
+    """A GD run: ``gamma`` (<= 0 means 1/lambda_max(K_0)), ``steps``, target ``frac`` l_0, and ``stop``:
+    end once l < frac l_0."""
+
+    gamma: float
+    steps: int
+    frac: float
+    stop: bool = True
+
+
+@dataclass(frozen=True, kw_only=True)
+class PoolingPoint(Point):
+    """A model against its average-pooling twin along ``steps`` GD steps."""
+
+    steps: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class MinWidthPoint:
+    """The empirical minimal width over ``widths`` (ascending): GD of ``steps`` steps to frac l_0."""
+
+    seed: int
+    key: int
+    N: int
+    d: int
+    d_s: int
+    tau0_power: float
+    widths: tuple[int, ...]
+    steps: int
+    frac: float
+
+
+@dataclass(frozen=True, kw_only=True)
+class ThmWidthPoint:
+    """One data draw for the Thm 1 / 2 width function; ``which``: "both", "c1" or "c2"."""
+
+    seed: int
+    key: int
+    N: int
+    d: int
+    d_s: int
+    tau0_power: float
+    which: str
+
+
+def s_deviation(p: Point) -> float:
+    """max_ij |S_ij - 1/d_s| at init for one sequence (N = 1)."""
+    s = p.setup()
+    S = s.model.forward(s.theta0, s.batch).S
+    return float(np.max(np.abs(S - 1.0 / p.d_s)))
+
+
+def qk_ratio(p: Point) -> float:
+    """(|J_Q|^2 + |J_K|^2) / |J_V|^2 at init."""
+    s = p.setup()
+    K = s.model.ntk_blocks(s.theta0, s.batch)
     return float((np.trace(K["W_Q"]) + np.trace(K["W_K"])) / np.trace(K["W_V"]))
 
 
-def conc_point(item: tuple[int, int, int, float, int, int, int]) -> tuple[float, float]:
-    """(alpha^2 / d_m, lambda_min(G)) with G from the realised softmax; item = (seed, key, d_m,
-    tau0_power, N, d, d_s)."""
-    seed, key, d_m, p, N, d, d_s = item
-    s = make_setup(seed, key, N=N, d=d, d_s=d_s, d_m=d_m, tau0_power=p, regime="active")
-    c = M.forward(s.cfg, s.theta0, s.X)
-    v = B.init_variances("lecun", d, d_m)
+def conc_point(p: Point) -> tuple[float, float]:
+    """(alpha^2 / d_m, lambda_min(G)) at init, G from the realised softmax."""
+    s = p.setup()
+    c = s.model.forward(s.theta0, s.batch)
+    v = B.init_variances(p.init, p.d, p.d_m)
     G = B.expected_gram(c.S @ c.Xs, v.eta_V)
-    return M.sigma_min_sq(c.h) / d_m, float(np.linalg.eigvalsh(G)[0])
+    return M.sigma_min_sq(c.h) / p.d_m, float(np.linalg.eigvalsh(G)[0])
 
 
-def alpha_he_lecun(item: tuple[int, int, int, float, int, int, int]) -> tuple[float, float]:
-    """(alpha^2 LeCun, alpha^2 He) with shared standard-normal draws; item as :func:`conc_point`."""
-    seed, key, d_m, p, N, d, d_s = item
-    X, _ = Dt.gaussian_data(rng_for(seed, key, 0), N, d_s, d, "active")
+def alpha_he_lecun(p: Point) -> tuple[float, float]:
+    """(alpha^2 LeCun, alpha^2 He) on the point's data with shared standard-normal draws."""
+    batch = D.gaussian_data(rng_for(p.seed, p.key, 0), p.N, p.d_s, p.d, p.regime)
     out = []
     for init in ("lecun", "he"):
-        cfg = M.Config(d=d, d_s=d_s, d_m=d_m, tau0_power=p, init=init)
-        out.append(M.sigma_min_sq(M.forward(cfg, shared_init(seed, key, cfg), X).h))
+        model = M.ShallowTransformer(d=p.d, d_s=p.d_s, d_m=p.d_m, tau0_power=p.tau0_power, init=init)
+        out.append(M.sigma_min_sq(model.features(shared_init(p.seed, p.key, model), batch)))
     return out[0], out[1]
 
 
-def ntk_limit_err(item: tuple[int, int, int, int, int, int]) -> float:
-    """|K(theta_0) - K_inf|_F / |K_inf|_F under NTK init, tau0 = d_m^-1; item = (seed, key, d_m, N,
-    d, d_s); data fixed by (seed, key)."""
-    seed, key, d_m, N, d, d_s = item
-    s = make_setup(seed, key, N=N, d=d, d_s=d_s, d_m=d_m, tau0_power=1.0, init="ntk", regime="paper")
-    K = M.ntk(s.cfg, s.theta0, s.X)
-    Kinf = B.limiting_ntk(s.X.mean(axis=1))["K"]
+def ntk_limit_err(p: Point) -> float:
+    """|K(theta_0) - K_inf|_F / |K_inf|_F, K_inf of the token means (``bounds.wu2023.limiting_ntk``)."""
+    s = p.setup()
+    K = s.model.ntk(s.theta0, s.batch)
+    Kinf = B.limiting_ntk(s.batch.X.mean(axis=1))["K"]
     return float(np.linalg.norm(K - Kinf) / np.linalg.norm(Kinf))
 
 
 def prop1_at_init(s: Setup) -> B.Prop1:
     """Prop. 1 quantities of a set-up at its initialisation (sum-loss convention)."""
-    c = M.forward(s.cfg, s.theta0, s.X)
-    th = s.theta0
-    norms = {
-        "Q": float(np.linalg.norm(th["W_Q"], 2)),
-        "K": float(np.linalg.norm(th["W_K"], 2)),
-        "V": float(np.linalg.norm(th["W_V"], 2)),
-        "O": float(np.linalg.norm(th["w_O"])),
-    }
-    loss0 = 0.5 * float(np.sum((c.f - s.y) ** 2))
+    c = s.model.forward(s.theta0, s.batch)
+    norms = {b: float(v) for b, v in spectral_norms(s.theta0).items()}
+    loss0 = 0.5 * float(np.sum((c.f - s.batch.y) ** 2))
     return B.prop1_quantities(
-        c.Xs, norms, float(np.sqrt(M.sigma_min_sq(c.h))), loss0, tau0=s.cfg.tau0, tau1=s.cfg.tau1
+        c.Xs, norms, float(np.sqrt(M.sigma_min_sq(c.h))), loss0, tau0=s.model.tau0, tau1=s.model.tau1
     )
 
 
-def c_ratios(item: tuple[int, int, int, int, float, int, int]) -> tuple[float, float]:
-    """(C1, C2) ratios at init; item = (seed, key, N, d_m, tau0_power, d, d_s)."""
-    seed, key, N, d_m, p, d, d_s = item
-    s = make_setup(seed, key, N=N, d=d, d_s=d_s, d_m=d_m, tau0_power=p, regime="paper")
-    q = prop1_at_init(s)
+def c_ratios(p: Point) -> tuple[float, float]:
+    """(C1, C2) ratios of the Prop. 1 conditions at init."""
+    q = prop1_at_init(p.setup())
     return q.c1, q.c2
 
 
-def gd_point(item: tuple) -> dict[str, float | None]:
-    """One GD run for sweeps; item = (seed, key, N, d, d_s, d_m, tau0_power, init, regime, gamma,
-    steps, frac, stop). gamma <= 0 means 1/lambda_max(K_0); stop: end once l < frac l_0. Returns
-    the final loss ratio, steps to frac, the gamma used, the max relative weight drift and the NTK
-    drift at the end."""
-    seed, key, N, d, d_s, d_m, p, init, regime, gamma, steps, frac, stop = item
-    s = make_setup(seed, key, N=N, d=d, d_s=d_s, d_m=d_m, tau0_power=p, init=init, regime=regime)
-    K0 = M.ntk(s.cfg, s.theta0, s.X)
-    g = 1.0 / float(np.linalg.eigvalsh(K0)[-1]) if gamma <= 0 else gamma
-    loss0 = M.loss(s.cfg, s.theta0, s.X, s.y)
-    tr = run_gd(s, g, steps, stop_below=frac * loss0 if stop else None)
-    reached = steps_to(tr.loss, frac)
-    Kt = M.ntk(s.cfg, tr.params, s.X)
+def gd_point(p: GDPoint) -> dict[str, float | bool | None]:
+    """One GD run. Returns the final loss ratio, steps to frac l_0, the gamma used, the max relative
+    weight drift, the NTK drift at the end, whether it diverged, and t10: the first step whose change
+    gamma |grad_t| is below 10% of the first step's (None if never)."""
+    s = p.setup()
+    K0 = s.model.ntk(s.theta0, s.batch)
+    g = 1.0 / float(np.linalg.eigvalsh(K0)[-1]) if p.gamma <= 0 else p.gamma
+    loss0 = s.model.loss(s.theta0, s.batch)
+    tr = run_gd(s, g, p.steps, stop_below=p.frac * loss0 if p.stop else None)
+    reached = steps_to(tr.loss, p.frac)
+    Kt = s.model.ntk(tr.params, s.batch)
+    small = tr.grad_norm < 0.1 * tr.grad_norm[0]
     return {
         "ratio": float(tr.loss[-1] / tr.loss[0]),
         "steps": None if reached is None else float(reached),
         "gamma": g,
-        "drift": float(np.max(tr.drift) / np.linalg.norm(M.flat(s.theta0))),
+        "drift": float(np.max(tr.drift) / np.linalg.norm(s.theta0.flat())),
         "ntk_drift": float(np.linalg.norm(Kt - K0) / np.linalg.norm(K0)),
-        "diverged": tr.stopped is not None and "non-finite" in tr.stopped,
-        # per-step change |theta_{t+1} - theta_t| = gamma |grad_t|: first t below 10% of the first step
-        "t10": float(np.argmax(tr.grad_norm < 0.1 * tr.grad_norm[0]))
-        if np.any(tr.grad_norm < 0.1 * tr.grad_norm[0])
-        else None,
+        "diverged": tr.state == RunState.DIVERGED,
+        "t10": float(np.argmax(small)) if np.any(small) else None,
     }
 
 
-def min_width(item: tuple) -> int | None:
-    """Smallest d_m in ``widths`` (ascending) from which GD with gamma = 1/lambda_max(K_0) reaches
-    l_T <= frac l_0 within ``steps`` (for every larger width of the list too); item = (seed, key, N,
-    d, d_s, tau0_power, widths, steps, frac)."""
-    seed, key, N, d, d_s, p, widths, steps, frac = item
+def min_width(p: MinWidthPoint) -> int | None:
+    """Smallest d_m in ``p.widths`` from which GD with gamma = 1/lambda_max(K_0) reaches
+    l_T <= frac l_0 within ``steps`` (for every larger width of the list too); None if none."""
     ok = []
-    for w in widths:
-        s = make_setup(seed, key, N=N, d=d, d_s=d_s, d_m=w, tau0_power=p, regime="paper")
-        g = 1.0 / lam_max(s.cfg, s.theta0, s.X)
-        loss0 = M.loss(s.cfg, s.theta0, s.X, s.y)
-        tr = run_gd(s, g, steps, stop_below=frac * loss0)
-        ok.append(bool(tr.loss[-1] <= frac * loss0))
-    for i in range(len(widths)):
+    for w in p.widths:
+        s = make_setup(p.seed, p.key, N=p.N, d=p.d, d_s=p.d_s, d_m=w, tau0_power=p.tau0_power)
+        g = inverse_lam_max_step(s)
+        loss0 = s.model.loss(s.theta0, s.batch)
+        tr = run_gd(s, g, p.steps, stop_below=p.frac * loss0)
+        ok.append(bool(tr.loss[-1] <= p.frac * loss0))
+    for i in range(len(p.widths)):
         if all(ok[i:]):
-            return int(widths[i])
+            return int(p.widths[i])
     return None
+
+
+def data_summary(seed: int, key: int, N: int, d: int, d_s: int, p: float, ref_width: int) -> B.DataSummary:
+    """Data summary for the width thresholds: G from the realised softmax at ``ref_width`` (tau0 =
+    d_m^-1/2) or from uniform attention (d_m^-1, the large-width limit)."""
+    s = make_setup(seed, key, N=N, d=d, d_s=d_s, d_m=ref_width, tau0_power=p)
+    S = s.model.forward(s.theta0, s.batch).S if p == 0.5 else np.full((N, d_s, d_s), 1 / d_s)
+    return B.summarise(s.batch.X, s.batch.y, B.expected_gram(S @ s.batch.X, 1.0))
+
+
+def thm_width_fn(p: float):
+    """The reconstructed width of Thm 1 (tau0 = d_m^-1/2) or Thm 2 (d_m^-1), read from ``B`` at call time."""
+    return B.thm1_width if p == 0.5 else B.thm2_width
+
+
+def thm_width_point(p: ThmWidthPoint) -> float:
+    """log10 of the required width for one data draw (G at d_m = 4N)."""
+    s = data_summary(p.seed, p.key, p.N, p.d, p.d_s, p.tau0_power, 4 * p.N)
+    return float(np.log10(float(thm_width_fn(p.tau0_power)(s, which=p.which))))
+
+
+def pooling_point(p: PoolingPoint) -> tuple[float, float]:
+    """(relative difference of f at init, max_t |l_attn - l_pool| / l_0 over GD) between the model
+    and the same weights with S = 11^T/d_s, at a step stable for both."""
+    s = p.setup()
+    sp = Setup(s.model.with_(pooling=True), s.batch, s.theta0)
+    fa, fp = s.model.forward(s.theta0, s.batch).f, sp.model.forward(s.theta0, s.batch).f
+    g = 1.0 / max(lam_max(s.model, s.theta0, s.batch), lam_max(sp.model, s.theta0, s.batch))
+    la, lp = run_gd(s, g, p.steps).loss, run_gd(sp, g, p.steps).loss
+    n = min(la.size, lp.size)
+    return (
+        float(np.linalg.norm(fa - fp) / np.linalg.norm(fp)),
+        float(np.max(np.abs(la[:n] - lp[:n])) / la[0]),
+    )
+
+
+def stable_step(p: Point) -> float:
+    """2 / lambda_max(K_0), the largest stable GD step of the linearised model (sum loss)."""
+    s = p.setup()
+    return 2.0 / lam_max(s.model, s.theta0, s.batch)
+
+
+def slope_sweep(
+    ctx: Ctx, worker, xs: Sequence[float], points: list, seeds: int
+) -> tuple[SlopeFit, np.ndarray]:
+    """Run ``worker`` on ``points`` (x-major, ``seeds`` per x), fit log value against log x:
+    (fit, values (len(xs), seeds))."""
+    vals = np.array(ctx.map(worker, points)).reshape(len(xs), seeds)
+    return fit_loglog(np.array(xs), vals), vals
+
+
+def s_dev_fit(ctx: Ctx, power: float, widths: list[int], seeds: int, d: int, d_s: int):
+    """Slope of the seed mean of max|S - 1/d_s| against d_m (LeCun, one "active" sequence)."""
+    pts = [
+        Point(seed=ctx.seed, key=k, N=1, d=d, d_s=d_s, d_m=w, tau0_power=power, regime="active")
+        for w in widths
+        for k in range(seeds)
+    ]
+    vals = np.array(ctx.map(s_deviation, pts)).reshape(len(widths), seeds)
+    mean = vals.mean(axis=1)
+    return fit_loglog(np.array(widths), mean), mean
+
+
+def qk_fit(ctx: Ctx, p: float, widths: list[int], seeds: int, N: int, d: int, d_s: int, init: str):
+    """Slope (seed bootstrap) of the Q/K-to-V NTK ratio against d_m, "paper" tokens."""
+    pts = [
+        Point(seed=ctx.seed, key=k, N=N, d=d, d_s=d_s, d_m=w, tau0_power=p, init=init)
+        for w in widths
+        for k in range(seeds)
+    ]
+    return slope_sweep(ctx, qk_ratio, widths, pts, seeds)
+
+
+def c_ratio_sweep(ctx: Ctx, N: int, d: int, d_s: int, widths: list[int], seeds: int, p: float) -> np.ndarray:
+    """Seed-mean (C1, C2) ratios at LeCun init per width: (len(widths), 2)."""
+    pts = [
+        Point(seed=ctx.seed, key=k, N=N, d=d, d_s=d_s, d_m=w, tau0_power=p)
+        for w in widths
+        for k in range(seeds)
+    ]
+    return np.array(ctx.map(c_ratios, pts)).reshape(len(widths), seeds, 2).mean(axis=1)
+
+
+def threshold(widths: np.ndarray, ratios: np.ndarray) -> float:
+    """Width at which a power law fitted to ratio(d_m) reaches 1 (log-log extrapolation)."""
+    fit = fit_loglog(widths, ratios)
+    return float(math.exp(-fit.intercept / fit.slope)) if fit.slope > 0 else math.inf
+
+
+def width_orders(
+    ctx: Ctx, p: float, Ns: list[int], d_factor: float, d_power: float, d_s: int, seeds: int, which: str
+):
+    """Slope of the Thm 1 / 2 width against N with d = round(d_factor N^d_power): (fit, log10 widths
+    (len(Ns), seeds), ds)."""
+    ds = [round(d_factor * n**d_power) for n in Ns]
+    pts = [
+        ThmWidthPoint(seed=ctx.seed, key=k, N=n, d=dd, d_s=d_s, tau0_power=p, which=which)
+        for n, dd in zip(Ns, ds, strict=True)
+        for k in range(seeds)
+    ]
+    lw = np.array(ctx.map(thm_width_point, pts)).reshape(len(Ns), seeds)
+    return fit_loglog(np.array(Ns, dtype=float), 10.0**lw), lw, ds
+
+
+def min_widths(
+    ctx: Ctx, p: float, Ns: list[int], widths: list[int], d_s: int, seeds: int, steps: int, frac: float
+) -> np.ndarray:
+    """Empirical minimal widths (len(Ns), seeds) at d = 2N, NaN where no width of the grid reaches."""
+    pts = [
+        MinWidthPoint(
+            seed=ctx.seed,
+            key=k,
+            N=n,
+            d=2 * n,
+            d_s=d_s,
+            tau0_power=p,
+            widths=tuple(widths),
+            steps=steps,
+            frac=frac,
+        )
+        for n in Ns
+        for k in range(seeds)
+    ]
+    out = ctx.map(min_width, pts)
+    return np.array([np.nan if v is None else v for v in out], dtype=float).reshape(len(Ns), seeds)
+
+
+def gd_sweep(
+    ctx: Ctx,
+    N: int,
+    d: int,
+    d_s: int,
+    widths: list[int],
+    p: float,
+    init: str,
+    regime: str,
+    gamma: float,
+    steps: int,
+    frac: float,
+    seeds: int,
+    stop: bool = True,
+) -> list[list[dict]]:
+    """:func:`gd_point` per width and seed: rows[width][seed]."""
+    pts = [
+        GDPoint(
+            seed=ctx.seed,
+            key=k,
+            N=N,
+            d=d,
+            d_s=d_s,
+            d_m=w,
+            tau0_power=p,
+            init=init,
+            regime=regime,
+            gamma=gamma,
+            steps=steps,
+            frac=frac,
+            stop=stop,
+        )
+        for w in widths
+        for k in range(seeds)
+    ]
+    out = ctx.map(gd_point, pts)
+    return [out[i * seeds : (i + 1) * seeds] for i in range(len(widths))]
+
+
+def gd_setup(
+    seed: int, N: int, d: int, d_s: int, d_m: int, p: float, init: str, regime: str
+) -> tuple[Setup, float]:
+    """The set-up of key 0 and its step gamma = 1/lambda_max(K_0)."""
+    s = make_setup(seed, 0, N=N, d=d, d_s=d_s, d_m=d_m, tau0_power=p, init=init, regime=regime)
+    return s, inverse_lam_max_step(s)
+
+
+def spectral_norms(th: M.Params) -> dict[str, float]:
+    """|W_Q|_2, |W_K|_2, |W_V|_2, |w_O| keyed Q, K, V, O (the radii of Prop. 1's ball)."""
+    return {
+        "Q": np.linalg.norm(th.W_Q, 2),
+        "K": np.linalg.norm(th.W_K, 2),
+        "V": np.linalg.norm(th.W_V, 2),
+        "O": np.linalg.norm(th.w_O),
+    }
+
+
+def lipschitz_ratios(s: Setup, rng: np.random.Generator, pairs: int) -> tuple[float, float]:
+    """max over ``pairs`` random pairs in the spectral ball B of |F(t) - F(t')|_F / (rho |t - t'|) and
+    of |J(t)|_2 / z. B has radii C_b = ``rng``-random multiples of |W_b^0| (1e-2 .. 10^0.5) and rho, z
+    are ``bounds.wu2023.rho_z`` at lambda_b = |W_b^0| + C_b."""
+    th0 = s.theta0
+    norms = spectral_norms(th0)
+    radii = {b: float(v * 10.0 ** rng.uniform(-2, 0.5)) for b, v in norms.items()}
+    lam = {b: float(norms[b] + radii[b]) for b in norms}
+    c, X2 = B.token_stats(s.batch.X * s.model.input_scale)
+    rho, z = B.rho_z(c, X2, lam, s.model.tau0, s.model.tau1, s.model.d_s)
+
+    def point() -> M.Params:
+        out = {}
+        for b, key in (("W_Q", "Q"), ("W_K", "K"), ("W_V", "V"), ("w_O", "O")):
+            W0 = getattr(th0, b)
+            Dir = rng.standard_normal(W0.shape)
+            nrm = np.linalg.norm(Dir, 2) if Dir.ndim == 2 else np.linalg.norm(Dir)
+            out[b] = W0 + Dir / nrm * radii[key] * rng.uniform()
+        return M.Params.from_blocks(out)
+
+    worst_rho = worst_z = 0.0
+    for _ in range(pairs):
+        a, b2 = point(), point()
+        dF = np.linalg.norm(s.model.features(a, s.batch) - s.model.features(b2, s.batch))
+        worst_rho = max(worst_rho, float(dF / (rho * np.linalg.norm(a.flat() - b2.flat()))))
+        worst_z = max(worst_z, float(np.linalg.norm(s.model.jacobian(a, s.batch), 2) / z))
+    return worst_rho, worst_z
+
+
+def prop1_premises(tr: Trajectory, gamma: float, rtol: float) -> tuple[np.ndarray, np.ndarray]:
+    """(ok, p2): ok[t] = the sufficient decrease l_{s+1} <= l_s - gamma/2 |grad l_s|^2 (+ rtol l_s)
+    held at every s < t and p2 at every s <= t; p2[t] = sigma_min(F^t) >= alpha/2, alpha =
+    sigma_min(F^0) (``tr`` recorded "sig2")."""
+    L, sig2 = tr.loss, tr.extras["sig2"]
+    alpha = math.sqrt(sig2[0])
+    dec = L[1:] <= L[:-1] - gamma / 2 * tr.grad_norm[:-1] ** 2 + rtol * L[:-1]
+    p2 = sig2 >= alpha**2 / 4
+    ok = np.ones(L.size, dtype=bool)
+    ok[1:] = np.cumprod(dec).astype(bool)
+    ok &= np.cumprod(p2).astype(bool)
+    return ok, p2
+
+
+def ntk_rate_run(seed: int, key: int, N: int, d: int, d_s: int, d_m: int, steps: int) -> tuple[float, bool]:
+    """NTK init, tau0 = d_m^-1, "paper" tokens, GD with gamma = 1/lambda_max(K_inf): (max_t l_t /
+    ``bounds.wu2023.ntk_rate_bound``_t over t >= 1, whether all ``steps`` ran)."""
+    s = make_setup(seed, key, N=N, d=d, d_s=d_s, d_m=d_m, tau0_power=1.0, init="ntk")
+    ev = np.linalg.eigvalsh(B.limiting_ntk(s.batch.X.mean(axis=1))["K"])
+    g = 1.0 / ev[-1]
+    tr = run_gd(s, g, steps)
+    bound = B.ntk_rate_bound(tr.loss[0], g, ev[0], np.arange(tr.loss.size))
+    return float(np.max(tr.loss[1:] / bound[1:])), tr.state == RunState.COMPLETED
+
+
+def final_ratio(tr: Trajectory, steps: int) -> float:
+    """l_T / l_0, inf when the run stopped before ``steps`` (diverged)."""
+    return float(tr.loss[-1] / tr.loss[0]) if tr.loss.size == steps + 1 else math.inf
+
+
+def init_rate_run(seed: int, key: int, N: int, d: int, d_s: int, d_m: int, steps: int) -> tuple[dict, float]:
+    """l_T / l_0 per init (``B.INITS``) at the common gamma = 1/max(lambda_max(K_0)) over LeCun and
+    He, and NTK init's l_T / l_0 at its own gamma = 1/lambda_max(K_0); same data for all."""
+    su = {i: make_setup(seed, key, N=N, d=d, d_s=d_s, d_m=d_m, init=i) for i in B.INITS}
+    g = 1.0 / max(lam_max(su[i].model, su[i].theta0, su[i].batch) for i in ("lecun", "he"))
+    r = {i: final_ratio(run_gd(su[i], g, steps), steps) for i in B.INITS}
+    nt = su["ntk"]
+    return r, final_ratio(run_gd(nt, inverse_lam_max_step(nt), steps), steps)
+
+
+def common_scaling_step(seed: int, seeds: int, N: int, d: int, d_s: int, d_m: int, regime: str) -> float:
+    """The smallest over seeds of 1/max(lambda_max(K_0)) over tau0 = d_m^-1/2 and d_m^-1."""
+    gs = []
+    for k in range(seeds):
+        a = make_setup(seed, k, N=N, d=d, d_s=d_s, d_m=d_m, tau0_power=0.5, regime=regime)
+        b = make_setup(seed, k, N=N, d=d, d_s=d_s, d_m=d_m, tau0_power=1.0, regime=regime)
+        gs.append(1.0 / max(lam_max(a.model, a.theta0, a.batch), lam_max(b.model, b.theta0, b.batch)))
+    return float(min(gs))
+
+
+def assumption3(batch: D.Batch, d_m: int, seed: int, key: int) -> tuple[float, float]:
+    """(N sigma_min(Zbar)^2 / |Zbar|_F^2, N lambda_min(G) / tr G) of ``batch`` at LeCun init, tau0 =
+    d_m^-1/2, weights from stream (seed, key, 9, d_m)."""
+    N, d_s, d = batch.X.shape
+    model = M.ShallowTransformer(d=d, d_s=d_s, d_m=d_m)
+    th = model.init_params(rng_for(seed, key, 9, d_m))
+    c = model.forward(th, batch)
+    Z = c.S @ batch.X
+    G = B.expected_gram(Z, 1.0)
+    return B.assumption3_pooled(Z.mean(axis=1)), N * float(np.linalg.eigvalsh(G)[0] / np.trace(G))

@@ -1,0 +1,114 @@
+"""The model's derivatives (Eq. (1.2), spec Sect. 1.3) and the softmax facts the Lipschitz constants
+use (spec Sect. 5.1, fact 1)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from bounds import wu2023 as B
+from verify.core import Ctx, Evidence, Kind, Provenance, Rule, claim
+from verify.numerics.gradcheck import check_grad
+from verify.numerics.softmax import softmax
+from verify.wu2023 import experiments as E
+from verify.wu2023 import model as M
+
+
+def _kink_free_setup(ctx: Ctx, key: int, init: str, p: float, **sizes: int) -> E.Setup | None:
+    """The first of ``redraws`` "active" set-ups (keys key, key + 1, ...) whose ReLU pre-activations
+    all stay ``kink_margin`` away from 0; None if there is none."""
+    for attempt in range(ctx.rule("redraws")):
+        s = E.make_setup(ctx.seed, key + attempt, tau0_power=p, init=init, regime="active", **sizes)
+        if np.min(np.abs(s.model.forward(s.theta0, s.batch).A)) > ctx.rule("kink_margin"):
+            return s
+    return None
+
+
+@claim(
+    "wu2023.grad",
+    reference="Eq. (1.2); spec Sect. 1.3",
+    kind=Kind.UPPER,
+    provenance=Provenance.DERIVED,
+    consistency=True,
+    statement="hand-derived gradients of the squared loss equal central differences (all inits, both tau0)",
+    assumptions=("no ReLU pre-activation within 1e-4 of the kink",),
+    quick=dict(N=4, d=6, d_s=5, d_m=40),
+    paper=dict(N=6, d_m=60),
+    rules={
+        "fd_rtol": Rule(1e-6, "relative part of the allowed |analytic - numeric|", "spec pass criterion"),
+        "fd_atol": Rule(1e-6, "absolute part of the allowed |analytic - numeric|", "spec pass criterion"),
+        "kink_margin": Rule(
+            1e-4, "finite differences are invalid across a ReLU kink: closer points are redrawn", "attncheck"
+        ),
+        "redraws": Rule(
+            20, "draws tried per (init, tau0) before the kink is declared unavoidable", "attncheck"
+        ),
+    },
+)
+def grad(ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int) -> Evidence:
+    """Wu et al. 2023, Eq. (1.2) with the hand-derived gradients. Kind: upper, DERIVED.
+
+    theory: 1 (the allowed scaled error); measured: the largest |analytic - numeric| / (fd_atol +
+    fd_rtol |numeric|) over every coordinate of every block (central differences at eps and eps/4
+    must also agree), for LeCun / He / NTK init, tau0 = d_m^-1/2 and d_m^-1, sum loss. Points whose
+    ReLU pre-activations come within ``kink_margin`` of 0 are redrawn (up to ``redraws`` times).
+    """
+    worst, notes = 0.0, []
+    for i, init in enumerate(B.INITS):
+        for j, p in enumerate((0.5, 1.0)):
+            s = _kink_free_setup(ctx, 100 * i + 10 * j, init, p, N=N, d=d, d_s=d_s, d_m=d_m)
+            if s is None:
+                return Evidence(1.0, None, failed=[f"ReLU kink unavoidable ({init}, tau0 power {p})"])
+            _, g = s.model.loss_and_grad(s.theta0, s.batch)
+            rep = check_grad(
+                lambda th, s=s: s.model.loss(M.Params.from_blocks(th), s.batch),
+                s.theta0.blocks(),
+                g.blocks(),
+                mode="full",
+                rtol=ctx.rule("fd_rtol"),
+                atol=ctx.rule("fd_atol"),
+                seed=ctx.seed,
+            )
+            worst = max(worst, rep.max_rel_error if not rep.unstable else math.inf)
+            notes.append(f"{init}, tau0=d_m^-{p:g}: {rep.summary()}")
+    if not math.isfinite(worst):
+        return Evidence(1.0, None, inconclusive="finite differences unstable", notes=notes)
+    return Evidence(theory=1.0, measured=worst, notes=notes)
+
+
+@claim(
+    "wu2023.softmax.lip",
+    reference="spec Sect. 5.1, fact 1",
+    kind=Kind.UPPER,
+    provenance=Provenance.DERIVED,
+    statement="|diag(p) - pp^T|_2 <= 1/2 and the row-wise softmax is 1/2-Lipschitz in Frobenius norm",
+    quick=dict(samples=2000, k=6),
+    paper=dict(samples=20000),
+    rules={"rtol": Rule(1e-12, "round-off margin on the constant 1/2", "spec pass criterion")},
+)
+def softmax_lip(ctx: Ctx, *, samples: int, k: int) -> Evidence:
+    """Spec Sect. 5.1 fact 1 (used for rho). Kind: upper, DERIVED; round-off margin ``rtol``.
+
+    theory: 1/2; measured: the largest of ||diag(p) - p p^T||_2 over random p (including two-point
+    p = (1/2, 1/2, 0...) where it is attained) and of ||softmax(L) - softmax(L')||_F / ||L - L'||_F
+    over random pairs of k x k logit matrices at scales 1e-2 .. 1e2.
+    """
+    rng = ctx.rng(1)
+    scales = 10.0 ** rng.uniform(-2, 2, size=(samples, 1))
+    z = rng.standard_normal((samples, k)) * scales
+    p = softmax(z)
+    p[0] = 0.0
+    p[0, :2] = 0.5
+    J = np.einsum("ni,ij->nij", p, np.eye(k)) - p[:, :, None] * p[:, None, :]
+    jac = float(np.max(np.linalg.eigvalsh(J)[:, -1]))
+    L = rng.standard_normal((samples // 10, k, k)) * scales[: samples // 10, :, None]
+    L2 = L + rng.standard_normal(L.shape) * 10.0 ** rng.uniform(-3, 1, size=(L.shape[0], 1, 1))
+    num = np.linalg.norm(softmax(L) - softmax(L2), axis=(1, 2))
+    lip = float(np.max(num / np.linalg.norm(L - L2, axis=(1, 2))))
+    return Evidence(
+        theory=B.SOFTMAX_LIP,
+        measured=max(jac, lip),
+        rtol=ctx.rule("rtol"),
+        notes=[f"max Jacobian norm {jac:.10f}, max Lipschitz ratio {lip:.6f}"],
+    )

@@ -1,0 +1,236 @@
+"""Proposition 1 (linear rate of GD under conditions C1, C2 on the width) and the facts of its proof
+(spec Sect. 5.1, 5.2): the PL-type inequality, the NTK floor, the Lipschitz constants rho and z, the
+rate itself, how far the conditions are from holding, and the rate on a log scale."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from bounds import wu2023 as B
+from verify.core import Ctx, Evidence, Kind, Provenance, Rule, Verdict, claim
+from verify.wu2023 import experiments as E
+from verify.wu2023 import model as M
+
+_SPEC = "spec pass criterion"
+
+
+@claim(
+    "wu2023.pl",
+    reference="Prop. 1 proof (PL-type inequality); spec Sect. 5.1 fact 7",
+    kind=Kind.LOWER,
+    provenance=Provenance.DERIVED,
+    statement="|grad l(theta)|^2 >= 2 tau1^2 sigma_min(F_pre(theta))^2 l(theta) along GD",
+    quick=dict(N=8, d=16, d_s=4, d_m=64, steps=60),
+    paper=dict(N=20, d=32, d_m=1024, steps=300),
+    rules={"rtol": Rule(1e-10, "round-off margin of an exact inequality", _SPEC)},
+)
+def pl(ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int, steps: int) -> Evidence:
+    """Spec fact 7 (exact: only the w_O block). Kind: lower, DERIVED, round-off margin ``rtol``.
+    theory: 1; measured: min over t, over LeCun / NTK init and both tau0 of
+    |grad l_t|^2 / (2 tau1^2 sigma_min(F_pre^t)^2 l_t), along GD with gamma = 1/lambda_max(K_0)."""
+    worst = math.inf
+    for init in ("lecun", "ntk"):
+        for p in (0.5, 1.0):
+            s, g = E.gd_setup(ctx.seed, N, d, d_s, d_m, p, init, "active")
+            tr = E.run_gd(s, g, steps, track_sigma=True)
+            den = 2 * s.model.tau1**2 * tr.extras["sig2"] * tr.loss
+            worst = min(worst, float(np.min(tr.grad_norm**2 / den)))
+    return Evidence(theory=1.0, measured=worst, rtol=ctx.rule("rtol"))
+
+
+@claim(
+    "wu2023.ntk.floor",
+    reference="spec Sect. 5.1 fact 8",
+    kind=Kind.LOWER,
+    provenance=Provenance.DERIVED,
+    statement="lambda_min(K(theta)) >= tau1^2 sigma_min(F_pre(theta))^2 at init and along GD",
+    quick=dict(N=8, d=16, d_s=4, d_m=64, steps=60, every=20),
+    paper=dict(N=20, d=32, d_m=1024, steps=300),
+    rules={"rtol": Rule(1e-8, "round-off margin of an exact inequality (eigenvalues of K)", _SPEC)},
+)
+def ntk_floor(ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int, steps: int, every: int) -> Evidence:
+    """Spec fact 8 (K = K_O + PSD blocks, K_O = tau1^2 F F^T). Kind: lower, DERIVED, round-off margin
+    ``rtol``. theory: 1; measured: min over iterates (every ``every`` steps), inits, tau0 of
+    lambda_min(K_t) / (tau1^2 sigma_min(F^t)^2)."""
+    worst = math.inf
+    for init in ("lecun", "ntk"):
+        for p in (0.5, 1.0):
+            s, g = E.gd_setup(ctx.seed, N, d, d_s, d_m, p, init, "active")
+            th = s.theta0
+            for _ in range(0, steps + 1, every):
+                K = s.model.ntk(th, s.batch)
+                floor = s.model.tau1**2 * M.sigma_min_sq(s.model.features(th, s.batch))
+                worst = min(worst, float(np.linalg.eigvalsh(K)[0] / floor))
+                th = E.run_gd(s, g, every, theta0=th).params
+    return Evidence(theory=1.0, measured=worst, rtol=ctx.rule("rtol"))
+
+
+@claim(
+    "wu2023.lipschitz",
+    reference="Prop. 1 (rho, z); spec Sect. 5.1 facts 2-6",
+    kind=Kind.UPPER,
+    provenance=Provenance.DERIVED,
+    statement="|F_pre(theta) - F_pre(theta')|_F <= rho |theta - theta'| and |J(theta)|_2 <= z on the ball",
+    quick=dict(N=6, d=8, d_s=4, d_m=32, configs=8, pairs=5),
+    paper=dict(configs=60, pairs=10),
+)
+def lipschitz(ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int, configs: int, pairs: int) -> Evidence:
+    """Spec Sect. 5.1 (softmax 1/2-Lipschitz, convex-combination and pooling bounds). Kind: upper,
+    DERIVED. theory: 1; measured: the largest of |F(t) - F(t')|_F / (rho |t - t'|) and |J(t)|_2 / z
+    over random points of the spectral ball B (radii C_b random multiples of |W_b^0|), cycling over
+    the inits, both scalings and both token regimes."""
+    rng = ctx.rng(5)
+    worst_rho = worst_z = 0.0
+    for k in range(configs):
+        init, p, regime = B.INITS[k % 3], (0.5, 1.0)[(k // 3) % 2], ("paper", "active")[k % 2]
+        s = E.make_setup(ctx.seed, 50 + k, N=N, d=d, d_s=d_s, d_m=d_m, tau0_power=p, init=init, regime=regime)
+        r, z = E.lipschitz_ratios(s, rng, pairs)
+        worst_rho, worst_z = max(worst_rho, r), max(worst_z, z)
+    return Evidence(
+        theory=1.0,
+        measured=max(worst_rho, worst_z),
+        notes=[f"max ratio rho: {worst_rho:.3f}, z: {worst_z:.3f}"],
+    )
+
+
+def _prop1_notes(g: float, tau1: float, alpha: float, ok_t: int, steps: int, L, bound, q1, sig2) -> list[str]:
+    return [
+        f"gamma = {g:.4g}, alpha^2 = {alpha**2:.4g}, q = {1 - g * tau1**2 * alpha**2 / 4:.6f}",
+        f"premises held up to t = {ok_t} of {steps}; final loss {L[-1]:.3e}, bound {bound[-1]:.3e}",
+        f"conditions at init: C1 ratio {q1.c1:.3e}, C2 ratio {q1.c2:.3e} (>= 1 needed): "
+        + ("both hold" if min(q1.c1, q1.c2) >= 1 else "not met, so Prop. 1 itself does not apply"),
+        f"min_t sigma_min(F^t)/alpha = {math.sqrt(np.min(sig2)) / alpha:.4f}",
+    ]
+
+
+@claim(
+    "wu2023.prop1",
+    reference="Prop. 1 (linear rate); spec Sect. 5.2",
+    kind=Kind.UPPER,
+    provenance=Provenance.RECONSTRUCTED,
+    statement="l_t <= (1 - gamma tau1^2 alpha^2/4)^t l_0 wherever the per-step sufficient decrease and "
+    "sigma_min(F_pre^s) >= alpha/2 held for s <= t",
+    assumptions=(
+        "sufficient decrease l_{s+1} <= l_s - gamma/2 |grad l_s|^2 holds at s = 0",
+        "gamma <= 1/lambda_max(K_0)",
+    ),
+    quick=dict(N=8, d=16, d_s=4, d_m=128, steps=200, tau0_power=0.5, init="lecun", regime="active"),
+    paper=dict(N=100, d=128, d_s=8, d_m=2048, steps=400),
+    rules={
+        "decrease_rtol": Rule(
+            1e-12, "round-off allowance (relative to l_s) in the sufficient-decrease premise", "attncheck"
+        )
+    },
+)
+def prop1(
+    ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int, steps: int, tau0_power: float, init: str, regime: str
+) -> Evidence:
+    """Wu et al. 2023, Prop. 1 (reviews: rate named with alpha = sigma_min(F_pre^0); constants ours).
+    Kind: upper, RECONSTRUCTED statement with a DERIVED proof, so a failure where the premises hold is
+    a bug. theory: 1; measured: max over the checkable t of l_t / (q^t l_0), q = 1 - gamma tau1^2
+    alpha^2 / 4 (``bounds.wu2023.rate_bound``), along GD with gamma = 1/lambda_max(K_0) (sum loss).
+    t is checkable when sufficient decrease (up to ``decrease_rtol``) held at every s < t and
+    sigma_min(F^s) >= alpha/2 at every s <= t (the premises replace C3, which has no finite C for
+    ReLU). The C1 / C2 ratios of the conditions at init are reported; if both held, P2 must hold at
+    all t (also checked)."""
+    s, g = E.gd_setup(ctx.seed, N, d, d_s, d_m, tau0_power, init, regime)
+    tr = E.run_gd(s, g, steps, track_sigma=True)
+    q1 = E.prop1_at_init(s)
+    alpha, L = math.sqrt(tr.extras["sig2"][0]), tr.loss
+    ok, p2 = E.prop1_premises(tr, g, ctx.rule("decrease_rtol"))
+    if L.size < 2 or not ok[1]:
+        return Evidence(1.0, None, failed=["sufficient decrease or sigma_min >= alpha/2 at step 0"])
+    t = np.arange(L.size)
+    bound = B.rate_bound(L[0], g, s.model.tau1, alpha, t)
+    ok[0] = False  # l_0 = bound_0 by definition
+    measured = float(np.max(L[ok] / bound[ok]))
+    notes = _prop1_notes(g, s.model.tau1, alpha, int(np.max(t[ok])), steps, L, bound, q1, tr.extras["sig2"])
+    if min(q1.c1, q1.c2) >= 1 and not p2.all():
+        # Prop. 1's conclusion sigma_min(F^t) >= alpha/2 fails although its conditions hold
+        notes.append("C1, C2 held but sigma_min(F^t) fell below alpha/2: Prop. 1 contradicted")
+        measured = max(measured, 1e300)
+    idx = np.unique(np.linspace(0, L.size - 1, 100).astype(int))
+    return Evidence(
+        theory=1.0,
+        measured=measured,
+        notes=notes,
+        series={"t": idx.tolist(), "loss": L[idx].tolist(), "bound": bound[idx].tolist()},
+        params={"gamma": g, "alpha2": alpha**2, "c1": q1.c1, "c2": q1.c2},
+    )
+
+
+@claim(
+    "wu2023.prop1.vacuous",
+    reference="Prop. 1 conditions; Corollary 1; spec Sect. 5.2",
+    kind=Kind.CONDITION,
+    provenance=Provenance.DERIVED,
+    statement="the width at which the Prop. 1 conditions C1 and C2 would hold at init, against the "
+    "largest width run",
+    quick=dict(N=8, d=16, d_s=4, widths=[64, 128, 256, 512], seeds=2, tau0_power=0.5),
+    paper=dict(N=20, d=32, widths=[1024, 2048, 4096, 8192, 16384], seeds=3),
+    expect=Verdict.VACUOUS,
+)
+def prop1_vacuous(
+    ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int], seeds: int, tau0_power: float
+) -> Evidence:
+    """Reviewer question "are the conditions non-vacuous at concrete sizes?"; spec Sect. 5.2. Kind:
+    condition, DERIVED observation. theory: the extrapolated width d_m* at which min(C1, C2) ratio
+    reaches 1 (power-law fit of the measured ratios at LeCun init against d_m); measured: the largest
+    width run. Verdict vacuous when d_m* exceeds it; the ratios themselves are in the series."""
+    r = E.c_ratio_sweep(ctx, N, d, d_s, widths, seeds, tau0_power)
+    w = np.array(widths, dtype=float)
+    t1, t2 = E.threshold(w, r[:, 0]), E.threshold(w, r[:, 1])
+    need = max(t1, t2)
+    return Evidence(
+        theory=need if math.isfinite(need) else 1e300,
+        measured=float(max(widths)),
+        seeds=ctx.seeds(seeds),
+        series={"d_m": widths, "c1": r[:, 0].tolist(), "c2": r[:, 1].tolist()},
+        notes=[
+            f"C1 ratios {np.round(r[:, 0], 6).tolist()}, C2 ratios {np.array2string(r[:, 1], precision=3)}",
+            f"extrapolated thresholds: C1 at d_m ~ {t1:.3g}, C2 at d_m ~ {t2:.3g}",
+        ],
+    )
+
+
+@claim(
+    "wu2023.review.logplot",
+    reference="Prop. 1; reviewer question (theoretical vs empirical decay on a log scale)",
+    kind=Kind.LOWER,
+    provenance=Provenance.RECONSTRUCTED,
+    statement="the empirical per-step log-loss decay is at least the Prop. 1 rate -log(1 - gamma alpha^2/4)",
+    quick=dict(N=10, d=16, d_s=4, d_m=128, steps=200, tau0_power=0.5),
+    paper=dict(N=100, d=128, d_s=8, d_m=2048, steps=400),
+)
+def review_logplot(
+    ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int, steps: int, tau0_power: float
+) -> Evidence:
+    """Reviewer question "could a log-scale plot of theoretical vs empirical decay be convincing?".
+    Kind: lower, RECONSTRUCTED (Prop. 1 rate). theory: -log q with q from ``bounds.wu2023.
+    rate_factor`` (LeCun, gamma = 1/lambda_max(K_0), "paper" tokens, sum loss); measured: the
+    average decay -log(l_T / l_0) / T. slack = how many orders the bound is loose; log10 curves in
+    the series."""
+    s, g = E.gd_setup(ctx.seed, N, d, d_s, d_m, tau0_power, "lecun", "paper")
+    tr = E.run_gd(s, g, steps)
+    alpha = math.sqrt(M.sigma_min_sq(s.model.features(s.theta0, s.batch)))
+    q = B.rate_factor(g, s.model.tau1, alpha)
+    T = tr.loss.size - 1
+    emp = -math.log(tr.loss[-1] / tr.loss[0]) / T
+    idx = np.unique(np.linspace(0, T, 100).astype(int))
+    lam_min = np.linalg.eigvalsh(s.model.ntk(s.theta0, s.batch))[0]
+    return Evidence(
+        theory=-math.log(q),
+        measured=emp,
+        series={
+            "t": idx.tolist(),
+            "log10_loss": np.log10(tr.loss[idx]).tolist(),
+            "log10_bound": (np.log10(tr.loss[0]) + idx * math.log10(q)).tolist(),
+        },
+        notes=[
+            f"empirical decay {emp:.4g} per step vs Prop. 1 {-math.log(q):.4g}: the bound is "
+            f"{emp / -math.log(q):.1f}x slower; "
+            f"lambda_min(K_0) / alpha^2 = {float(f'{lam_min / alpha**2:.4g}')}"
+        ],
+    )
