@@ -8,11 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from verify.deora2023 import data as D
 from verify.deora2023 import experiments as E
 from verify.deora2023 import model as M
-from verify.deora2023.data import Mixture, random_tokens, token_radius
-from verify.deora2023.ntk import svm_margin
 from verify.numerics.gradcheck import assert_grad_ok, check_adjoint, check_grad, check_hvp
+from verify.numerics.model import Model
 
 sizes = dict(
     H=st.integers(1, 4), T=st.integers(2, 5), d=st.integers(2, 4), n=st.integers(1, 5),
@@ -23,7 +23,7 @@ sizes = dict(
 def _case(H: int, T: int, d: int, n: int, s: float, xs: float, seed: int):
     rng = np.random.default_rng(seed)
     params = {"U": s * rng.standard_normal((H, T, d)), "W": s * rng.standard_normal((H, d, d))}
-    X = random_tokens(rng, n, T, d, xs)
+    X = D.random_tokens(rng, n, T, d, xs)
     y = rng.choice(np.array([-1.0, 1.0]), size=n)
     return params, X, y
 
@@ -120,11 +120,6 @@ def test_jvp_vjp_adjoint() -> None:
     assert_grad_ok(check_adjoint(jvp, vjp, (M.n_params(H, T, d),), (X.shape[0],)))
 
 
-# -------------------------------------------------------------------------------------------------
-# invariances (metamorphic tests)
-# -------------------------------------------------------------------------------------------------
-
-
 @given(**sizes)
 def test_permuting_heads(H: int, T: int, d: int, n: int, s: float, xs: float, seed: int) -> None:
     params, X, y = _case(H, T, d, n, s, xs, seed)
@@ -164,7 +159,7 @@ def test_splitting_a_head(H: int, T: int, d: int, n: int, s: float, xs: float, s
 def test_paired_init_gives_zero_output_and_equal_head_norms() -> None:
     rng = np.random.default_rng(0)
     params = M.init_params(rng, 6, 5, 4, w_scale=0.3)
-    X = random_tokens(rng, 7, 5, 4)
+    X = D.random_tokens(rng, 7, 5, 4)
     assert np.max(np.abs(M.phi(params, X))) < 1e-14
     blocks = M.phi_head_blocks(params, X)  # (n, H, q, q); q = T d + d^2 = 36, U part first (20)
     a, b = blocks[:, :3], blocks[:, 3:]
@@ -180,7 +175,7 @@ def test_single_query_variant_is_the_row0_restriction() -> None:
     H, T, d = 3, 4, 3
     u = rng.standard_normal((H, d))
     W = rng.standard_normal((H, d, d))
-    X = random_tokens(rng, 5, T, d)
+    X = D.random_tokens(rng, 5, T, d)
     U = np.zeros((H, T, d))
     U[:, 0] = u
     ref = np.array([sum(u[h] @ x.T @ np.exp(a := x @ W[h].T @ x[0]) / np.exp(a).sum() for h in range(H))
@@ -193,11 +188,6 @@ def test_forward_is_stable_for_huge_logits() -> None:
     params["W"] *= 1e5
     L, g = M.loss_and_grad(params, X, y)
     assert np.isfinite(L) and all(np.all(np.isfinite(v)) for v in g.values())
-
-
-# -------------------------------------------------------------------------------------------------
-# losses, data, NTK margin
-# -------------------------------------------------------------------------------------------------
 
 
 @given(z=st.floats(-700, 700))
@@ -214,7 +204,7 @@ def test_logistic_loss_properties(z: float) -> None:
 @given(T=st.integers(2, 12), zeta=st.floats(0.05, 1.0), S=st.floats(0.1, 5.0), n=st.integers(1, 20),
        variant=st.sampled_from(["O", "A"]), seed=st.integers(0, 1000))  # fmt: skip
 def test_mixture_samples(T: int, zeta: float, S: float, n: int, variant: str, seed: int) -> None:
-    mix = Mixture(T=T, d=8, zeta=zeta, S=S, sigma=0.0, M=4, variant=variant)
+    mix = D.Mixture(T=T, d=8, zeta=zeta, S=S, sigma=0.0, M=4, variant=variant)
     X, y, rel = mix.sample(np.random.default_rng(seed), n)
     assert X.shape == (n, T, 8) and set(np.unique(y)) <= {-1.0, 1.0}
     assert np.all(rel.sum(axis=1) == mix.m_r)
@@ -222,13 +212,33 @@ def test_mixture_samples(T: int, zeta: float, S: float, n: int, variant: str, se
     mu_p, mu_m, _ = mix.means()
     want = np.where(y[:, None, None] > 0, mu_p, mu_m)
     np.testing.assert_allclose(np.where(rel[..., None], X, want), np.broadcast_to(want, X.shape))
-    assert token_radius(X) == pytest.approx(S)
+    assert D.token_radius(X) == pytest.approx(S)
 
 
 def test_svm_margin_known_cases() -> None:
-    m = svm_margin(np.array([[1.0, 0.0], [0.0, 1.0]]))
+    m = E.svm_margin(np.array([[1.0, 0.0], [0.0, 1.0]]))
     assert m.gamma == pytest.approx(1 / np.sqrt(2), rel=1e-9) and m.separable
-    assert not svm_margin(np.array([[1.0, 0.0], [-1.0, 0.0]])).separable
+    assert not E.svm_margin(np.array([[1.0, 0.0], [-1.0, 0.0]])).separable
+
+
+def test_model_object_follows_the_protocol() -> None:
+    """MultiHeadAttention is a Model over AttnParams: the same numbers as the functions, grads of the
+    params' type, and the GD loop returns the container it was given."""
+    rng = np.random.default_rng(3)
+    params = M.init_params(rng, 4, 3, 2, w_scale=0.5)
+    batch = D.Batch(D.random_tokens(rng, 6, 3, 2), rng.choice(np.array([-1.0, 1.0]), size=6))
+    model = M.MultiHeadAttention()
+    assert isinstance(model, Model) and isinstance(params, M.AttnParams)
+    L, g = model.loss_and_grad(params, batch)
+    L0, g0 = M.loss_and_grad(params, batch.X, batch.y)
+    assert isinstance(g, M.AttnParams) and L == L0 == model.loss(params, batch)
+    np.testing.assert_array_equal(g.W, g0["W"])
+    np.testing.assert_array_equal(model.forward(params, batch), M.phi(params, batch.X))
+    assert isinstance(model.hvp(params, batch, g), M.AttnParams)
+    traj, _ = E.run_gd(params, batch.X, batch.y, 0.5, 3)
+    assert isinstance(traj.params, M.AttnParams)
+    with pytest.raises(ValueError, match="loss_name"):
+        M.MultiHeadAttention(loss_name="hinge")
 
 
 def test_gd_decreases_loss_and_snapshots() -> None:
@@ -236,11 +246,6 @@ def test_gd_decreases_loss_and_snapshots() -> None:
     traj, snaps = E.run_gd(pr.params0, pr.X, pr.y, 1.0, 20, snapshots=(0, 20))
     assert np.all(np.diff(traj.loss) <= 0) and set(snaps) == {0, 20}
     np.testing.assert_array_equal(snaps[20]["U"], traj.params["U"])
-
-
-# -------------------------------------------------------------------------------------------------
-# bad input
-# -------------------------------------------------------------------------------------------------
 
 
 def test_bad_inputs_raise() -> None:
@@ -266,10 +271,10 @@ def test_bad_inputs_raise() -> None:
     with pytest.raises(ValueError, match="directions"):
         M.phi_hvp(params, X, {"U": np.zeros((1, 2, 3)), "W": np.zeros((2, 2, 2))})
     with pytest.raises(ValueError, match="variant"):
-        Mixture(variant="B")
+        D.Mixture(variant="B")
     with pytest.raises(ValueError, match="needs d >= 6"):
-        Mixture(d=5, M=4, variant="O")
+        D.Mixture(d=5, M=4, variant="O")
     with pytest.raises(ValueError, match="zeta"):
-        Mixture(zeta=0.0)
+        D.Mixture(zeta=0.0)
     with pytest.raises(ValueError, match="last axis"):
         M.unpack(np.zeros(5), 2, 3, 2)

@@ -15,7 +15,6 @@ from bounds import deora2023 as B
 from tests.support import cached_run
 from verify.core import Provenance, Verdict, run_claim
 from verify.core.registry import registry
-from verify.deora2023 import claims as C
 from verify.deora2023 import experiments as E
 from verify.deora2023 import model as M
 
@@ -52,19 +51,14 @@ def test_runs_are_bit_identical() -> None:
 
 @pytest.fixture
 def fresh() -> None:
-    """Claims share measurements through a memo; a perturbed model must not see cached ones."""
-    E.clear_memo()
+    """Claims share measurements through cached sweeps; a perturbed model must not see cached ones."""
+    E.clear_caches()
     yield
-    E.clear_memo()
+    E.clear_caches()
 
 
 def _verdict(cid: str, **kw) -> Verdict:
     return run_claim(cid, raise_errors=True, **kw).verdict
-
-
-# -------------------------------------------------------------------------------------------------
-# property-based runs of the DERIVED claims
-# -------------------------------------------------------------------------------------------------
 
 
 @settings(max_examples=5)
@@ -111,11 +105,6 @@ def test_mixture_margin_property(seed: int, S: float, n: int) -> None:
     assert r.measured >= r.theory * (1 - 1e-4)
 
 
-# -------------------------------------------------------------------------------------------------
-# every claim can fail: wrong bounds and perturbed models
-# -------------------------------------------------------------------------------------------------
-
-
 def _scaled(monkeypatch: pytest.MonkeyPatch, name: str, factor: float) -> None:
     orig = getattr(B, name)
     monkeypatch.setattr(B, name, lambda *a, **k: factor * orig(*a, **k))
@@ -135,8 +124,8 @@ def test_hvp_catches_wrong_hvp(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_hvp_catches_wrong_quadratic_form(monkeypatch: pytest.MonkeyPatch) -> None:
-    orig = C.quadratic_form
-    monkeypatch.setattr(C, "quadratic_form", lambda p, x, v: 1.001 * orig(p, x, v))
+    orig = M.quadratic_form
+    monkeypatch.setattr(M, "quadratic_form", lambda p, x, v: 1.001 * orig(p, x, v))
     assert _verdict("deora2023.hvp", cases=2) == Verdict.VIOLATED
 
 
@@ -242,14 +231,14 @@ def test_mixture_noisy_catches_high_lower_bound(monkeypatch: pytest.MonkeyPatch)
 def test_ntk_concentration_catches_non_concentrating_kernel(
     monkeypatch: pytest.MonkeyPatch, fresh: None
 ) -> None:
-    orig = C.ntk_gram_point
+    orig = E.ntk_gram_point
 
-    def noisy(args):
-        g, m = orig(args)
-        r = np.random.default_rng(list(args))
-        return g * (1 + 0.05 * r.standard_normal()), m * (1 + 0.01 * args[2] ** 0.5 * r.standard_normal())
+    def noisy(p: E.NtkGramPoint):
+        g, m = orig(p)
+        r = np.random.default_rng([p.data_seed, p.init_seed, p.H])
+        return g * (1 + 0.05 * r.standard_normal()), m * (1 + 0.01 * p.H**0.5 * r.standard_normal())
 
-    monkeypatch.setattr(C, "ntk_gram_point", noisy)
+    monkeypatch.setattr(E, "ntk_gram_point", noisy)
     kw = dict(Hs=(4, 16, 64), seeds=6)
     assert _verdict("deora2023.ntk.concentration", **kw) == Verdict.VIOLATED
     assert _verdict("deora2023.ntk.concentration.margin", **kw) == Verdict.VIOLATED
@@ -293,13 +282,13 @@ def test_rate_K_catches_slow_rate(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_lazy_claims_catch_wrong_movement(monkeypatch: pytest.MonkeyPatch, fresh: None) -> None:
-    orig = C.lazy_point
+    orig = E.lazy_point
 
-    def moved(args):
-        out = orig(args)
-        return (out[0] * args[1] ** 0.3, *out[1:])
+    def moved(p: E.LazyPoint):
+        out = orig(p)
+        return (out[0] * p.H**0.3, *out[1:])
 
-    monkeypatch.setattr(C, "lazy_point", moved)
+    monkeypatch.setattr(E, "lazy_point", moved)
     kw = dict(Hs=(2, 8, 32), K=100)
     assert _verdict("deora2023.lazy", **kw) == Verdict.VIOLATED
     assert _verdict("deora2023.lazy.abs", **kw) == Verdict.VIOLATED
@@ -312,7 +301,7 @@ def test_gen_derived_catches_small_bound(monkeypatch: pytest.MonkeyPatch) -> Non
 
 
 def test_gen_rate_catches_flat_test_loss(monkeypatch: pytest.MonkeyPatch) -> None:
-    orig = C.gen_rate_point
-    monkeypatch.setattr(C, "gen_rate_point", lambda args: orig(args) * args[1] ** 1.2)
+    orig = E.gen_rate_point
+    monkeypatch.setattr(E, "gen_rate_point", lambda p: orig(p) * p.n**1.2)
     kw = dict(ns=(10, 20, 40), seeds=1, K_per_n=5, test_size=300)
     assert _verdict("deora2023.gen.rate", **kw) == Verdict.VIOLATED

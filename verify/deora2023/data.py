@@ -1,8 +1,9 @@
-"""Data for Deora et al.: the tokenized-mixture model (spec section 9.1, RECONSTRUCTED) and generic
-random token sequences, plus the closed-form margins at W = 0 (section 9.2, DERIVED)."""
+"""Data for Deora et al.: the tokenized-mixture model (spec Sect. 9.1, RECONSTRUCTED), generic random
+token sequences, and the batch / problem types the model and the experiments take."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -81,3 +82,35 @@ def random_tokens(rng: np.random.Generator, n: int, T: int, d: int, scale: float
 def token_radius(X: np.ndarray) -> float:
     """R = max_t ||x_t|| over a batch (n, T, d) (the realised A2 constant)."""
     return float(np.max(np.linalg.norm(np.asarray(X, dtype=np.float64), axis=-1)))
+
+
+@dataclass(frozen=True)
+class Batch:
+    """A labelled sample: X (n, T, d) token sequences and y (n,) labels in {-1, +1}."""
+
+    X: np.ndarray
+    y: np.ndarray
+
+
+@dataclass
+class Problem:
+    """A training set (X (n, T, d), y (n,), relevant-token mask rel (n, T)) of the mixture ``mix`` and
+    an initialisation params0 (blocks U (H, T, d), W (H, d, d))."""
+
+    X: np.ndarray
+    y: np.ndarray
+    rel: np.ndarray
+    params0: Mapping[str, np.ndarray]
+    mix: Mixture
+
+    @property
+    def batch(self) -> Batch:
+        return Batch(self.X, self.y)
+
+    @property
+    def R(self) -> float:
+        return token_radius(self.X)
+
+    @property
+    def H(self) -> int:
+        return self.params0["U"].shape[0]

@@ -1,35 +1,36 @@
-"""Experiment helpers for the deora2023 claims: problem setup, GD runs with snapshots, and the
-module-level sweep functions that ``ctx.map`` may send to a process pool."""
+"""Experiments of the deora2023 claims: problem setup, GD runs with snapshots, NTK margins (the SVM of
+spec Sect. 11), the typed sweep points with their module-level workers (``ctx.map`` may send them to a
+process pool), and the sweeps that several claims share, cached per process with ``functools.cache``.
+
+A cached sweep takes a frozen ``*Sweep`` dataclass whose ``mapper`` (the claim's ``ctx.map``) is left
+out of its hash: a parallel map returns the serial result, so the mapper never changes the value.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import functools
+import math
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 
 import numpy as np
+from scipy import stats
+from scipy.optimize import minimize
 
+from bounds import deora2023 as B
+from bounds.checks import check_array, check_int
+from verify.core.context import Mapper, serial_map
+from verify.deora2023 import data as D
 from verify.deora2023 import model as M
-from verify.deora2023.data import Mixture, token_radius
-from verify.deora2023.ntk import svm_margin
 from verify.numerics.gd import Trajectory, gradient_descent
 
+Params = Mapping[str, np.ndarray]
+MODEL = M.MultiHeadAttention()
 
-@dataclass
-class Problem:
-    """A training set (X (n, T, d), y (n,), relevant-token mask) and an initialisation."""
 
-    X: np.ndarray
-    y: np.ndarray
-    rel: np.ndarray
-    params0: dict[str, np.ndarray]
-    mix: Mixture
-
-    @property
-    def R(self) -> float:
-        return token_radius(self.X)
-
-    @property
-    def H(self) -> int:
-        return self.params0["U"].shape[0]
+def _rng(seed: int, *keys: int) -> np.random.Generator:
+    """The stream ``Ctx(seed=seed).rng(*keys)`` gives."""
+    return np.random.default_rng([seed, *keys])
 
 
 def make_problem(
@@ -46,81 +47,665 @@ def make_problem(
     variant: str = "O",
     zeta: float = 1 / 3,
     w_scale: float = 0.0,
-) -> Problem:
-    """Tokenized mixture (spec 9.1) with the paired initialisation I0 (spec 1.5)."""
-    mix = Mixture(T=T, d=d, zeta=zeta, S=S, sigma=sigma, M=M_irr, variant=variant)
+) -> D.Problem:
+    """Tokenized mixture (spec Sect. 9.1) with the paired initialisation I0 (spec Sect. 1.5)."""
+    mix = D.Mixture(T=T, d=d, zeta=zeta, S=S, sigma=sigma, M=M_irr, variant=variant)
     X, y, rel = mix.sample(data_rng, n)
-    return Problem(X, y, rel, M.init_params(init_rng, H, T, d, w_scale=w_scale), mix)
+    return D.Problem(X, y, rel, M.init_params(init_rng, H, T, d, w_scale=w_scale), mix)
 
 
 def run_gd(
-    params0: dict[str, np.ndarray],
+    params0: Params,
     X: np.ndarray,
     y: np.ndarray,
     eta: float,
     K: int,
     snapshots: tuple[int, ...] | list[int] = (),
     every: int | None = None,
-) -> tuple[Trajectory, dict[int, dict[str, np.ndarray]]]:
+) -> tuple[Trajectory, dict[int, M.AttnParams]]:
     """Full-batch GD on the logistic empirical risk; returns the trajectory and copies of theta_k
     at the steps in ``snapshots`` (and every ``every`` steps)."""
     want = set(snapshots) | ({k for k in range(0, K + 1, every)} if every else set())
-    snaps: dict[int, dict[str, np.ndarray]] = {}
+    snaps: dict[int, M.AttnParams] = {}
+    batch = D.Batch(X, y)
 
     def keep(theta, grads, loss, t):
         if t in want:
-            snaps[t] = {k: np.array(v, copy=True) for k, v in theta.items()}
+            snaps[t] = M.AttnParams(**{k: np.array(v, copy=True) for k, v in theta.items()})
         return 0.0
 
     def lg(theta):
-        return M.loss_and_grad(theta, X, y, validate=False)
+        return MODEL.loss_and_grad(theta, batch, validate=False)
 
     traj = gradient_descent(params0, lg, eta, K, record={"snap": keep})
     return traj, snaps
 
 
-def value_norm_max(params: dict[str, np.ndarray]) -> float:
+def value_norm_max(params: Params) -> float:
     """u = max_h ||U_h||_F."""
     return float(np.max(np.linalg.norm(params["U"].reshape(params["U"].shape[0], -1), axis=1)))
 
 
-def value_norm_mean_sq(params: dict[str, np.ndarray]) -> float:
+def value_norm_mean_sq(params: Params) -> float:
     """(1/H) sum_h ||U_h||_F^2."""
     return float(np.mean(np.sum(params["U"] ** 2, axis=(1, 2))))
 
 
-def dist(a: dict[str, np.ndarray], b: dict[str, np.ndarray]) -> float:
+def dist(a: Params, b: Params) -> float:
     return float(np.sqrt(sum(np.sum((a[k] - b[k]) ** 2) for k in a)))
 
 
-def lerp(a: dict[str, np.ndarray], b: dict[str, np.ndarray], s: float) -> dict[str, np.ndarray]:
+def lerp(a: Params, b: Params, s: float) -> dict[str, np.ndarray]:
     return {k: (1.0 - s) * a[k] + s * b[k] for k in a}
 
 
-def ntk_margins(params: dict[str, np.ndarray], X: np.ndarray, y: np.ndarray):
+def shift(params: Params, direction: np.ndarray, lam: float) -> dict[str, np.ndarray]:
+    """theta + lam * direction, ``direction`` a leading part of the packed vector (e.g. the U block)."""
+    H, T, d = M.check_params(params)
+    full = np.zeros(M.n_params(H, T, d))
+    full[: direction.size] = direction
+    return M.unpack(M.pack(params) + lam * full, H, T, d)
+
+
+@dataclass(frozen=True)
+class Margin:
+    """gamma = min_i <Z_i, theta_star> with ||theta_star|| = 1 (gamma <= 0: not separable)."""
+
+    gamma: float
+    theta_star: np.ndarray
+    separable: bool
+
+
+def svm_margin(Z: np.ndarray, *, max_alpha: float = 1e8) -> Margin:
+    """Bias-free hard-margin SVM on the rows of Z (n, p): solve min_{alpha >= 0} a^T G a / 2 - 1^T a
+    (G = Z Z^T) with L-BFGS-B, then polish on the support set by the KKT system G_SS a_S = 1."""
+    Z = check_array("Z", Z, ndim=2)
+    n = Z.shape[0]
+    G = Z @ Z.T
+    scale = max(float(np.max(np.diag(G))), 1e-300)
+    Gs = G / scale  # the dual of Z / sqrt(scale)
+
+    def fg(a: np.ndarray) -> tuple[float, np.ndarray]:
+        Ga = Gs @ a
+        return 0.5 * float(a @ Ga) - float(a.sum()), Ga - 1.0
+
+    res = minimize(
+        fg,
+        np.full(n, 1.0 / n),
+        jac=True,
+        method="L-BFGS-B",
+        bounds=[(0.0, max_alpha)] * n,
+        options={"gtol": 1e-12, "ftol": 1e-15, "maxiter": 5000},
+    )
+    a = res.x
+    if np.max(a) >= 0.99 * max_alpha:
+        return Margin(0.0, np.zeros(Z.shape[1]), False)
+    best = _direction(Z, a)
+    # polish: exact KKT solve on the support set, kept only if it is feasible and better
+    sup = a > 1e-8 * max(1.0, float(np.max(a)))
+    if sup.any():
+        try:
+            aS = np.linalg.lstsq(Gs[np.ix_(sup, sup)], np.ones(int(sup.sum())), rcond=None)[0]
+            if np.all(aS >= 0):
+                a2 = np.zeros(n)
+                a2[sup] = aS
+                cand = _direction(Z, a2)
+                if cand.gamma > best.gamma:
+                    best = cand
+        except np.linalg.LinAlgError:
+            pass
+    return best
+
+
+def _direction(Z: np.ndarray, a: np.ndarray) -> Margin:
+    w = Z.T @ a
+    nw = float(np.linalg.norm(w))
+    if nw == 0:
+        return Margin(0.0, np.zeros(Z.shape[1]), False)
+    theta = w / nw
+    gamma = float(np.min(Z @ theta))
+    return Margin(gamma, theta, gamma > 0)
+
+
+def ntk_margins(params: Params, X: np.ndarray, y: np.ndarray) -> tuple[Margin, Margin]:
     """(U-block margin, full margin) of the NTK features y_i grad Phi(theta; X_i)."""
     F = M.features(params, X) * y[:, None]
     H, T, d = M.check_params(params)
     return svm_margin(F[:, : H * T * d]), svm_margin(F)
 
 
-def curvature_kappa(params: dict[str, np.ndarray], X: np.ndarray, y: np.ndarray) -> float:
+def ntk_setup(seed: int, n: int, H: int, S: float, sigma: float) -> tuple[D.Problem, Margin, Margin, float]:
+    """A mixture problem at theta_0, its (U-block, full) NTK margins and B0 = max_i |Phi(theta_0; X_i)|."""
+    pr = make_problem(_rng(seed, 1), _rng(seed, 2), n=n, H=H, S=S, sigma=sigma)
+    mU, mF = ntk_margins(pr.params0, pr.X, pr.y)
+    B0 = float(np.max(np.abs(M.phi(pr.params0, pr.X))))
+    return pr, mU, mF, B0
+
+
+def curvature_kappa(params: Params, X: np.ndarray, y: np.ndarray) -> float:
     """max(0, -lambda_min(M)) / L(theta): a rigorous upper bound on the self-bounded weak-convexity
     ratio max(0, -lambda_min(grad^2 L)) / L at theta (M = non-PSD, head-block-diagonal part)."""
     lam = M.curvature_lambda_min(params, X, y)
     return max(0.0, -lam) / M.loss(params, X, y)
 
 
-_MEMO: dict[tuple, object] = {}
+def random_case(
+    rng: np.random.Generator, H: int, T: int, d: int, s: float, x_scale: float, n: int
+) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray]:
+    """theta with N(0, s^2) entries, Gaussian tokens X (n, T, d) of scale x_scale, random labels."""
+    params = {"U": s * rng.standard_normal((H, T, d)), "W": s * rng.standard_normal((H, d, d))}
+    X = D.random_tokens(rng, n, T, d, x_scale)
+    y = rng.choice(np.array([-1.0, 1.0]), size=n)
+    return params, X, y
 
 
-def memo(key: tuple, fn):
-    """Return the cached ``fn()`` for ``key`` (measurements only; never bounds), computing it once.
-    Claims sharing one experiment (train.logic / paperform / Hcond) then run it once per process."""
-    if key not in _MEMO:
-        _MEMO[key] = fn()
-    return _MEMO[key]
+def cases(rng: np.random.Generator, count: int) -> Iterator[tuple[int, int, int, float, float]]:
+    """Random (H, T, d, s, x_scale) from the spec's ranges (Sect. 11, .grad)."""
+    for _ in range(check_int("cases", count)):
+        yield (
+            int(rng.integers(1, 5)),
+            int(rng.integers(2, 6)),
+            int(rng.integers(2, 5)),
+            float(rng.choice([0.1, 1.0, 3.0])),
+            float(rng.choice([0.5, 1.0, 2.0])),
+        )
 
 
-def clear_memo() -> None:
-    _MEMO.clear()
+def trained_problem(seed: int, H: int, steps: int) -> tuple[D.Problem, M.AttnParams]:
+    """A mixture problem (n = 20) and theta_K after ``steps`` GD steps at eta = 1."""
+    pr = make_problem(_rng(seed, 10), _rng(seed, 11), n=20, H=H)
+    traj, _ = run_gd(pr.params0, pr.X, pr.y, 1.0, steps)
+    return pr, traj.params
+
+
+def grad_ratio(params: Params, X: np.ndarray) -> np.ndarray:
+    """||grad Phi_i||^2 / beta_2(theta)^2 with the per-sample R_i = max_t ||x_{i,t}||."""
+    _H, T, _ = M.check_params(params)
+    g2 = M.grad_norms(params, X) ** 2
+    m = value_norm_mean_sq(params)
+    return np.array([g / B.grad_bound_sq(T, D.token_radius(x[None]), m) for g, x in zip(g2, X, strict=True)])
+
+
+def hess_ratio(params: Params, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(||grad^2 Phi_i|| / (beta_3/sqrt H), and the same for the single-query variant V1 (query row 0,
+    sqrt(T) -> 1)) for every sample."""
+    H, T, d = M.check_params(params)
+    blocks = M.phi_head_blocks(params, X)
+    blocks = (blocks + np.swapaxes(blocks, -1, -2)) / 2
+    norms = np.max(np.abs(np.linalg.eigvalsh(blocks)), axis=(1, 2))
+    keep = np.concatenate([np.arange(d), T * d + np.arange(d * d)])  # u_{h,0} and W_h
+    sub = blocks[:, :, keep][:, :, :, keep]
+    norms1 = np.max(np.abs(np.linalg.eigvalsh(sub)), axis=(1, 2))
+    u = value_norm_max(params)
+    u1 = float(np.max(np.linalg.norm(params["U"][:, 0, :], axis=1)))
+    R = np.array([D.token_radius(x[None]) for x in X])
+    full = norms / np.array([B.hess_bound(T, r, u, H) for r in R])
+    v1 = norms1 / np.array([B.hess_bound(1, r, u1, H) for r in R])
+    return full, v1
+
+
+def softmax_ratios(rng: np.random.Generator, draws: int) -> dict[str, float]:
+    """Largest ratio to its bound of ||diag(s) - s s^T||, Var_s(a) and |k3_s(a, b, b)| over random softmax
+    vectors (T in [2, 50], logit scale up to 50) plus the extremal two-point s = (1/2, 1/2, 0, ...)."""
+    worst = {"jacobian": 0.0, "variance": 0.0, "kappa3": 0.0}
+    for T in range(2, 51, 8):
+        m = max(1, draws // 7)
+        z = rng.standard_normal((m, T)) * rng.uniform(0, 50, size=(m, 1))
+        s = np.exp(z - z.max(axis=1, keepdims=True))
+        s /= s.sum(axis=1, keepdims=True)
+        s = np.concatenate([s, np.pad([[0.5, 0.5]], ((0, 0), (0, T - 2)))])
+        J = np.einsum("mi,ij->mij", s, np.eye(T)) - s[:, :, None] * s[:, None, :]
+        worst["jacobian"] = max(
+            worst["jacobian"], float(np.max(np.linalg.eigvalsh(J)[:, -1])) / B.SOFTMAX_JACOBIAN_NORM
+        )
+        a = rng.standard_normal((s.shape[0], T)) * rng.uniform(0.1, 10, size=(s.shape[0], 1))
+        b = rng.standard_normal(a.shape)
+        ra, rb = np.ptp(a, axis=1), np.ptp(b, axis=1)
+        var = np.sum(s * a**2, 1) - np.sum(s * a, 1) ** 2
+        worst["variance"] = max(worst["variance"], float(np.max(var / np.vectorize(B.variance_bound)(ra))))
+        k3 = np.sum(s * (a - np.sum(s * a, 1, keepdims=True)) * (b - np.sum(s * b, 1, keepdims=True)) ** 2, 1)
+        worst["kappa3"] = max(
+            worst["kappa3"], float(np.max(np.abs(k3) / np.vectorize(B.kappa3_bound)(ra, rb)))
+        )
+    return worst
+
+
+def sbgrad_ratios(
+    seed: int, H: int, n: int, steps: int, random_points: int
+) -> tuple[np.ndarray, list[float]]:
+    """||grad L|| / (beta_2 L) at every GD iterate (eta = 1) from theta_0 and at ``random_points``
+    random theta (entries N(0, 1)), beta_2 = max_i ||grad Phi_i||."""
+    pr = make_problem(_rng(seed, 1), _rng(seed, 2), n=n, H=H)
+    X, y = pr.X, pr.y
+
+    def ratio(theta, grads=None, L=None, t=None):
+        if grads is None:
+            L, grads = M.loss_and_grad(theta, X, y)
+        gnorm = math.sqrt(sum(float(np.sum(g**2)) for g in grads.values()))
+        return gnorm / B.sb_grad_bound(float(np.max(M.grad_norms(theta, X))), L)
+
+    traj = gradient_descent(
+        pr.params0, lambda th: M.loss_and_grad(th, X, y, validate=False), 1.0, steps, record={"ratio": ratio}
+    )
+    rng = _rng(seed, 3)
+    rand = [
+        ratio({k: rng.standard_normal(v.shape) for k, v in pr.params0.items()}) for _ in range(random_points)
+    ]
+    return traj.extras["ratio"], rand
+
+
+@dataclass(frozen=True)
+class QuasiconvexPairs:
+    """Per used pair (c < c_max) the ratios of the inner-product inequality (r1) and of the segment
+    maximum (r2) to their bounds; ``used`` of ``pairs`` drawn."""
+
+    r1: list[float]
+    r2: list[float]
+    used: int
+
+
+def quasiconvex_pairs(
+    seed: int, H: int, n: int, pairs: int, seg_points: int, c_max: float
+) -> QuasiconvexPairs:
+    """Pairs theta = theta_0 + N(0, 0.1^2), theta' = theta + D u (u a unit direction, D log-uniform in
+    [0.01, 2]); kappa = beta_3(larger endpoint value norm)/sqrt(H), c = kappa D^2; pairs with
+    c >= c_max are skipped (the inequalities assume c < 1)."""
+    pr = make_problem(_rng(seed, 1), _rng(seed, 2), n=n, H=H)
+    X, y, R = pr.X, pr.y, pr.R
+    rng = _rng(seed, 3)
+    used, r1s, r2s = 0, [], []
+    for _ in range(check_int("pairs", pairs)):
+        th = {k: v + 0.1 * rng.standard_normal(v.shape) for k, v in pr.params0.items()}
+        u = {k: rng.standard_normal(v.shape) for k, v in th.items()}
+        nu = math.sqrt(sum(float(np.sum(v**2)) for v in u.values()))
+        Dist = float(np.exp(rng.uniform(np.log(0.01), np.log(2.0))))
+        th2 = {k: th[k] + Dist * u[k] / nu for k in th}
+        kappa = B.weak_convexity_modulus(
+            B.beta3(pr.mix.T, R, max(value_norm_max(th), value_norm_max(th2))), H
+        )
+        c = kappa * Dist * Dist
+        if c >= c_max:
+            continue
+        used += 1
+        L1, g1 = M.loss_and_grad(th, X, y)
+        L2 = M.loss(th2, X, y)
+        inner = sum(float(np.sum(g1[k] * (th[k] - th2[k]))) for k in th)
+        lower = B.qc_inner_lower(L1, L2, c)  # (1-a)L1 - (1+a)L2
+        a = B.qc_a(c)
+        den = inner + (1 + a) * L2
+        r1s.append((lower + (1 + a) * L2) / den if den > 0 else math.inf)
+        seg = max(M.loss(lerp(th, th2, s), X, y) for s in np.linspace(0, 1, seg_points))
+        r2s.append(seg / B.qc_segment_max(max(L1, L2), c))
+    return QuasiconvexPairs(r1s, r2s, used)
+
+
+@dataclass(frozen=True)
+class ScalingPoint:
+    """One init draw of the H-scaling sweep: paired init with W_0 ~ N(0, w_scale^2), n_inputs inputs."""
+
+    seed: int
+    H: int
+    n_inputs: int
+    key: int
+    w_scale: float
+
+
+def scaling_point(p: ScalingPoint) -> tuple[float, float]:
+    """(median_i ||grad Phi_i||, median_i ||grad^2 Phi_i||) at a paired init with W_0 ~ N(0, w^2)."""
+    rng = np.random.default_rng([p.seed, p.key])
+    mix = D.Mixture()
+    X, _, _ = mix.sample(np.random.default_rng([p.seed, p.key, 1]), p.n_inputs)
+    params = M.init_params(rng, p.H, mix.T, mix.d, w_scale=p.w_scale)
+    return float(np.median(M.grad_norms(params, X))), float(np.median(M.phi_hessian_norms(params, X)))
+
+
+@dataclass(frozen=True)
+class ScalingSweep:
+    seed: int
+    Hs: tuple[int, ...]
+    seeds: int
+    n_inputs: int
+    mapper: Mapper = field(default=serial_map, compare=False, repr=False)
+
+
+@functools.cache
+def scaling_sweep(s: ScalingSweep) -> np.ndarray:
+    """(len(Hs), seeds, 2): :func:`scaling_point` for every H and init seed (W_0 entries N(0, 0.09))."""
+    items = [ScalingPoint(s.seed + j, H, s.n_inputs, H, 0.3) for H in s.Hs for j in range(s.seeds)]
+    return np.array(s.mapper(scaling_point, items)).reshape(len(s.Hs), s.seeds, 2)
+
+
+@dataclass(frozen=True)
+class WcPoint:
+    """A point theta (with the training set) at which the Hessian of L is examined."""
+
+    params: Params
+    X: np.ndarray
+    y: np.ndarray
+    dense_max: int
+
+
+def wc_point(p: WcPoint) -> dict[str, float]:
+    """lambda_min / ||.|| of grad^2 L at one point: exact (dense) when p <= dense_max, else the
+    rigorous one-sided bounds lambda_min >= min_h lambda_min(M_h) and
+    ||grad^2 L|| <= ||GN|| + max_h ||M_h||. Also the block kappa and beta_2, beta_3, L."""
+    params, X, y, dense_max = p.params, p.X, p.y, p.dense_max
+    H, T, d = M.check_params(params)
+    L = M.loss(params, X, y)
+    Bk = M.curvature_blocks(params, X, y)
+    ev = np.linalg.eigvalsh((Bk + np.swapaxes(Bk, -1, -2)) / 2)
+    lam_block = float(ev.min())
+    if M.n_params(H, T, d) <= dense_max:
+        lam_min, norm = M.loss_hessian_extremes(params, X, y, dense_max=dense_max, blocks=Bk)
+        method = 1.0
+    else:
+        cache = M.forward(params, X)
+        _, _, l2 = M.logistic(y * cache.phi)
+        F = M.features(params, X)
+        Fs = F * np.sqrt(l2 / y.size)[:, None]
+        gn = float(np.linalg.eigvalsh(Fs @ Fs.T)[-1])
+        lam_min, norm, method = lam_block, gn + float(np.max(np.abs(ev))), 0.0
+    return {
+        "L": L,
+        "lam_min": lam_min,
+        "norm": norm,
+        "lam_block": lam_block,
+        "dense": method,
+        "beta2": float(np.max(M.grad_norms(params, X))),
+        "beta3": B.beta3(T, D.token_radius(X), value_norm_max(params)),
+        "H": H,
+    }
+
+
+@dataclass(frozen=True)
+class WcSweep:
+    seed: int
+    Hs: tuple[int, ...]
+    n: int
+    ks: tuple[int, ...]
+    random_points: int
+    dense_max: int
+    mapper: Mapper = field(default=serial_map, compare=False, repr=False)
+
+
+@functools.cache
+def wc_sweep(s: WcSweep) -> list[dict[str, float]]:
+    """:func:`wc_point` at the GD iterates k in ks (eta = 1) and at ``random_points`` random theta
+    (entries N(0, 0.25)) for every H; each result carries its k (-1 for a random theta)."""
+    items = []
+    for H in s.Hs:
+        pr = make_problem(_rng(s.seed, 1), _rng(s.seed, 2, H), n=s.n, H=H)
+        _, snaps = run_gd(pr.params0, pr.X, pr.y, 1.0, max(s.ks), snapshots=s.ks)
+        items += [WcPoint(snaps[k], pr.X, pr.y, s.dense_max) for k in s.ks]
+        rng = _rng(s.seed, 3, H)
+        items += [
+            WcPoint(
+                {k: 0.5 * rng.standard_normal(v.shape) for k, v in pr.params0.items()},
+                pr.X,
+                pr.y,
+                s.dense_max,
+            )
+            for _ in range(s.random_points)
+        ]
+    out = s.mapper(wc_point, items)
+    per = len(s.ks) + s.random_points
+    for j, o in enumerate(out):
+        o["k"] = float(s.ks[j % per]) if j % per < len(s.ks) else -1.0
+    return out
+
+
+@dataclass(frozen=True)
+class NoisyMarginPoint:
+    seed: int
+    n: int
+    H: int
+    S: float
+    sigma: float
+    delta: float
+
+
+def noisy_margin_trial(p: NoisyMarginPoint) -> tuple[float, float, float]:
+    """One seed of the noisy mixture: (gamma_U, gamma_full, lower bound) at W_0 = 0."""
+    mix = D.Mixture(S=p.S, sigma=p.sigma, variant="O")
+    X, y, _ = mix.sample(np.random.default_rng([p.seed, 1]), p.n)
+    params = M.init_params(np.random.default_rng([p.seed, 2]), p.H, mix.T, mix.d)
+    mU, mF = ntk_margins(params, X, y)
+    lb = B.mixture_margin_noisy_lower(mix.zeta_eff, p.S, mix.T, p.sigma, p.n, p.delta)
+    return mU.gamma, mF.gamma, lb
+
+
+@dataclass(frozen=True)
+class NtkGramPoint:
+    data_seed: int
+    init_seed: int
+    H: int
+
+
+def ntk_gram_point(p: NtkGramPoint) -> tuple[np.ndarray, float]:
+    """(NTK Gram K_H at theta_0 on a fixed dataset (n = 40), full NTK margin) for one init seed."""
+    mix = D.Mixture()
+    X, y, _ = mix.sample(np.random.default_rng([p.data_seed, 7]), 40)
+    params = M.init_params(np.random.default_rng([p.init_seed, 8, p.H]), p.H, mix.T, mix.d)
+    F = M.features(params, X)
+    return F @ F.T, svm_margin(F * y[:, None]).gamma
+
+
+@dataclass(frozen=True)
+class NtkSweep:
+    seed: int
+    Hs: tuple[int, ...]
+    seeds: int
+    mapper: Mapper = field(default=serial_map, compare=False, repr=False)
+
+
+@functools.cache
+def ntk_sweep(s: NtkSweep) -> tuple[np.ndarray, np.ndarray]:
+    """Per H: (||std_seeds K_H||_F / ||mean_seeds K_H||_F, coefficient of variation of the margin)."""
+    items = [NtkGramPoint(s.seed, j, H) for H in s.Hs for j in range(s.seed, s.seed + s.seeds)]
+    out = s.mapper(ntk_gram_point, items)
+    spread, cv = [], []
+    for j, _ in enumerate(s.Hs):
+        grams = np.array([g for g, _ in out[j * s.seeds : (j + 1) * s.seeds]])
+        margins = np.array([m for _, m in out[j * s.seeds : (j + 1) * s.seeds]])
+        spread.append(float(np.linalg.norm(grams.std(axis=0)) / np.linalg.norm(grams.mean(axis=0))))
+        cv.append(float(margins.std() / margins.mean()))
+    return np.array(spread), np.array(cv)
+
+
+@dataclass(frozen=True)
+class LazyPoint:
+    seed: int
+    H: int
+    n: int
+    eta: float
+    K: int
+
+
+def lazy_point(p: LazyPoint) -> tuple[float, float, float, float]:
+    """(||theta_K - theta_0||, ||theta_0||, L(theta_K), mean_k L(theta_k)) for one H."""
+    pr = make_problem(
+        np.random.default_rng([p.seed, 1]), np.random.default_rng([p.seed, 2, p.H]), n=p.n, H=p.H
+    )
+    traj, _ = run_gd(pr.params0, pr.X, pr.y, p.eta, p.K)
+    return (
+        float(traj.drift[-1]),
+        float(np.sqrt(sum(np.sum(v**2) for v in pr.params0.values()))),
+        float(traj.loss[-1]),
+        float(np.mean(traj.loss)),
+    )
+
+
+@dataclass(frozen=True)
+class LazySweep:
+    seed: int
+    Hs: tuple[int, ...]
+    n: int
+    eta: float
+    K: int
+    mapper: Mapper = field(default=serial_map, compare=False, repr=False)
+
+
+@functools.cache
+def lazy_sweep(s: LazySweep) -> np.ndarray:
+    """(len(Hs), 4): :func:`lazy_point` for every H."""
+    return np.array(s.mapper(lazy_point, [LazyPoint(s.seed, H, s.n, s.eta, s.K) for H in s.Hs]))
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """The D-train experiment: n samples of the mixture (T, d, M_irr), H heads, K steps at eta,
+    curvature checked every ``every`` steps on ``seg_points`` points of each segment, reference points
+    at the losses ``eps`` and the late iterate theta_{late_factor K}."""
+
+    n: int
+    H: int
+    T: int
+    d: int
+    M_irr: int
+    K: int
+    eta: float
+    every: int
+    seg_points: int
+    eps: tuple[float, ...]
+    late_factor: int
+
+
+@functools.cache
+def train_experiment(seed: int, cfg: TrainConfig) -> dict:
+    """One GD run of late_factor * K steps and, for each reference point theta_ref (U-only
+    realizability points theta_0 + lam_eps theta_*, and the late iterate theta_{late_factor K}), the
+    quantities of Theorem D-train over the first K steps: L_ref, D_k = ||theta_k - theta_ref||, the
+    measured modulus kappa, c = kappa max_k D_k^2, ||theta_ref - theta_0||."""
+    K = cfg.K
+    pr = make_problem(_rng(seed, 1), _rng(seed, 2), n=cfg.n, H=cfg.H, T=cfg.T, d=cfg.d, M_irr=cfg.M_irr)
+    X, y = pr.X, pr.y
+    late = cfg.late_factor * K
+    traj, snaps = run_gd(pr.params0, X, y, cfg.eta, late, snapshots=[*range(K + 1), late])
+    mU, _ = ntk_margins(pr.params0, X, y)
+    B0 = float(np.max(np.abs(M.phi(pr.params0, X))))
+    refs = {f"eps={e:g}": shift(pr.params0, mU.theta_star, B.g_eps_U(B0, e, mU.gamma)) for e in cfg.eps}
+    refs[f"theta_{late}"] = snaps[late]
+    cfgs = {}
+    for name, ref in refs.items():
+        Dk = np.array([dist(snaps[k], ref) for k in range(K + 1)])
+        kap = max(
+            curvature_kappa(lerp(snaps[k], ref, s), X, y)
+            for k in range(0, K, cfg.every)
+            for s in np.linspace(0, 1, cfg.seg_points)
+        )
+        cfgs[name] = {
+            "L_ref": M.loss(ref, X, y),
+            "D": Dk,
+            "kappa": kap,
+            "c": kap * float(np.max(Dk**2)),
+            "dist0": dist(ref, pr.params0),
+        }
+    return {
+        "loss": traj.loss[: K + 1],
+        "grad_norm": traj.grad_norm[: K + 1],
+        "cfgs": cfgs,
+        "R": pr.R,
+        "u0": value_norm_max(pr.params0),
+        "gamma_U": mU.gamma,
+    }
+
+
+@dataclass(frozen=True)
+class GenDatasetPoint:
+    """One training set (seed) of size n, trained K steps at eta from the shared theta_0; tested on
+    (X_test, y_test); ``gamma_run``: also measure the expansiveness along the run."""
+
+    seed: int
+    n: int
+    K: int
+    eta: float
+    params0: Params
+    X_test: np.ndarray
+    y_test: np.ndarray
+    gamma_run: bool
+
+
+def gen_dataset(p: GenDatasetPoint) -> dict[str, object]:
+    """GD on one training set of the mixture from the shared data-independent theta_0: the losses
+    L_hat(theta_k) (k <= K), the test loss L(theta_K), beta_2 along the run (train + spare samples)
+    and, if ``gamma_run``, the per-step expansiveness max(1 + eta kappa_k, eta lambda_max_k - 1)
+    (kappa_k = max(0, -lambda_min(M(theta_k))), lambda_max_k <= ||GN|| + ||M||)."""
+    n, K, eta = p.n, p.K, p.eta
+    mix = D.Mixture()
+    rng = np.random.default_rng([p.seed, 31, n])
+    X, y, _ = mix.sample(rng, n)
+    Xs, _, _ = mix.sample(rng, n)  # replacement samples z'_i for beta_2
+    theta, losses, beta2, expans = p.params0, [], 0.0, []
+    for _ in range(K + 1):
+        L, g = M.loss_and_grad(theta, X, y, validate=False)
+        losses.append(L)
+        beta2 = max(beta2, float(np.max(M.grad_norms(theta, X))), float(np.max(M.grad_norms(theta, Xs))))
+        if p.gamma_run and len(losses) <= K:
+            Bk = M.curvature_blocks(theta, X, y)
+            ev = np.linalg.eigvalsh((Bk + np.swapaxes(Bk, -1, -2)) / 2)
+            _, _, l2 = M.logistic(y * M.phi(theta, X))
+            Fs = M.features(theta, X) * np.sqrt(l2 / n)[:, None]
+            lam_max = float(np.linalg.eigvalsh(Fs @ Fs.T)[-1]) + float(np.max(np.abs(ev)))
+            expans.append(max(1.0 + eta * max(0.0, -float(ev.min())), eta * lam_max - 1.0))
+        theta = {k: theta[k] - eta * g[k] for k in theta}
+    theta = {k: theta[k] + eta * g[k] for k in theta}  # undo the step taken after recording L_K
+    return {
+        "losses": np.array(losses),
+        "test": M.loss(theta, p.X_test, p.y_test),
+        "beta2": beta2,
+        "Gamma": float(np.prod(expans)) if expans else None,
+    }
+
+
+@dataclass(frozen=True)
+class GenGap:
+    """At one n: K, the mean gap L(theta_K) - L_hat(theta_K), the upper t-CI endpoint ``hi`` of its mean,
+    beta_2, Gamma, the Theorem D-gen bound ``theory`` and whether its premise holds."""
+
+    K: int
+    gap: float
+    hi: float
+    beta2: float
+    Gamma: float
+    theory: float
+    premise: bool
+
+
+def gen_gap(out: list[dict[str, object]], n: int, K: int, eta: float, ci_quantile: float) -> GenGap:
+    """Summarise the :func:`gen_dataset` results of one n against Theorem D-gen."""
+    gaps = np.array([o["test"] - o["losses"][K] for o in out])
+    beta2 = max(o["beta2"] for o in out)
+    Gamma = max(o["Gamma"] for o in out if o["Gamma"] is not None)
+    mean_losses = np.mean([o["losses"][:K] for o in out], axis=0)
+    theory = B.gen_bound(Gamma, beta2, eta, n, float(mean_losses.sum()))
+    m = len(out)
+    hi = float(gaps.mean() + stats.t.ppf(ci_quantile, m - 1) * gaps.std(ddof=1) / math.sqrt(m))
+    return GenGap(
+        K, float(gaps.mean()), hi, beta2, Gamma, theory, bool(B.gen_premise(Gamma, beta2, eta, K, n))
+    )
+
+
+@dataclass(frozen=True)
+class GenRatePoint:
+    seed: int
+    n: int
+    H: int
+    eta: float
+    K_per_n: int
+    test_size: int
+
+
+def gen_rate_point(p: GenRatePoint) -> float:
+    """Test loss L(theta_K) after K = K_per_n * n GD steps on one training set of size n."""
+    mix = D.Mixture()
+    X, y, _ = mix.sample(np.random.default_rng([p.seed, 41, p.n]), p.n)
+    Xt, yt, _ = mix.sample(np.random.default_rng([p.seed, 42]), p.test_size)
+    params0 = M.init_params(np.random.default_rng([p.seed, 43]), p.H, mix.T, mix.d)
+    traj, _ = run_gd(params0, X, y, p.eta, p.K_per_n * p.n)
+    return M.loss(traj.params, Xt, yt)
+
+
+def clear_caches() -> None:
+    """Forget the cached sweeps (a test that perturbs the model must not see earlier results)."""
+    for fn in (scaling_sweep, wc_sweep, ntk_sweep, lazy_sweep, train_experiment):
+        fn.cache_clear()

@@ -1,12 +1,14 @@
-"""Reference model of Deora et al. (2023/24): single-layer multi-head self-attention classifier.
+"""Reference model of Deora et al. (2023/24): a single-layer multi-head self-attention classifier.
 
-Spec: shared/papers/deora2023.md, section 1.2 (model, RECONSTRUCTED) and 1.3 (derivatives, DERIVED).
+Model (RECONSTRUCTED; derivatives DERIVED), for one input X (T, d) with rows x_t::
 
     A_h(X) = X W_h X^T,  S_h = softmax_row(A_h),  f_h(X) = <U_h, S_h X>_F,
     Phi(theta; X) = (1/sqrt(H)) sum_h f_h(X),     theta = (U in R^{H x T x d}, W in R^{H x d x d}).
 
-Convention: row t of A is X W^T x_t, so dA_{ts}/dW = x_t x_s^T. Parameters are a dict
-``{"U": (H, T, d), "W": (H, d, d)}``; the packed vector is ``[vec U, vec W]`` (head-major, C order).
+Convention: row t of A is X W^T x_t, so dA_{ts}/dW = x_t x_s^T. Parameters are :class:`AttnParams`
+(blocks ``U`` (H, T, d) and ``W`` (H, d, d)); every function also takes a plain mapping with these
+two blocks. The packed vector is ``[vec U, vec W]`` (head-major, C order). :class:`MultiHeadAttention`
+is the model object of :mod:`verify.numerics.model` over these functions.
 
 Everything is float64 with hand-derived derivatives, vectorised over samples, heads and (for the
 Hessian-vector products) over a batch of k directions. Internally the attention tensors use the
@@ -16,19 +18,40 @@ single GEMMs.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import expit
 
 from bounds.checks import check_array, check_choice, check_int, check_positive
+from verify.deora2023.data import Batch
+from verify.numerics.model import ParamBlocks
 from verify.numerics.softmax import softmax
 
 Params = Mapping[str, np.ndarray]
 
-# ----------------------------------------------------------------------------------------------
-# parameters
+
+@dataclass(frozen=True, eq=False)
+class AttnParams(ParamBlocks, Mapping):
+    """theta = (U, W): value/readout blocks U (H, T, d) and attention blocks W (H, d, d), float64.
+
+    Also a read-only mapping ``{"U": ..., "W": ...}``, so every function of this module takes it.
+    """
+
+    U: np.ndarray
+    W: np.ndarray
+
+    def __getitem__(self, key: str) -> np.ndarray:
+        if key not in ("U", "W"):
+            raise KeyError(f"AttnParams has the blocks 'U' and 'W', not {key!r}")
+        return getattr(self, key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(("U", "W"))
+
+    def __len__(self) -> int:
+        return 2
 
 
 def check_params(params: Params) -> tuple[int, int, int]:
@@ -73,8 +96,8 @@ def init_params(
     u_scale: float | None = None,
     w_scale: float = 0.0,
     paired: bool = True,
-) -> dict[str, np.ndarray]:
-    """Initialisation I0 of spec section 1.5 (RECONSTRUCTED; the choices are the spec's).
+) -> AttnParams:
+    """Initialisation I0 (spec Sect. 1.5, RECONSTRUCTED).
 
     U_{h,0} has i.i.d. N(0, u_scale^2) entries (default 1/sqrt(T d), so ||U_h||_F ~ 1), W_{h,0} has
     i.i.d. N(0, w_scale^2) entries (default 0: uniform attention). ``paired`` (H even):
@@ -90,15 +113,8 @@ def init_params(
         half = H // 2
         U = u_scale * rng.standard_normal((half, T, d))
         W = w_scale * rng.standard_normal((half, d, d))
-        return {"U": np.concatenate([U, -U]), "W": np.concatenate([W, W])}
-    return {
-        "U": u_scale * rng.standard_normal((H, T, d)),
-        "W": w_scale * rng.standard_normal((H, d, d)),
-    }
-
-
-# ----------------------------------------------------------------------------------------------
-# loss
+        return AttnParams(U=np.concatenate([U, -U]), W=np.concatenate([W, W]))
+    return AttnParams(U=u_scale * rng.standard_normal((H, T, d)), W=w_scale * rng.standard_normal((H, d, d)))
 
 
 def logistic(z: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -114,10 +130,6 @@ def exponential(z: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 LOSSES = {"logistic": logistic, "exponential": exponential}
-
-
-# ----------------------------------------------------------------------------------------------
-# forward pass and cache
 
 
 @dataclass
@@ -185,10 +197,6 @@ def forward(params: Params, X: np.ndarray, *, validate: bool = True) -> Cache:
 def phi(params: Params, X: np.ndarray) -> np.ndarray:
     """Phi(theta; X_i), shape (n,)."""
     return forward(params, X).phi
-
-
-# ----------------------------------------------------------------------------------------------
-# first derivatives
 
 
 def _weighted_grad(cache: Cache, c: np.ndarray) -> dict[str, np.ndarray]:
@@ -265,10 +273,6 @@ def loss_and_grad(
     cache = forward(params, X, validate=False)
     l0, l1, _ = LOSSES[loss_name](y * cache.phi)
     return float(np.mean(l0)), _weighted_grad(cache, l1 * y / y.size)
-
-
-# ----------------------------------------------------------------------------------------------
-# second derivatives
 
 
 def _dir_tensors(cache: Cache, dU: np.ndarray, dW: np.ndarray):
@@ -479,10 +483,6 @@ def hessian_loss(
     return (Hm + Hm.T) / 2
 
 
-# ----------------------------------------------------------------------------------------------
-# spectra
-
-
 def phi_hessian_norms(params: Params, X: np.ndarray) -> np.ndarray:
     """||grad^2 Phi(theta; X_i)||_2 for every sample (n,), exact: the largest spectral norm of the
     per-head blocks."""
@@ -535,3 +535,53 @@ def attention_mass(params: Params, X: np.ndarray, mask: np.ndarray) -> float:
     cache = forward(params, X)
     m = np.asarray(mask, dtype=np.float64)[:, None, None, :]
     return float(np.mean(np.sum(cache.S * m, axis=-1)))
+
+
+def quadratic_form(params: Params, x: np.ndarray, v: np.ndarray) -> float:
+    """D^2 Phi(theta; x)[v, v] for one sample x (T, d) and a packed direction v (p,), by the closed form
+    (1/sqrt(H)) sum_h sum_t [2 Cov_{s_t}(dv_t, da_t) + k3_{s_t}(v_t, da_t, da_t)] with dv_t = X du_t,
+    da_t = X dW_h^T x_t (spec Sect. 1.3; written independently of the HVP code, as its check)."""
+    H, T, d = check_params(params)
+    dirs = unpack(v, H, T, d)
+    c = forward(params, x[None])
+    S = np.swapaxes(c.S[0], 0, 1)  # (H, t, s)
+    Vv = np.swapaxes(c.V[0], 0, 1)
+    dv = np.einsum("sd,htd->hts", x, dirs["U"])
+    da = np.einsum("td,hde,se->hts", x, dirs["W"], x)  # row t: X dW^T x_t, i.e. x_t^T dW x_s
+
+    def mean(a: np.ndarray) -> np.ndarray:
+        return np.sum(S * a, axis=-1, keepdims=True)
+
+    cov = mean(dv * da) - mean(dv) * mean(da)
+    k3 = mean((Vv - mean(Vv)) * (da - mean(da)) ** 2)
+    return float(np.sum(2 * cov + k3) / np.sqrt(H))
+
+
+@dataclass(frozen=True)
+class MultiHeadAttention:
+    """The classifier Phi(theta; X) with the empirical risk L(theta) = (1/n) sum_i l(y_i Phi(theta; X_i))
+    as a :class:`verify.numerics.model.Model` over :class:`AttnParams` and a
+    :class:`verify.deora2023.data.Batch`. loss_name: ``"logistic"`` (the paper's loss) or
+    ``"exponential"``. Shapes (H, T, d) come from the parameters."""
+
+    loss_name: str = "logistic"
+
+    def __post_init__(self) -> None:
+        check_choice("loss_name", self.loss_name, tuple(LOSSES))
+
+    def forward(self, params: Params, batch: Batch) -> np.ndarray:
+        """Phi(theta; X_i), shape (n,)."""
+        return phi(params, batch.X)
+
+    def loss(self, params: Params, batch: Batch) -> float:
+        return loss(params, batch.X, batch.y, loss_name=self.loss_name)
+
+    def loss_and_grad(
+        self, params: Params, batch: Batch, *, validate: bool = True
+    ) -> tuple[float, AttnParams]:
+        L, g = loss_and_grad(params, batch.X, batch.y, loss_name=self.loss_name, validate=validate)
+        return L, AttnParams(**g)
+
+    def hvp(self, params: Params, batch: Batch, v: Params) -> AttnParams:
+        """grad^2 L(theta) v (see :func:`loss_hvp`)."""
+        return AttnParams(**loss_hvp(params, batch.X, batch.y, v, loss_name=self.loss_name))

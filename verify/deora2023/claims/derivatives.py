@@ -1,0 +1,155 @@
+"""Hand derivatives of the model and the softmax facts behind the bounds (spec Sect. 1.3 and 3.1)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bounds.checks import check_int
+from verify.core import Ctx, Evidence, Kind, Provenance, Rule, claim
+from verify.deora2023 import experiments as E
+from verify.deora2023 import model as M
+from verify.numerics.gradcheck import check_grad, check_hvp
+
+
+@claim(
+    "deora2023.grad",
+    reference="spec Sec. 1.3 (hand derivatives of Phi and L)",
+    kind=Kind.UPPER,
+    provenance=Provenance.DERIVED,
+    consistency=True,
+    statement="the hand gradients of Phi and of the logistic risk equal central finite differences",
+    assumptions=("float64", "finite differences stable (eps and eps/4 agree)"),
+    quick=dict(cases=6),
+    paper=dict(cases=40),
+    rules={
+        "tol": Rule(1e-6, "scaled error |FD - g| / (tol (1 + |FD|)) of check_grad", "spec pass criterion")
+    },
+)
+def grad(ctx: Ctx, *, cases: int) -> Evidence:
+    """Spec Sec. 1.3 / claim deora2023.grad [DERIVED]. Kind: upper.
+
+    measured: the largest scaled error |FD - analytic| / (tol (1 + |FD|)) (rule ``tol``) over every
+    coordinate of grad Phi(theta; X_1) and grad L(theta) (``check_grad``, central differences at 1e-6
+    and 2.5e-7); theory: 1. Cases: H in 1..4, T in 2..5, d in 2..4, theta entries N(0, s^2),
+    s in {0.1, 1, 3}.
+    """
+    tol = ctx.rule("tol")
+    worst, unstable = 0.0, []
+    for j, (H, T, d, s, xs) in enumerate(E.cases(ctx.rng(1), cases)):
+        params, X, y = E.random_case(ctx.rng(2, j), H, T, d, s, xs, 3)
+        g1 = {k: v[0] for k, v in M.per_sample_grads(params, X[:1]).items()}
+        r1 = check_grad(lambda p, X=X: float(M.phi(p, X[:1])[0]), params, g1, rtol=tol, atol=tol)
+        _, g2 = M.loss_and_grad(params, X, y)
+        r2 = check_grad(lambda p, X=X, y=y: M.loss(p, X, y), params, g2, rtol=tol, atol=tol)
+        worst = max(worst, r1.max_rel_error, r2.max_rel_error)
+        unstable += r1.unstable + r2.unstable
+    ev = Evidence(
+        theory=1.0,
+        measured=worst,
+        params={"cases": cases},
+        notes=[f"max scaled error {worst:.3g} (1 = the spec's 1e-6 (1 + |g|) tolerance)"],
+    )
+    if unstable:
+        ev.inconclusive = f"finite differences unstable at {unstable[:3]}"
+    return ev
+
+
+def _head_structure(Hp: np.ndarray, H: int, T: int, d: int) -> tuple[float, float]:
+    """(max |U-U block|, max |entry coupling two heads|) of a dense Hessian of Phi."""
+    nu = H * T * d
+    head = np.concatenate([np.repeat(np.arange(H), T * d), np.repeat(np.arange(H), d * d)])
+    mask = head[:, None] != head[None, :]
+    return float(np.max(np.abs(Hp[:nu, :nu]))), float(np.max(np.abs(Hp[mask]))) if mask.any() else 0.0
+
+
+@claim(
+    "deora2023.hvp",
+    reference="spec Sec. 1.3 (HVP; U-U block zero; block-diagonal over heads)",
+    kind=Kind.UPPER,
+    provenance=Provenance.DERIVED,
+    consistency=True,
+    statement="the hand Hessian-vector products of Phi and L match finite differences of the "
+    "gradient; the U-U block is zero and the Hessian of Phi is block-diagonal over heads",
+    quick=dict(cases=4),
+    paper=dict(cases=30),
+    rules={
+        "rtol": Rule(1e-6, "relative tolerance of the HVP against finite differences", "spec pass criterion"),
+        "atol": Rule(1e-7, "absolute floor of the HVP comparison (entries near zero)", "attncheck"),
+        "zero_atol": Rule(1e-9, "what counts as a zero Hessian entry (U-U block, cross-head)", "attncheck"),
+        "qf_rtol": Rule(
+            1e-6, "quadratic-form formula vs v^T H v, relative to max(1, |v^T H v|)", "attncheck"
+        ),
+    },
+)
+def hvp(ctx: Ctx, *, cases: int) -> Evidence:
+    """Spec Sec. 1.3 / claim deora2023.hvp [DERIVED]. Kind: upper.
+
+    measured: max of (HVP scaled error with rules ``rtol`` / ``atol`` over 4 random directions, for
+    grad^2 L and for sum_i c_i grad^2 Phi_i), max|U-U block| / ``zero_atol`` and max|off-head block| /
+    ``zero_atol`` of the dense Hessian of Phi(.; X_1), and the scaled error of the spec's quadratic-form
+    formula (:func:`verify.deora2023.model.quadratic_form`, rule ``qf_rtol``) against v^T H v of the
+    dense Hessian; theory: 1.
+    """
+    rtol, atol, zero, qf_rtol = (ctx.rule(k) for k in ("rtol", "atol", "zero_atol", "qf_rtol"))
+    worst = uu = off = qerr = 0.0
+    for j, (H, T, d, s, xs) in enumerate(E.cases(ctx.rng(1), cases)):
+        params, X, y = E.random_case(ctx.rng(2, j), H, T, d, s, xs, 3)
+        c = ctx.rng(3, j).standard_normal(3)
+        r1 = check_hvp(
+            lambda p, X=X, y=y: M.loss_and_grad(p, X, y)[1],
+            params,
+            lambda p, v, X=X, y=y: M.loss_hvp(p, X, y, v),
+            rtol=rtol,
+            atol=atol,
+            seed=j,
+        )
+        r2 = check_hvp(
+            lambda p, X=X, c=c: M._weighted_grad(M.forward(p, X), c),
+            params,
+            lambda p, v, X=X, c=c: M.phi_hvp(p, X, v, c),
+            rtol=rtol,
+            atol=atol,
+            seed=j,
+        )
+        worst = max(worst, r1.max_rel_error, r2.max_rel_error)
+        Hp = M.hessian_phi(params, X[0])
+        uu_j, off_j = _head_structure(Hp, H, T, d)
+        uu, off = max(uu, uu_j), max(off, off_j)
+        v = ctx.rng(4, j).standard_normal(Hp.shape[0])
+        qf = float(v @ Hp @ v)
+        qerr = max(qerr, abs(M.quadratic_form(params, X[0], v) - qf) / (qf_rtol * max(1.0, abs(qf))))
+    return Evidence(
+        theory=1.0,
+        measured=max(worst, uu / zero, off / zero, qerr),
+        params={"cases": cases},
+        notes=[
+            f"HVP scaled error {worst:.3g}; max |U-U block| {uu:.2e}; max |off-head block| {off:.2e}; "
+            f"quadratic-form formula scaled error {qerr:.2e}"
+        ],
+    )
+
+
+@claim(
+    "deora2023.softmax",
+    reference="spec Sec. 3.1",
+    kind=Kind.UPPER,
+    provenance=Provenance.DERIVED,
+    statement="||diag(s)-ss^T|| <= 1/2, Var_s(a) <= range(a)^2/4, |k3_s(v,b,b)| <= range(v)range(b)^2/4",
+    quick=dict(draws=2000),
+    paper=dict(draws=20000),
+    rules={"rtol": Rule(1e-12, "round-off margin of the exact inequalities", "spec pass criterion")},
+)
+def softmax_facts(ctx: Ctx, *, draws: int) -> Evidence:
+    """Spec Sec. 3.1 / claim deora2023.softmax [DERIVED]. Kind: upper, round-off margin rule ``rtol``.
+
+    measured: max over random softmax vectors (T in [2, 50], logit scale up to 50, plus the extremal
+    two-point s = (1/2, 1/2, 0, ...)) of each quantity divided by its bound; theory: 1.
+    """
+    worst = E.softmax_ratios(ctx.rng(1), check_int("draws", draws))
+    return Evidence(
+        theory=1.0,
+        measured=max(worst.values()),
+        rtol=ctx.rule("rtol"),
+        params={"draws": draws},
+        notes=[f"largest ratio to the bound: {k} {v:.8f}" for k, v in worst.items()],
+    )

@@ -1,0 +1,261 @@
+"""The training theorem (spec Sect. 5): Theorem D-train (DERIVED replacement of the paper's training
+theorem), its paper form (RECONSTRUCTED), the worst-case head-count condition and its H-monotonicity."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+from bounds import deora2023 as B
+from verify.core import Ctx, Evidence, Kind, Provenance, Rule, Verdict, claim
+from verify.deora2023 import experiments as E
+
+_TRAIN_QUICK = dict(
+    n=20, H=64, T=4, d=4, M_irr=2, K=200, eta=1.0, every=50, seg_points=6, eps=(0.3, 0.1), late_factor=3
+)
+_TRAIN_PAPER = dict(
+    n=40,
+    H=256,
+    T=6,
+    d=8,
+    M_irr=4,
+    K=600,
+    eta=1.0,
+    every=150,
+    seg_points=6,
+    eps=(0.3, 0.1, 0.01),
+    late_factor=3,
+)
+
+
+def _experiment(ctx: Ctx, **cfg) -> dict:
+    return E.train_experiment(ctx.seed, E.TrainConfig(**cfg))
+
+
+@claim(
+    "deora2023.train.logic",
+    reference="spec Sec. 5.2 (Theorem D-train; DERIVED replacement of the paper's training theorem)",
+    kind=Kind.UPPER,
+    provenance=Provenance.DERIVED,
+    statement="if GD descends (P1) and c = max_k kappa_k D_k^2 < 1 (P2): (1/K) sum L_k <= B "
+    "and D_k^2 <= Dbar^2",
+    assumptions=(
+        "P1: L_{k+1} <= L_k - (eta/2)||grad L_k||^2 for k < K",
+        "P2: c = max_k kappa_k D_k^2 < 1 with the measured modulus",
+    ),
+    quick=_TRAIN_QUICK,
+    paper=_TRAIN_PAPER,
+    rules={
+        "rtol": Rule(1e-9, "round-off margin of the bound", "spec pass criterion"),
+        "descent_rtol": Rule(1e-12, "round-off allowed in P1, relative to L_k", "attncheck"),
+        "c_max": Rule(1.0, "premise P2: c < c_max", "spec Sect. 5.2"),
+    },
+)
+def train_logic(
+    ctx: Ctx,
+    *,
+    n: int,
+    H: int,
+    T: int,
+    d: int,
+    M_irr: int,
+    K: int,
+    eta: float,
+    every: int,
+    seg_points: int,
+    eps: tuple[float, ...],
+    late_factor: int,
+) -> Evidence:
+    """Spec Sec. 5.2 / claim deora2023.train.logic [DERIVED, full proof in the spec].
+    Kind: upper, round-off margin rule ``rtol``.
+
+    Measured modulus: kappa = max over checkpoints k (every ``every`` steps) and ``seg_points`` points
+    v of [theta_k, theta_ref] of max(0, -lambda_min(M(v)))/L(v) -- M the head-block-diagonal curvature
+    part, so this upper-bounds the true ratio at v; the checkpoint/grid sup is an approximation (spec).
+    P1 allows the round-off rule ``descent_rtol``; P2 is c below the rule ``c_max``.
+    measured: max over the configurations where P1 and P2 hold of max( (1/K) sum_{k<K} L_k / B,
+    max_k D_k^2 / Dbar^2 ); theory: 1. trivial: vacuous when every such B is >= L_0."""
+    ex = _experiment(ctx, n=n, H=H, T=T, d=d, M_irr=M_irr, K=K, eta=eta, every=every,
+                     seg_points=seg_points, eps=tuple(eps), late_factor=late_factor)  # fmt: skip
+    L, gn = ex["loss"], ex["grad_norm"]
+    p1 = bool(np.all(L[1 : K + 1] <= L[:K] - eta / 2 * gn[:K] ** 2 + ctx.rule("descent_rtol") * L[:K]))
+    avg = float(np.mean(L[:K]))
+    ratios, useful, notes, failed = [], [], [], []
+    for name, c in ex["cfgs"].items():
+        msg = f"{name}: L_ref {c['L_ref']:.3g}, D_0 {c['D'][0]:.3g}, c {c['c']:.3g}"
+        if p1 and c["c"] < ctx.rule("c_max"):
+            b = B.dtrain_bound(c["L_ref"], float(c["D"][0]), eta, K, c["c"], float(L[0]), float(L[K]))
+            dbar2 = B.dtrain_dbar_sq(float(c["D"][0]), eta, B.qc_a(c["c"]), K, c["L_ref"], float(L[0]))
+            ratios.append(max(avg / b, float(np.max(c["D"] ** 2)) / dbar2, float(L[K]) / avg))
+            useful.append(float(L[0]) / b)
+            msg += (
+                f", B {b:.4g} vs average loss {avg:.4g}, max D_k^2/Dbar^2 {np.max(c['D'] ** 2) / dbar2:.3f}"
+            )
+        else:
+            msg += " -- premises fail, skipped"
+        notes.append(msg)
+    notes.insert(
+        0,
+        f"premises held in {len(ratios)}/{len(ex['cfgs'])} configurations (P1 {'held' if p1 else 'FAILED'})",
+    )
+    if not ratios:
+        failed.append("P1/P2 hold in no configuration (c >= 1 everywhere or GD did not descend)")
+    return Evidence(
+        theory=1.0,
+        measured=max(ratios) if ratios else None,
+        rtol=ctx.rule("rtol"),
+        failed=failed,
+        trivial=max(useful) if useful else None,
+        notes=notes,
+        series={"k": list(range(0, K + 1, max(1, K // 100))), "loss": L[:: max(1, K // 100)].tolist()},
+    )
+
+
+@claim(
+    "deora2023.train.paperform",
+    reference="spec Sec. 5.1 (paper-form training bound, RECONSTRUCTED "
+    "from Taheri & Thrampoulidis; constants NOT CONFIRMED)",
+    kind=Kind.UPPER,
+    provenance=Provenance.RECONSTRUCTED,
+    statement="L(theta_K) <= 2 L(theta_ref) + (5/4)||theta_ref - theta_0||^2/(eta K) in runs with c <= 1/2",
+    assumptions=("measured c <= 1/2",),
+    quick=_TRAIN_QUICK,
+    paper=_TRAIN_PAPER,
+    rules={"c_max": Rule(0.5, "the paper form's premise c <= 1/2", "spec Sect. 5.1")},
+)
+def train_paperform(
+    ctx: Ctx,
+    *,
+    n: int,
+    H: int,
+    T: int,
+    d: int,
+    M_irr: int,
+    K: int,
+    eta: float,
+    every: int,
+    seg_points: int,
+    eps: tuple[float, ...],
+    late_factor: int,
+) -> Evidence:
+    """Spec Sec. 5.1 / claim deora2023.train.paperform [RECONSTRUCTED, soft]: OUR reconstruction of the
+    paper's form, not the paper's statement. Kind: upper. measured: max over configurations with
+    c at most the rule ``c_max`` (same runs as .train.logic) of
+    L(theta_K) / (2 L_ref + 1.25 ||theta_ref - theta_0||^2/(eta K)); theory: 1; vacuous when every such
+    bound is >= L_0."""
+    ex = _experiment(ctx, n=n, H=H, T=T, d=d, M_irr=M_irr, K=K, eta=eta, every=every,
+                     seg_points=seg_points, eps=tuple(eps), late_factor=late_factor)  # fmt: skip
+    L = ex["loss"]
+    ratios, useful, notes = [], [], []
+    for name, c in ex["cfgs"].items():
+        if c["c"] <= ctx.rule("c_max"):
+            b = B.paper_form_train_bound(c["L_ref"], c["dist0"], eta, K)
+            ratios.append(float(L[K]) / b)
+            useful.append(float(L[0]) / b)
+            notes.append(f"{name}: bound {b:.4g} vs L_K {L[K]:.4g}")
+    ev = Evidence(
+        theory=1.0,
+        measured=max(ratios) if ratios else None,
+        notes=notes,
+        trivial=max(useful) if useful else None,
+    )
+    if not ratios:
+        ev.failed.append("no configuration with measured c <= 1/2")
+    return ev
+
+
+@claim(
+    "deora2023.train.Hcond",
+    reference="spec Sec. 5.2 (worst-case sufficient head count)",
+    kind=Kind.CONDITION,
+    provenance=Provenance.DERIVED,
+    statement="the worst-case head-count condition sqrt(H) >= 2 beta_3(r) Dbar^2 of Theorem D-train",
+    expect=Verdict.VACUOUS,
+    quick=_TRAIN_QUICK,
+    paper=_TRAIN_PAPER,
+)
+def train_Hcond(
+    ctx: Ctx,
+    *,
+    n: int,
+    H: int,
+    T: int,
+    d: int,
+    M_irr: int,
+    K: int,
+    eta: float,
+    every: int,
+    seg_points: int,
+    eps: tuple[float, ...],
+    late_factor: int,
+) -> Evidence:
+    """Spec Sec. 5.2 / claim deora2023.train.Hcond [DERIVED; the paper's own condition H >~ beta_3^2 g^4 is
+    RECONSTRUCTED and its exponent NOT RECOVERED]. Kind: condition.
+    theory: the smallest over the configurations of .train.logic of H_req = (2 beta_3(D_0 + Dbar) Dbar^2)^2
+    (R, ubar_0 realised); measured: the H of the run (the largest this profile trains)."""
+    ex = _experiment(ctx, n=n, H=H, T=T, d=d, M_irr=M_irr, K=K, eta=eta, every=every,
+                     seg_points=seg_points, eps=tuple(eps), late_factor=late_factor)  # fmt: skip
+    L = ex["loss"]
+    req = {
+        name: B.required_heads(T, ex["R"], ex["u0"], float(c["D"][0]), eta, K, c["L_ref"], float(L[0]))
+        for name, c in ex["cfgs"].items()
+    }
+    return Evidence(
+        theory=min(req.values()),
+        measured=H,
+        notes=["required H by reference point: " + ", ".join(f"{k}: {float(v):.3g}" for k, v in req.items())],
+    )
+
+
+@claim(
+    "deora2023.train.Hmono",
+    reference="spec Sec. 5.2 (H-monotonicity of the D-train bound)",
+    kind=Kind.UPPER,
+    provenance=Provenance.DERIVED,
+    statement="the worst-case D-train bound is non-increasing in H and within 1% of the convex rate "
+    "once c(H) <= 0.01",
+    quick=dict(T=6, R=1.1, ubar0=1.0, D0=3.0, eta=1.0, K=1000, L_ref=0.01, log2_H_max=80),
+    rules={
+        "c_small": Rule(0.01, "c(H) from which the bound must be near the convex rate", "spec Sect. 5.2"),
+        "gap": Rule(0.01, "allowed relative gap to the convex rate once c(H) <= c_small", "spec Sect. 5.2"),
+    },
+)
+def train_Hmono(
+    ctx: Ctx, *, T: int, R: float, ubar0: float, D0: float, eta: float, K: int, L_ref: float, log2_H_max: int
+) -> Evidence:
+    """Spec Sec. 5.2 / claim deora2023.train.Hmono [DERIVED; pure theory, mpmath]. Kind: upper.
+    Fixed ubar_0, D_0, L_0 = log 2, L(theta_ref); H = 2^j. measured: max of max_j B(2^{j+1})/B(2^j) - 1
+    (finite B) and max_{H >= H_1} B(H)/B_inf - 1 - ``gap``, H_1 the first H with c(H) <= ``c_small``
+    (rules); theory: 0. The empirical L(theta_K) is NOT claimed to decrease in H (spec Sec. 10; see
+    .lazy's notes)."""
+    L0 = math.log(2.0)
+    Hs = [2**j for j in range(1, log2_H_max + 1)]
+    bounds = [B.dtrain_worst_case(H, T, R, ubar0, D0, eta, K, L_ref, L0) for H in Hs]
+    cs = [B._worst_case_c(H, T, R, ubar0, D0, eta, K, L_ref, L0) for H in Hs]
+    b_inf = B.convex_limit(L_ref, D0, eta, K, L0)
+    mono = max(
+        (float(b2 / b1) - 1.0 for b1, b2 in itertools.pairwise(bounds) if b1 != math.inf and b2 != math.inf),
+        default=0.0,
+    )
+    h1 = next((j for j, c in enumerate(cs) if c <= ctx.rule("c_small")), None)
+    if h1 is None:
+        return Evidence(theory=0.0, measured=None, inconclusive="c(H) > 0.01 for every H tried")
+    gap = max(float(b) / b_inf - 1.0 for b in bounds[h1:])
+    first = next(j for j, b in enumerate(bounds) if b != math.inf)
+    return Evidence(
+        theory=0.0,
+        measured=max(mono, gap - ctx.rule("gap")),
+        series={
+            "log2_H": [j + 1 for j in range(first, len(Hs))],
+            "bound": [float(b) for b in bounds[first:]],
+            "convex_limit": [b_inf] * (len(Hs) - first),
+        },
+        notes=[
+            f"largest relative increase B(2H)/B(H) - 1 = {mono:.3g} (<= 0: non-increasing); "
+            f"largest relative gap to the convex limit for H >= H_1: {gap:.3g} (allowed 0.01)",
+            f"bound finite from H = 2^{first + 1}; c <= 0.01 from H_1 = 2^{h1 + 1}; "
+            f"B(H_1) = {float(bounds[h1]):.5g}, convex limit {b_inf:.5g}",
+        ],
+    )
