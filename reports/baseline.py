@@ -16,6 +16,9 @@ round-off noise:
 - **round-off level**: a measured value with ``|m| <= ROUNDOFF_ULPS * eps`` (float64 eps; about
   3.6e-12) is at round-off level; two such values compare equal, reported in units of eps, whatever
   their slacks (another CPU's kernels move them by factors of 2-4);
+- **consistency checks** (gradient checks, closed forms against Monte Carlo: checks of the code, not
+  bounds with a tightness; their margins are finite-difference round-off, which moves by 0.1-0.5 dex
+  between OpenBLAS kernels) compare their verdict only; an entry whose classification changed fails;
 - **entries without a slack** (qualitative claims, exact zeros, mixed signs) compare their theory and
   measured values instead: numbers within relative :data:`VALUE_RTOL` (or both at round-off level),
   everything else (bools, strings, lists element by element) equal.
@@ -67,6 +70,7 @@ def update_baseline(results: list[Result], path: Path = DEFAULT_BASELINE) -> Non
                     "theory": r.theory,
                     "measured": r.measured,
                     "seeds": r.seeds,
+                    "consistency": r.consistency,
                     "params": r.params,
                 }
             )
@@ -148,6 +152,11 @@ def _compare(old: dict[str, Any], r: Result, tolerance: float) -> tuple[str, str
     """One entry: verdict first, then round-off level, then slack (or values when slack is None)."""
     if old["verdict"] != r.verdict:
         return "verdict", f"{old['verdict']} -> {r.verdict}", True
+    if bool(old.get("consistency", False)) != r.consistency:
+        was = "a consistency check" if old.get("consistency") else "a claim about the paper"
+        return "class changed", f"was {was} in the baseline: review, then update", True
+    if r.consistency:
+        return "same", f"consistency check: verdict {r.verdict} only (its margin is round-off)", False
     m_old, m_new = old["measured"], to_jsonable(r.measured) if r.measured is not None else None
     slack_ok = r.slack is None or math.isfinite(r.slack)
     if slack_ok and _roundoff(m_old) and _roundoff(m_new) and (old["slack"] is None) == (r.slack is None):
@@ -199,6 +208,8 @@ def load_baseline(path: Path = DEFAULT_BASELINE) -> dict[str, Any]:
             raise _field_error(path, f"claims[{cid!r}]", "needs verdict, slack, theory and measured")
         if entry["verdict"] not in verdicts:
             raise _field_error(path, f"claims[{cid!r}].verdict", f"{entry['verdict']!r} is not a verdict")
+        if not isinstance(entry.get("consistency", False), bool):
+            raise _field_error(path, f"claims[{cid!r}].consistency", "must be true or false")
         sl = entry["slack"]
         if sl is not None and (isinstance(sl, bool) or not isinstance(sl, int | float)):
             raise _field_error(path, f"claims[{cid!r}].slack", f"must be a number or null, got {sl!r}")

@@ -88,7 +88,7 @@ def test_gate_trips_when_a_slack_becomes_undefined(results, baseline) -> None:
     assert not check_baseline(doctored, baseline).ok
 
 
-def test_cli_baseline_check_and_update(tmp_path: Path, results) -> None:
+def test_cli_baseline_check_and_update(tmp_path: Path, results, toy_claims) -> None:
     base = tmp_path / "b.json"
     assert main(["baseline", "update", "--from", str(GOLDEN), "--baseline", str(base)]) == 0
     assert main(["baseline", "check", "--from", str(GOLDEN), "--baseline", str(base)]) == 0
@@ -123,6 +123,7 @@ def _entry_results(baseline: Path) -> list[Result]:
             slack=e["slack"],
             verdict=Verdict(e["verdict"]),
             expected=Verdict(e["verdict"]),
+            consistency=e.get("consistency", False),
             **fixed,
         )
         for cid, e in doc["claims"].items()
@@ -244,3 +245,16 @@ def test_malformed_baselines_give_one_line_errors(tmp_path: Path, text: str, mat
     assert "\n" not in str(info.value)
     with pytest.raises(FileNotFoundError, match="baseline update"):
         load_baseline(tmp_path / "missing.json")
+
+
+def test_consistency_checks_compare_their_verdict_only(tmp_path: Path) -> None:
+    res, path = _one(1.6e-3, 2.79, tmp_path)
+    res[0].slack = 2.5
+    assert not check_baseline(res, path).ok
+    res[0].consistency = True
+    assert not check_baseline(res, path).ok  # reclassified after the baseline was written
+    update_baseline(res, path)
+    res[0].slack = 0.5
+    assert check_baseline(res, path).ok
+    res[0].verdict = Verdict.VIOLATED
+    assert not check_baseline(res, path).ok

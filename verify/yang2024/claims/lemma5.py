@@ -86,6 +86,7 @@ def A_identity(ctx: Ctx, *, cases: int) -> Evidence:
     reference="Sec. 3.2 of the spec (gradients of the Lemma 5 loss), eqs. (7a)/(7b)",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
+    consistency=True,
     statement="hand-derived dL/dQ_h and dL/dw_{h,k} match central differences (rel. error <= 1e-6)",
     quick={"config": "small", "H": 6, "n_dirs": 20},
     rules={
