@@ -995,7 +995,7 @@ def value_and_positions(rng: np.random.Generator, sz: Size, vnorm: float) -> tup
 
 
 def random_positions(n: int, rng: np.random.Generator) -> np.ndarray:
-    """A Haar-random orthogonal position matrix P (n, n) (:func:`~verify.zhang2026.model.random_orthogonal`)."""
+    """A Haar-random orthogonal position matrix P (n, n) (`verify.zhang2026.model.random_orthogonal`)."""
     return M.random_orthogonal(n, rng)
 
 

@@ -131,8 +131,9 @@ def fullTF(
             notes.append(s.note)
         else:
             notes.append(
-                f"{s.note}; shares (not judged): W_V feature block {s.feature_share:.3f}, W_KQ position block "
-                f"{s.position_share:.3f} (for a non-odd sigma the position block of W_V also fits the output mean "
+                f"{s.note}; shares (not judged): W_V feature block {s.feature_share:.3f}, "
+                f"W_KQ position block {s.position_share:.3f} "
+                "(for a non-odd sigma the position block of W_V also fits the output mean "
                 "E sigma(y) != 0)"
             )
     return parts.evidence(notes=notes)

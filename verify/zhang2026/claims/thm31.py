@@ -188,7 +188,8 @@ def thm31_bounds(ctx: Ctx, *, eta: float, vnorm: float, tmax_T0: int) -> Evidenc
             series[f"{run.name}_T_excess_over_c"] = ty.tolist()
         else:
             notes.append(
-                f"{run.name} leaky (not judged): T excess / constant in [{lo:.3f}, {hi:.3f}] on [10 T_0, T_max]"
+                f"{run.name} leaky (not judged): T excess / constant in [{lo:.3f}, {hi:.3f}] "
+                "on [10 T_0, T_max]"
             )
     return parts.evidence(notes=notes, series=series)
 

@@ -34,8 +34,9 @@ def thm32_ood(
 ) -> Evidence:
     """Spec §5.4 [D] (the paper's eps(T) is NOT RECOVERED). At 12 tail checkpoints of the trained model
     and N OOD samples (common across checkpoints) of X~ with iid Exp(1), centred Exp(1), or AR(1)-correlated
-    Gaussian tokens: (i) MC L_OOD + ``se_margin`` SE <= ood_upper(A_T, B) with B exact (iid) or the op-norm bound
-    (correlated); (ii) MC B + ``se_margin`` SE <= ood_B_op_bound; (iii) |MC B - ood_B_exact| within rule ``mc_z`` SE
+    Gaussian tokens: (i) MC L_OOD + ``se_margin`` SE <= ood_upper(A_T, B) with B exact (iid) or the
+    op-norm bound (correlated); (ii) MC B + ``se_margin`` SE <= ood_B_op_bound; (iii) |MC B -
+    ood_B_exact| within rule ``mc_z`` SE
     (iid tokens); slopes (windows +- rule ``slope_mc``): B(T) and L_OOD - A_T with Y~ = f*(X~) + N(0, tau^2)
     noise -> OOD_SLOPE_INDEPENDENT; |L_OOD - A_T| with Y~ = f*(X~) + 0.3 V* X~ 1 1^T / D (centred Exp)
     -> OOD_SLOPE_MISMATCH."""
@@ -86,7 +87,8 @@ def thm32_ood(
             )
             series["mismatch_abs_L_minus_A"] = Lm.tolist()
             notes.append(
-                f"mismatch: L_OOD - A_T = {c.L_mismatch[0]:.3e} -> {c.L_mismatch[-1]:.3e} (negative: C1 > 1), "
+                f"mismatch: L_OOD - A_T = {c.L_mismatch[0]:.3e} -> {c.L_mismatch[-1]:.3e} "
+                "(negative: C1 > 1), "
                 f"B = {c.B[-1]:.3e} at T_max; only a label mismatch correlated with X~ produces "
                 f"the paper's ~-0.5, teacher + independent noise gives -1"
             )
