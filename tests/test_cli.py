@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from verify.cli import main, read_results
+from verify.cli import main, parse_seeds, read_results
 from verify.core import Kind, Provenance, Verdict, claim, match_claims, run_claim, run_claims
 
 
@@ -132,3 +132,23 @@ def test_a_backend_that_cannot_start_is_a_usage_error(toy_claims, monkeypatch, c
     monkeypatch.setattr(parallel._DaskExecutor, "__init__", no_dask)
     assert main(["run", "toy.upper", "--dask", "local"]) == 2
     assert "optional extra" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("text", "seeds"), [("0-4", (0, 1, 2, 3, 4)), ("3", (3,)), ("0,3,7", (0, 3, 7)), ("0-2,9", (0, 1, 2, 9))]
+)
+def test_seeds_option_parses(text: str, seeds: tuple[int, ...]) -> None:
+    assert parse_seeds(text) == seeds
+
+
+@pytest.mark.parametrize("text", ["", "a", "-1", "3-1", "0-2,2", "0-99999999999", "1.5"])
+def test_bad_seeds_option_is_a_usage_error(text: str, capsys) -> None:
+    assert main(["run", "--seeds", text, "wu2023.pl"]) == 2
+    err = capsys.readouterr().err
+    assert "--seeds" in err and "Traceback" not in err
+
+
+def test_seeds_option_sets_every_seeded_claim(toy_claims, tmp_path) -> None:
+    out = tmp_path / "r.json"
+    assert main(["run", "toy.upper", "--seeds", "5-7", "--json", str(out), "--quiet"]) == 0
+    assert read_results(out)[0].seeds == [5]  # a deterministic claim runs at the first seed

@@ -5,7 +5,7 @@
     attncheck report [PATTERN ...] [--profile ...] [--seed N] [--from RESULTS.json] [--out DIR] [RUN OPTIONS]
     attncheck baseline check|update [--from RESULTS.json] [--baseline PATH] [--tolerance DEX] [RUN OPTIONS]
 
-RUN OPTIONS: [--jobs N] [--dask ADDR] [--dask-timeout S] [--timings RESULTS.json] [--quiet]
+RUN OPTIONS: [--seeds 0-19] [--jobs N] [--dask ADDR] [--dask-timeout S] [--timings RESULTS.json] [--quiet]
 
 Exit status: 0 when nothing is ``error`` or an unexpected ``violated`` (and, for ``baseline check``,
 nothing regressed); 1 otherwise; 2 for bad usage, e.g. a pattern that matches no claim or an output
@@ -39,6 +39,9 @@ from verify.core.progress import Progress
 from verify.core.record import Result
 from verify.core.registry import Claim, match_claims, registry
 from verify.core.results import ResultsError, read_results, read_results_doc, write_results
+
+#: The largest seed set ``--seeds`` accepts.
+MAX_SEEDS = 10_000
 
 
 class UsageError(Exception):
@@ -135,6 +138,7 @@ def _run(args: argparse.Namespace, claims: list[Claim]) -> list[Result]:
             claims,
             profile=args.profile,
             seed=args.seed,
+            seed_set=args.seed_set,
             jobs=workers,
             dask=args.dask,
             dask_timeout=args.dask_timeout,
@@ -248,10 +252,30 @@ def cmd_baseline(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
+def parse_seeds(text: str) -> tuple[int, ...]:
+    """``0-19`` / ``0,3,7`` / ``0-4,9`` -> distinct seeds >= 0 in the given order; UsageError otherwise."""
+    seeds: list[int] = []
+    try:
+        for part in text.split(","):
+            lo, _, hi = part.strip().partition("-")
+            first, last = int(lo), int(hi) if hi else int(lo)
+            if first < 0 or last < first:
+                raise ValueError
+            if len(seeds) + last - first + 1 > MAX_SEEDS:
+                raise UsageError(f"--seeds: at most {MAX_SEEDS} seeds, got more in {text!r}")
+            seeds.extend(range(first, last + 1))
+    except ValueError:
+        raise UsageError(f"--seeds must look like 0-19 or 0,3,7 (integers >= 0), got {text!r}") from None
+    if len(set(seeds)) != len(seeds):
+        raise UsageError(f"--seeds lists a seed twice: {text!r}")
+    return tuple(seeds)
+
+
 def _check_args(args: argparse.Namespace) -> None:
     """Everything that can be checked before any claim runs; UsageError on the first bad value."""
     if getattr(args, "seed", 0) < 0:
         raise UsageError(f"--seed must be an integer >= 0, got {args.seed}")
+    args.seed_set = parse_seeds(args.seeds) if getattr(args, "seeds", None) is not None else None
     if getattr(args, "jobs", 1) < 1:
         raise UsageError(f"--jobs must be an integer >= 1, got {args.jobs}")
     if getattr(args, "dask", None):
@@ -277,7 +301,12 @@ def _parser() -> argparse.ArgumentParser:
         if patterns:
             sp.add_argument("patterns", nargs="*", metavar="PATTERN", help="glob on claim ids")
         sp.add_argument("--profile", choices=PROFILES, default="quick")
-        sp.add_argument("--seed", type=int, default=0)
+        sp.add_argument("--seed", type=int, default=0, help="first seed of each claim's seed set")
+        sp.add_argument(
+            "--seeds",
+            metavar="SEEDS",
+            help="the seed set of every seeded claim, e.g. 0-19 or 0,3,7 (default: the profile's)",
+        )
         sp.add_argument("--jobs", type=int, default=1, help="local worker processes (at most the CPU count)")
         sp.add_argument(
             "--dask",

@@ -264,8 +264,8 @@ def _pool_map(workers: int) -> Mapper:
     return map_
 
 
-def _run_by_id(claim_id: str, profile: str, seed: int) -> Result:
-    return run_claim(get_claim(claim_id), profile=profile, seed=seed)
+def _run_by_id(claim_id: str, profile: str, seed: int, seed_set: tuple[int, ...] | None) -> Result:
+    return run_claim(get_claim(claim_id), profile=profile, seed=seed, seed_set=seed_set)
 
 
 # ---------------------------------------------------------------- Dask
@@ -295,13 +295,16 @@ class _DaskExecutor:
                 f"--dask: no scheduler reached at {address} within {timeout:g} s ({reason})"
             ) from None
 
-    def completed(self, claims: list[Claim], profile: str, seed: int) -> Iterator[tuple[Claim, Result]]:
+    def completed(
+        self, claims: list[Claim], profile: str, seed: int, seed_set: tuple[int, ...] | None
+    ) -> Iterator[tuple[Claim, Result]]:
         """Run ``claims`` (submitted in the given order); yield (claim, result) as they finish."""
         from dask.distributed import as_completed as dask_completed
 
         # the claim travels by value, its functions by reference: workers import verify.<paper>.claims
         futures = {
-            self._client.submit(run_claim, c, profile=profile, seed=seed, pure=False): c for c in claims
+            self._client.submit(run_claim, c, profile=profile, seed=seed, seed_set=seed_set, pure=False): c
+            for c in claims
         }
         for fut in dask_completed(futures):
             c = futures[fut]
@@ -328,6 +331,7 @@ def run_claims(
     *,
     profile: str = "quick",
     seed: int = 0,
+    seed_set: tuple[int, ...] | None = None,
     jobs: int = 1,
     dask: str | None = None,
     dask_timeout: float = DASK_TIMEOUT,
@@ -336,7 +340,9 @@ def run_claims(
 ) -> list[Result]:
     """Run ``claims`` on the chosen backend; the results, in claim-id order, are the serial run's.
 
-    jobs: worker processes (capped at the CPU count); dask: a scheduler address or ``local``;
+    seed_set: the seeds of every seeded claim (default: each claim's own set from ``seed``,
+    :func:`verify.core.seeds.seed_set`); jobs: worker processes (capped at the CPU count); dask: a
+    scheduler address or ``local``;
     costs: estimated seconds per claim id (default 1.0) for longest-first submission; progress:
     told when a claim starts and finishes. Raises :class:`Interrupted` (with the finished results)
     when a signal arrives under :func:`interrupts`; RuntimeError when the backend cannot start.
@@ -358,12 +364,12 @@ def run_claims(
             ex, mapper = None, _pool_map(workers) if workers > 1 else serial_map
         try:
             if len(claims) >= workers > 1:
-                _run_spread(claims, profile, seed, workers, ex, costs or {}, progress, finish)
+                _run_spread(claims, profile, seed, seed_set, workers, ex, costs or {}, progress, finish)
             else:
                 for c in claims:
                     if progress:
                         progress.started(c.id)
-                    finish(run_claim(c, profile=profile, seed=seed, mapper=mapper))
+                    finish(run_claim(c, profile=profile, seed=seed, seed_set=seed_set, mapper=mapper))
         finally:
             if ex is not None:
                 ex.shutdown()
@@ -377,6 +383,7 @@ def _run_spread(
     claims: list[Claim],
     profile: str,
     seed: int,
+    seed_set: tuple[int, ...] | None,
     workers: int,
     ex: _DaskExecutor | None,
     costs: Mapping[str, float],
@@ -394,11 +401,11 @@ def _run_spread(
     for _ in range(workers):
         start_next()
     if ex is not None:
-        for _, r in ex.completed(order, profile, seed):
+        for _, r in ex.completed(order, profile, seed, seed_set):
             finish(r)
             start_next()
         return
-    calls = [(c.id, profile, seed) for c in order]
+    calls = [(c.id, profile, seed, seed_set) for c in order]
     with contextlib.closing(_completed(_run_by_id, calls, workers)) as outcomes:
         for i, o in outcomes:
             c = order[i]
