@@ -10,7 +10,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from verify.core.format import fmt_params, fmt_sci, fmt_slack, fmt_value
+from verify.core.format import fmt_params, fmt_sci, fmt_slack, fmt_value, shown
 from verify.core.record import Result, Verdict
 
 _ESCAPES = {
@@ -113,8 +113,7 @@ def paper_table(paper: str, results: list[Result], figure_labels: dict[str, str]
             escape(r.kind),
             escape(r.provenance),
             escape(fmt_params(r.params, limit=120)),
-            num(r.theory),
-            num(r.measured),
+            *(num(v) for v in shown(r)),
             escape(fmt_slack(r.slack)),
             _verdict_cell(r),
         ]

@@ -52,6 +52,17 @@ def test_every_seed_must_hold_and_the_first_violating_seed_is_named() -> None:
     assert run_claim("toyv.every", seed_set=[0, 1, 2]).slack == pytest.approx(math.log10(2))
 
 
+def test_a_finding_must_be_violated_at_every_seed() -> None:
+    @_toy("toyv.finding", kind=Kind.UPPER, seeds=Seeds.EVERY, expect=Verdict.VIOLATED)
+    def f(ctx: Ctx) -> Evidence:
+        """toy"""
+        return Evidence(theory=1.0, measured=1.5 if ctx.seed != 1 else 0.5)
+
+    r = run_claim("toyv.finding")
+    assert r.verdict == Verdict.INCONCLUSIVE and "every seed" in r.notes[0]
+    assert run_claim("toyv.finding", seed_set=[0, 2, 3]).verdict == Verdict.VIOLATED
+
+
 def test_binomial_seeds_use_the_exact_test() -> None:
     @_toy("toyv.binom", kind=Kind.PROBABILITY, seeds=Seeds.BINOMIAL, n_seeds={"quick": 20})
     def f(ctx: Ctx) -> Evidence:
@@ -201,3 +212,20 @@ def test_summary_separates_findings_mismatches_and_consistency_checks() -> None:
     assert s.findings == ["toyv.own"] and s.mismatches == ["toyv.recon"]
     assert s.claims == 2 and sum(s.consistency.values()) == 1
     assert "recon. mismatches" in summary_table(results)
+
+
+def test_tables_print_the_headline_quantity_not_the_normalised_violation() -> None:
+    from verify.cli import results_table
+
+    @_toy("toyv.head")
+    def f(ctx: Ctx) -> Evidence:
+        """toy"""
+        c = Conditions()
+        c.window("slope", -1.003, -1.05, -0.95)
+        c.tol("constant error", 0.001, 0.02)
+        return c.evidence(headline="slope")
+
+    r = run_claim("toyv.head")
+    assert r.verdict == Verdict.HOLDS and r.headline["measured"] == -1.003
+    row = results_table([r]).splitlines()[-1]
+    assert "-1.00e+00" in row and "[-1.05e+00, -9.50e-01]" in row and "6.00e-02" not in row

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from verify.core.context import PROFILES
-from verify.core.format import fmt_slack, fmt_value
+from verify.core.format import fmt_slack, fmt_value, shown
 from verify.core.parallel import (
     DASK_TIMEOUT,
     Interrupted,
@@ -59,8 +59,7 @@ def results_table(results: list[Result]) -> str:
         [
             r.claim_id,
             r.verdict + ("" if r.as_expected else f" (expected {r.expected})"),
-            fmt_value(r.theory, limit=28),
-            fmt_value(r.measured, limit=28),
+            *(fmt_value(v, limit=28) for v in shown(r)),
             fmt_slack(r.slack),
             f"{r.wall_time:.1f}s",
         ]

@@ -71,3 +71,13 @@ def fmt_sci(x: Any, digits: int = 3) -> str:
             m_r /= 10
             e += 1
     return f"{sign}{m_r:.{digits - 1}f}e{e:+03d}"
+
+
+def shown(result: Any) -> tuple[Any, Any]:
+    """The (theory, measured) pair a table prints for a result: the headline quantity of a
+    multi-condition claim (the paper's slope or constant against its requirement), else the judged
+    pair itself."""
+    head = getattr(result, "headline", None)
+    if head:
+        return head["theory"], head["measured"]
+    return result.theory, result.measured

@@ -7,7 +7,8 @@ How the seeds combine follows the statement (:class:`~verify.core.record.Seeds`,
   (pooled fit, seed bootstrap) carries the seed-to-seed spread;
 - ``every``: one call per seed, each judged by the rule of the kind; holds only if every seed holds;
   otherwise the first seed in the order error > violated > out_of_regime > inconclusive > vacuous
-  decides and is named; slack is the minimum over seeds;
+  decides and is named; slack is the minimum over seeds. A documented finding (``expect=violated``)
+  violated at some seeds but not all is ``inconclusive``: a finding must show at every seed;
 - ``binomial``: one call per seed, each returning success (``measured`` a bool, ``theory`` the
   claimed probability); the exact binomial rule judges k successes of n seeds.
 
@@ -90,9 +91,10 @@ def _row(seed: int, j: Judged) -> dict[str, Any]:
     }
 
 
-def _every(kind: Kind, per: list[tuple[int, Judged]]) -> Judged:
+def _every(kind: Kind, per: list[tuple[int, Judged]], expect: Verdict = Verdict.HOLDS) -> Judged:
     verdicts = [j.verdict for _, j in per]
     overall = next(v for v in PRECEDENCE if v in verdicts)
+    split = overall == Verdict.VIOLATED and expect == Verdict.VIOLATED and set(verdicts) != {overall}
     at = [(s, j) for s, j in per if j.verdict == overall]
     if overall in (Verdict.HOLDS, Verdict.VACUOUS):  # the tightest seed represents the set
         at.sort(key=lambda sj: float("inf") if sj[1].slack is None else sj[1].slack)
@@ -102,6 +104,9 @@ def _every(kind: Kind, per: list[tuple[int, Judged]]) -> Judged:
     head = f"seeds {[s for s, _ in per]} (every seed must hold): {counts}; shown: seed {seed}"
     if overall == Verdict.VIOLATED:
         head += f", the first violating seed ({len(at)} of {len(per)} violate)"
+    if split:  # a documented finding must show at every seed, or it is not a finding
+        overall = Verdict.INCONCLUSIVE
+        head += "; a finding must be violated at every seed, so the set is inconclusive"
     return Judged(
         overall, min(slacks) if slacks else None, rep.theory, rep.measured, [s for s, _ in per],
         [head, *(f"seed {seed}: {n}" for n in rep.notes)], rep.series, rep.params, rep.headline,
@@ -166,7 +171,7 @@ def evaluate(c: Claim, *, profile: str, seeds: list[int], mapper: Mapper, params
             raise RuntimeError(f"seed {s}: {type(exc).__name__}: {exc}") from exc
     if rec.seeds == Seeds.BINOMIAL:
         return _binomial(per)
-    return _every(rec.kind, [(s, _single(rec.kind, ev, [s])) for s, ev in per])
+    return _every(rec.kind, [(s, _single(rec.kind, ev, [s])) for s, ev in per], rec.expect)
 
 
 __all__ = ["PRECEDENCE", "Judged", "evaluate", "seed_set"]
