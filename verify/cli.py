@@ -1,6 +1,7 @@
 """The ``attncheck`` command (also ``python -m verify``).
 
     attncheck list [--json]
+    attncheck docs [--out DIR] [--check]
     attncheck run [PATTERN ...] [--profile quick|paper] [--seed N] [--json PATH] [RUN OPTIONS]
     attncheck report [PATTERN ...] [--profile ...] [--seed N] [--from RESULTS.json] [--out DIR] [RUN OPTIONS]
     attncheck baseline check|update [--from RESULTS.json] [--baseline PATH] [--tolerance DEX] [RUN OPTIONS]
@@ -39,6 +40,7 @@ from verify.core.progress import Progress
 from verify.core.record import Result
 from verify.core.registry import Claim, match_claims, registry
 from verify.core.results import ResultsError, read_results, read_results_doc, write_results
+from verify.docs import DEFAULT_DOCS
 
 #: The largest seed set ``--seeds`` accepts.
 MAX_SEEDS = 10_000
@@ -177,6 +179,21 @@ def cmd_list(args: argparse.Namespace) -> int:
         return 0
     rows = [[c.id, c.record.kind, c.record.provenance, c.record.reference] for c in claims]
     print(_table(rows, ["claim", "kind", "provenance", "reference"]))
+    return 0
+
+
+def cmd_docs(args: argparse.Namespace) -> int:
+    from verify.docs import stale_pages, write_docs
+
+    out = Path(args.out)
+    if args.check:
+        stale = stale_pages(out)
+        for name in stale:
+            print(f"stale: {out / name} (run `attncheck docs`)", file=sys.stderr)
+        return 1 if stale else 0
+    _check_out_dir(out, "--out")
+    for path in write_docs(out):
+        print(f"wrote {path}")
     return 0
 
 
@@ -329,6 +346,11 @@ def _parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("list", help="every registered claim with its record")
     sp.add_argument("--json", action="store_true")
     sp.set_defaults(fn=cmd_list)
+
+    sp = sub.add_parser("docs", help="one Markdown page per paper, generated from the claim registry")
+    sp.add_argument("--out", default=str(DEFAULT_DOCS), help="output folder (default: the repo's docs/)")
+    sp.add_argument("--check", action="store_true", help="exit 1 when a page is stale; write nothing")
+    sp.set_defaults(fn=cmd_docs)
 
     sp = sub.add_parser("run", help="run claims and print their verdicts")
     runner_opts(sp)

@@ -1,0 +1,129 @@
+"""A fifth paper without touching the core: a toy paper package, installed as a distribution with an
+``attncheck.papers`` entry point (a ``.dist-info`` folder on the path, as pip writes it), is listed,
+run, reported, documented and baselined by the unchanged ``attncheck`` command."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+FILES = {
+    "toy5paper/__init__.py": '''
+        """Toy paper: least squares f(w) = |X w - y|^2 / (2 N), X (N, d), y (N,), w (d,)."""
+
+        from verify.core.papers import PaperInfo
+
+        PAPER = PaperInfo(
+            key="toy5", title="A Toy Fifth Paper", authors="Nobody", venue="nowhere 2026", year=2026,
+            arxiv="0000.00000", short="least squares, a gradient-norm bound",
+        )
+        ''',
+    "toy5paper/bounds.py": '''
+        """The toy paper's bound: |grad f(w)| <= (|X|_2^2 |w| + |X|_2 |y|) / N."""
+
+
+        def grad_norm_bound(op_norm: float, w_norm: float, y_norm: float, N: int) -> float:
+            return (op_norm**2 * w_norm + op_norm * y_norm) / N
+        ''',
+    "toy5paper/model.py": '''
+        """The toy model behind the shared protocol (verify.numerics.model)."""
+
+        from dataclasses import dataclass
+
+        import numpy as np
+
+        from verify.numerics.model import ParamBlocks
+
+
+        @dataclass(frozen=True)
+        class Params(ParamBlocks):
+            w: np.ndarray
+
+
+        class LeastSquares:
+            def forward(self, params, batch):
+                return batch[0] @ params.w
+
+            def loss(self, params, batch):
+                r = self.forward(params, batch) - batch[1]
+                return float(r @ r) / (2 * len(r))
+
+            def loss_and_grad(self, params, batch):
+                X, y = batch
+                r = X @ params.w - y
+                return float(r @ r) / (2 * len(r)), Params(w=X.T @ r / len(r))
+        ''',
+    "toy5paper/claims.py": '''
+        """The toy paper's one claim."""
+
+        import numpy as np
+
+        from toy5paper import bounds as B
+        from toy5paper.model import LeastSquares, Params
+        from verify.core import Ctx, Evidence, Kind, Provenance, claim
+        from verify.core.record import Seeds
+
+
+        @claim(
+            "toy5.gradbound", reference="Lemma 1", kind=Kind.UPPER, provenance=Provenance.EXACT,
+            statement="|grad f(w)| <= (|X|_2^2 |w| + |X|_2 |y|) / N", quick=dict(N=20, d=5),
+            paper=dict(N=200, d=50), seeds=Seeds.EVERY,
+        )
+        def gradbound(ctx: Ctx, *, N: int, d: int) -> Evidence:
+            """Toy paper, Lemma 1. Kind: upper, EXACT."""
+            rng = ctx.rng(0)
+            X, y, w = rng.standard_normal((N, d)), rng.standard_normal(N), rng.standard_normal(d)
+            _, g = LeastSquares().loss_and_grad(Params(w=w), (X, y))
+            theory = B.grad_norm_bound(np.linalg.norm(X, 2), np.linalg.norm(w), np.linalg.norm(y), N)
+            return Evidence(theory=theory, measured=float(np.linalg.norm(g.w)))
+        ''',
+    "toy5paper-0.1.dist-info/METADATA": "Metadata-Version: 2.1\nName: toy5paper\nVersion: 0.1\n",
+    "toy5paper-0.1.dist-info/entry_points.txt": "[attncheck.papers]\ntoy5 = toy5paper\n",
+}
+
+
+@pytest.fixture(scope="module")
+def plugin(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("plugin")
+    for name, text in FILES.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip())
+    return root
+
+
+def _attncheck(plugin: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = os.environ | {"PYTHONPATH": os.pathsep.join([str(plugin), os.environ.get("PYTHONPATH", "")])}
+    return subprocess.run(
+        [sys.executable, "-m", "verify", *args], capture_output=True, text=True, env=env, timeout=120
+    )
+
+
+def test_a_fifth_paper_is_listed_run_reported_documented_and_baselined(plugin: Path, tmp_path: Path) -> None:
+    listed = _attncheck(plugin, "list")
+    assert listed.returncode == 0 and "toy5.gradbound" in listed.stdout and "wu2023.grad" in listed.stdout
+
+    results = tmp_path / "r.json"
+    run = _attncheck(plugin, "run", "toy5.*", "--json", str(results), "--quiet")
+    assert run.returncode == 0, run.stderr
+    (res,) = json.loads(results.read_text())["results"]
+    assert res["claim_id"] == "toy5.gradbound" and res["verdict"] == "holds" and res["seeds"] == [0, 1, 2]
+
+    out = tmp_path / "out"
+    report = _attncheck(plugin, "report", "--from", str(results), "--out", str(out), "--no-figures")
+    assert report.returncode == 0, report.stderr
+    assert "toy5.gradbound" in (out / "toy5.tex").read_text().replace(r".\allowbreak{}", ".")
+
+    docs = _attncheck(plugin, "docs", "--out", str(tmp_path / "docs"))
+    assert docs.returncode == 0 and "### `toy5.gradbound`" in (tmp_path / "docs" / "toy5.md").read_text()
+
+    base = tmp_path / "b.json"
+    for action in ("update", "check"):
+        gate = _attncheck(plugin, "baseline", action, "--from", str(results), "--baseline", str(base))
+        assert gate.returncode == 0, gate.stderr
