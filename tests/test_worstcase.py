@@ -1,0 +1,58 @@
+"""The worst-case search finds a planted violation, calls an attained bound tight, is deterministic."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from verify.numerics.worstcase import TIGHT_RTOL, worst_case
+
+A = np.diag([10.0, 1.0, 0.5, 0.1, 0.1, 0.05])  # |A x| / |x| is at most 10, attained only along e_1
+
+
+def _ratio(bound: float):
+    return lambda z: float(np.linalg.norm(A @ z) / np.linalg.norm(z)) / bound
+
+
+def _search(bound: float, seed: int = 0, **kw):
+    kw = {"starts": 4, "maxiter": 50} | kw
+    return worst_case(_ratio(bound), lambda rng: rng.standard_normal(6), np.random.default_rng(seed), **kw)
+
+
+def test_a_bound_one_percent_too_small_is_found_violated() -> None:
+    w = _search(0.99 * 10.0)
+    assert w.violated and w.ratio == pytest.approx(1 / 0.99, rel=1e-6)
+    assert "counterexample" in w.verdict_note()
+
+
+def test_the_exact_operator_norm_is_tight_and_random_draws_are_not() -> None:
+    w = _search(10.0)
+    assert w.tight and not w.violated and w.ratio >= 1 - TIGHT_RTOL
+    assert w.typical < w.ratio  # random draws alone say less than the search
+    replay = _ratio(10.0)(np.array(w.z))
+    assert replay == w.ratio  # the saved argument replays the worst ratio
+
+
+def test_a_loose_bound_states_its_remaining_gap() -> None:
+    w = _search(30.0)
+    assert not w.tight and "at least 3-fold loose" in w.verdict_note()
+
+
+def test_the_search_is_deterministic_for_a_seed_and_budgeted() -> None:
+    a, b = _search(10.0, seed=3), _search(10.0, seed=3)
+    assert a == b
+    none = _search(10.0, maxiter=0)
+    assert none.ratio == none.typical and none.evaluations == 4
+
+
+def test_a_non_finite_ratio_is_refused() -> None:
+    with pytest.raises(ValueError, match="ratio is nan"):
+        worst_case(
+            lambda z: math.nan,
+            lambda rng: rng.standard_normal(2),
+            np.random.default_rng(0),
+            starts=1,
+            maxiter=1,
+        )
