@@ -56,3 +56,26 @@ def test_a_non_finite_ratio_is_refused() -> None:
             starts=1,
             maxiter=1,
         )
+
+
+def test_a_claim_reports_its_worst_case_and_it_round_trips(tmp_path) -> None:
+    from verify.cli import read_results, write_results
+    from verify.core import Ctx, Evidence, Kind, Provenance, claim, run_claim
+    from verify.core.record import Seeds
+    from verify.core.registry import _unregister
+
+    @claim("toyw.opnorm", reference="toy", kind=Kind.UPPER, provenance=Provenance.EXACT, statement="toy",
+           quick={}, seeds=Seeds.EVERY)  # fmt: skip
+    def opnorm(ctx: Ctx) -> Evidence:
+        """toy"""
+        w = worst_case(_ratio(10.0), lambda rng: rng.standard_normal(6), ctx.rng(0), starts=2, maxiter=30)
+        return Evidence(theory=10.0, measured=10.0 * w.ratio, worst=w)
+
+    try:
+        r = run_claim("toyw.opnorm")
+    finally:
+        _unregister("toyw.opnorm")
+    assert r.worst["ratio"] >= 1 - TIGHT_RTOL and any("tight" in n for n in r.notes)
+    assert all("worst_ratio" in row for row in r.per_seed)
+    write_results(tmp_path / "r.json", [r], "quick", 0)
+    assert read_results(tmp_path / "r.json")[0].worst == r.worst

@@ -154,6 +154,8 @@ def judge(kind: Kind, ev: Evidence) -> tuple[Verdict, float | None, list[str]]:
         where = _nonfinite(getattr(ev, name), name)
         if where is not None:
             return Verdict.ERROR, None, [f"non-finite value (NaN or inf) in the evidence: {where}"]
+    if ev.worst is not None:
+        notes.append(ev.worst.verdict_note())
     if ev.failed:
         return Verdict.OUT_OF_REGIME, None, [f"assumption failed: {f}" for f in ev.failed]
     if ev.inconclusive:

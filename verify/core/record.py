@@ -153,7 +153,9 @@ class Evidence:
     seeds: the seeds used (default ``[ctx.seed]``). series: curves for figures. tol: the stated
     tolerance of a rate claim's last local slope (:mod:`verify.core.judge`). headline: what the
     table prints for a multi-condition claim, ``{"name", "theory", "measured"}`` (the paper's
-    quantity), while the verdict stays that of every condition.
+    quantity), while the verdict stays that of every condition. worst: the
+    :class:`~verify.numerics.worstcase.WorstCase` of a bound searched at its worst case (theory and
+    measured are then the values at the worst argument found; the result keeps the typical ratio too).
     """
 
     theory: Any
@@ -165,6 +167,7 @@ class Evidence:
     alpha: float | None = None
     tol: float | None = None
     headline: dict[str, Any] | None = None
+    worst: Any = None
     seeds: list[int] | None = None
     notes: list[str] = field(default_factory=list)
     series: dict[str, Any] = field(default_factory=dict)
@@ -196,6 +199,7 @@ class Result:
     per_seed: list[dict[str, Any]] = field(default_factory=list)
     headline: dict[str, Any] | None = None
     consistency: bool = False
+    worst: dict[str, Any] | None = None
 
     @property
     def as_expected(self) -> bool:

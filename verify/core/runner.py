@@ -72,6 +72,7 @@ def run_claim(
             versions=library_versions(),
             per_seed=to_jsonable(j.per_seed),
             headline=to_jsonable(j.headline),
+            worst=to_jsonable(j.worst),
             consistency=c.record.consistency,
         )
     except Exception as exc:

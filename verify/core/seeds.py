@@ -63,6 +63,7 @@ class Judged:
     series: dict[str, Any] = field(default_factory=dict)
     params: dict[str, Any] = field(default_factory=dict)
     headline: dict[str, Any] | None = None
+    worst: Any = None
     per_seed: list[dict[str, Any]] = field(default_factory=list)
 
 
@@ -77,7 +78,7 @@ def _single(kind: Kind, ev: Evidence, seeds: list[int]) -> Judged:
     verdict, slack, notes = judge(kind, ev)
     return Judged(
         verdict, slack, ev.theory, ev.measured, list(ev.seeds or seeds), [*ev.notes, *notes],
-        ev.series, ev.params, ev.headline,
+        ev.series, ev.params, ev.headline, ev.worst,
     )  # fmt: skip
 
 
@@ -88,7 +89,7 @@ def _row(seed: int, j: Judged) -> dict[str, Any]:
         "theory": j.theory,
         "measured": j.measured,
         "slack": j.slack,
-    }
+    } | ({"worst_ratio": j.worst.ratio, "typical_ratio": j.worst.typical} if j.worst is not None else {})
 
 
 def _every(kind: Kind, per: list[tuple[int, Judged]], expect: Verdict = Verdict.HOLDS) -> Judged:
@@ -110,7 +111,7 @@ def _every(kind: Kind, per: list[tuple[int, Judged]], expect: Verdict = Verdict.
     return Judged(
         overall, min(slacks) if slacks else None, rep.theory, rep.measured, [s for s, _ in per],
         [head, *(f"seed {seed}: {n}" for n in rep.notes)], rep.series, rep.params, rep.headline,
-        [_row(s, j) for s, j in per],
+        rep.worst, [_row(s, j) for s, j in per],
     )  # fmt: skip
 
 
@@ -148,7 +149,7 @@ def _binomial(per: list[tuple[int, Evidence]]) -> Judged:
         *(f"seed {seeds[0]}: {n}" for n in per[0][1].notes),
     ]
     return Judged(verdict, slack, combined.theory, combined.measured, seeds, notes, combined.series,
-                  combined.params, None, rows)  # fmt: skip
+                  combined.params, None, None, rows)  # fmt: skip
 
 
 def evaluate(c: Claim, *, profile: str, seeds: list[int], mapper: Mapper, params: dict[str, Any]) -> Judged:
