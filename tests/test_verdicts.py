@@ -181,6 +181,12 @@ def test_rate_settling_at_p_plus_0_2_is_violated() -> None:
     assert _rate(X**-0.8 * (1 + 1 / X)) == Verdict.VIOLATED
 
 
+def test_rate_settled_exactly_or_geometrically_away_from_p_is_violated() -> None:
+    assert _rate(2 * X**3.0, p=2.0) == Verdict.VIOLATED  # constant local slopes 3 (round-off steps)
+    y = X**-1.3 * np.exp(0.5 * np.log(X) * (X / 100) ** -0.3)  # local slopes settle fast toward -1.3
+    assert _rate(y, p=-1.0) == Verdict.VIOLATED
+
+
 def test_rate_too_short_or_not_yet_asymptotic_is_inconclusive() -> None:
     assert _rate(X[:3] ** -0.8, x=X[:3]) == Verdict.INCONCLUSIVE
     # moving toward p but still more than tol away: not yet asymptotic

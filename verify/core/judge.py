@@ -36,10 +36,14 @@ The rate rule (one rule for every "X scales like n^p" statement; measured is a
 2. fewer than two local slopes: ``inconclusive`` (too short to see a trend);
 3. the local slopes move monotonically toward p and the last is within ``tol`` of p: ``holds``
    (pre-asymptotic, converging);
-4. the last local slope is more than ``tol`` from p, and its approach to p, extrapolated
-   geometrically, stops more than ``tol`` away (distances d_i = |local_i - p|, r = d_last / d_prev;
-   r >= 1, or d_last (1 - 2r) / (1 - r) > tol): settled away from p, ``violated``;
-5. otherwise ``inconclusive``: not yet asymptotic (still approaching p fast enough to reach it).
+4. otherwise, with at least three local slopes s_1..s_n: the curve has *settled* when its last two
+   steps shrink in the same direction (0 < q < 1, q = (s_n - s_{n-1}) / (s_{n-1} - s_{n-2})) or its
+   last step moved by at most ``tol / 2``; its limit is extrapolated two ways: a slow correction
+   s_i = L + c / ln x_i (least squares over the local slopes, x_i the centre of window i: a log
+   factor) and a fast one (Aitken, s_n + (s_n - s_{n-1}) q / (1 - q), when 0 < q < 1; else s_n). If
+   it has settled and every extrapolated limit lies more than ``tol`` from p on the same side:
+   ``violated`` (settled away from p);
+5. otherwise ``inconclusive``: not yet asymptotic.
 """
 
 from __future__ import annotations
@@ -138,10 +142,29 @@ def _rate(p: float, fit: RateFit, tol: float | None) -> tuple[Verdict, float | N
     slack = log10(tol / last) if last > 0 else None
     if last <= tol and bool(np.all(np.diff(d) <= 0)):
         return Verdict.HOLDS, slack, [*notes, f"local slopes converge toward {p:g} (pre-asymptotic)"]
-    r = last / float(d[-2]) if d[-2] > 0 else math.inf
-    if last > tol and (r >= 1 or last * (1 - 2 * r) / (1 - r) > tol):
-        return Verdict.VIOLATED, slack, [*notes, f"local slopes settled at {local[-1]:.3f}, away from {p:g}"]
+    limits = _limits(fit, local, tol)
+    if limits and all(abs(L - p) > tol for L in limits) and len({L > p for L in limits}) == 1:
+        shown = ", ".join(f"{L:.3f}" for L in limits)
+        return Verdict.VIOLATED, slack, [*notes, f"local slopes settled away from {p:g} (limits {shown})"]
     return Verdict.INCONCLUSIVE, None, [*notes, "inconclusive: not yet asymptotic"]
+
+
+def _limits(fit: RateFit, local: np.ndarray, tol: float) -> list[float]:
+    """The extrapolated limits of settled local slopes (rule 4), or [] when they have not settled."""
+    if local.size < 3:
+        return []
+    step, prev = float(local[-1] - local[-2]), float(local[-2] - local[-3])
+    q = step / prev if prev != 0 else math.inf
+    if not (0 < q < 1 or abs(step) <= tol / 2):
+        return []
+    lx = np.log(np.asarray(fit.x, dtype=np.float64))
+    slow = float(local[-1])  # no log-factor model without the sizes, or for sizes below 1
+    if lx.size == local.size + fit.window - 1:
+        centres = np.array([lx[i : i + fit.window].mean() for i in range(local.size)])
+        if np.all(centres > 0):
+            slow = float(np.polyfit(1 / centres, local, 1)[1])
+    fast = float(local[-1] + step * q / (1 - q)) if 0 < q < 1 else float(local[-1])
+    return [slow, fast]
 
 
 def judge(kind: Kind, ev: Evidence) -> tuple[Verdict, float | None, list[str]]:
