@@ -187,6 +187,10 @@ def test_rate_settled_exactly_or_geometrically_away_from_p_is_violated() -> None
     assert _rate(y, p=-1.0) == Verdict.VIOLATED
 
 
+def test_rate_moving_away_from_p_is_violated() -> None:
+    assert _rate(X**2.0 * np.exp(0.01 * np.log(X) ** 2), p=2.0, tol=0.2) == Verdict.VIOLATED  # 2 + 0.02 ln x
+
+
 def test_rate_too_short_or_not_yet_asymptotic_is_inconclusive() -> None:
     assert _rate(X[:3] ** -0.8, x=X[:3]) == Verdict.INCONCLUSIVE
     # moving toward p but still more than tol away: not yet asymptotic

@@ -42,7 +42,8 @@ The rate rule (one rule for every "X scales like n^p" statement; measured is a
    s_i = L + c / ln x_i (least squares over the local slopes, x_i the centre of window i: a log
    factor) and a fast one (Aitken, s_n + (s_n - s_{n-1}) q / (1 - q), when 0 < q < 1; else s_n). If
    it has settled and every extrapolated limit lies more than ``tol`` from p on the same side:
-   ``violated`` (settled away from p);
+   ``violated`` (settled away from p); so is a curve whose last three local slopes move away from p,
+   the last more than ``tol`` from it;
 5. otherwise ``inconclusive``: not yet asymptotic.
 """
 
@@ -142,6 +143,8 @@ def _rate(p: float, fit: RateFit, tol: float | None) -> tuple[Verdict, float | N
     slack = log10(tol / last) if last > 0 else None
     if last <= tol and bool(np.all(np.diff(d) <= 0)):
         return Verdict.HOLDS, slack, [*notes, f"local slopes converge toward {p:g} (pre-asymptotic)"]
+    if local.size >= 3 and last > tol and d[-1] > d[-2] > d[-3]:
+        return Verdict.VIOLATED, slack, [*notes, f"local slopes move away from {p:g} over the last ranges"]
     limits = _limits(fit, local, tol)
     if limits and all(abs(L - p) > tol for L in limits) and len({L > p for L in limits}) == 1:
         shown = ", ".join(f"{L:.3f}" for L in limits)
