@@ -187,6 +187,13 @@ def test_rate_settled_exactly_or_geometrically_away_from_p_is_violated() -> None
     assert _rate(y, p=-1.0) == Verdict.VIOLATED
 
 
+def test_rate_settled_within_tol_of_p_holds_though_its_interval_misses_p() -> None:
+    y = X[:, None] ** 2.01 * np.exp(1e-4 * np.array([[0.0, 1.0, -1.0]]) * np.log(X)[:, None] ** 0.5)
+    fit = fit_rate(X, y)
+    assert not fit.contains(2.0)  # a narrow interval just off p; the local slopes sit within tol of it
+    assert judge(Kind.RATE, Evidence(theory=2.0, measured=fit, tol=0.2))[0] == Verdict.HOLDS
+
+
 def test_rate_moving_away_from_p_is_violated() -> None:
     assert _rate(X**2.0 * np.exp(0.01 * np.log(X) ** 2), p=2.0, tol=0.2) == Verdict.VIOLATED  # 2 + 0.02 ln x
 
