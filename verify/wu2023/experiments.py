@@ -18,7 +18,7 @@ import numpy as np
 
 from bounds import wu2023 as B
 from verify.core import Ctx
-from verify.numerics.fit import SlopeFit, fit_loglog
+from verify.numerics.fit import fit_loglog
 from verify.numerics.gd import RunState, Trajectory, gradient_descent
 from verify.wu2023 import data as D
 from verify.wu2023 import model as M
@@ -84,11 +84,14 @@ def run_gd(
     steps: int,
     *,
     track_sigma: bool = False,
+    track_radius: bool = False,
     stop_below: float | None = None,
     theta0: M.Params | None = None,
 ) -> Trajectory:
     """Full-batch GD on all four blocks with one step size; optionally records sigma_min(F_pre^t)^2
-    (extras "sig2") from the forward pass the gradient already did."""
+    (extras "sig2") from the forward pass the gradient already did, and (extras "radius") the largest
+    over blocks of |W_b^t - W_b^0|_2 / |W_b^0|_2 (spectral; Euclidean for w_O): the iterate is in
+    Prop. 1's ball with our radii C_b = |W_b^0|_2 while it is <= 1."""
     last: dict[str, M.Cache] = {}
 
     def lg(theta: M.Params) -> tuple[float, M.Params]:
@@ -96,9 +99,17 @@ def run_gd(
         last["c"] = c
         return s.model.loss_and_grad(theta, s.batch, cache=c)
 
-    record = {"sig2": lambda th, g, l, t: M.sigma_min_sq(last["c"].h)} if track_sigma else None
     th0 = s.theta0 if theta0 is None else theta0
-    return gradient_descent(th0, lg, gamma, steps, record=record, stop_below=stop_below)
+    record = {}
+    if track_sigma:
+        record["sig2"] = lambda th, g, l, t: M.sigma_min_sq(last["c"].h)
+    if track_radius:
+        start = th0.blocks()
+        norms = {b: float(np.linalg.norm(v, 2)) for b, v in start.items()}
+        record["radius"] = lambda th, g, l, t: max(
+            float(np.linalg.norm(th[b] - start[b], 2)) / norms[b] for b in start
+        )
+    return gradient_descent(th0, lg, gamma, steps, record=record or None, stop_below=stop_below)
 
 
 def steps_to(loss: np.ndarray, frac: float) -> int | None:
@@ -180,6 +191,70 @@ class ThmWidthPoint:
     d_s: int
     tau0_power: float
     which: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class PremisePoint(Point):
+    """A GD run to ``frac`` l_0 within ``steps`` steps with gamma = ``step_factor`` / lambda_max(K_0)
+    that watches Prop. 1's premises (:func:`premise_run`); ``decrease_rtol``: round-off allowance of
+    the sufficient-decrease premise."""
+
+    steps: int
+    frac: float
+    step_factor: float
+    decrease_rtol: float
+
+
+def premise_run(p: PremisePoint) -> dict[str, float | str]:
+    """GD (gamma = step_factor / lambda_max(K_0), sum loss) from the point's set-up, stopped once
+    l < frac l_0 or at the first step where a premise of Prop. 1 fails: alpha = sigma_min(F_pre^0) > 0 (needs
+    d_m >= N), the sufficient decrease l_{t+1} <= l_t - gamma/2 |grad l_t|^2 (+ rtol l_t; the
+    per-step form of the step-size condition C3) and sigma_min(F_pre^t) >= alpha/2. Returns success
+    (1.0 when the target is reached with every premise at every step, else 0.0), the premise that
+    failed first ("" if none; "target" when the run ended above it), the steps run, and radius:
+    max_t max_b |W_b^t - W_b^0|_2 / |W_b^0|_2 (the ball premise with our radii C_b = |W_b^0|_2;
+    reported, not part of success)."""
+    if p.d_m < p.N:
+        return {"success": 0.0, "failed": "alpha = 0 (d_m < N)", "steps": 0.0, "radius": 0.0}
+    s = p.setup()
+    lmax = lam_max(s.model, s.theta0, s.batch)
+    if not lmax > 0:  # every ReLU unit dead on every example: alpha = 0
+        return {"success": 0.0, "failed": "alpha = 0", "steps": 0.0, "radius": 0.0}
+    g = p.step_factor / lmax
+    st: dict = {"failed": "", "prev": None}
+
+    def lg(theta: M.Params) -> tuple[float, M.Params]:
+        c = s.model.forward(theta, s.batch)
+        loss, grad = s.model.loss_and_grad(theta, s.batch, cache=c)
+        sig2 = M.sigma_min_sq(c.h)
+        if st["prev"] is None:
+            st["alpha2"] = sig2
+            if not sig2 > 0:
+                st["failed"] = "alpha = 0"
+        else:
+            l_prev, gn2 = st["prev"]
+            if loss > l_prev - g / 2 * gn2 + p.decrease_rtol * l_prev:
+                st["failed"] = "sufficient decrease"
+            elif sig2 < st["alpha2"] / 4:
+                st["failed"] = "sigma_min(F^t) >= alpha/2"
+        st["prev"] = (loss, sum(float(np.sum(v * v)) for v in grad.blocks().values()))
+        return (math.inf if st["failed"] else loss), grad
+
+    loss0 = s.model.loss(s.theta0, s.batch)
+    start = s.theta0.blocks()
+    norms = {b: float(np.linalg.norm(v, 2)) for b, v in start.items()}
+    rec = {
+        "radius": lambda th, gr, l, t: max(float(np.linalg.norm(th[b] - start[b], 2)) / norms[b] for b in th)
+    }
+    tr = gradient_descent(s.theta0, lg, g, p.steps, record=rec, stop_below=p.frac * loss0)
+    reached = tr.state == RunState.CONVERGED
+    failed = st["failed"] or ("" if reached else "target")
+    return {
+        "success": float(reached and not st["failed"]),
+        "failed": failed,
+        "steps": float(tr.loss.size - 1),
+        "radius": float(np.max(tr.extras["radius"])) if tr.loss.size else math.inf,
+    }
 
 
 def s_deviation(p: Point) -> float:
@@ -318,45 +393,39 @@ def stable_step(p: Point) -> float:
     return 2.0 / lam_max(s.model, s.theta0, s.batch)
 
 
-def slope_sweep(
-    ctx: Ctx, worker, xs: Sequence[float], points: list, seeds: int
-) -> tuple[SlopeFit, np.ndarray]:
-    """Run ``worker`` on ``points`` (x-major, ``seeds`` per x), fit log value against log x:
-    (fit, values (len(xs), seeds))."""
-    vals = np.array(ctx.map(worker, points)).reshape(len(xs), seeds)
-    return fit_loglog(np.array(xs), vals), vals
+def pooled(ctx: Ctx, worker, xs: Sequence, point) -> np.ndarray:
+    """``worker(point(x, seed))`` for every x of ``xs`` and every seed of ``ctx.seed_set`` (one
+    replicate per seed, for a ``pooled`` claim): values (len(xs), n_seeds), through ``ctx.map``."""
+    seeds = ctx.seed_set
+    vals = ctx.map(worker, [point(x, s) for x in xs for s in seeds])
+    return np.array(vals, dtype=float).reshape(len(xs), len(seeds), *np.shape(vals[0]))
 
 
-def s_dev_fit(ctx: Ctx, power: float, widths: list[int], seeds: int, d: int, d_s: int):
-    """Slope of the seed mean of max|S - 1/d_s| against d_m (LeCun, one "active" sequence)."""
-    pts = [
-        Point(seed=ctx.seed, key=k, N=1, d=d, d_s=d_s, d_m=w, tau0_power=power, regime="active")
-        for w in widths
-        for k in range(seeds)
-    ]
-    vals = np.array(ctx.map(s_deviation, pts)).reshape(len(widths), seeds)
-    mean = vals.mean(axis=1)
-    return fit_loglog(np.array(widths), mean), mean
+def s_dev_sweep(ctx: Ctx, power: float, widths: list[int], d: int, d_s: int) -> np.ndarray:
+    """max|S - 1/d_s| per width and seed (LeCun, one "active" sequence): (len(widths), n_seeds)."""
+    return pooled(
+        ctx,
+        s_deviation,
+        widths,
+        lambda w, s: Point(seed=s, key=0, N=1, d=d, d_s=d_s, d_m=w, tau0_power=power, regime="active"),
+    )
 
 
-def qk_fit(ctx: Ctx, p: float, widths: list[int], seeds: int, N: int, d: int, d_s: int, init: str):
-    """Slope (seed bootstrap) of the Q/K-to-V NTK ratio against d_m, "paper" tokens."""
-    pts = [
-        Point(seed=ctx.seed, key=k, N=N, d=d, d_s=d_s, d_m=w, tau0_power=p, init=init)
-        for w in widths
-        for k in range(seeds)
-    ]
-    return slope_sweep(ctx, qk_ratio, widths, pts, seeds)
+def qk_sweep(ctx: Ctx, p: float, widths: list[int], N: int, d: int, d_s: int, init: str) -> np.ndarray:
+    """The Q/K-to-V NTK ratio per width and seed, "paper" tokens: (len(widths), n_seeds)."""
+    return pooled(
+        ctx,
+        qk_ratio,
+        widths,
+        lambda w, s: Point(seed=s, key=0, N=N, d=d, d_s=d_s, d_m=w, tau0_power=p, init=init),
+    )
 
 
-def c_ratio_sweep(ctx: Ctx, N: int, d: int, d_s: int, widths: list[int], seeds: int, p: float) -> np.ndarray:
-    """Seed-mean (C1, C2) ratios at LeCun init per width: (len(widths), 2)."""
-    pts = [
-        Point(seed=ctx.seed, key=k, N=N, d=d, d_s=d_s, d_m=w, tau0_power=p)
-        for w in widths
-        for k in range(seeds)
-    ]
-    return np.array(ctx.map(c_ratios, pts)).reshape(len(widths), seeds, 2).mean(axis=1)
+def c_ratio_sweep(ctx: Ctx, N: int, d: int, d_s: int, widths: list[int], p: float) -> np.ndarray:
+    """(C1, C2) ratios at LeCun init per width and seed: (len(widths), n_seeds, 2)."""
+    return pooled(
+        ctx, c_ratios, widths, lambda w, s: Point(seed=s, key=0, N=N, d=d, d_s=d_s, d_m=w, tau0_power=p)
+    )
 
 
 def threshold(widths: np.ndarray, ratios: np.ndarray) -> float:
@@ -365,42 +434,17 @@ def threshold(widths: np.ndarray, ratios: np.ndarray) -> float:
     return float(math.exp(-fit.intercept / fit.slope)) if fit.slope > 0 else math.inf
 
 
-def width_orders(
-    ctx: Ctx, p: float, Ns: list[int], d_factor: float, d_power: float, d_s: int, seeds: int, which: str
-):
-    """Slope of the Thm 1 / 2 width against N with d = round(d_factor N^d_power): (fit, log10 widths
-    (len(Ns), seeds), ds)."""
-    ds = [round(d_factor * n**d_power) for n in Ns]
-    pts = [
-        ThmWidthPoint(seed=ctx.seed, key=k, N=n, d=dd, d_s=d_s, tau0_power=p, which=which)
-        for n, dd in zip(Ns, ds, strict=True)
-        for k in range(seeds)
-    ]
-    lw = np.array(ctx.map(thm_width_point, pts)).reshape(len(Ns), seeds)
-    return fit_loglog(np.array(Ns, dtype=float), 10.0**lw), lw, ds
-
-
-def min_widths(
-    ctx: Ctx, p: float, Ns: list[int], widths: list[int], d_s: int, seeds: int, steps: int, frac: float
-) -> np.ndarray:
-    """Empirical minimal widths (len(Ns), seeds) at d = 2N, NaN where no width of the grid reaches."""
-    pts = [
-        MinWidthPoint(
-            seed=ctx.seed,
-            key=k,
-            N=n,
-            d=2 * n,
-            d_s=d_s,
-            tau0_power=p,
-            widths=tuple(widths),
-            steps=steps,
-            frac=frac,
-        )
-        for n in Ns
-        for k in range(seeds)
-    ]
-    out = ctx.map(min_width, pts)
-    return np.array([np.nan if v is None else v for v in out], dtype=float).reshape(len(Ns), seeds)
+def width_orders(ctx: Ctx, p: float, Ns: list[int], d_factor: float, d_power: float, d_s: int, which: str):
+    """log10 of the Thm 1 / 2 width per N and seed with d = round(d_factor N^d_power): (log10 widths
+    (len(Ns), n_seeds), ds)."""
+    ds = {n: round(d_factor * n**d_power) for n in Ns}
+    lw = pooled(
+        ctx,
+        thm_width_point,
+        Ns,
+        lambda n, s: ThmWidthPoint(seed=s, key=0, N=n, d=ds[n], d_s=d_s, tau0_power=p, which=which),
+    )
+    return lw, [ds[n] for n in Ns]
 
 
 def gd_sweep(
@@ -415,31 +459,58 @@ def gd_sweep(
     gamma: float,
     steps: int,
     frac: float,
-    seeds: int,
     stop: bool = True,
 ) -> list[list[dict]]:
-    """:func:`gd_point` per width and seed: rows[width][seed]."""
-    pts = [
-        GDPoint(
-            seed=ctx.seed,
-            key=k,
-            N=N,
-            d=d,
-            d_s=d_s,
-            d_m=w,
-            tau0_power=p,
-            init=init,
-            regime=regime,
-            gamma=gamma,
-            steps=steps,
-            frac=frac,
-            stop=stop,
-        )
-        for w in widths
-        for k in range(seeds)
-    ]
-    out = ctx.map(gd_point, pts)
-    return [out[i * seeds : (i + 1) * seeds] for i in range(len(widths))]
+    """:func:`gd_point` per width and seed of ``ctx.seed_set``: rows[width][seed]."""
+
+    def point(w: int, s: int) -> GDPoint:
+        return GDPoint(
+            seed=s, key=0, N=N, d=d, d_s=d_s, d_m=w, tau0_power=p, init=init, regime=regime,
+            gamma=gamma, steps=steps, frac=frac, stop=stop,
+        )  # fmt: skip
+
+    out = ctx.map(gd_point, [point(w, s) for w in widths for s in ctx.seed_set])
+    n = len(ctx.seed_set)
+    return [out[i * n : (i + 1) * n] for i in range(len(widths))]
+
+
+def min_width_of(ok: Sequence[bool], widths: Sequence[int]) -> float:
+    """The smallest width of the grid from which every larger width of the grid succeeds (NaN if the
+    largest fails)."""
+    return next((float(widths[i]) for i in range(len(widths)) if all(ok[i:])), math.nan)
+
+
+def width_protocol(
+    ctx: Ctx,
+    p: float,
+    Ns: Sequence[int],
+    widths: Sequence[int],
+    d: int,
+    d_s: int,
+    steps: int,
+    frac: float,
+    step_factor: float,
+    rtol: float,
+) -> tuple[np.ndarray, np.ndarray, dict[str, int]]:
+    """:func:`premise_run` at every N, width and seed of ``ctx.seed_set`` (fixed d, "paper" tokens,
+    LeCun, tau0 = d_m^-p): success (len(Ns), len(widths), n_seeds) as 0/1, the ball radius ratio of
+    the same runs, and how often each premise failed first."""
+
+    def point(nw: tuple[int, int], s: int) -> PremisePoint:
+        return PremisePoint(
+            seed=s, key=0, N=nw[0], d=d, d_s=d_s, d_m=nw[1], tau0_power=p, steps=steps, frac=frac,
+            step_factor=step_factor, decrease_rtol=rtol,
+        )  # fmt: skip
+
+    grid = [(n, w) for n in Ns for w in widths]
+    out = ctx.map(premise_run, [point(nw, s) for nw in grid for s in ctx.seed_set])
+    shape = (len(Ns), len(widths), len(ctx.seed_set))
+    ok = np.array([r["success"] for r in out]).reshape(shape)
+    radius = np.array([r["radius"] for r in out]).reshape(shape)
+    reasons: dict[str, int] = {}
+    for r in out:
+        reasons[str(r["failed"]) or "none"] = reasons.get(str(r["failed"]) or "none", 0) + 1
+    return ok, radius, reasons
 
 
 def gd_setup(
@@ -503,15 +574,21 @@ def prop1_premises(tr: Trajectory, gamma: float, rtol: float) -> tuple[np.ndarra
     return ok, p2
 
 
-def ntk_rate_run(seed: int, key: int, N: int, d: int, d_s: int, d_m: int, steps: int) -> tuple[float, bool]:
-    """NTK init, tau0 = d_m^-1, "paper" tokens, GD with gamma = 1/lambda_max(K_inf): (max_t l_t /
-    ``bounds.wu2023.ntk_rate_bound``_t over t >= 1, whether all ``steps`` ran)."""
+def ntk_rate_run(seed: int, key: int, N: int, d: int, d_s: int, d_m: int, steps: int) -> dict[str, float]:
+    """NTK init, tau0 = d_m^-1, "paper" tokens, GD with gamma = 1/lambda_max(K_inf), ``steps`` steps:
+    the step t >= 1 where l_t / ``bounds.wu2023.ntk_rate_bound``_t is largest, l_t and the bound there,
+    the steps run and lambda_min of K_inf and of K(theta_0)."""
     s = make_setup(seed, key, N=N, d=d, d_s=d_s, d_m=d_m, tau0_power=1.0, init="ntk")
     ev = np.linalg.eigvalsh(B.limiting_ntk(s.batch.X.mean(axis=1))["K"])
     g = 1.0 / ev[-1]
     tr = run_gd(s, g, steps)
     bound = B.ntk_rate_bound(tr.loss[0], g, ev[0], np.arange(tr.loss.size))
-    return float(np.max(tr.loss[1:] / bound[1:])), tr.state == RunState.COMPLETED
+    t = 1 + int(np.argmax(tr.loss[1:] / bound[1:]))
+    lam0 = float(np.linalg.eigvalsh(s.model.ntk(s.theta0, s.batch))[0])
+    return {
+        "t": float(t), "loss": float(tr.loss[t]), "bound": float(bound[t]), "ran": float(tr.loss.size - 1),
+        "lam_inf": float(ev[0]), "lam_0": lam0,
+    }  # fmt: skip
 
 
 def final_ratio(tr: Trajectory, steps: int) -> float:
@@ -529,12 +606,12 @@ def init_rate_run(seed: int, key: int, N: int, d: int, d_s: int, d_m: int, steps
     return r, final_ratio(run_gd(nt, inverse_lam_max_step(nt), steps), steps)
 
 
-def common_scaling_step(seed: int, seeds: int, N: int, d: int, d_s: int, d_m: int, regime: str) -> float:
-    """The smallest over seeds of 1/max(lambda_max(K_0)) over tau0 = d_m^-1/2 and d_m^-1."""
+def common_scaling_step(seeds: Sequence[int], N: int, d: int, d_s: int, d_m: int, regime: str) -> float:
+    """The smallest over ``seeds`` of 1/max(lambda_max(K_0)) over tau0 = d_m^-1/2 and d_m^-1."""
     gs = []
-    for k in range(seeds):
-        a = make_setup(seed, k, N=N, d=d, d_s=d_s, d_m=d_m, tau0_power=0.5, regime=regime)
-        b = make_setup(seed, k, N=N, d=d, d_s=d_s, d_m=d_m, tau0_power=1.0, regime=regime)
+    for k in seeds:
+        a = make_setup(k, 0, N=N, d=d, d_s=d_s, d_m=d_m, tau0_power=0.5, regime=regime)
+        b = make_setup(k, 0, N=N, d=d, d_s=d_s, d_m=d_m, tau0_power=1.0, regime=regime)
         gs.append(1.0 / max(lam_max(a.model, a.theta0, a.batch), lam_max(b.model, b.theta0, b.batch)))
     return float(min(gs))
 

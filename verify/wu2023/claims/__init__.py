@@ -3,6 +3,26 @@ registers every claim. Theory values come from :mod:`bounds.wu2023` (called thro
 attribute ``B`` so tests can substitute a wrong bound), measured values from
 :mod:`verify.wu2023.experiments`; claims never judge: the runner applies the rule of the kind."""
 
-from verify.wu2023.claims import alpha, assumptions, attention, gradients, ntk, prop1, training, widths
+from verify.wu2023.claims import (
+    alpha,
+    assumptions,
+    attention,
+    gradients,
+    ntk,
+    prop1,
+    tightness,
+    training,
+    widths,
+)
 
-__all__ = ["alpha", "assumptions", "attention", "gradients", "ntk", "prop1", "training", "widths"]
+__all__ = [
+    "alpha",
+    "assumptions",
+    "attention",
+    "gradients",
+    "ntk",
+    "prop1",
+    "tightness",
+    "training",
+    "widths",
+]

@@ -7,22 +7,26 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from scipy import stats
 
 from bounds import wu2023 as B
 from verify.core import Ctx, Evidence, Kind, Provenance, Rule, claim
-from verify.numerics.fit import fit_loglog
+from verify.core.record import Seeds
 from verify.numerics.softmax import softmax
 from verify.wu2023 import experiments as E
+from verify.wu2023.claims.common import SPEC as _SPEC
+from verify.wu2023.claims.common import rate_evidence
 
-_SPEC = "spec pass criterion"
+
+def _alpha_point(N: int, d: int, d_s: int, p: float):
+    """Point factory (width, seed) -> an "active"-token LeCun point of key 0."""
+    return lambda w, s: E.Point(seed=s, key=0, N=N, d=d, d_s=d_s, d_m=w, tau0_power=p, regime="active")
 
 
-def _alpha_points(ctx: Ctx, widths: list[int], seeds: int, p: float, N: int, d: int, d_s: int) -> list:
-    return [
-        E.Point(seed=ctx.seed, key=k, N=N, d=d, d_s=d_s, d_m=w, tau0_power=p, regime="active")
-        for w in widths
-        for k in range(seeds)
-    ]
+def _conc_gap(ctx: Ctx, widths: list[int], N: int, d: int, d_s: int) -> np.ndarray:
+    """r = |alpha^2 / (d_m lambda_min(G)) - 1| per width and seed (G from the realised softmax)."""
+    out = E.pooled(ctx, E.conc_point, widths, _alpha_point(N, d, d_s, 0.5))
+    return np.abs(out[..., 0] / out[..., 1] - 1)
 
 
 @claim(
@@ -33,12 +37,16 @@ def _alpha_points(ctx: Ctx, widths: list[int], seeds: int, p: float, N: int, d: 
     statement="E[F_pre F_pre^T | W_Q, W_K] = d_m G with the arc-cosine closed form of G",
     quick=dict(N=5, d=8, d_s=4, draws=4000),
     paper=dict(draws=40000),
+    seeds=Seeds.EVERY,
+    consistency=True,
     rules={"z_max": Rule(4.0, "Monte-Carlo error allowed, in standard errors", _SPEC)},
 )
 def alpha_gram(ctx: Ctx, *, N: int, d: int, d_s: int, draws: int) -> Evidence:
-    """Spec Sect. 5.3. Kind: upper, DERIVED. The columns of F_pre are i.i.d. over W_V's rows given
-    the softmax, so one column's second moment is G. theory: ``z_max``; measured: the largest
-    entrywise |MC - G| / s.e. over ``draws`` Monte-Carlo rows w ~ N(0, eta_V I) (spec: M >= 2000)."""
+    """Spec Sect. 5.3. Consistency check (a closed form against Monte Carlo: it tests our derivation
+    and ``bounds.wu2023.expected_gram``, never the paper). Kind: upper, DERIVED. The columns of
+    F_pre are i.i.d. over W_V's rows given the softmax, so one column's second moment is G. theory: ``z_max``;
+    measured: the largest entrywise |MC - G| / s.e. over ``draws`` Monte-Carlo rows w ~ N(0, eta_V I) (spec: M
+    >= 2000)."""
     s = E.make_setup(ctx.seed, 0, N=N, d=d, d_s=d_s, d_m=8, regime="active")
     c = s.model.forward(s.theta0, s.batch)
     Z = c.S @ c.Xs
@@ -63,10 +71,14 @@ def alpha_gram(ctx: Ctx, *, N: int, d: int, d_s: int, draws: int) -> Evidence:
     "sigma_min(Zbar)^2",
     quick=dict(sets=30),
     paper=dict(sets=300),
+    seeds=Seeds.EVERY,
+    consistency=True,
     rules={"tol": Rule(-1e-10, "round-off in lambda_min, relative to |G|_2", _SPEC)},
 )
 def alpha_psd(ctx: Ctx, *, sets: int) -> Evidence:
-    """Spec Sect. 5.3 (ReLU Hermite expansion + Schur product theorem). Kind: lower, DERIVED.
+    """Spec Sect. 5.3 (ReLU Hermite expansion + Schur product theorem). Consistency check: an exact
+    PSD inequality between closed forms for any tokens and any row-stochastic S, independent of the
+    model and the data law, so it tests our derivation and code. Kind: lower, DERIVED.
     theory: ``tol``; measured: min over random token sets (N <= 8, d <= 10, d_s <= 5, any scale)
     and random row-stochastic S of lambda_min(G - floor) / ||G||_2."""
     rng = ctx.rng(3)
@@ -87,65 +99,87 @@ def alpha_psd(ctx: Ctx, *, sets: int) -> Evidence:
     reference="Lemma on alpha, concentration (spec Sect. 5.3)",
     kind=Kind.UPPER,
     provenance=Provenance.RECONSTRUCTED,
-    statement="alpha^2 / d_m -> lambda_min(G) (LeCun): relative gap <= 0.1 once d_m >= 64 N",
-    quick=dict(N=8, d=16, d_s=4, widths=[64, 256, 1024], seeds=3),
-    paper=dict(N=20, d=32, widths=[256, 1024, 4096, 16384]),
+    statement="alpha^2 / d_m concentrates at lambda_min(G) (LeCun): mean relative gap <= 0.1 at d_m = 64 N",
+    quick=dict(N=8, d=16, d_s=4, d_m=512),
+    paper=dict(N=20, d=32, d_m=1280),
+    seeds=Seeds.POOLED,
+    n_seeds={"quick": 20, "paper": 40},
     rules={
         "gap_max": Rule(0.1, "relative gap allowed in the concentration regime", _SPEC),
         "width_per_N": Rule(64, "the concentration regime: d_m >= width_per_N N", _SPEC),
+        "level": Rule(0.95, "one-sided level of the reported upper limit of the mean gap", "attncheck"),
     },
 )
-def alpha_conc(ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int], seeds: int) -> Evidence:
-    """Spec Sect. 5.3 (matrix Chernoff; order-level, RECONSTRUCTED). Kind: upper.
-    theory: ``gap_max``; measured: mean over seeds of r = |alpha^2 / (d_m lambda_min(G)) - 1| at the
-    largest width (>= ``width_per_N`` N required, else out_of_regime), G from the realised softmax.
-    The slope of r against d_m (spec: <= -0.3) is reported in the notes."""
+def alpha_conc(ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int) -> Evidence:
+    """Spec Sect. 5.3 (matrix Chernoff; order-level, RECONSTRUCTED). Kind: upper, seeds pooled.
+    theory: ``gap_max``; measured: the mean over the seed set of r = |alpha^2 / (d_m lambda_min(G))
+    - 1| at d_m (>= ``width_per_N`` N required, else out_of_regime; the spec's threshold 64 N is the
+    hardest case), G from the realised softmax; its one-sided ``level`` upper limit (t) and the
+    largest r are reported. r has a heavy tail (at N = 8, d_m = 64 N, 100 draws: mean 0.062, 90% quantile
+    0.12), so a per-draw reading of the threshold fails while the typical gap is well below it. The
+    rate of r in d_m is ``wu2023.alpha.conc.rate``."""
     k, gap = ctx.rule("width_per_N"), ctx.rule("gap_max")
-    if max(widths) < k * N:
-        return Evidence(gap, None, failed=[f"largest width {max(widths)} < {k} N = {k * N}"])
-    pts = _alpha_points(ctx, widths, seeds, 0.5, N, d, d_s)
-    out = np.array(ctx.map(E.conc_point, pts)).reshape(len(widths), seeds, 2)
-    r = np.abs(out[..., 0] / out[..., 1] - 1)
-    fit = fit_loglog(np.array(widths), r.mean(axis=1))
+    if d_m < k * N:
+        return Evidence(gap, None, failed=[f"d_m = {d_m} < {k} N = {k * N}"])
+    r = _conc_gap(ctx, [d_m], N, d, d_s)[0]
+    n = r.size
+    upper = r.mean() + stats.t.ppf(ctx.rule("level"), n - 1) * r.std(ddof=1) / math.sqrt(n)
+    worst = ctx.seed_set[int(np.argmax(r))]
     return Evidence(
         theory=gap,
-        measured=float(r[-1].mean()),
-        seeds=ctx.seeds(seeds),
-        series={"d_m": widths, "r": r.mean(axis=1).tolist()},
-        notes=[f"slope of r vs d_m {fit.slope:.3f} (spec: <= -0.3)"],
+        measured=float(r.mean()),
+        series={"r": r.tolist()},
+        notes=[
+            f"mean r {r.mean():.4f}, {ctx.rule('level'):.0%} upper limit {upper:.4f}; "
+            f"max {r.max():.4f} (seed {worst})"
+        ],
     )
+
+
+@claim(
+    "wu2023.alpha.conc.rate",
+    reference="Lemma on alpha, concentration (spec Sect. 5.3)",
+    kind=Kind.RATE,
+    provenance=Provenance.RECONSTRUCTED,
+    statement="the relative gap |alpha^2 / (d_m lambda_min(G)) - 1| decays like d_m^-1/2 (LeCun)",
+    quick=dict(N=8, d=16, d_s=4, widths=[64, 256, 1024, 4096, 16384]),
+    paper=dict(N=20, d=32, widths=[160, 640, 2560, 10240, 40960]),
+    seeds=Seeds.POOLED,
+    n_seeds={"quick": 10, "paper": 20},
+    rules={"tol": Rule(0.2, "the spec's slope <= -0.3 is the d_m^-1/2 law with 0.2 of room", _SPEC)},
+)
+def alpha_conc_rate(ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int]) -> Evidence:
+    """Spec Sect. 5.3 / 8 (the spec's "r decreases with slope <= -0.3"): alpha^2 / d_m is the
+    smallest eigenvalue of a mean of d_m i.i.d. rank-one terms with mean G, so its relative error
+    is O(d_m^-1/2) (fluctuation; the bias is O(N / d_m), faster). Kind: rate, RECONSTRUCTED
+    (order-level). theory: -1/2; measured: the rate fit of r against d_m, one draw per seed, over
+    widths from 8 N (where the spec's slope can be met: at d_m <= 128 N and 3 seeds the fit is
+    noise-dominated)."""
+    r = _conc_gap(ctx, widths, N, d, d_s)
+    return rate_evidence(ctx, -0.5, widths, r, series={"d_m": widths})
 
 
 @claim(
     "wu2023.alpha.width",
     reference="Lemma on alpha (spec Sect. 5.3)",
-    kind=Kind.TWO_SIDED,
+    kind=Kind.RATE,
     provenance=Provenance.RECONSTRUCTED,
-    statement="alpha^2 = Theta(d_m) under LeCun init (slope of log alpha^2 vs log d_m in [0.8, 1.2])",
-    quick=dict(N=10, d=16, d_s=4, widths=[80, 160, 320, 640], seeds=3, tau0_power=0.5),
+    statement="alpha^2 = Theta(d_m) under LeCun init (alpha^2 grows like d_m^1)",
+    quick=dict(N=10, d=16, d_s=4, widths=[80, 160, 320, 640], tau0_power=0.5),
+    seeds=Seeds.POOLED,
     rules={
-        "slope_window": Rule((0.8, 1.2), "Theta(d_m) with room for finite widths", _SPEC),
+        "tol": Rule(0.2, "the spec's slope window [0.8, 1.2] around 1", _SPEC),
         "width_per_N": Rule(8, "alpha^2 is Theta(d_m) only for d_m >= width_per_N N", _SPEC),
     },
 )
-def alpha_width(
-    ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int], seeds: int, tau0_power: float
-) -> Evidence:
-    """Spec Sect. 5.3/8. Kind: two-sided, RECONSTRUCTED (order). theory: ``slope_window``; measured:
-    slope of the seed-mean log alpha^2 against log d_m, d_m >= ``width_per_N`` N, LeCun init."""
-    window, k = list(ctx.rule("slope_window")), ctx.rule("width_per_N")
+def alpha_width(ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int], tau0_power: float) -> Evidence:
+    """Spec Sect. 5.3/8. Kind: rate, RECONSTRUCTED (order). theory: 1; measured: rate fit of
+    alpha^2 against d_m (one draw per seed), d_m >= ``width_per_N`` N, LeCun init."""
+    k = ctx.rule("width_per_N")
     if min(widths) < k * N:
-        return Evidence(window, None, failed=[f"smallest width {min(widths)} < {k} N"])
-    pts = _alpha_points(ctx, widths, seeds, tau0_power, N, d, d_s)
-    a = np.array(ctx.map(E.alpha_he_lecun, pts)).reshape(len(widths), seeds, 2)[..., 0]
-    fit = fit_loglog(np.array(widths), a)
-    return Evidence(
-        theory=window,
-        measured=fit.slope,
-        seeds=ctx.seeds(seeds),
-        series={"d_m": widths, "alpha2": a.mean(axis=1).tolist()},
-        notes=[f"bootstrap CI [{fit.lo:.3f}, {fit.hi:.3f}]"],
-    )
+        return Evidence(1.0, None, failed=[f"smallest width {min(widths)} < {k} N"])
+    a = E.pooled(ctx, E.alpha_he_lecun, widths, _alpha_point(N, d, d_s, tau0_power))[..., 0]
+    return rate_evidence(ctx, 1.0, widths, a, series={"d_m": widths})
 
 
 @claim(
@@ -154,29 +188,26 @@ def alpha_width(
     kind=Kind.TWO_SIDED,
     provenance=Provenance.DERIVED,
     statement="under tau0 = d_m^-1 at large width alpha_He^2 / alpha_LeCun^2 -> 2",
-    quick=dict(N=10, d=16, d_s=4, d_m=512, seeds=3),
+    quick=dict(N=10, d=16, d_s=4, d_m=512),
     paper=dict(d_m=4096),
+    seeds=Seeds.EVERY,
     rules={
         "ratio_window": Rule((1.9, 2.1), "the limit 2 with room for finite widths", _SPEC),
         "min_width": Rule(512, "the softmax is near-uniform only at large widths", _SPEC),
     },
 )
-def alpha_he_lecun(ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int, seeds: int) -> Evidence:
+def alpha_he_lecun(ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int) -> Evidence:
     """Spec Sect. 5.3: with the softmax fixed, F_pre^He = sqrt 2 F_pre^LeCun; under d_m^-1 the softmax
-    is nearly uniform for both. Kind: two-sided, DERIVED. theory: ``ratio_window`` (d_m >=
-    ``min_width``); measured: the seed-mean ratio with shared standard-normal draws."""
+    is nearly uniform for both. Kind: two-sided, DERIVED, every seed. theory: ``ratio_window``
+    (d_m >= ``min_width``); measured: the ratio with shared standard-normal draws (the d_m^-1/2
+    ratio, where the softmax changes, is reported)."""
     window = list(ctx.rule("ratio_window"))
     if d_m < ctx.rule("min_width"):
         return Evidence(window, None, failed=[f"d_m = {d_m} < {ctx.rule('min_width')}"])
-    a = np.array(ctx.map(E.alpha_he_lecun, _alpha_points(ctx, [d_m], seeds, 1.0, N, d, d_s)))
-    ratio = a[:, 1] / a[:, 0]
-    sq = np.array(ctx.map(E.alpha_he_lecun, _alpha_points(ctx, [d_m], seeds, 0.5, N, d, d_s)))
+    a = E.alpha_he_lecun(_alpha_point(N, d, d_s, 1.0)(d_m, ctx.seed))
+    sq = E.alpha_he_lecun(_alpha_point(N, d, d_s, 0.5)(d_m, ctx.seed))
     return Evidence(
         theory=window,
-        measured=float(ratio.mean()),
-        seeds=ctx.seeds(seeds),
-        notes=[
-            f"ratios {np.round(ratio, 4).tolist()}; under d_m^-1/2 (softmax changes): "
-            f"{np.round(sq[:, 1] / sq[:, 0], 3).tolist()}"
-        ],
+        measured=a[1] / a[0],
+        notes=[f"under d_m^-1/2 (softmax changes): {sq[1] / sq[0]:.3f}"],
     )

@@ -9,6 +9,7 @@ import numpy as np
 
 from bounds import wu2023 as B
 from verify.core import Ctx, Evidence, Kind, Provenance, Rule, claim
+from verify.core.record import Seeds
 from verify.numerics.gradcheck import check_grad
 from verify.numerics.softmax import softmax
 from verify.wu2023 import experiments as E
@@ -31,9 +32,10 @@ def _kink_free_setup(ctx: Ctx, key: int, init: str, p: float, **sizes: int) -> E
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
     consistency=True,
+    seeds=Seeds.EVERY,
     statement="hand-derived gradients of the squared loss equal central differences (all inits, both tau0)",
     assumptions=("no ReLU pre-activation within 1e-4 of the kink",),
-    quick=dict(N=4, d=6, d_s=5, d_m=40),
+    quick=dict(N=3, d=6, d_s=5, d_m=12),
     paper=dict(N=6, d_m=60),
     rules={
         "fd_rtol": Rule(1e-6, "relative part of the allowed |analytic - numeric|", "spec pass criterion"),
@@ -47,7 +49,8 @@ def _kink_free_setup(ctx: Ctx, key: int, init: str, p: float, **sizes: int) -> E
     },
 )
 def grad(ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int) -> Evidence:
-    """Wu et al. 2023, Eq. (1.2) with the hand-derived gradients. Kind: upper, DERIVED.
+    """Wu et al. 2023, Eq. (1.2) with the hand-derived gradients. Consistency check (the code's
+    gradients against finite differences of the code's loss). Kind: upper, DERIVED, every seed.
 
     theory: 1 (the allowed scaled error); measured: the largest |analytic - numeric| / (fd_atol +
     fd_rtol |numeric|) over every coordinate of every block (central differences at eps and eps/4
@@ -85,10 +88,14 @@ def grad(ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int) -> Evidence:
     statement="|diag(p) - pp^T|_2 <= 1/2 and the row-wise softmax is 1/2-Lipschitz in Frobenius norm",
     quick=dict(samples=2000, k=6),
     paper=dict(samples=20000),
+    seeds=Seeds.EVERY,
+    consistency=True,
     rules={"rtol": Rule(1e-12, "round-off margin on the constant 1/2", "spec pass criterion")},
 )
 def softmax_lip(ctx: Ctx, *, samples: int, k: int) -> Evidence:
-    """Spec Sect. 5.1 fact 1 (used for rho). Kind: upper, DERIVED; round-off margin ``rtol``.
+    """Spec Sect. 5.1 fact 1 (used for rho). Consistency check: a mathematical fact about the softmax
+    on random logits, independent of the model, the data and training, so it tests our derivation and
+    the softmax code, never the paper. Kind: upper, DERIVED; round-off margin ``rtol``.
 
     theory: 1/2; measured: the largest of ||diag(p) - p p^T||_2 over random p (including two-point
     p = (1/2, 1/2, 0...) where it is attained) and of ||softmax(L) - softmax(L')||_F / ||L - L'||_F

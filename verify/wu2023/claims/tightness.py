@@ -1,0 +1,114 @@
+"""Is the width of Theorems 1 and 2 tight? (reviewer question; spec Sect. 7 question 1). The
+empirical minimal width at a fixed token dimension d >= N_max: a seed succeeds at a width when GD
+reaches the loss target with Proposition 1's premises holding along the whole run; the minimal width
+is the smallest width of the grid from which every larger one succeeds, and its exponent in N is
+judged by the shared rate rule against the theorems' 2 (Thm 1) and 1 (Thm 2)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bounds import wu2023 as B
+from verify.core import Ctx, Evidence, Kind, Provenance, Rule, Verdict, claim
+from verify.core.format import fmt_sci
+from verify.core.record import Seeds
+from verify.numerics.fit import fit_rate
+from verify.wu2023 import experiments as E
+
+#: sqrt(2)-spaced width grid (2 .. 128); the paper profile extends it to 256. d = 2 N_max: the suite
+#: reads the data assumptions at N <= d/2 (wu2023.assump3); lambda_min(G) falls by a factor 4 over the
+#: N range, and at N = N_max the minimal width meets the floor d_m >= N that alpha > 0 needs.
+_GRID = [2, 3, 4, 6, 8, 11, 16, 23, 32, 45, 64, 91, 128]
+QUICK = dict(Ns=[2, 4, 8, 16, 32], d=64, d_s=4, widths=_GRID, steps=1000, frac=1e-2)
+PAPER = dict(Ns=[4, 8, 16, 32, 64], d=128, widths=[*_GRID, 181, 256], steps=2000)
+RULES = {
+    "tol": Rule(0.2, "Omega~ hides log factors: a local exponent within 0.2 of the claimed one", "attncheck"),
+    "step_factor": Rule(
+        0.25,
+        "gamma = step_factor / lambda_max(K_0): at 1 / lambda_max the sufficient decrease fails at "
+        "widths below about 2d whatever N, so the minimal width would follow d (errata)",
+        "attncheck",
+    ),
+    "decrease_rtol": Rule(
+        1e-12, "round-off allowance (relative to l_t) in the sufficient decrease", "attncheck"
+    ),
+}
+
+
+def _tight(ctx: Ctx, p: float, claimed: float, Ns, d, d_s, widths, steps, frac) -> Evidence:
+    if max(Ns) > d:
+        return Evidence(claimed, None, failed=[f"N = {max(Ns)} > d = {d}: the protocol fixes d >= N_max"])
+    ok, radius, reasons = E.width_protocol(
+        ctx, p, Ns, widths, d, d_s, steps, frac, ctx.rule("step_factor"), ctx.rule("decrease_rtol")
+    )
+    mw = np.array([[E.min_width_of(ok[i, :, j], widths) for j in range(ok.shape[2])] for i in range(len(Ns))])
+    freq = ok.mean(axis=2)
+    fn = E.thm_width_fn(p)
+    theo = {str(n): fmt_sci(fn(E.data_summary(ctx.seed_set[0], 0, n, d, d_s, p, 4 * n))) for n in Ns}
+    inside = radius[ok.astype(bool)]
+    series = {"width": list(widths), **{f"success N={n}": freq[i].tolist() for i, n in enumerate(Ns)}}
+    series["theorem_width"] = theo
+    notes = [
+        f"success frequency over {ok.shape[2]} seeds (rows N = {list(Ns)}, widths {list(widths)}): "
+        f"{np.round(freq, 2).tolist()}; first failed premise counts {reasons}",
+        f"theorem widths at d = {d} (Thm {1 if p == 0.5 else 2}, reconstructed): {theo}, beyond the grid "
+        f"(max {max(widths)}): sufficiency at the theorem width is out of reach (wu2023.thm*.width)",
+        f"ball premise with our radii C_b = |W_b^0|_2 (reported, not in success): held in "
+        f"{int(np.sum(inside <= 1))} of {inside.size} successful runs; max_t |dW_b|/C_b median "
+        f"{np.median(inside) if inside.size else float('nan'):.2f} (w_O moves most)",
+    ]
+    if np.isnan(mw).any():
+        return Evidence(claimed, None, inconclusive="the largest width of the grid failed for some seed",
+                        series=series, notes=notes)  # fmt: skip
+    fit = fit_rate(np.array(Ns, dtype=float), mw)
+    notes.insert(0, f"minimal widths (N x seed) {mw.astype(int).tolist()}; slope {fit.slope:.3f} against "
+                    f"Thm 1's 2 and Thm 2's 1")  # fmt: skip
+    return Evidence(theory=claimed, measured=fit, tol=ctx.rule("tol"), series=series, notes=notes)
+
+
+@claim(
+    "wu2023.thm1.tight",
+    reference="Thm 1; reviewer question (is the width condition tight?)",
+    kind=Kind.RATE,
+    provenance=Provenance.EXACT_FROM_REVIEWS,
+    statement="the empirical minimal width at which GD reaches l <= 1e-2 l_0 with Prop. 1's premises "
+    "along the run grows like N^2 (tau0 = d_m^-1/2, fixed d >= N)",
+    quick=QUICK,
+    paper=PAPER,
+    expect=Verdict.INCONCLUSIVE,
+    seeds=Seeds.POOLED,
+    n_seeds={"quick": 3, "paper": 20},
+    rules=RULES,
+)
+def thm1_tight(
+    ctx: Ctx, *, Ns: list[int], d: int, d_s: int, widths: list[int], steps: int, frac: float
+) -> Evidence:
+    """Wu et al. 2023, Thm 1 exponent 2 [EXACT, abstract] as a tightness hypothesis (a reviewer
+    asked). Kind: rate, seeds pooled (one minimal width per N and seed). A seed succeeds at a width
+    when GD (gamma = ``step_factor`` / lambda_max(K_0), LeCun, "paper" tokens, sum loss, at most
+    ``steps`` steps) reaches l <= frac l_0 with alpha > 0, the sufficient decrease and
+    sigma_min(F^t) >= alpha/2 at every step; the ball premise (our radii) is reported. theory: 2;
+    measured: the rate fit of the minimal width against N at fixed d. Violated = N^2 is not tight
+    (the theorem is only sufficient); the success frequency against width per N is the series."""
+    return _tight(ctx, 0.5, B.THM1_WIDTH_ORDER, Ns, d, d_s, widths, steps, frac)
+
+
+@claim(
+    "wu2023.thm2.tight",
+    reference="Thm 2; reviewer question (tightness)",
+    kind=Kind.RATE,
+    provenance=Provenance.EXACT_FROM_REVIEWS,
+    statement="the empirical minimal width (as wu2023.thm1.tight) grows like N (tau0 = d_m^-1, fixed d >= N)",
+    quick=QUICK,
+    paper=PAPER,
+    expect=Verdict.INCONCLUSIVE,
+    seeds=Seeds.POOLED,
+    n_seeds={"quick": 3, "paper": 20},
+    rules=RULES,
+)
+def thm2_tight(
+    ctx: Ctx, *, Ns: list[int], d: int, d_s: int, widths: list[int], steps: int, frac: float
+) -> Evidence:
+    """Wu et al. 2023, Thm 2 exponent 1 [EXACT-from-reviews] as a tightness hypothesis. Kind: rate,
+    seeds pooled. As ``wu2023.thm1.tight`` with tau0 = d_m^-1 and claimed exponent 1."""
+    return _tight(ctx, 1.0, B.THM2_WIDTH_ORDER, Ns, d, d_s, widths, steps, frac)
