@@ -104,6 +104,16 @@ class BaselineReport:
         return "\n".join([*lines, verdict])
 
 
+def _finite(x: Any) -> bool:
+    """A real number (not a bool) that is finite in float64 (an integer beyond its range is not)."""
+    if isinstance(x, bool) or not isinstance(x, int | float):
+        return False
+    try:
+        return math.isfinite(x)
+    except OverflowError:
+        return False
+
+
 def _roundoff(x: Any) -> bool:
     """A real measured value at round-off level (see the module docstring)."""
     return isinstance(x, int | float) and not isinstance(x, bool) and abs(x) <= ROUNDOFF_ULPS * EPS
@@ -114,8 +124,9 @@ def _ulps(x: float) -> str:
 
 
 def _compare_slack(old: Any, new: Any, tolerance: float) -> tuple[str, str, bool]:
-    if new is not None and not math.isfinite(new):
-        return "slack NaN", f"slack {old} -> {new}: a non-finite slack is never accepted", True
+    if new is not None and not _finite(new):
+        shown = new if isinstance(new, float) else "an integer beyond float64"
+        return "slack NaN", f"slack {old} -> {shown}: a non-finite slack is never accepted", True
     if old is None and new is None:
         return "same", "slack undefined in both", False
     if old is None or new is None:
@@ -136,11 +147,11 @@ def _same_value(old: Any, new: Any) -> bool:
     if isinstance(old, bool) or isinstance(new, bool):
         return old == new
     if isinstance(old, int | float) and isinstance(new, int | float):
-        if not math.isfinite(new):
-            return False
+        if not (_finite(old) and _finite(new)):
+            return old == new and isinstance(old, int) and isinstance(new, int)  # exact beyond float64
         if _roundoff(old) and _roundoff(new):
             return True
-        return abs(new - old) <= VALUE_RTOL * max(abs(old), abs(new))
+        return abs(float(new) - float(old)) <= VALUE_RTOL * max(abs(float(old)), abs(float(new)))
     if isinstance(old, list) and isinstance(new, list):
         return len(old) == len(new) and all(_same_value(a, b) for a, b in zip(old, new, strict=True))
     if isinstance(old, dict) and isinstance(new, dict):
@@ -158,7 +169,7 @@ def _compare(old: dict[str, Any], r: Result, tolerance: float) -> tuple[str, str
     if r.consistency:
         return "same", f"consistency check: verdict {r.verdict} only (its margin is round-off)", False
     m_old, m_new = old["measured"], to_jsonable(r.measured) if r.measured is not None else None
-    slack_ok = r.slack is None or math.isfinite(r.slack)
+    slack_ok = r.slack is None or _finite(r.slack)
     if slack_ok and _roundoff(m_old) and _roundoff(m_new) and (old["slack"] is None) == (r.slack is None):
         return "same", f"measured at round-off level in both: {_ulps(m_old)} -> {_ulps(m_new)}", False
     if old["slack"] is None and r.slack is None:
@@ -197,8 +208,8 @@ def load_baseline(path: Path = DEFAULT_BASELINE) -> dict[str, Any]:
     if doc.get("profile") not in PROFILES:
         raise _field_error(path, "profile", f"is {doc.get('profile')!r}, expected one of {PROFILES}")
     tol = doc.get("tolerance", TOLERANCE)
-    if isinstance(tol, bool) or not isinstance(tol, int | float) or not math.isfinite(tol) or tol < 0:
-        raise _field_error(path, "tolerance", f"must be a finite number >= 0 (log10 units), got {tol!r}")
+    if not _finite(tol) or tol < 0:
+        raise _field_error(path, "tolerance", f"must be a finite number >= 0 (log10 units), got {tol!r:.40}")
     claims = doc.get("claims")
     if not isinstance(claims, dict):
         raise _field_error(path, "claims", "must be an object of claim id -> entry")
@@ -206,18 +217,20 @@ def load_baseline(path: Path = DEFAULT_BASELINE) -> dict[str, Any]:
     for cid, entry in claims.items():
         if not isinstance(entry, dict) or not {"verdict", "slack", "theory", "measured"} <= set(entry):
             raise _field_error(path, f"claims[{cid!r}]", "needs verdict, slack, theory and measured")
-        if entry["verdict"] not in verdicts:
-            raise _field_error(path, f"claims[{cid!r}].verdict", f"{entry['verdict']!r} is not a verdict")
+        if not isinstance(entry["verdict"], str) or entry["verdict"] not in verdicts:
+            raise _field_error(path, f"claims[{cid!r}].verdict", f"{entry['verdict']!r:.40} is not a verdict")
         if not isinstance(entry.get("consistency", False), bool):
             raise _field_error(path, f"claims[{cid!r}].consistency", "must be true or false")
         sl = entry["slack"]
-        if sl is not None and (isinstance(sl, bool) or not isinstance(sl, int | float)):
-            raise _field_error(path, f"claims[{cid!r}].slack", f"must be a number or null, got {sl!r}")
+        if sl is not None and not _finite(sl):  # 1e999 parses as inf: a slack of -inf would pass anything
+            raise _field_error(
+                path, f"claims[{cid!r}].slack", f"must be a finite number or null, got {sl!r:.40}"
+            )
     return doc
 
 
 def _check_tolerance(tol: Any) -> float:
-    if isinstance(tol, bool) or not isinstance(tol, int | float) or not math.isfinite(tol) or tol < 0:
+    if not _finite(tol) or tol < 0:
         raise ValueError(f"tolerance must be a finite number >= 0 (log10 units), got {tol!r}")
     return float(tol)
 

@@ -73,9 +73,16 @@ def results_table(results: list[Result]) -> str:
 def _read(path: str, flag: str, *, known: bool = True) -> list[Result]:
     """The validated results file at ``path`` (claim ids of this version when ``known``)."""
     try:
-        return read_results_doc(Path(path), set(registry()) if known else None).results
+        doc = read_results_doc(Path(path), set(registry()) if known else None)
     except ResultsError as exc:
         raise UsageError(f"{flag}: {exc}") from None
+    if not doc.complete:
+        print(
+            f"attncheck: note: {flag}: {path} is from an interrupted run (complete: false); "
+            f"it holds {len(doc.results)} results",
+            file=sys.stderr,
+        )
+    return doc.results
 
 
 def _probe_dir(folder: Path, flag: str) -> None:
@@ -124,9 +131,12 @@ def _costs(args: argparse.Namespace, workers: int) -> dict[str, float]:
         claims = load_baseline()["claims"]
     except (OSError, ValueError):  # no usable baseline: every claim costs the same
         return {}
-    return {
-        cid: float(e["wall_time"]) for cid, e in claims.items() if isinstance(e.get("wall_time"), int | float)
-    }
+    costs = {}
+    for cid, e in claims.items():
+        wall = e.get("wall_time")
+        if isinstance(wall, int | float) and not isinstance(wall, bool) and 0 <= wall < 1e9:
+            costs[cid] = float(wall)
+    return costs
 
 
 def _run(args: argparse.Namespace, claims: list[Claim]) -> list[Result]:

@@ -78,16 +78,24 @@ def _kill_children() -> None:
         p.kill()
 
 
+def _exit_at_once(signum: int, frame: object = None) -> None:
+    """A second signal: kill the workers, say so (``os.write``: safe in a handler), exit 128 + signum."""
+    _kill_children()
+    os.write(2, f"attncheck: {signal.Signals(signum).name} again: exiting at once\n".encode())
+    os._exit(128 + signum)
+
+
 @contextlib.contextmanager
 def interrupts() -> Iterator[None]:
     """While inside, SIGINT and SIGTERM raise :class:`Interrupted`; a second one kills the workers and
-    exits at once with 128 + signal number. The previous handlers are restored on the way out."""
+    exits at once with 128 + signal number. On the way out the previous handlers are restored, unless
+    a signal came: the process is then winding down, and a second signal still exits at once (else
+    one arriving while the caller writes its partial results would raise KeyboardInterrupt)."""
     hit: list[int] = []
 
     def handler(signum: int, frame: object) -> None:
         if hit:
-            _kill_children()
-            os._exit(128 + signum)
+            _exit_at_once(signum)
         hit.append(signum)
         raise Interrupted(signum)
 
@@ -96,7 +104,7 @@ def interrupts() -> Iterator[None]:
         yield
     finally:
         for s, h in old.items():
-            signal.signal(s, h)
+            signal.signal(s, _exit_at_once if hit else h)
 
 
 def cap_jobs(jobs: int) -> tuple[int, str | None]:
@@ -184,10 +192,32 @@ def _death(pid: int, code: int | None) -> str:
 
 
 def _stop(ex: ProcessPoolExecutor, procs: Mapping[int, Any], *, kill: bool) -> None:
-    if kill:
+    try:
+        if kill:
+            for p in procs.values():
+                p.kill()
+        ex.shutdown(wait=True, cancel_futures=True)
+    except BaseException:  # a signal while waiting for the pool: never leave its workers behind
         for p in procs.values():
             p.kill()
-    ex.shutdown(wait=True, cancel_futures=True)
+        raise
+
+
+def _culprits(lost: Sequence[int], started: Any, procs: Mapping[int, Any]) -> set[int]:
+    """The lost tasks that were running on a worker that died of its own (not the pool's SIGTERM).
+
+    A worker takes its tasks in index order, so the one it was running when it died is the last it
+    started; an earlier task of that worker finished, its result lost when the pool broke.
+    """
+    last: dict[int, int] = {}
+    for i in lost:
+        if started[i]:
+            last[started[i]] = max(last.get(started[i], -1), i)
+    return {
+        i
+        for pid, i in last.items()
+        if pid in procs and procs[pid].exitcode is not None and procs[pid].exitcode != -signal.SIGTERM
+    }
 
 
 def _completed(
@@ -195,10 +225,11 @@ def _completed(
 ) -> Iterator[tuple[int, _Outcome]]:
     """``fn(*calls[i])`` on fork workers; yields ``(i, outcome)`` in completion order.
 
-    A worker that dies breaks the pool: the task it was running is a crash (named), the tasks that
-    were running on the workers the pool then terminated, or still queued, go to a new pool (a task
-    lost twice without a known cause is a crash). Unpicklable work runs here. Closing the generator
-    (or an exception, e.g. :class:`Interrupted`) kills the workers.
+    A worker that dies breaks the pool: the task it was running is a crash (named); the other lost
+    tasks (running on the workers the pool then terminated, still queued, or finished with their
+    result lost) go to a new pool. When no lost task is to blame (e.g. an idle worker was killed), a
+    task lost a second time that way is a crash, so the loop ends. Unpicklable work runs here.
+    Closing the generator (or an exception, e.g. :class:`Interrupted`) kills the workers.
     """
     todo: list[int] = []
     for i, args in enumerate(calls):
@@ -233,13 +264,15 @@ def _completed(
                     )
             if lost:
                 ex.shutdown(wait=True)  # the pool has reaped its workers: their exit codes are known
+            culprits = _culprits(lost, started, procs)
             for i in sorted(lost):
                 pid = started[i]
                 code = procs[pid].exitcode if pid in procs else None
-                if (pid and code != -signal.SIGTERM) or i in lost_before:
+                if i in culprits or (not culprits and i in lost_before):
                     yield i, _Outcome(crash=_death(pid, code) if pid else "its worker process died")
-                else:  # terminated by the broken pool, or never started: run it again
-                    lost_before.add(i)
+                else:  # terminated by the broken pool, never started, or its result lost: run it again
+                    if not culprits:
+                        lost_before.add(i)
                     todo.append(i)
         except BaseException:
             _stop(ex, procs, kill=True)
@@ -289,8 +322,12 @@ class _DaskExecutor:
             return
         try:
             self._client = Client(address, timeout=timeout)
-        except (OSError, TimeoutError, ValueError) as exc:
+        except Exception as exc:  # also e.g. TypeError: tls:// without a TLS configuration
             reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            if not isinstance(exc, OSError | TimeoutError):
+                raise RuntimeError(
+                    f"--dask: cannot connect to {address} ({type(exc).__name__}: {reason})"
+                ) from None
             raise RuntimeError(
                 f"--dask: no scheduler reached at {address} within {timeout:g} s ({reason})"
             ) from None

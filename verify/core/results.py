@@ -99,13 +99,21 @@ def result_from_dict(d: Any, where: str = "result") -> Result:
     if d["profile"] not in PROFILES:
         raise ResultsError(f"{where}.profile: {d['profile']!r} is not one of {PROFILES}")
     for name, enum in _ENUMS.items():
-        if d[name] not in {str(v) for v in enum}:  # type: ignore[attr-defined]
+        if not isinstance(d[name], str) or d[name] not in {str(v) for v in enum}:  # type: ignore[attr-defined]
             raise ResultsError(f"{where}.{name}: {d[name]!r} is not a {enum.__name__}")
     d = {k: d[k] for k in _FIELDS if k in d}
     for name in ("params", "series", "versions"):
-        _check_type(d.get(name, {}), dict, f"{where}.{name}")
-    for name in ("seeds", "notes"):
+        _check_object(d.get(name, {}), f"{where}.{name}")
+    for name in ("seeds", "notes", "per_seed"):
         _check_type(d.get(name, []), list, f"{where}.{name}")
+    for i, item in enumerate(d.get("per_seed", [])):
+        _check_object(item, f"{where}.per_seed[{i}]")
+    head = d.get("headline")
+    if head is not None:
+        _check_object(head, f"{where}.headline")
+        if not {"theory", "measured"} <= set(head):  # what the tables print
+            raise ResultsError(f"{where}.headline: must have theory and measured, got {sorted(head)}")
+        _check_type(head.get("name", ""), str, f"{where}.headline.name")
     for i, s in enumerate(d["seeds"]):
         if isinstance(s, bool) or not isinstance(s, int) or s < 0:
             raise ResultsError(f"{where}.seeds[{i}]: must be an integer >= 0, got {s!r}")
@@ -132,11 +140,23 @@ def _check_type(x: Any, typ: type, where: str) -> None:
         raise ResultsError(f"{where}: must be a {typ.__name__}, got {type(x).__name__}")
 
 
+def _check_object(x: Any, where: str) -> None:
+    """A JSON object that is not an ``$mpf`` value (which reads back as a number)."""
+    _check_type(x, dict, where)
+    if "$mpf" in x:
+        raise ResultsError(f"{where}: must be an object, got an $mpf value")
+
+
 def _check_number(x: Any, where: str) -> None:
     if isinstance(x, bool) or not isinstance(x, int | float):
         raise ResultsError(f"{where}: must be a number, got {type(x).__name__}")
-    if not math.isfinite(x):
-        raise ResultsError(f"{where}: {x} is not allowed: finite numbers or {{'$mpf': ...}} only")
+    try:
+        finite = math.isfinite(x)
+    except OverflowError:  # an integer beyond float64's range
+        finite = False
+    if not finite:
+        shown = x if isinstance(x, float) else "an integer beyond float64's range"
+        raise ResultsError(f"{where}: {shown} is not allowed: finite numbers or {{'$mpf': ...}} only")
 
 
 def _check_value(x: Any, where: str) -> None:
@@ -215,8 +235,10 @@ def read_results_doc(path: Path, known: Collection[str] | None = None) -> Result
         raise ResultsError(f"no such results file {path}") from None
     except IsADirectoryError:
         raise ResultsError(f"{path} is a directory, not a results file") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, an integer of over 4300 digits
         raise ResultsError(f"{path} is not JSON ({exc})") from None
+    except OSError as exc:  # e.g. permission denied, or a path through a file
+        raise ResultsError(f"cannot read {path} ({exc.strerror or exc})") from None
     try:
         return validate_results(doc, known)
     except ResultsError as exc:
