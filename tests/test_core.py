@@ -201,6 +201,7 @@ def test_mp_helpers_keep_extreme_magnitudes() -> None:
     assert fmt_sci(mpmath.mpf("1.234e41")) == "1.23e+41"
     assert fmt_sci(mpmath.mpf("4e-400")) == "4.00e-400"
     assert fmt_sci(9.996) == "1.00e+01"
+    assert fmt_sci(mpmath.inf) == "inf" and fmt_sci(-mpmath.inf) == "-inf" and fmt_sci(mpmath.nan) == "nan"
     assert log10(mpmath.mpf("1e-400")) == pytest.approx(-400)
     with pytest.raises(OverflowError, match="outside float64 range"):
         to_float(mpmath.mpf("1e400"))

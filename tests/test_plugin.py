@@ -127,3 +127,19 @@ def test_a_fifth_paper_is_listed_run_reported_documented_and_baselined(plugin: P
     for action in ("update", "check"):
         gate = _attncheck(plugin, "baseline", action, "--from", str(results), "--baseline", str(base))
         assert gate.returncode == 0, gate.stderr
+
+
+def test_a_broken_plugin_is_a_one_line_error(tmp_path: Path) -> None:
+    pkg = tmp_path / "brokenpaper"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("import numpy_does_not_exist\n")
+    info = tmp_path / "brokenpaper-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: brokenpaper\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[attncheck.papers]\nbroken = brokenpaper\n")
+    out = _attncheck(tmp_path, "list")
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert out.stderr.strip() == (
+        "attncheck: error: paper plugin 'broken' (brokenpaper) cannot be loaded: "
+        "ModuleNotFoundError: No module named 'numpy_does_not_exist'"
+    )

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from verify.core.context import PROFILES
 from verify.core.format import fmt_slack, fmt_value, shown
+from verify.core.papers import PluginError
 from verify.core.parallel import (
     DASK_TIMEOUT,
     Interrupted,
@@ -391,7 +392,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with interrupts():
             _check_args(args)
             return args.fn(args)
-    except UsageError as exc:
+    except (UsageError, PluginError) as exc:
         print(f"attncheck: error: {exc}", file=sys.stderr)
         return 2
     except Interrupted as exc:  # outside a run: nothing to save

@@ -59,6 +59,8 @@ def fmt_sci(x: Any, digits: int = 3) -> str:
     if isinstance(x, float) and not math.isfinite(x):
         return str(x)
     v = mp(x)
+    if not mpmath.isfinite(v):
+        return "nan" if mpmath.isnan(v) else ("inf" if v > 0 else "-inf")
     if v == 0:
         return f"{0:.{digits - 1}e}"
     with mpmath.workdps(DPS):

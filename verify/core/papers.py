@@ -55,7 +55,19 @@ class Paper:
     package: ModuleType
 
 
+class PluginError(RuntimeError):
+    """A paper plugin that cannot be loaded; the message names the plugin and the cause."""
+
+
 def _load(ep: metadata.EntryPoint) -> Paper:
+    try:
+        return _load_unchecked(ep)
+    except Exception as exc:  # whatever the plugin's import raises, one line names it
+        cause = f"{type(exc).__name__}: {exc}".splitlines()[0]
+        raise PluginError(f"paper plugin {ep.name!r} ({ep.value}) cannot be loaded: {cause}") from exc
+
+
+def _load_unchecked(ep: metadata.EntryPoint) -> Paper:
     pkg = ep.load()
     info = getattr(pkg, "PAPER", None)
     if not isinstance(info, PaperInfo):
@@ -90,4 +102,4 @@ def paper_info(key: str) -> PaperInfo:
     return reg[key].info
 
 
-__all__ = ["GROUP", "Paper", "PaperInfo", "paper_info", "papers"]
+__all__ = ["GROUP", "Paper", "PaperInfo", "PluginError", "paper_info", "papers"]
