@@ -19,6 +19,9 @@ round-off noise:
 - **consistency checks** (gradient checks, closed forms against Monte Carlo: checks of the code, not
   bounds with a tightness; their margins are finite-difference round-off, which moves by 0.1-0.5 dex
   between OpenBLAS kernels) compare their verdict only; an entry whose classification changed fails;
+- **bounds searched at their worst case** compare the worst ratio found, one-sided the other way: a
+  larger ratio is a stronger search (reported), a ratio more than :data:`WORST_RTOL` smaller is a
+  weaker search (a failure), and so is a search that disappeared;
 - **entries without a slack** (qualitative claims, exact zeros, mixed signs) compare their theory and
   measured values instead: numbers within relative :data:`VALUE_RTOL` (or both at round-off level),
   everything else (bools, strings, lists element by element) equal.
@@ -48,6 +51,9 @@ EPS = 2.0**-52
 #: A measured value within this many eps of 0 is at round-off level (2**14 eps = 3.6e-12: the
 #: accumulated error of the reference models' O(1e4)-deep reductions, 2 to 4x apart between kernels).
 ROUNDOFF_ULPS = 2**14
+#: A worst-case search may find a ratio this much (relative) below the baseline's before the gate
+#: calls it a weaker search (a local optimiser's end point moves with the CPU's round-off).
+WORST_RTOL = 0.01
 #: Relative tolerance on theory / measured values of entries whose slack is undefined.
 VALUE_RTOL = 1e-6
 
@@ -72,7 +78,9 @@ def update_baseline(results: list[Result], path: Path = DEFAULT_BASELINE) -> Non
                     "seeds": r.seeds,
                     "consistency": r.consistency,
                     "params": r.params,
+                    "wall_time": round(r.wall_time, 2),
                 }
+                | ({"worst_ratio": r.worst["ratio"]} if r.worst else {})
             )
             for r in sorted(results, key=lambda r: r.claim_id)
         },
@@ -142,6 +150,19 @@ def _compare_slack(old: Any, new: Any, tolerance: float) -> tuple[str, str, bool
     return "same", detail, False
 
 
+def _compare_worst(old: Any, new: Any) -> tuple[str, str, bool]:
+    """A searched bound: the worst ratio found may grow (a stronger search), never fall by more than
+    :data:`WORST_RTOL` (a weaker search), and the search may not disappear."""
+    if old is None or new is None:
+        return "search changed", f"worst ratio {old} -> {new}: review, then update", True
+    if not (_finite(old) and _finite(new)):
+        return "worst NaN", f"worst ratio {old} -> {new}: a non-finite ratio is never accepted", True
+    detail = f"worst ratio {old:.6g} -> {new:.6g}"
+    if new < old * (1 - WORST_RTOL):
+        return "weaker search", detail, True
+    return ("stronger search" if new > old * (1 + WORST_RTOL) else "same"), detail, False
+
+
 def _same_value(old: Any, new: Any) -> bool:
     """Theory / measured of an entry without slack: see the module docstring."""
     if isinstance(old, bool) or isinstance(new, bool):
@@ -168,6 +189,8 @@ def _compare(old: dict[str, Any], r: Result, tolerance: float) -> tuple[str, str
         return "class changed", f"was {was} in the baseline: review, then update", True
     if r.consistency:
         return "same", f"consistency check: verdict {r.verdict} only (its margin is round-off)", False
+    if "worst_ratio" in old or r.worst:
+        return _compare_worst(old.get("worst_ratio"), r.worst["ratio"] if r.worst else None)
     m_old, m_new = old["measured"], to_jsonable(r.measured) if r.measured is not None else None
     slack_ok = r.slack is None or _finite(r.slack)
     if slack_ok and _roundoff(m_old) and _roundoff(m_new) and (old["slack"] is None) == (r.slack is None):

@@ -258,3 +258,23 @@ def test_consistency_checks_compare_their_verdict_only(tmp_path: Path) -> None:
     assert check_baseline(res, path).ok
     res[0].verdict = Verdict.VIOLATED
     assert not check_baseline(res, path).ok
+
+
+def test_worst_case_entries_track_the_worst_ratio_one_sided(tmp_path: Path) -> None:
+    res, path = _one(0.9, 0.05, tmp_path)
+    res[0].worst = {"ratio": 0.9, "typical": 0.5}
+    update_baseline(res, path)
+    res[0].worst = {"ratio": 0.999, "typical": 0.5}  # a stronger search: slack shrinks, still passes
+    res[0].slack = 0.0004
+    report = check_baseline(res, path)
+    assert report.ok and report.rows[0][1] == "stronger search"
+    res[0].worst = {"ratio": 0.89, "typical": 0.5}  # a weaker search
+    assert not check_baseline(res, path).ok
+    res[0].worst = None  # the search disappeared
+    assert not check_baseline(res, path).ok
+
+
+def test_baseline_entries_record_wall_time_for_longest_first_scheduling(tmp_path: Path, results) -> None:
+    update_baseline(results, tmp_path / "b.json")
+    entries = json.loads((tmp_path / "b.json").read_text())["claims"]
+    assert all(isinstance(e["wall_time"], float) for e in entries.values())
