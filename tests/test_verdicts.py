@@ -194,6 +194,14 @@ def test_rate_settled_within_tol_of_p_holds_though_its_interval_misses_p() -> No
     assert judge(Kind.RATE, Evidence(theory=2.0, measured=fit, tol=0.2))[0] == Verdict.HOLDS
 
 
+def test_a_wide_interval_alone_never_confirms_a_rate() -> None:
+    floor = X**-1.0 + 1e-6  # a loss flattening onto a floor: local slopes -1.00, ..., -0.15
+    assert _rate(floor, p=-1.0, tol=0.1) == Verdict.VIOLATED
+    wide = fit_rate(X[2:5], np.array([1.0, 0.3, 0.02]))  # one curve, 3 points: interval [-3.2, 1.5]
+    assert wide.contains(-1.0) and (wide.hi - wide.lo) / 2 > 0.1
+    assert judge(Kind.RATE, Evidence(theory=-1.0, measured=wide, tol=0.1))[0] == Verdict.INCONCLUSIVE
+
+
 def test_rate_moving_away_from_p_is_violated() -> None:
     assert _rate(X**2.0 * np.exp(0.01 * np.log(X) ** 2), p=2.0, tol=0.2) == Verdict.VIOLATED  # 2 + 0.02 ln x
 

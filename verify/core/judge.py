@@ -32,7 +32,8 @@ upper bound or a condition ("the bound / the required size is infinite"), which 
 The rate rule (one rule for every "X scales like n^p" statement; measured is a
 :class:`~verify.numerics.fit.RateFit`, ``Evidence.tol`` the claim's stated tolerance):
 
-1. the interval of the last-range fit contains p: ``holds``;
+1. the interval of the last-range fit contains p and its half-width is at most ``tol`` (an
+   uninformative interval, e.g. from one curve and a 3-point window, never confirms alone): ``holds``;
 2. fewer than two local slopes: ``inconclusive`` (too short to see a trend);
 3. the last local slope is within ``tol`` of p, and the local slopes either move monotonically toward
    p (pre-asymptotic, converging) or have settled (the last step within ``tol / 2``): ``holds``;
@@ -134,8 +135,10 @@ def _rate(p: float, fit: RateFit, tol: float | None) -> tuple[Verdict, float | N
         "local slopes: " + ", ".join(f"{v:.3f}" for v in local),
     ]
     half, dist = (fit.hi - fit.lo) / 2, abs(fit.slope - p)
-    if fit.contains(p):
+    if fit.contains(p) and half <= tol:
         return Verdict.HOLDS, (log10(half / dist) if dist > 0 and half > 0 else None), notes
+    if fit.contains(p):
+        notes.append(f"the interval contains {p:g} but is wider than +-{tol:g}: it alone cannot confirm")
     if local.size < 2:
         return Verdict.INCONCLUSIVE, None, [*notes, "inconclusive: too few ranges to see a trend"]
     d = np.abs(local - p)
