@@ -194,6 +194,13 @@ def test_rate_settled_within_tol_of_p_holds_though_its_interval_misses_p() -> No
     assert judge(Kind.RATE, Evidence(theory=2.0, measured=fit, tol=0.2))[0] == Verdict.HOLDS
 
 
+def test_rate_scattering_around_p_within_tol_holds() -> None:
+    y = X**-1.0 * np.exp(np.array([0, 0.3, 0, 0, 0.3, 0, 0]))  # local slopes -1.00, -1.07, -0.94, ...
+    fit = fit_rate(X, y)
+    assert np.all(np.abs(np.array(fit.local) + 1) <= 0.1) and abs(fit.local[-1] - fit.local[-2]) > 0.05
+    assert _rate(y, p=-1.0, tol=0.1) == Verdict.HOLDS
+
+
 def test_a_wide_interval_alone_never_confirms_a_rate() -> None:
     floor = X**-1.0 + 1e-6  # a loss flattening onto a floor: local slopes -1.00, ..., -0.15
     assert _rate(floor, p=-1.0, tol=0.1) == Verdict.VIOLATED

@@ -36,7 +36,8 @@ The rate rule (one rule for every "X scales like n^p" statement; measured is a
    uninformative interval, e.g. from one curve and a 3-point window, never confirms alone): ``holds``;
 2. fewer than two local slopes: ``inconclusive`` (too short to see a trend);
 3. the last local slope is within ``tol`` of p, and the local slopes either move monotonically toward
-   p (pre-asymptotic, converging) or have settled (the last step within ``tol / 2``): ``holds``;
+   p (pre-asymptotic, converging) or have settled (the last step within ``tol / 2``, or the last three
+   local slopes all within ``tol`` of p: scatter around p): ``holds``;
 4. otherwise, with at least three local slopes s_1..s_n: the curve has *settled* when its last two
    steps shrink in the same direction (0 < q < 1, q = (s_n - s_{n-1}) / (s_{n-1} - s_{n-2})) or its
    last step moved by at most ``tol / 2``; its limit is extrapolated two ways: a slow correction
@@ -146,7 +147,7 @@ def _rate(p: float, fit: RateFit, tol: float | None) -> tuple[Verdict, float | N
     slack = log10(tol / last) if last > 0 else None
     if last <= tol and bool(np.all(np.diff(d) <= 0)):
         return Verdict.HOLDS, slack, [*notes, f"local slopes converge toward {p:g} (pre-asymptotic)"]
-    if last <= tol and abs(float(local[-1] - local[-2])) <= tol / 2:
+    if last <= tol and (abs(float(local[-1] - local[-2])) <= tol / 2 or bool(np.all(d[-3:] <= tol))):
         return Verdict.HOLDS, slack, [*notes, f"local slopes settled within {tol:g} of {p:g}"]
     if local.size >= 3 and last > tol and d[-1] > d[-2] > d[-3]:
         return Verdict.VIOLATED, slack, [*notes, f"local slopes move away from {p:g} over the last ranges"]
