@@ -38,7 +38,8 @@ The rate rule (one rule for every "X scales like n^p" statement; measured is a
 3. the last local slope is within ``tol`` of p, and the local slopes either move monotonically toward
    p (pre-asymptotic, converging) or have settled (the last step within ``tol / 2``, or the last three
    local slopes all within ``tol`` of p: scatter around p): ``holds``;
-4. otherwise, with at least three local slopes s_1..s_n: the curve has *settled* when its last two
+4. otherwise, if the interval excludes p (the last range is inconsistent with p; a wide interval
+   containing p never gives a violation) and there are at least three local slopes s_1..s_n: the curve has *settled* when its last two
    steps shrink in the same direction (0 < q < 1, q = (s_n - s_{n-1}) / (s_{n-1} - s_{n-2})) or its
    last step moved by at most ``tol / 2``; its limit is extrapolated two ways: a slow correction
    s_i = L + c / ln x_i (least squares over the local slopes, x_i the centre of window i: a log
@@ -149,6 +150,8 @@ def _rate(p: float, fit: RateFit, tol: float | None) -> tuple[Verdict, float | N
         return Verdict.HOLDS, slack, [*notes, f"local slopes converge toward {p:g} (pre-asymptotic)"]
     if last <= tol and (abs(float(local[-1] - local[-2])) <= tol / 2 or bool(np.all(d[-3:] <= tol))):
         return Verdict.HOLDS, slack, [*notes, f"local slopes settled within {tol:g} of {p:g}"]
+    if fit.contains(p):  # the last range is consistent with p: the data cannot reject it
+        return Verdict.INCONCLUSIVE, None, [*notes, "inconclusive: not yet asymptotic"]
     if local.size >= 3 and last > tol and d[-1] > d[-2] > d[-3]:
         return Verdict.VIOLATED, slack, [*notes, f"local slopes move away from {p:g} over the last ranges"]
     limits = _limits(fit, local, tol)
