@@ -183,6 +183,63 @@ def test_single_query_variant_is_the_row0_restriction() -> None:
     np.testing.assert_allclose(M.phi({"U": U, "W": W}, X), ref, rtol=1e-12)
 
 
+def _phi_v1(u: np.ndarray, W: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """V1 written out on its own: (1/sqrt(H)) sum_h u_h^T X^T softmax(X W_h^T x_1), per sample."""
+    out = np.zeros(X.shape[0])
+    for h in range(u.shape[0]):
+        a = np.einsum("ntd,ed,ne->nt", X, W[h], X[:, 0])  # X W_h^T x_1
+        s = np.exp(a - a.max(axis=1, keepdims=True))
+        s /= s.sum(axis=1, keepdims=True)
+        out += np.einsum("nt,ntd,d->n", s, X, u[h])
+    return out / np.sqrt(u.shape[0])
+
+
+def test_v1_hessian_is_the_v1_models_own() -> None:
+    """M.v1_head_blocks equals the finite-difference Hessian of the V1 forward in (u_h, W_h), at a
+    full-model point whose U rows t >= 1 are NOT zero (the sub-block of the full model's Hessian there
+    is a different matrix: the W-W curvature of rows t >= 1 would leak in)."""
+    rng = np.random.default_rng(3)
+    H, T, d = 2, 3, 2
+    params = {"U": rng.standard_normal((H, T, d)), "W": rng.standard_normal((H, d, d))}
+    X = D.random_tokens(rng, 1, T, d)
+    q = d + d * d
+
+    def f(z: np.ndarray) -> float:
+        z = z.reshape(H, q)
+        return float(_phi_v1(z[:, :d], z[:, d:].reshape(H, d, d), X)[0])
+
+    z0 = np.concatenate([params["U"][:, 0], params["W"].reshape(H, -1)], axis=1).ravel()
+    e, p = 1e-4, z0.size
+    fd = np.zeros((p, p))
+    for i in range(p):
+        for j in range(p):
+            ei, ej = np.eye(p)[i] * e, np.eye(p)[j] * e
+            fd[i, j] = (f(z0 + ei + ej) - f(z0 + ei - ej) - f(z0 - ei + ej) + f(z0 - ei - ej)) / (4 * e * e)
+    blocks = M.v1_head_blocks(params, X)[0]  # (H, q, q)
+    dense = np.zeros((p, p))
+    for h in range(H):
+        dense[h * q : (h + 1) * q, h * q : (h + 1) * q] = blocks[h]
+    np.testing.assert_allclose(dense, fd, atol=1e-6)
+    full = M.phi_head_blocks(params, X)[0]
+    keep = np.concatenate([np.arange(d), T * d + np.arange(d * d)])
+    assert np.max(np.abs(full[:, keep][:, :, keep] - blocks)) > 1e-3  # the sub-block is not V1's
+
+
+def test_closed_form_ntk_at_w0_matches_the_features() -> None:
+    """The H-independent NTK Gram at W_0 = 0 and theta_* built from it equal the feature-based ones."""
+    mix = D.Mixture()
+    X, y, _ = mix.sample(np.random.default_rng(0), 12)
+    p0 = M.init_params(np.random.default_rng(1), 6, mix.T, mix.d)
+    Z = M.features(p0, X) * y[:, None]
+    np.testing.assert_allclose(E.ntk_gram_w0(p0["U"], X, y)[0], Z @ Z.T, atol=1e-13)
+    gamma, a = E.ntk_margin_w0(p0["U"], X, y)
+    assert gamma == pytest.approx(E.svm_margin(Z).gamma, rel=1e-6)
+    theta = Z.T @ a
+    assert np.linalg.norm(theta) == pytest.approx(1.0, rel=1e-10)
+    ref = M.phi(E.shift(p0, theta, 2.0), X)
+    np.testing.assert_allclose(E.phi_along_theta_star_w0(p0, X, y, a, 2.0, chunk=4), ref, atol=1e-12)
+
+
 def test_forward_is_stable_for_huge_logits() -> None:
     params, X, y = _case(2, 4, 3, 3, 1.0, 1.0, 0)
     params["W"] *= 1e5

@@ -1,6 +1,6 @@
 """Deora, Ghaderi, Taheri, Thrampoulidis -- On the Optimization and Generalization of Multi-head
-Attention (TMLR 2024, arXiv 2310.12680). Reference model, data and claims; spec:
-shared/papers/deora2023.md (most statements RECONSTRUCTED, with DERIVED replacements)."""
+Attention (TMLR 2024, arXiv 2310.12680). Reference model, data and claims. The paper body was not
+available: most statements are RECONSTRUCTED, with DERIVED replacements (see errata.md)."""
 
 from verify.core.papers import PaperInfo
 

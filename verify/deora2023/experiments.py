@@ -23,6 +23,7 @@ from verify.core.context import Mapper, serial_map
 from verify.deora2023 import data as D
 from verify.deora2023 import model as M
 from verify.numerics.gd import Trajectory, gradient_descent
+from verify.numerics.softmax import softmax
 
 Params = Mapping[str, np.ndarray]
 MODEL = M.MultiHeadAttention()
@@ -182,6 +183,55 @@ def ntk_setup(seed: int, n: int, H: int, S: float, sigma: float) -> tuple[D.Prob
     return pr, mU, mF, B0
 
 
+def ntk_gram_w0(U: np.ndarray, X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The NTK Gram G_ij = y_i y_j <grad Phi(theta_0; X_i), grad Phi(theta_0; X_j)> at W_0 = 0 in closed
+    form, at a cost independent of H: with uniform attention the U-features of head h are
+    1 xbar^T / sqrt(H) and its W-features X^T U_h C / (T sqrt(H)), C = X^T (I - 11^T/T) X, so the Gram
+    depends on the heads only through Q = (1/H) sum_h vec(U_h) vec(U_h)^T. Returns (G, xbar (n, d),
+    C (n, d, d))."""
+    _, T, d = X.shape
+    H = U.shape[0]
+    xbar = X.mean(axis=1)
+    C = np.einsum("itd,ite->ide", X, X) - T * np.einsum("id,ie->ide", xbar, xbar)
+    Uf = U.reshape(H, T * d)
+    Q = (Uf.T @ Uf / H).reshape(T, d, T, d)
+    P = np.einsum("itd,jsd->ijts", X, X)
+    CC = np.einsum("jbc,ica->ijba", C, C)
+    G = T * xbar @ xbar.T + np.einsum("ijts,tasb,ijba->ij", P, Q, CC) / T**2
+    return G * np.outer(y, y), xbar, C
+
+
+def ntk_margin_w0(U: np.ndarray, X: np.ndarray, y: np.ndarray) -> tuple[float, np.ndarray]:
+    """(full NTK margin gamma, dual coefficients a with theta_* = Z^T a, ||theta_*|| = 1) at W_0 = 0 from
+    the closed-form Gram (:func:`ntk_gram_w0`): the SVM of :func:`svm_margin` on a Cholesky factor."""
+    G = ntk_gram_w0(U, X, y)[0]
+    n = G.shape[0]
+    Lc = np.linalg.cholesky(G + 1e-14 * np.trace(G) * np.eye(n))
+    m = svm_margin(Lc)  # rows of Lc have the Gram G
+    a = np.linalg.solve(Lc.T, m.theta_star)
+    a = a / math.sqrt(float(a @ G @ a))
+    return float(np.min(G @ a)), a
+
+
+def phi_along_theta_star_w0(params0: Params, X: np.ndarray, y: np.ndarray, a: np.ndarray, lam: float,
+                            chunk: int = 4096) -> np.ndarray:  # fmt: skip
+    """Phi(theta_0 + lam theta_*; X_i) for theta_* = Z^T a (W_0 = 0), heads in chunks, so H can be
+    ~1e5 with O(chunk) memory: theta_*'s U-block of every head is 1 (sum_i c_i xbar_i)^T / sqrt(H) and
+    its W-block X-weighted U_h (sum_i c_i X_i^T U_h C_i / (T sqrt(H))), c = a y."""
+    U = np.asarray(params0["U"])
+    H, T, d = U.shape
+    _, xbar, C = ntk_gram_w0(U[:1], X, y)
+    c = a * y
+    th_u = np.tile((c @ xbar) / math.sqrt(H), (T, 1))
+    w_map = np.einsum("i,itd,ief->tedf", c, X, C).reshape(T * d, d * d) / (T * math.sqrt(H))
+    phi = np.zeros(X.shape[0])
+    for h0 in range(0, H, chunk):
+        Uc = U[h0 : h0 + chunk]
+        Wc = lam * (Uc.reshape(Uc.shape[0], -1) @ w_map).reshape(-1, d, d)
+        phi += M.phi({"U": Uc + lam * th_u, "W": Wc}, X) * math.sqrt(Uc.shape[0] / H)
+    return phi
+
+
 def curvature_kappa(params: Params, X: np.ndarray, y: np.ndarray) -> float:
     """max(0, -lambda_min(M)) / L(theta): a rigorous upper bound on the self-bounded weak-convexity
     ratio max(0, -lambda_min(grad^2 L)) / L at theta (M = non-PSD, head-block-diagonal part)."""
@@ -228,13 +278,14 @@ def grad_ratio(params: Params, X: np.ndarray) -> np.ndarray:
 
 def hess_ratio(params: Params, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(||grad^2 Phi_i|| / (beta_3/sqrt H), and the same for the single-query variant V1 (query row 0,
-    sqrt(T) -> 1)) for every sample."""
-    H, T, d = M.check_params(params)
+    sqrt(T) -> 1, at the V1 point u_h = U_{h,0}: :func:`verify.deora2023.model.v1_head_blocks`)) for
+    every sample."""
+    H, T, _ = M.check_params(params)
     blocks = M.phi_head_blocks(params, X)
     blocks = (blocks + np.swapaxes(blocks, -1, -2)) / 2
     norms = np.max(np.abs(np.linalg.eigvalsh(blocks)), axis=(1, 2))
-    keep = np.concatenate([np.arange(d), T * d + np.arange(d * d)])  # u_{h,0} and W_h
-    sub = blocks[:, :, keep][:, :, :, keep]
+    sub = M.v1_head_blocks(params, X)  # the V1 model's own Hessian (rows t >= 1 of U absent)
+    sub = (sub + np.swapaxes(sub, -1, -2)) / 2
     norms1 = np.max(np.abs(np.linalg.eigvalsh(sub)), axis=(1, 2))
     u = value_norm_max(params)
     u1 = float(np.max(np.linalg.norm(params["U"][:, 0, :], axis=1)))
@@ -251,8 +302,7 @@ def softmax_ratios(rng: np.random.Generator, draws: int) -> dict[str, float]:
     for T in range(2, 51, 8):
         m = max(1, draws // 7)
         z = rng.standard_normal((m, T)) * rng.uniform(0, 50, size=(m, 1))
-        s = np.exp(z - z.max(axis=1, keepdims=True))
-        s /= s.sum(axis=1, keepdims=True)
+        s = softmax(z)  # the softmax the model uses
         s = np.concatenate([s, np.pad([[0.5, 0.5]], ((0, 0), (0, T - 2)))])
         J = np.einsum("mi,ij->mij", s, np.eye(T)) - s[:, :, None] * s[:, None, :]
         worst["jacobian"] = max(
@@ -361,18 +411,19 @@ def scaling_point(p: ScalingPoint) -> tuple[float, float]:
 
 @dataclass(frozen=True)
 class ScalingSweep:
-    seed: int
+    """One init draw per seed of ``seeds`` at every H of ``Hs``, ``n_inputs`` mixture inputs each."""
+
+    seeds: tuple[int, ...]
     Hs: tuple[int, ...]
-    seeds: int
     n_inputs: int
     mapper: Mapper = field(default=serial_map, compare=False, repr=False)
 
 
 @functools.cache
 def scaling_sweep(s: ScalingSweep) -> np.ndarray:
-    """(len(Hs), seeds, 2): :func:`scaling_point` for every H and init seed (W_0 entries N(0, 0.09))."""
-    items = [ScalingPoint(s.seed + j, H, s.n_inputs, H, 0.3) for H in s.Hs for j in range(s.seeds)]
-    return np.array(s.mapper(scaling_point, items)).reshape(len(s.Hs), s.seeds, 2)
+    """(len(Hs), len(seeds), 2): :func:`scaling_point` for every H and seed (W_0 entries N(0, 0.09))."""
+    items = [ScalingPoint(seed, H, s.n_inputs, H, 0.3) for H in s.Hs for seed in s.seeds]
+    return np.array(s.mapper(scaling_point, items)).reshape(len(s.Hs), len(s.seeds), 2)
 
 
 @dataclass(frozen=True)
@@ -476,37 +527,41 @@ def noisy_margin_trial(p: NoisyMarginPoint) -> tuple[float, float, float]:
 
 @dataclass(frozen=True)
 class NtkGramPoint:
+    """Init draw ``init`` at H heads on the data set of ``data_seed``."""
+
     data_seed: int
-    init_seed: int
+    init: int
     H: int
 
 
 def ntk_gram_point(p: NtkGramPoint) -> tuple[np.ndarray, float]:
-    """(NTK Gram K_H at theta_0 on a fixed dataset (n = 40), full NTK margin) for one init seed."""
+    """(NTK Gram K_H at theta_0 on a fixed dataset (n = 40), full NTK margin) for one init draw."""
     mix = D.Mixture()
     X, y, _ = mix.sample(np.random.default_rng([p.data_seed, 7]), 40)
-    params = M.init_params(np.random.default_rng([p.init_seed, 8, p.H]), p.H, mix.T, mix.d)
+    params = M.init_params(np.random.default_rng([p.data_seed, 8, p.H, p.init]), p.H, mix.T, mix.d)
     F = M.features(params, X)
     return F @ F.T, svm_margin(F * y[:, None]).gamma
 
 
 @dataclass(frozen=True)
 class NtkSweep:
+    """One data set (``seed``) and ``inits`` init draws at every H of ``Hs``."""
+
     seed: int
     Hs: tuple[int, ...]
-    seeds: int
+    inits: int
     mapper: Mapper = field(default=serial_map, compare=False, repr=False)
 
 
 @functools.cache
 def ntk_sweep(s: NtkSweep) -> tuple[np.ndarray, np.ndarray]:
-    """Per H: (||std_seeds K_H||_F / ||mean_seeds K_H||_F, coefficient of variation of the margin)."""
-    items = [NtkGramPoint(s.seed, j, H) for H in s.Hs for j in range(s.seed, s.seed + s.seeds)]
+    """Per H: (||std_inits K_H||_F / ||mean_inits K_H||_F, coefficient of variation of the margin)."""
+    items = [NtkGramPoint(s.seed, j, H) for H in s.Hs for j in range(s.inits)]
     out = s.mapper(ntk_gram_point, items)
     spread, cv = [], []
     for j, _ in enumerate(s.Hs):
-        grams = np.array([g for g, _ in out[j * s.seeds : (j + 1) * s.seeds]])
-        margins = np.array([m for _, m in out[j * s.seeds : (j + 1) * s.seeds]])
+        grams = np.array([g for g, _ in out[j * s.inits : (j + 1) * s.inits]])
+        margins = np.array([m for _, m in out[j * s.inits : (j + 1) * s.inits]])
         spread.append(float(np.linalg.norm(grams.std(axis=0)) / np.linalg.norm(grams.mean(axis=0))))
         cv.append(float(margins.std() / margins.mean()))
     return np.array(spread), np.array(cv)
@@ -612,10 +667,12 @@ def train_experiment(seed: int, cfg: TrainConfig) -> dict:
 
 @dataclass(frozen=True)
 class GenDatasetPoint:
-    """One training set (seed) of size n, trained K steps at eta from the shared theta_0; tested on
-    (X_test, y_test); ``gamma_run``: also measure the expansiveness along the run."""
+    """Training set ``index`` of the base seed ``seed``, of size n, trained K steps at eta from the
+    shared theta_0; tested on (X_test, y_test); ``gamma_run``: also measure the expansiveness along the
+    run. Data sets of different base seeds are independent (their streams are keyed by both)."""
 
     seed: int
+    index: int
     n: int
     K: int
     eta: float
@@ -632,7 +689,7 @@ def gen_dataset(p: GenDatasetPoint) -> dict[str, object]:
     (kappa_k = max(0, -lambda_min(M(theta_k))), lambda_max_k <= ||GN|| + ||M||)."""
     n, K, eta = p.n, p.K, p.eta
     mix = D.Mixture()
-    rng = np.random.default_rng([p.seed, 31, n])
+    rng = np.random.default_rng([p.seed, p.index, 31, n])
     X, y, _ = mix.sample(rng, n)
     Xs, _, _ = mix.sample(rng, n)  # replacement samples z'_i for beta_2
     theta, losses, beta2, expans = p.params0, [], 0.0, []
@@ -705,7 +762,69 @@ def gen_rate_point(p: GenRatePoint) -> float:
     return M.loss(traj.params, Xt, yt)
 
 
+@dataclass(frozen=True)
+class GapPoint:
+    """Training set ``index`` of size n for the base seed ``seed``: GD at eta from the seed's
+    data-independent theta_0 (H heads) until step K_fixed AND until L_hat <= target (at most K_max)."""
+
+    seed: int
+    index: int
+    n: int
+    H: int
+    eta: float
+    K_fixed: int
+    target: float
+    K_max: int
+    test_size: int
+
+
+def gap_point(p: GapPoint) -> tuple[float, float, float, float, int]:
+    """(gap at K_fixed, L_hat at K_fixed, gap at the first k with L_hat <= target, that L_hat, that k):
+    gap = L(theta_k) - L_hat(theta_k), L on an independent test set of ``test_size`` samples per
+    training set (so the test-set errors average out over the training sets instead of shifting every
+    n of a seed alike)."""
+    mix = D.Mixture()
+    Xt, yt, _ = mix.sample(np.random.default_rng([p.seed, p.index, 52, p.n]), p.test_size)
+    theta = M.init_params(np.random.default_rng([p.seed, 53]), p.H, mix.T, mix.d)
+    X, y, _ = mix.sample(np.random.default_rng([p.seed, p.index, 51, p.n]), p.n)
+    fixed = None
+    for k in range(p.K_max + 1):
+        L, g = M.loss_and_grad(theta, X, y, validate=False)
+        if k == p.K_fixed:
+            fixed = (M.loss(theta, Xt, yt) - L, L)
+        if fixed is not None and L <= p.target:
+            return (*fixed, M.loss(theta, Xt, yt) - L, L, k)
+        theta = {key: theta[key] - p.eta * g[key] for key in theta}
+    raise RuntimeError(f"GD did not reach L_hat <= {p.target} within {p.K_max} steps (n={p.n})")
+
+
+@dataclass(frozen=True)
+class GapSweep:
+    seed: int
+    ns: tuple[int, ...]
+    H: int
+    eta: float
+    K_fixed: int
+    target: float
+    K_max: int
+    datasets: int
+    test_size: int
+    mapper: Mapper = field(default=serial_map, compare=False, repr=False)
+
+
+@functools.cache
+def gap_sweep(s: GapSweep) -> np.ndarray:
+    """(len(ns), 5): the mean over ``datasets`` training sets of :func:`gap_point` at every n."""
+    items = [GapPoint(s.seed, j, n, s.H, s.eta, s.K_fixed, s.target, s.K_max, s.test_size)
+             for n in s.ns for j in range(s.datasets)]  # fmt: skip
+    out = np.array(s.mapper(gap_point, items), dtype=float)
+    return out.reshape(len(s.ns), s.datasets, 5).mean(axis=1)
+
+
+_CACHED = (scaling_sweep, wc_sweep, ntk_sweep, lazy_sweep, train_experiment, gap_sweep)
+
+
 def clear_caches() -> None:
     """Forget the cached sweeps (a test that perturbs the model must not see earlier results)."""
-    for fn in (scaling_sweep, wc_sweep, ntk_sweep, lazy_sweep, train_experiment):
+    for fn in _CACHED:
         fn.cache_clear()

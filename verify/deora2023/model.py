@@ -413,6 +413,27 @@ def phi_head_blocks(params: Params, X: np.ndarray) -> np.ndarray:
     return _head_blocks(out, lead=1)
 
 
+def single_query_params(params: Params) -> dict[str, np.ndarray]:
+    """The parameters of the single-query variant V1 (spec Sect. 1.2) embedded in the full model:
+    Phi_V1(u, W; X) = (1/sqrt(H)) sum_h u_h^T X^T softmax(X W_h^T x_1) equals the full model with
+    U_{h,0} = u_h and U_{h,t} = 0 for t >= 1, so V1 keeps row 0 of every U_h and zeroes the rest."""
+    check_params(params)
+    U = np.zeros_like(params["U"])
+    U[:, 0] = params["U"][:, 0]
+    return {"U": U, "W": np.array(params["W"], dtype=np.float64)}
+
+
+def v1_head_blocks(params: Params, X: np.ndarray) -> np.ndarray:
+    """Per-sample, per-head Hessian blocks (n, H, d + d^2, d + d^2) of the V1 model in its own
+    parameters (u_h, W_h), at the V1 point of ``params`` (row 0 of each U_h). Exact: the V1 model is
+    the full model restricted to the affine subspace {U_{h,t} = 0, t >= 1}, so its Hessian is the
+    (u_{h,0}, W_h) sub-block of the full Hessian taken AT a point of that subspace."""
+    _, T, d = check_params(params)
+    blocks = phi_head_blocks(single_query_params(params), X)
+    keep = np.concatenate([np.arange(d), T * d + np.arange(d * d)])
+    return blocks[:, :, keep][:, :, :, keep]
+
+
 #: Largest number of float64 entries of one (k, n, T, H, T) direction tensor (keeps memory < ~1 GB).
 MAX_DIR_ENTRIES = 2**23
 

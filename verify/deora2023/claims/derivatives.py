@@ -6,6 +6,7 @@ import numpy as np
 
 from bounds.checks import check_int
 from verify.core import Ctx, Evidence, Kind, Provenance, Rule, claim
+from verify.core.record import Seeds
 from verify.deora2023 import experiments as E
 from verify.deora2023 import model as M
 from verify.numerics.gradcheck import check_grad, check_hvp
@@ -17,16 +18,19 @@ from verify.numerics.gradcheck import check_grad, check_hvp
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
     consistency=True,
+    seeds=Seeds.EVERY,
     statement="the hand gradients of Phi and of the logistic risk equal central finite differences",
     assumptions=("float64", "finite differences stable (eps and eps/4 agree)"),
-    quick=dict(cases=6),
+    quick=dict(cases=3),
     paper=dict(cases=40),
     rules={
         "tol": Rule(1e-6, "scaled error |FD - g| / (tol (1 + |FD|)) of check_grad", "spec pass criterion")
     },
 )
 def grad(ctx: Ctx, *, cases: int) -> Evidence:
-    """Spec Sec. 1.3 / claim deora2023.grad [DERIVED]. Kind: upper.
+    """Spec Sec. 1.3 / claim deora2023.grad [DERIVED]. Kind: upper. Consistency check: it tests the
+    code's hand derivatives against finite differences of the code's own forward pass, so no change to
+    the model, the data or a measured quantity of the paper can make it fail. Seeds: every seed.
 
     measured: the largest scaled error |FD - analytic| / (tol (1 + |FD|)) (rule ``tol``) over every
     coordinate of grad Phi(theta; X_1) and grad L(theta) (``check_grad``, central differences at 1e-6
@@ -68,9 +72,10 @@ def _head_structure(Hp: np.ndarray, H: int, T: int, d: int) -> tuple[float, floa
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
     consistency=True,
+    seeds=Seeds.EVERY,
     statement="the hand Hessian-vector products of Phi and L match finite differences of the "
     "gradient; the U-U block is zero and the Hessian of Phi is block-diagonal over heads",
-    quick=dict(cases=4),
+    quick=dict(cases=2),
     paper=dict(cases=30),
     rules={
         "rtol": Rule(1e-6, "relative tolerance of the HVP against finite differences", "spec pass criterion"),
@@ -82,7 +87,10 @@ def _head_structure(Hp: np.ndarray, H: int, T: int, d: int) -> tuple[float, floa
     },
 )
 def hvp(ctx: Ctx, *, cases: int) -> Evidence:
-    """Spec Sec. 1.3 / claim deora2023.hvp [DERIVED]. Kind: upper.
+    """Spec Sec. 1.3 / claim deora2023.hvp [DERIVED]. Kind: upper. Consistency check: the hand
+    second derivatives against finite differences of the code's own gradient, and structural zeros that
+    follow from the model's definition; it tests the code, not a statement of the paper. Seeds: every
+    seed.
 
     measured: max of (HVP scaled error with rules ``rtol`` / ``atol`` over 4 random directions, for
     grad^2 L and for sum_i c_i grad^2 Phi_i), max|U-U block| / ``zero_atol`` and max|off-head block| /
@@ -134,6 +142,7 @@ def hvp(ctx: Ctx, *, cases: int) -> Evidence:
     reference="spec Sec. 3.1",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
+    seeds=Seeds.EVERY,
     statement="||diag(s)-ss^T|| <= 1/2, Var_s(a) <= range(a)^2/4, |k3_s(v,b,b)| <= range(v)range(b)^2/4",
     quick=dict(draws=2000),
     paper=dict(draws=20000),
@@ -141,6 +150,7 @@ def hvp(ctx: Ctx, *, cases: int) -> Evidence:
 )
 def softmax_facts(ctx: Ctx, *, draws: int) -> Evidence:
     """Spec Sec. 3.1 / claim deora2023.softmax [DERIVED]. Kind: upper, round-off margin rule ``rtol``.
+    Seeds: every seed (a bound for every draw).
 
     measured: max over random softmax vectors (T in [2, 50], logit scale up to 50, plus the extremal
     two-point s = (1/2, 1/2, 0, ...)) of each quantity divided by its bound; theory: 1.

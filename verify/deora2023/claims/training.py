@@ -10,10 +10,11 @@ import numpy as np
 
 from bounds import deora2023 as B
 from verify.core import Ctx, Evidence, Kind, Provenance, Rule, Verdict, claim
+from verify.core.record import Seeds
 from verify.deora2023 import experiments as E
 
 _TRAIN_QUICK = dict(
-    n=20, H=64, T=4, d=4, M_irr=2, K=200, eta=1.0, every=50, seg_points=6, eps=(0.3, 0.1), late_factor=3
+    n=16, H=64, T=4, d=4, M_irr=2, K=120, eta=1.0, every=40, seg_points=4, eps=(0.3, 0.1), late_factor=3
 )
 _TRAIN_PAPER = dict(
     n=40,
@@ -34,6 +35,35 @@ def _experiment(ctx: Ctx, **cfg) -> dict:
     return E.train_experiment(ctx.seed, E.TrainConfig(**cfg))
 
 
+def _experiments(ctx: Ctx, **cfg) -> list[tuple[int, dict]]:
+    """The D-train experiment at every seed of the set (a conditional statement is judged over every
+    draw whose premises hold, so these claims see the whole set)."""
+    return [(seed, E.train_experiment(seed, E.TrainConfig(**cfg))) for seed in ctx.seed_set]
+
+
+def _dtrain_run(ctx: Ctx, seed: int, ex: dict, K: int, eta: float) -> tuple[list, list, list[str]]:
+    """(ratios to the D-train bounds, L_0 / B, notes) over the configurations of one run whose premises
+    P1 and P2 hold."""
+    L, gn = ex["loss"], ex["grad_norm"]
+    p1 = bool(np.all(L[1 : K + 1] <= L[:K] - eta / 2 * gn[:K] ** 2 + ctx.rule("descent_rtol") * L[:K]))
+    avg, ratios, useful, notes = float(np.mean(L[:K])), [], [], []
+    for name, c in ex["cfgs"].items():
+        msg = f"seed {seed}, {name}: L_ref {c['L_ref']:.3g}, D_0 {c['D'][0]:.3g}, c {c['c']:.3g}"
+        if p1 and c["c"] < ctx.rule("c_max"):
+            b = B.dtrain_bound(c["L_ref"], float(c["D"][0]), eta, K, c["c"], float(L[0]), float(L[K]))
+            dbar2 = B.dtrain_dbar_sq(float(c["D"][0]), eta, B.qc_a(c["c"]), K, c["L_ref"], float(L[0]))
+            d2 = float(np.max(c["D"] ** 2)) / dbar2
+            ratios.append(max(avg / b, d2, float(L[K]) / avg))
+            useful.append(float(L[0]) / b)
+            msg += f", B {b:.4g} vs average loss {avg:.4g}, max D_k^2/Dbar^2 {d2:.3f}"
+        else:
+            msg += " -- premises fail, skipped"
+        notes.append(msg)
+    notes.append(f"seed {seed}: premises held in {len(ratios)}/{len(ex['cfgs'])} configurations "
+                 f"(P1 {'held' if p1 else 'FAILED'})")  # fmt: skip
+    return ratios, useful, notes
+
+
 @claim(
     "deora2023.train.logic",
     reference="spec Sec. 5.2 (Theorem D-train; DERIVED replacement of the paper's training theorem)",
@@ -45,6 +75,7 @@ def _experiment(ctx: Ctx, **cfg) -> dict:
         "P1: L_{k+1} <= L_k - (eta/2)||grad L_k||^2 for k < K",
         "P2: c = max_k kappa_k D_k^2 < 1 with the measured modulus",
     ),
+    seeds=Seeds.POOLED,
     quick=_TRAIN_QUICK,
     paper=_TRAIN_PAPER,
     rules={
@@ -76,32 +107,20 @@ def train_logic(
     part, so this upper-bounds the true ratio at v; the checkpoint/grid sup is an approximation (spec).
     P1 allows the round-off rule ``descent_rtol``; P2 is c below the rule ``c_max``.
     measured: max over the configurations where P1 and P2 hold of max( (1/K) sum_{k<K} L_k / B,
-    max_k D_k^2 / Dbar^2 ); theory: 1. trivial: vacuous when every such B is >= L_0."""
-    ex = _experiment(ctx, n=n, H=H, T=T, d=d, M_irr=M_irr, K=K, eta=eta, every=every,
-                     seg_points=seg_points, eps=tuple(eps), late_factor=late_factor)  # fmt: skip
-    L, gn = ex["loss"], ex["grad_norm"]
-    p1 = bool(np.all(L[1 : K + 1] <= L[:K] - eta / 2 * gn[:K] ** 2 + ctx.rule("descent_rtol") * L[:K]))
-    avg = float(np.mean(L[:K]))
-    ratios, useful, notes, failed = [], [], [], []
-    for name, c in ex["cfgs"].items():
-        msg = f"{name}: L_ref {c['L_ref']:.3g}, D_0 {c['D'][0]:.3g}, c {c['c']:.3g}"
-        if p1 and c["c"] < ctx.rule("c_max"):
-            b = B.dtrain_bound(c["L_ref"], float(c["D"][0]), eta, K, c["c"], float(L[0]), float(L[K]))
-            dbar2 = B.dtrain_dbar_sq(float(c["D"][0]), eta, B.qc_a(c["c"]), K, c["L_ref"], float(L[0]))
-            ratios.append(max(avg / b, float(np.max(c["D"] ** 2)) / dbar2, float(L[K]) / avg))
-            useful.append(float(L[0]) / b)
-            msg += (
-                f", B {b:.4g} vs average loss {avg:.4g}, max D_k^2/Dbar^2 {np.max(c['D'] ** 2) / dbar2:.3f}"
-            )
-        else:
-            msg += " -- premises fail, skipped"
-        notes.append(msg)
-    notes.insert(
-        0,
-        f"premises held in {len(ratios)}/{len(ex['cfgs'])} configurations (P1 {'held' if p1 else 'FAILED'})",
-    )
-    if not ratios:
-        failed.append("P1/P2 hold in no configuration (c >= 1 everywhere or GD did not descend)")
+    max_k D_k^2 / Dbar^2 ); theory: 1. trivial: vacuous when every such B is >= L_0. One data set, init
+    and GD run per seed. Seeds: the whole set (pooled). The statement is conditional, so every
+    configuration of every seed whose premises hold must satisfy the bound (the max is over all of them);
+    a draw whose premises fail is outside the statement, not a counterexample; out_of_regime only if they
+    fail at every seed."""
+    runs = _experiments(ctx, n=n, H=H, T=T, d=d, M_irr=M_irr, K=K, eta=eta, every=every,
+                        seg_points=seg_points, eps=tuple(eps), late_factor=late_factor)  # fmt: skip
+    ratios, useful, notes, total = [], [], [], 0
+    for seed, ex in runs:
+        r, u, nts = _dtrain_run(ctx, seed, ex, K, eta)
+        ratios, useful, notes, total = ratios + r, useful + u, notes + nts, total + len(ex["cfgs"])
+    notes.insert(0, f"premises held in {len(ratios)}/{total} configurations over seeds {list(ctx.seed_set)}")
+    failed = [] if ratios else ["P1/P2 hold in no configuration at any seed (c >= 1 or GD did not descend)"]
+    L = runs[0][1]["loss"]
     return Evidence(
         theory=1.0,
         measured=max(ratios) if ratios else None,
@@ -121,6 +140,7 @@ def train_logic(
     provenance=Provenance.RECONSTRUCTED,
     statement="L(theta_K) <= 2 L(theta_ref) + (5/4)||theta_ref - theta_0||^2/(eta K) in runs with c <= 1/2",
     assumptions=("measured c <= 1/2",),
+    seeds=Seeds.POOLED,
     quick=_TRAIN_QUICK,
     paper=_TRAIN_PAPER,
     rules={"c_max": Rule(0.5, "the paper form's premise c <= 1/2", "spec Sect. 5.1")},
@@ -144,25 +164,34 @@ def train_paperform(
     paper's form, not the paper's statement. Kind: upper. measured: max over configurations with
     c at most the rule ``c_max`` (same runs as .train.logic) of
     L(theta_K) / (2 L_ref + 1.25 ||theta_ref - theta_0||^2/(eta K)); theory: 1; vacuous when every such
-    bound is >= L_0."""
-    ex = _experiment(ctx, n=n, H=H, T=T, d=d, M_irr=M_irr, K=K, eta=eta, every=every,
-                     seg_points=seg_points, eps=tuple(eps), late_factor=late_factor)  # fmt: skip
-    L = ex["loss"]
+    bound is >= L_0. Seeds: the whole set (pooled). The statement is conditional, so every
+    configuration of every seed whose premises hold must satisfy the bound (the max is over all of them);
+    a draw whose premises fail is outside the statement, not a counterexample; out_of_regime only if they
+    fail at every seed."""
+    runs = _experiments(ctx, n=n, H=H, T=T, d=d, M_irr=M_irr, K=K, eta=eta, every=every,
+                        seg_points=seg_points, eps=tuple(eps), late_factor=late_factor)  # fmt: skip
     ratios, useful, notes = [], [], []
-    for name, c in ex["cfgs"].items():
-        if c["c"] <= ctx.rule("c_max"):
-            b = B.paper_form_train_bound(c["L_ref"], c["dist0"], eta, K)
-            ratios.append(float(L[K]) / b)
-            useful.append(float(L[0]) / b)
-            notes.append(f"{name}: bound {b:.4g} vs L_K {L[K]:.4g}")
+    for seed, ex in runs:
+        L = ex["loss"]
+        for name, c in ex["cfgs"].items():
+            if c["c"] <= ctx.rule("c_max"):
+                b = B.paper_form_train_bound(c["L_ref"], c["dist0"], eta, K)
+                ratios.append(float(L[K]) / b)
+                useful.append(float(L[0]) / b)
+                notes.append(f"seed {seed}, {name}: c {c['c']:.3g}, bound {b:.4g} vs L_K {L[K]:.4g}")
+            else:
+                notes.append(f"seed {seed}, {name}: c {c['c']:.3g} > {ctx.rule('c_max')}, skipped")
     ev = Evidence(
         theory=1.0,
         measured=max(ratios) if ratios else None,
-        notes=notes,
+        notes=[
+            f"c <= 1/2 in {len(ratios)}/{len(notes)} configurations over seeds {list(ctx.seed_set)}",
+            *notes,
+        ],
         trivial=max(useful) if useful else None,
     )
     if not ratios:
-        ev.failed.append("no configuration with measured c <= 1/2")
+        ev.failed.append("no configuration with measured c <= 1/2 at any seed")
     return ev
 
 
@@ -173,6 +202,7 @@ def train_paperform(
     provenance=Provenance.DERIVED,
     statement="the worst-case head-count condition sqrt(H) >= 2 beta_3(r) Dbar^2 of Theorem D-train",
     expect=Verdict.VACUOUS,
+    seeds=Seeds.EVERY,
     quick=_TRAIN_QUICK,
     paper=_TRAIN_PAPER,
 )
@@ -194,7 +224,8 @@ def train_Hcond(
     """Spec Sec. 5.2 / claim deora2023.train.Hcond [DERIVED; the paper's own condition H >~ beta_3^2 g^4 is
     RECONSTRUCTED and its exponent NOT RECOVERED]. Kind: condition.
     theory: the smallest over the configurations of .train.logic of H_req = (2 beta_3(D_0 + Dbar) Dbar^2)^2
-    (R, ubar_0 realised); measured: the H of the run (the largest this profile trains)."""
+    (R, ubar_0 realised); measured: the H of the run (the largest this profile trains). Seeds: every
+    seed (the condition must be met at every draw; expected vacuous at every seed)."""
     ex = _experiment(ctx, n=n, H=H, T=T, d=d, M_irr=M_irr, K=K, eta=eta, every=every,
                      seg_points=seg_points, eps=tuple(eps), late_factor=late_factor)  # fmt: skip
     L = ex["loss"]
@@ -216,6 +247,7 @@ def train_Hcond(
     provenance=Provenance.DERIVED,
     statement="the worst-case D-train bound is non-increasing in H and within 1% of the convex rate "
     "once c(H) <= 0.01",
+    consistency=True,
     quick=dict(T=6, R=1.1, ubar0=1.0, D0=3.0, eta=1.0, K=1000, L_ref=0.01, log2_H_max=80),
     rules={
         "c_small": Rule(0.01, "c(H) from which the bound must be near the convex rate", "spec Sect. 5.2"),
@@ -229,7 +261,12 @@ def train_Hmono(
     Fixed ubar_0, D_0, L_0 = log 2, L(theta_ref); H = 2^j. measured: max of max_j B(2^{j+1})/B(2^j) - 1
     (finite B) and max_{H >= H_1} B(H)/B_inf - 1 - ``gap``, H_1 the first H with c(H) <= ``c_small``
     (rules); theory: 0. The empirical L(theta_K) is NOT claimed to decrease in H (spec Sec. 10; see
-    .lazy's notes)."""
+    .lazy's notes).
+
+    Consistency check: it compares the DERIVED bound formula with itself at different H (theory
+    against theory, no measured quantity), so no change to the model, the data or a measurement can
+    make it fail; it checks the algebra of the bound. The measured counterpart (training loss and the
+    D-train premises as H grows) is .train.Hcurve."""
     L0 = math.log(2.0)
     Hs = [2**j for j in range(1, log2_H_max + 1)]
     bounds = [B.dtrain_worst_case(H, T, R, ubar0, D0, eta, K, L_ref, L0) for H in Hs]
