@@ -1,9 +1,9 @@
-"""Claim tests for zhang2026: every claim gives its expected verdict at the session's profile, and a wrong
-bound or a perturbed model flips it (each claim can fail)."""
+"""Claim tests for zhang2026: every claim gives its expected verdict at the session's profile, documented
+findings are violated at every seed, and every claim that is not a consistency check flips under a
+measurement-side change (a wrong model, a wrong data law, a wrong scaling, a perturbed measured quantity).
+"""
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 import pytest
@@ -12,10 +12,36 @@ from bounds import zhang2026 as B
 from tests.support import cached_run
 from verify.core import Verdict, get_claim, run_claim
 from verify.core.registry import match_claims
+from verify.zhang2026 import data as Da
+from verify.zhang2026 import digits as G
 from verify.zhang2026 import experiments as E
 from verify.zhang2026 import model as Mo
 
 IDS = [c.id for c in match_claims(["zhang2026.*"])]
+#: Documented mismatches of our reconstruction (RECONSTRUCTED; expect violated).
+FINDINGS = ["zhang2026.thm31.bounds", "zhang2026.digits"]
+
+#: Every claim that is not a consistency check -> the test below that flips its verdict by a
+#: measurement-side change.
+FALSIFIERS: dict[str, str] = {
+    "zhang2026.thm31.recovery": "test_recovery_flips_with_a_wrong_logit_scale",
+    "zhang2026.thm31.rate": "test_tail_claims_flip_with_an_excess_floor",
+    "zhang2026.thm31.const": "test_tail_claims_flip_with_an_excess_floor",
+    "zhang2026.thm31.Dexp": "test_tail_claims_flip_with_an_excess_floor",
+    "zhang2026.thm31.bounds": "test_bounds_finding_is_the_leaky_curves",
+    "zhang2026.thm31.Tstar": "test_Tstar_flips_with_a_step_shrinking_in_D",
+    "zhang2026.examples": "test_examples_flip_with_a_wrong_attention_gradient",
+    "zhang2026.digits": "test_digits_finding_is_the_data",
+    "zhang2026.fullTF": "test_fullTF_flips_with_a_leaking_gradient",
+    "zhang2026.lemC2": "test_lemC2_flips_with_non_centred_inputs",
+    "zhang2026.kq_structure": "test_kq_structure_flips_with_an_asymmetric_gradient",
+    "zhang2026.protocol": "test_sgd_claims_flip_without_attention_learning",
+    "zhang2026.nongauss": "test_sgd_claims_flip_without_attention_learning",
+    "zhang2026.asym_init": "test_asym_init_flips_without_attention_learning",
+    "zhang2026.nonuniformS": "test_nonuniformS_flips_with_a_wrong_step",
+    "zhang2026.thm32.ood": "test_ood_flips_without_attention_learning",
+    "zhang2026.stepsize": "test_stepsize_flips_with_a_larger_step",
+}
 
 
 def _run(cid: str, profile: str):
@@ -23,8 +49,8 @@ def _run(cid: str, profile: str):
     return cached_run(cid, profile, 0)
 
 
-def test_all_spec_ids_registered() -> None:
-    spec = {
+def test_all_claims_registered_and_classified() -> None:
+    names = {
         "closedform",
         "P_invariance",
         "scalar_reduction",
@@ -41,156 +67,155 @@ def test_all_spec_ids_registered() -> None:
         "nongauss",
         "nonuniformS",
         "thm32.ood",
+        "thm32.bounds",
         "examples",
-        "mnist",
+        "digits",
         "fullTF",
         "stepsize",
+        "protocol",
+        "asym_init",
     }
-    assert {i.split(".", 1)[1] for i in IDS} == spec
+    assert {i.split(".", 1)[1] for i in IDS} == names
+    paper = {c for c in IDS if not get_claim(c).record.consistency}
+    assert set(FALSIFIERS) == paper
+    assert all(callable(globals().get(name)) for name in FALSIFIERS.values())
 
 
-@pytest.mark.parametrize("cid", [i for i in IDS if i != "zhang2026.mnist"])
+@pytest.mark.parametrize("cid", IDS)
 def test_claim_verdict(cid: str, profile: str) -> None:
     r = _run(cid, profile)
-    assert r.verdict == r.expected == Verdict.HOLDS, r.notes
-    assert r.provenance and r.reference
-    assert get_claim(cid).fn.__doc__
+    assert r.verdict == r.expected, (r.verdict, r.notes)
+    assert r.provenance and r.reference and get_claim(cid).fn.__doc__
+    if r.kind == "upper" and r.theory == 1.0:  # a multi-condition claim prints its headline quantity
+        assert r.headline or r.verdict == Verdict.INCONCLUSIVE, r.notes
 
 
-@pytest.mark.parametrize("cid", ["zhang2026.mnist"])
-def test_exploratory_claims_are_inconclusive_not_errors(cid: str, profile: str) -> None:
-    r = _run(cid, profile)
-    assert r.verdict == r.expected == Verdict.INCONCLUSIVE
-    assert any("inconclusive" in n for n in r.notes)
+@pytest.mark.xfail(
+    strict=True, reason="documented reconstruction mismatches (errata): violated at every seed"
+)
+@pytest.mark.parametrize("cid", FINDINGS)
+def test_findings_hold(cid: str, profile: str) -> None:
+    assert _run(cid, profile).verdict == Verdict.HOLDS
+
+
+@pytest.mark.parametrize("cid", FINDINGS)
+def test_findings_are_deterministic(cid: str) -> None:
+    """A finding must show at every seed: these are deterministic (no random draw), so one seed is all."""
+    assert str(get_claim(cid).record.seeds) == "none"
 
 
 def test_same_seed_bit_identical() -> None:
     a = run_claim("zhang2026.closedform", seed=3, N=5000)
     b = run_claim("zhang2026.closedform", seed=3, N=5000)
-    assert a.measured == b.measured and a.notes == b.notes
+    assert a.measured == b.measured and a.notes == b.notes and a.per_seed == b.per_seed
 
 
-# --------------------------------------------------------------------------------------- can fail
-def _scaled(fn, factor):
-    return lambda *a, **k: fn(*a, **k) * factor
-
-
-def _flips(monkeypatch, cid: str, target, attr: str, value, **overrides) -> None:
-    """The claim holds at these overrides, and setting ``target.attr = value`` makes it violated."""
-    r0 = run_claim(cid, raise_errors=True, **overrides)
-    assert r0.verdict == Verdict.HOLDS, (r0.verdict, r0.notes)
+# ------------------------------------------------------------------------------- falsifiers
+def _flips(
+    monkeypatch, cid: str, target, attr: str, value, expect=Verdict.VIOLATED, seeds=None, **overrides
+) -> None:
+    """The claim gives its expected verdict at these overrides (and seed set ``seeds``, default the
+    profile's), and ``target.attr = value`` changes it to ``expect``."""
+    r0 = run_claim(cid, raise_errors=True, seed_set=seeds, **overrides)
+    assert r0.verdict == r0.expected, (r0.verdict, r0.notes)
     monkeypatch.setattr(target, attr, value)
-    r = run_claim(cid, raise_errors=True, **overrides)
-    assert r.verdict == Verdict.VIOLATED, (r.verdict, r.notes)
+    r = run_claim(cid, raise_errors=True, seed_set=seeds, **overrides)
+    assert r.verdict == expect, (r.verdict, r.notes)
 
 
-def _wrap_out(fn, f):
-    return lambda *a: f(fn(*a))
+def _curve_with(change):
+    orig = E.scalar_curve
+    return lambda p: change(p, orig)
 
 
-def test_closedform_catches_wrong_loss(monkeypatch) -> None:
-    bad = _wrap_out(Mo.linear_loss_grad, lambda out: (out[0] * 1.02, out[1]))
-    _flips(monkeypatch, "zhang2026.closedform", Mo, "linear_loss_grad", bad, N=20_000)
+@pytest.mark.parametrize(
+    ("cid", "overrides"),
+    [
+        ("zhang2026.thm31.rate", {}),
+        ("zhang2026.thm31.const", dict(tmax_T0=3000)),
+        ("zhang2026.thm31.Dexp", dict(tmax_T0=1000)),
+    ],
+)
+def test_tail_claims_flip_with_an_excess_floor(monkeypatch, cid, overrides) -> None:
+    """A loss that does not go to 0 (a floor of 1e-3 of the initial excess): slope and constant fail."""
+
+    def floor(p, orig):
+        r = orig(p)
+        e0 = Mo.scalar_excess(0.0, 0.0, p.D, p.K, p.sx2, p.v2)
+        return r | {"excess": [x + 1e-3 * e0 for x in r["excess"]]}
+
+    _flips(monkeypatch, cid, E, "scalar_curve", _curve_with(floor), **overrides)
 
 
-def test_closedform_catches_wrong_gradient(monkeypatch) -> None:
-    bad = _wrap_out(
-        Mo.dual_loss_grad, lambda out: (out[0], {"W_V": out[1]["W_V"] * 1.001, "W_KQ": out[1]["W_KQ"]})
-    )
-    _flips(monkeypatch, "zhang2026.closedform", Mo, "dual_loss_grad", bad, N=5000)
-
-
-def test_P_invariance_catches_P_dependent_model(monkeypatch) -> None:
-    def bad(A, G, P):  # transposes swapped: the logit step then depends on P
-        return P.T @ Mo.softmax_vjp(A, G, axis=-2) @ P
-
-    _flips(monkeypatch, "zhang2026.P_invariance", Mo, "kq_backward", bad, steps=100)
-
-
-def test_scalar_reduction_catches_perturbed_recursion(monkeypatch) -> None:
-    orig = E.scalar_run
-    bad = lambda D, K, eta, *a, **k: orig(D, K, eta * (1 + 1e-6), *a, **k)  # noqa: E731
-    _flips(monkeypatch, "zhang2026.scalar_reduction", E, "scalar_run", bad, steps=200)
-
-
-def test_lemC2_catches_wrong_first_step(monkeypatch) -> None:
-    bad = _scaled(B.c1_first_step, 1.01)
-    _flips(monkeypatch, "zhang2026.lemC2", B, "c1_first_step", bad, steps=50, N_mc=500, steps_mc=100)
-
-
-def test_kq_structure_catches_wrong_ratio(monkeypatch) -> None:
-    bad = lambda D, K: B.mp(K) / (D - K)  # noqa: E731
-    _flips(monkeypatch, "zhang2026.kq_structure", B, "kq_level_ratio", bad, steps=50)
-
-
-def test_recovery_catches_wrong_exponent(monkeypatch) -> None:
-    _flips(monkeypatch, "zhang2026.thm31.recovery", B, "RECOVERY_EXPONENT", -1.0)
-
-
-def test_rate_catches_wrong_exponent(monkeypatch) -> None:
-    _flips(monkeypatch, "zhang2026.thm31.rate", B, "RATE_EXPONENT", -0.5)
-
-
-def test_const_catches_wrong_constant(monkeypatch) -> None:
-    bad = _scaled(B.tail_constant, 1.05)
-    _flips(monkeypatch, "zhang2026.thm31.const", B, "tail_constant", bad, tmax_T0=3000)
-
-
-def test_bounds_catches_wrong_constant(monkeypatch) -> None:
-    bad = _scaled(B.tail_constant, 0.4)
-    _flips(monkeypatch, "zhang2026.thm31.bounds", B, "tail_constant", bad, tmax_T0=1000)
-
-
-def test_Dexp_catches_D4_scaling(monkeypatch) -> None:
-    orig = B.tail_constant
-    bad = lambda D, K, eta: orig(D, K, eta) * (D / 8) ** 2  # noqa: E731
-    _flips(monkeypatch, "zhang2026.thm31.Dexp", B, "tail_constant", bad, tmax_T0=1000)
-
-
-def test_Tstar_catches_wrong_exponent(monkeypatch) -> None:
-    _flips(monkeypatch, "zhang2026.thm31.Tstar", B, "TSTAR_V_EXPONENT", -1.0, horizon_T0=100)
-
-
-def test_DeqK_catches_wrong_formula(monkeypatch) -> None:
-    orig = B.deqk_excess
-    bad = lambda t, eta, sx2, v2: orig(t, eta * 1.001, sx2, v2)  # noqa: E731
-    _flips(monkeypatch, "zhang2026.DeqK", B, "deqk_excess", bad, steps=50)
-
-
-def test_K0_catches_nonzero_drift(monkeypatch) -> None:
-    bad = _wrap_out(
-        Mo.linear_loss_grad, lambda out: (out[0], {"W_V": out[1]["W_V"] - 1e-12, "W_KQ": out[1]["W_KQ"]})
-    )
-    _flips(monkeypatch, "zhang2026.K0", Mo, "linear_loss_grad", bad, steps=5)
-
-
-def test_nongauss_catches_wrong_constant(monkeypatch) -> None:
-    bad = _scaled(B.tail_constant, 1.05)
-    _flips(monkeypatch, "zhang2026.nongauss", B, "tail_constant", bad, N=2000, B_sgd=500, steps_sgd=2)
-
-
-def test_nonuniformS_catches_wrong_constant(monkeypatch) -> None:
-    bad = _scaled(B.tail_constant, 1.05)
+def test_recovery_flips_with_a_wrong_logit_scale(monkeypatch) -> None:
+    """Logits read at half scale (a wrong parametrisation): ||A - S*|| ~ T^-1/4, not T^-1/2."""
     _flips(
-        monkeypatch, "zhang2026.nonuniformS", B, "tail_constant", bad, steps_dense=5000, steps_floor=10_000
+        monkeypatch,
+        "zhang2026.thm31.recovery",
+        E,
+        "scalar_curve",
+        _curve_with(lambda p, orig: (r := orig(p)) | {"g": [g / 2 for g in r["g"]]}),
     )
 
 
-def test_ood_catches_wrong_bound(monkeypatch) -> None:
-    bad = _scaled(B.ood_upper, 0.5)
-    _flips(monkeypatch, "zhang2026.thm32.ood", B, "ood_upper", bad, N=10_000)
+def test_bounds_finding_is_the_leaky_curves(monkeypatch) -> None:
+    """Running every curve with linear sigma (a different model) makes the envelope hold: the finding is
+    the leaky ReLU onset, later than the linear T_0."""
+    from dataclasses import replace
+
+    _flips(
+        monkeypatch,
+        "zhang2026.thm31.bounds",
+        E,
+        "scalar_curve",
+        _curve_with(lambda p, orig: orig(replace(p, act="linear"))),
+        expect=Verdict.HOLDS,
+    )
 
 
-def test_ood_catches_wrong_B_formula(monkeypatch) -> None:
-    bad = _scaled(B.ood_B_exact, 1.1)
-    _flips(monkeypatch, "zhang2026.thm32.ood", B, "ood_B_exact", bad)
+def test_Tstar_flips_with_a_step_shrinking_in_D(monkeypatch) -> None:
+    """A step size ~ D^-1/2 (a wrong scaling): the onset grows like D^2.5, not D^2."""
+    from dataclasses import replace
+
+    _flips(
+        monkeypatch,
+        "zhang2026.thm31.Tstar",
+        E,
+        "scalar_curve",
+        _curve_with(lambda p, orig: orig(replace(p, eta=p.eta * (8 / p.D) ** 0.5))),
+    )
 
 
-def test_examples_catch_wrong_exponent(monkeypatch) -> None:
-    _flips(monkeypatch, "zhang2026.examples", B, "RATE_EXPONENT", -2.0, check_steps=20)
+def test_examples_flip_with_a_wrong_attention_gradient(monkeypatch) -> None:
+    """The attention gradient back-propagated through a row softmax (a wrong model)."""
+    from verify.zhang2026 import runs as R
+
+    orig = R.softmax_vjp
+    _flips(
+        monkeypatch,
+        "zhang2026.examples",
+        R,
+        "softmax_vjp",
+        lambda A, G, axis: orig(A, G, axis=-1),
+        seeds=[0],
+    )
 
 
-def test_fullTF_catches_perturbed_gradient(monkeypatch) -> None:
+def test_digits_finding_is_the_data(monkeypatch) -> None:
+    """With isotropic Gaussian patches (dimmer on the border) instead of the digits, the same pipeline
+    meets every condition: the non-monotone alignment comes from the images' second moments."""
+
+    def gaussian_patches() -> np.ndarray:
+        X = np.random.default_rng(0).standard_normal((2000, 9, 36))
+        return X * np.where(G.border_rows(), 0.5, 1.0)[None, None, :]
+
+    pytest.importorskip("sklearn")
+    _flips(
+        monkeypatch, "zhang2026.digits", G, "load_patches", gaussian_patches, expect=Verdict.HOLDS, steps=1000
+    )
+
+
+def test_fullTF_flips_with_a_leaking_gradient(monkeypatch) -> None:
     orig = Mo.full_tf_loss_grad
 
     def leaky_positions(*a):  # a wrong model: the W_V gradient leaks into the position block
@@ -199,27 +224,114 @@ def test_fullTF_catches_perturbed_gradient(monkeypatch) -> None:
         gv[:, 3:] += 0.5 * np.abs(gv[:, :3]).max()
         return loss, {"W_V": gv, "W_KQ": g["W_KQ"]}
 
-    _flips(monkeypatch, "zhang2026.fullTF", Mo, "full_tf_loss_grad", leaky_positions, N=300, steps=100)
+    _flips(
+        monkeypatch, "zhang2026.fullTF", Mo, "full_tf_loss_grad", leaky_positions, seeds=[0], N=200, steps=100
+    )
 
 
-def test_stepsize_catches_unstable_threshold(monkeypatch) -> None:
-    bad = _scaled(B.eta_heuristic, 40.0)
-    _flips(monkeypatch, "zhang2026.stepsize", B, "eta_heuristic", bad, steps=300)
+def test_lemC2_flips_with_non_centred_inputs(monkeypatch) -> None:
+    """Inputs of mean 0.3 (a wrong data law for the lemma) break the alignment of W_V with V*."""
+    orig = Mo.linear_loss_grad
+    bad = lambda W, K, P, V, S, sx2=1.0, mu=0.0: orig(W, K, P, V, S, sx2, 0.3)  # noqa: E731
+    _flips(monkeypatch, "zhang2026.lemC2", Mo, "linear_loss_grad", bad, steps=50, N_mc=500)
 
 
-def test_rate_notes_report_ci_and_local_slopes(profile: str) -> None:
+def test_kq_structure_flips_with_an_asymmetric_gradient(monkeypatch) -> None:
+    orig, noise = Mo.kq_backward, np.random.default_rng(0).standard_normal((8, 8))
+    _flips(
+        monkeypatch,
+        "zhang2026.kq_structure",
+        Mo,
+        "kq_backward",
+        lambda A, G, P: orig(A, G, P) + 1e-6 * noise,
+        steps=50,
+    )
+
+
+def _frozen_attention(orig):
+    """A wrong model: the W_KQ gradient is dropped, so the attention never learns."""
+
+    def f(*a, **k):
+        loss, g = orig(*a, **k)
+        return loss, {"W_V": g["W_V"], "W_KQ": np.zeros_like(g["W_KQ"])}
+
+    return f
+
+
+@pytest.mark.parametrize(
+    ("cid", "overrides"), [("zhang2026.protocol", {}), ("zhang2026.nongauss", dict(kinds=("t5",)))]
+)
+def test_sgd_claims_flip_without_attention_learning(monkeypatch, cid, overrides) -> None:
+    _flips(monkeypatch, cid, Mo, "mc_loss_grad", _frozen_attention(Mo.mc_loss_grad), seeds=[0], **overrides)
+
+
+def test_asym_init_flips_without_attention_learning(monkeypatch) -> None:
+    _flips(
+        monkeypatch,
+        "zhang2026.asym_init",
+        Mo,
+        "linear_loss_grad",
+        _frozen_attention(Mo.linear_loss_grad),
+        seeds=[0],
+    )
+
+
+def test_nonuniformS_flips_with_a_wrong_step(monkeypatch) -> None:
+    """The weighted teacher's run at half the step it reports (a wrong scaling of the measured run)."""
+    orig = E.circulant_run
+    _flips(
+        monkeypatch,
+        "zhang2026.nonuniformS",
+        E,
+        "circulant_run",
+        lambda s, V, eta, times, *a: orig(s, V, eta * 0.5, times, *a),
+        seeds=[0],
+        steps_dense=5000,
+    )
+
+
+def test_ood_flips_without_attention_learning(monkeypatch) -> None:
+    orig = E.scalar_run
+
+    def frozen(*a, **k):
+        r = orig(*a, **k)
+        return E.ScalarRun(r.times, r.C1, np.zeros_like(r.g), r.eps, r.excess)
+
+    _flips(monkeypatch, "zhang2026.thm32.ood", E, "scalar_run", frozen, N=5000, tmax_T0=1000)
+
+
+def test_stepsize_flips_with_a_larger_step(monkeypatch) -> None:
+    """GD run at 40x the step it reports (a wrong scaling of the measured run)."""
+    orig = E.scalar_run
+    bad = lambda D, K, eta, *a, **k: orig(D, K, 40 * eta, *a, **k)  # noqa: E731
+    _flips(monkeypatch, "zhang2026.stepsize", E, "scalar_run", bad, steps=300)
+
+
+# ------------------------------------------------------------------------------- the numbers behind verdicts
+def test_rate_claims_print_slope_interval_and_exponent(profile: str) -> None:
     r = _run("zhang2026.thm31.rate", profile)
-    assert any("t-CI" in n for n in r.notes)
-    slopes = [v for k, v in r.series.items() if k.endswith("_decade_slopes")]
-    for s in slopes:  # the local slope converges to -1 monotonically over successive decades
-        dev = [abs(x + 1.0) for x in s]
-        assert dev == sorted(dev, reverse=True) and dev[-1] < 0.05
-    assert math.isclose(B.RATE_EXPONENT, -1.0)
+    assert r.kind == "rate" and r.theory == B.RATE_EXPONENT
+    assert r.measured["lo"] <= r.measured["slope"] <= r.measured["hi"] and len(r.measured["local"]) >= 3
+    assert abs(r.measured["local"][-1] - B.RATE_EXPONENT) < 0.05
 
 
 def test_Dexp_reports_exponent_near_two(profile: str) -> None:
     r = _run("zhang2026.thm31.Dexp", profile)
-    lim = np.array(r.series["T_excess"])
-    D = np.array(r.series["D"], float)
-    slope = np.polyfit(np.log(D), np.log(lim), 1)[0]
+    slope = np.polyfit(np.log(np.array(r.series["D"], float)), np.log(np.array(r.series["T_excess"])), 1)[0]
     assert 1.9 < slope < 2.4
+
+
+def test_digits_without_scikit_learn_is_inconclusive(monkeypatch) -> None:
+    def missing() -> np.ndarray:
+        raise ImportError("no sklearn")
+
+    monkeypatch.setattr(G, "load_patches", missing)
+    r = run_claim("zhang2026.digits")
+    assert r.verdict == Verdict.INCONCLUSIVE and any("scikit-learn" in n for n in r.notes)
+
+
+def test_selection_and_gcn_examples_differ() -> None:
+    """Ex 2.2 and 2.3 are different teachers (support pattern and K), so their runs differ."""
+    (_, n2, k2), (_, n3, k3) = E.EXAMPLES[1], E.EXAMPLES[2]
+    assert (n2, k2) != (n3, k3)
+    assert not np.array_equal(Da.example("gcn_cycle", n2, k2) > 0, Da.example("selection", n3, k3) > 0)

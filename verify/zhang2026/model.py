@@ -74,7 +74,7 @@ def random_orthogonal(D: int, rng: np.random.Generator) -> np.ndarray:
 class Act:
     """Elementwise activation: ``name`` in {"linear", "relu", "leaky"}; ``alpha`` the leaky slope.
 
-    sigma'(0) := ``dprime0`` (spec §3.4: with sigma'(0) = 0 a zero-initialised ReLU student never moves).
+    sigma'(0) := ``dprime0`` (with sigma'(0) = 0 a zero-initialised ReLU student never moves).
     """
 
     name: str = "linear"
@@ -108,7 +108,7 @@ def linear_loss_grad(
     sx2: float = 1.0,
     mu: float = 0.0,
 ) -> tuple[float, Grads]:
-    """Excess population loss and its gradients for sigma = id (spec §4.1-4.2).
+    """Excess population loss and its gradients for sigma = id (derived closed form).
 
     Entries of X iid with mean ``mu`` and variance ``sx2``: with E[X B X^T] = sx2 tr(B) I for the centred
     part, ``excess = sx2/2 [||V||^2 ||S||^2 - 2 <V,W_V><S,A> + ||W_V||^2 ||A||^2]
@@ -128,6 +128,34 @@ def linear_loss_grad(
         loss += 0.5 * mu * mu * float(np.sum(R * R))
         g_v = g_v - mu * mu * np.outer(R.sum(axis=1), np.ones(W_V.shape[1]))
         g_a = g_a - mu * mu * np.outer(np.ones(A.shape[0]), w @ R)
+    return loss, {"W_V": g_v, "W_KQ": kq_backward(A, g_a, P)}
+
+
+def second_moments(X: np.ndarray) -> np.ndarray:
+    """The empirical second-moment tensor of inputs X (N, d, D) as a (d*d, D*D) matrix:
+    T[(a, b), (j, k)] = mean_n X_n[a, j] X_n[b, k] (no centring: the raw moments of the data)."""
+    N, d, D = X.shape
+    Xf = X.reshape(N, d * D)
+    return (Xf.T @ Xf / N).reshape(d, D, d, D).transpose(0, 2, 1, 3).reshape(d * d, D * D)
+
+
+def moment_loss_grad(
+    W_V: np.ndarray, W_KQ: np.ndarray, P: np.ndarray, V: np.ndarray, S: np.ndarray, T: np.ndarray
+) -> tuple[float, Grads]:
+    """Linear sigma, any input law given by its second-moment tensor T (:func:`second_moments`): the
+    loss 1/2 E ||V* X S* - W_V X A||_F^2 and its gradients, exactly (full-batch GD on a data set costs
+    O(d^2 D^2) per step, independent of its size). With Q = V*^T W_V, R = S* A^T and
+    <T, Q (x) R> = sum T[(a,b),(j,k)] Q[a,b] R[j,k]:
+    loss = 1/2 <T, V*^T V* (x) S* S*^T> - <T, Q (x) R> + 1/2 <T, W_V^T W_V (x) A A^T>."""
+    A = attention(W_KQ, P)
+    d, D = V.shape[1], S.shape[0]
+    q0, qc, qq = (V.T @ V).ravel(), (V.T @ W_V).ravel(), (W_V.T @ W_V).ravel()
+    r0, rc, rq = (S @ S.T).ravel(), (S @ A.T).ravel(), (A @ A.T).ravel()
+    Gq, Gc = (T @ rq).reshape(d, d), (T @ rc).reshape(d, d)
+    loss = 0.5 * float(q0 @ (T @ r0)) - float(qc @ Gc.ravel()) + 0.5 * float(qq @ Gq.ravel())
+    Hq, Hc = (qq @ T).reshape(D, D), (qc @ T).reshape(D, D)
+    g_v = W_V @ Gq - V @ Gc
+    g_a = Hq @ A - Hc.T @ S
     return loss, {"W_V": g_v, "W_KQ": kq_backward(A, g_a, P)}
 
 
@@ -247,7 +275,7 @@ def mc_loss_grad(
 def full_tf_loss_grad(
     W_V: np.ndarray, W_KQ: np.ndarray, P: np.ndarray, X: np.ndarray, Y: np.ndarray, act: Act
 ) -> tuple[float, Grads]:
-    """Full one-layer TF on Z = [X; P] (spec §7 ablation): empirical loss and hand gradients.
+    """Full one-layer TF on Z = [X; P] (the paper's ablation): empirical loss and hand gradients.
 
     X (N, d, D), Y (N, M, D), W_V (M, d+D), W_KQ (d+D, d+D). Per sample Lam_n = Z_n^T W_KQ Z_n / sqrt(D),
     A_n = column-softmax(Lam_n) (input-dependent), H_n = W_V Z_n A_n; grad_{W_V} = -mean Rp_n (Z_n A_n)^T,
@@ -278,7 +306,7 @@ def scalar_state(g: float, D: int, K: int) -> tuple[float, float]:
 
 def kernel_coefs(act: Act) -> tuple[float, float, float]:
     """(gamma, beta1, beta2) with E sigma(h)^2 = gamma Var h and E sigma(h) sigma(y) = beta1 c +
-    beta2 (2/pi) J (dual kernel, spec §4.3); linear: (1, 1, 0)."""
+    beta2 (2/pi) J (dual kernel); linear: (1, 1, 0)."""
     if act.name == "linear":
         return 1.0, 1.0, 0.0
     al = act.slope

@@ -6,22 +6,23 @@ from __future__ import annotations
 from bounds import zhang2026 as B
 from bounds.mp import to_float
 from verify.core import Ctx, Evidence, Kind, Provenance, claim
-from verify.core.conditions import Conditions
-from verify.core.record import Rule
+from verify.core.record import Rule, Seeds
 from verify.zhang2026 import experiments as E
+from verify.zhang2026.claims._rates import RateParts
 
 ROUNDOFF = "spec pass criterion (round-off level)"
 
 
 @claim(
     "zhang2026.lemC2",
-    reference="Lemma C.2 (quoted by reviewer 1); spec §5.3",
+    reference="Lemma C.2 (quoted by reviewer 1)",
     kind=Kind.UPPER,
     provenance=Provenance.EXACT_FROM_REVIEWS,
     statement="every row of W_V^(t) is a positive multiple of the row of V*, at every step t >= 1",
     assumptions=("zero init", "sigma'(0) := 1 for leaky ReLU"),
-    quick=dict(D=8, K=2, M=3, d=4, eta=0.1, steps=2000, N_mc=3000, steps_mc=100),
-    paper=dict(N_mc=100_000),
+    quick=dict(D=8, K=2, M=3, d=4, eta=0.1, steps=500, N_mc=3000, steps_mc=100),
+    paper=dict(steps=2000, N_mc=100_000),
+    seeds=Seeds.EVERY,
     rules=dict(
         resid=Rule(1e-10, "linear: relative residual ||W_V - C1 V*|| / ||W_V||", ROUNDOFF),
         c1_first=Rule(1e-12, "linear: |C1(1) - eta sx2|", ROUNDOFF),
@@ -34,14 +35,14 @@ ROUNDOFF = "spec pass criterion (round-off level)"
 def lemC2(
     ctx: Ctx, *, D: int, K: int, M: int, d: int, eta: float, steps: int, N_mc: int, steps_mc: int
 ) -> Evidence:
-    """Lemma C.2 [P]. Conditions (spec §10): linear relative residual ||W_V - c V*|| / ||W_V|| and the
+    """Lemma C.2 [P], at every seed (random V* with rows of unequal norm, P, Monte Carlo sample). Linear
+    relative residual ||W_V - c V*|| / ||W_V|| and the
     spread of the row multiples within rule ``resid``, C1(1) = eta sx2 (bounds.zhang2026.c1_first_step)
     within ``c1_first``; leaky ReLU closed form: 1 - min row cosine within ``cos_closed`` for t >= 1;
     leaky ReLU Monte Carlo GD (fixed sample of N_mc Gaussian inputs, sigma'(0) = 1): 1 - row cosine
-    within ``cos_mc`` after steps_mc steps; all row multiples > 0 (rows of unequal norm). Upper on the
-    worst normalised violation."""
+    within ``cos_mc`` after steps_mc steps; all row multiples > 0. Headline: the worst condition."""
     a = E.alignment(ctx, E.Size(D, K, M, d), eta, steps, N_mc, steps_mc)
-    parts = Conditions()
+    parts = RateParts()
     parts.tol("linear: max relative residual ||W_V - C1 V*|| / ||W_V||", a.resid, ctx.rule("resid"))
     parts.tol("linear: max spread of the row multiples (common C1)", a.spread, ctx.rule("resid"))
     parts.tol(
@@ -54,33 +55,37 @@ def lemC2(
         1.0 - a.cos_mc,
         ctx.rule("cos_mc"),
     )
-    return parts.evidence(series={"t": a.times.tolist()})
+    return parts.evidence(headline=parts.worst_name(), series={"t": a.times.tolist()})
 
 
 @claim(
     "zhang2026.kq_structure",
-    reference="proof of Thm 3.1 (C1, C2, C3 dynamics; [S]); spec §5.3",
+    reference="proof of Thm 3.1 (C1, C2, C3 dynamics; [S])",
     kind=Kind.UPPER,
     provenance=Provenance.THIRD_PARTY,
     statement="W_KQ^(t) = C2 sum_i sum_{i' in G_i} p_i' p_i^T - C3 sum_i sum_{i' not in G_i} p_i' p_i^T "
     "with K C2 = (D-K) C3, and W_KQ^(1) = 0",
     assumptions=("uniform-K S*", "zero init", "linear sigma"),
     quick=dict(D=8, K=3, M=2, d=3, eta=0.1, steps=2000),
+    seeds=Seeds.EVERY,
     rules=dict(
         spread=Rule(1e-8, "relative spread of the on- / off-support entries of P^T W_KQ P", ROUNDOFF),
         ratio=Rule(1e-8, "|K C2 / ((D-K) C3) - 1|", ROUNDOFF),
     ),
 )
 def kq_structure(ctx: Ctx, *, D: int, K: int, M: int, d: int, eta: float, steps: int) -> Evidence:
-    """Spec §5.3 [S]/[D]: relative spread of the on-support and off-support entries of P^T W_KQ P within
+    """The proof's invariant [S] (K C2 = (D-K) C3 is DERIVED), at every seed (random V*, P): relative
+    spread of the on-support and off-support entries of P^T W_KQ P within
     rule ``spread``; K C2 / ((D-K) C3) = 1 within ``ratio`` (theory C2/C3 =
-    bounds.zhang2026.kq_level_ratio); W_KQ^(1) = 0 exactly. Upper on the worst normalised violation,
-    over checkpoints t >= 2."""
+    bounds.zhang2026.kq_level_ratio); W_KQ^(1) = 0 exactly; over checkpoints t >= 2. Headline: the worst
+    condition."""
     s = E.kq_structure(ctx, E.Size(D, K, M, d), eta, steps)
-    parts = Conditions()
+    parts = RateParts()
     parts.exact("W_KQ^(1) == 0", s.first_zero)
     parts.tol("max relative spread of on-support entries of P^T W P", s.spread_on, ctx.rule("spread"))
     parts.tol("max relative spread of off-support entries", s.spread_off, ctx.rule("spread"))
     parts.tol("max |K C2 / ((D-K) C3) - 1|", s.ratio_dev, ctx.rule("ratio"))
     C1, C2, C3 = s.last
-    return parts.evidence(notes=[f"at t={steps}: C1 = {C1:.6f}, C2 = {C2:.6f}, C3 = {C3:.6f}"])
+    return parts.evidence(
+        headline=parts.worst_name(), notes=[f"at t={steps}: C1 = {C1:.6f}, C2 = {C2:.6f}, C3 = {C3:.6f}"]
+    )

@@ -1,95 +1,137 @@
-"""Theorem 3.2: out-of-distribution generalisation, L_OOD <= (sqrt(A_T) + sqrt(B(T)))^2."""
+"""Theorem 3.2: out-of-distribution generalisation. The paper's eps(T) is NOT RECOVERED; what is checked is
+the derived form L_OOD <= (sqrt(A_T) + sqrt(B(T)))^2 with B(T) = 1/2 E||f*(X~) - TF(X~)||^2, the rate of
+B, and the rate of the OOD excess under a label mismatch correlated with X~."""
 
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 
 from bounds import zhang2026 as B
 from verify.core import Ctx, Evidence, Kind, Provenance, claim
-from verify.core.conditions import Conditions
-from verify.core.record import Rule
-from verify.numerics.fit import fit_loglog
+from verify.core.record import Rule, Seeds
 from verify.zhang2026 import experiments as E
+from verify.zhang2026.claims._rates import RateParts, fit_decades, rate_times, worst_rate
 from verify.zhang2026.claims._rules import MC_Z, SLOPE_MC
+
+KINDS = ("exp", "exp_centred", "correlated")
+
+
+def _curves(
+    ctx: Ctx, D: int, K: int, M: int, d: int, eta: float, vnorm: float, tmax_T0: int, N: int, tau: float
+):
+    """The trained run at T_0 10^(k/4), T in [10 T_0, tmax_T0 T_0], and the OOD curves per input kind on
+    N samples common across checkpoints (problem from stream 1, samples from (2, kind))."""
+    S, V, _ = E.circulant_problem(ctx.rng(1), E.Size(D, K, M, d), vnorm)
+    tt = rate_times(E.onset(D, K, eta, 1.0, vnorm**2), 10, tmax_T0)
+    sc = E.scalar_run(D, K, eta, tt, 1.0, vnorm**2)
+    return tt, {
+        kind: E.ood_curves(ctx, k, kind, (V, S, K, vnorm**2), sc, N, tau) for k, kind in enumerate(KINDS)
+    }
 
 
 @claim(
     "zhang2026.thm32.ood",
-    reference="Thm 3.2 ([S]); Fig. 2(b); spec §5.4",
-    kind=Kind.UPPER,
+    reference="Thm 3.2 ([S]); Fig. 2(b); its eps(T) derived",
+    kind=Kind.RATE,
     provenance=Provenance.DERIVED,
-    statement="L_OOD <= (sqrt(A_T) + sqrt(B(T)))^2 with B(T) = O(1/T) (slope -1 for teacher+noise labels; "
-    "-1/2 only with a label mismatch correlated with X~)",
+    statement="the OOD gap B(T) = 1/2 E||f*(X~) - TF(X~)||^2 decays as T^-1 (so L_OOD - A_T = B, slope -1, "
+    "for teacher + independent-noise labels); |L_OOD - A_T| decays as T^-1/2 with a label mismatch "
+    "correlated with X~",
     assumptions=("linear sigma", "W_V = C1 V* (Lemma C.2)", "OOD inputs with finite second moments"),
-    quick=dict(D=8, K=2, M=2, d=3, eta=0.1, vnorm=4.0, tau=0.5, N=20_000, tmax_T0=1000),
-    paper=dict(N=100_000, tmax_T0=10_000),
-    rules=dict(
-        mc_z=MC_Z,
-        slope_mc=SLOPE_MC,
-        se_margin=Rule(3.0, "Monte Carlo values are compared with the bounds at mean + this many SE"),
-    ),
+    quick=dict(D=8, K=2, M=2, d=3, eta=0.1, vnorm=4.0, tau=0.5, N=20_000, tmax_T0=10_000),
+    paper=dict(N=100_000, tmax_T0=100_000),
+    seeds=Seeds.POOLED,
+    rules=dict(slope_tol=SLOPE_MC),
 )
 def thm32_ood(
     ctx: Ctx, *, D: int, K: int, M: int, d: int, eta: float, vnorm: float, tau: float, N: int, tmax_T0: int
 ) -> Evidence:
-    """Spec §5.4 [D] (the paper's eps(T) is NOT RECOVERED). At 12 tail checkpoints of the trained model
-    and N OOD samples (common across checkpoints) of X~ with iid Exp(1), centred Exp(1), or AR(1)-correlated
-    Gaussian tokens: (i) MC L_OOD + ``se_margin`` SE <= ood_upper(A_T, B) with B exact (iid) or the
-    op-norm bound (correlated); (ii) MC B + ``se_margin`` SE <= ood_B_op_bound; (iii) |MC B -
-    ood_B_exact| within rule ``mc_z`` SE
-    (iid tokens); slopes (windows +- rule ``slope_mc``): B(T) and L_OOD - A_T with Y~ = f*(X~) + N(0, tau^2)
-    noise -> OOD_SLOPE_INDEPENDENT; |L_OOD - A_T| with Y~ = f*(X~) + 0.3 V* X~ 1 1^T / D (centred Exp)
-    -> OOD_SLOPE_MISMATCH."""
-    S, V, _ = E.circulant_problem(ctx.rng(1), E.Size(D, K, M, d), vnorm)
-    v2 = vnorm**2
-    t_max = int(tmax_T0 * E.onset(D, K, eta, 1.0, v2))
-    tt = E.tail_times(t_max, 12)
-    sc = E.scalar_run(D, K, eta, tt, 1.0, v2)
-    parts, notes, series = Conditions(), [], {"t": tt.tolist()}
-    h, p_ind, p_mis = ctx.rule("slope_mc"), B.OOD_SLOPE_INDEPENDENT, B.OOD_SLOPE_MISMATCH
-    for k, kind in enumerate(("exp", "exp_centred", "correlated")):
-        c = E.ood_curves(ctx, k, kind, (V, S, K, v2), sc, N, tau)
-        series.update({f"{kind}_bound_i": c.bound_i, f"{kind}_B_op": c.B_op, f"{kind}_L_ood": c.L})
-        Lu = np.array(c.L) + ctx.rule("se_margin") * np.array(c.L_se)
+    """Thm 3.2 [S]; the rates are DERIVED (B ~ excess_ID ~ 1/T; the mismatch cross term
+    0.3 tr(V* Sigma V*^T)(1 - C1) ~ eps ~ T^-1/2). Per seed of the set: a problem and N OOD samples of
+    X~ with iid Exp(1), centred Exp(1) or AR(1)-correlated Gaussian tokens, at checkpoints T_0 10^(k/4)
+    of the trained model. Rate rule (tolerance ``slope_tol``), pooled over the seeds, on the Monte Carlo
+    B(T) of each input law (exponent OOD_SLOPE_INDEPENDENT) and on |L_OOD - A_T| with
+    Y~ = f*(X~) + 0.3 V* X~ 1 1^T / D on centred Exp(1) tokens (exponent OOD_SLOPE_MISMATCH); shown: the
+    least favourable. Reported: the theorem's own eps(T) = B + 2 sqrt(A_T B), which has exponent -1/2
+    whenever A_T > 0, and the paired estimate of L_OOD - A_T with independent label noise, which equals
+    B in expectation but whose sample cross term <E, f* - TF> ~ eps / sqrt(N) bends its local slope
+    toward -1/2 on a fixed test set."""
+    per = [
+        _curves(dataclasses.replace(ctx, seed=s), D, K, M, d, eta, vnorm, tmax_T0, N, tau)
+        for s in ctx.seed_set
+    ]
+    tt = per[0][0]
+    curves, notes, series = [], [], {"t": tt.tolist()}
+    for kind in KINDS:
+        b = np.array([c[kind].B for _, c in per]).T
+        curves.append((f"{kind}: B(T)", B.OOD_SLOPE_INDEPENDENT, fit_decades(tt, b)))
+        series[f"{kind}_B"] = b[:, 0].tolist()
+        la = np.array([c[kind].L_minus_A for _, c in per]).T
+        if np.all(la > 0):
+            f = fit_decades(tt, la)
+            notes.append(
+                f"{kind}: paired estimate of L_OOD - A_T (independent noise, N={N}, not judged): "
+                "local slopes " + ", ".join(f"{v:.3f}" for v in f.local)
+            )
+        A_T = 0.5 * M * D * tau**2
+        eps = b + 2 * np.sqrt(A_T * b)
+        notes.append(
+            f"{kind}: eps(T) = B + 2 sqrt(A_T B) (A_T = {A_T:g}), "
+            f"last local slope {fit_decades(tt, eps).local[-1]:.3f}"
+        )
+    mis = np.abs(np.array([c["exp_centred"].L_mismatch for _, c in per]).T)
+    curves.append(
+        ("exp_centred: |L_OOD - A_T|, correlated label mismatch", B.OOD_SLOPE_MISMATCH, fit_decades(tt, mis))
+    )
+    series["mismatch_abs_L_minus_A"] = mis[:, 0].tolist()
+    return worst_rate(
+        curves, ctx.rule("slope_tol"), notes=notes, series=series, params=dict(T_max=int(tt[-1]))
+    )
+
+
+@claim(
+    "zhang2026.thm32.bounds",
+    reference="Thm 3.2 ([S]); its bound and B's forms derived",
+    kind=Kind.UPPER,
+    provenance=Provenance.DERIVED,
+    statement="(i) L_OOD <= (sqrt(A_T) + sqrt(B))^2; (ii) B <= 1/2 ||V*||_op^2 ||S* - C1 A||_op^2 "
+    "E||X~||_F^2; (iii) B = tr(V* Sigma V*^T) / (sx2 ||V*||^2) excess_ID + D/2 (1 - C1)^2 ||V* mu||^2 "
+    "(iid tokens)",
+    assumptions=("linear sigma", "W_V = C1 V* (Lemma C.2)", "OOD inputs with finite second moments"),
+    quick=dict(D=8, K=2, M=2, d=3, eta=0.1, vnorm=4.0, tau=0.5, N=10_000, tmax_T0=1000),
+    paper=dict(N=100_000),
+    seeds=Seeds.EVERY,
+    consistency=True,
+    rules=dict(
+        mc_z=MC_Z,
+        se_margin=Rule(3.0, "Monte Carlo values are compared with the bounds at mean + this many SE"),
+    ),
+)
+def thm32_bounds(
+    ctx: Ctx, *, D: int, K: int, M: int, d: int, eta: float, vnorm: float, tau: float, N: int, tmax_T0: int
+) -> Evidence:
+    """Consistency check: (i) is Minkowski's inequality and (ii) submultiplicativity of norms, true for
+    any model and any law, and (iii) is a closed form of the same model against its Monte Carlo value;
+    none can fail by a change to the model or the data, only by a bug. At every seed, at checkpoints
+    T_0 10^(k/4) from 10 T_0: (i) MC L_OOD + ``se_margin`` SE <= ood_upper(A_T, B) with B exact (iid)
+    or the op-norm bound (correlated); (ii) MC B + ``se_margin`` SE <= ood_B_op_bound; (iii) |MC B -
+    ood_B_exact| within ``mc_z`` SE (iid tokens)."""
+    tt, cur = _curves(ctx, D, K, M, d, eta, vnorm, tmax_T0, N, tau)
+    parts, m = RateParts(), ctx.rule("se_margin")
+    for kind, c in cur.items():
+        Lu = np.array(c.L) + m * np.array(c.L_se)
         parts.tol(
-            f"{kind}: (i) max (L_OOD + 3 SE) / (sqrt(A_T) + sqrt(B))^2",
-            float(np.max(Lu / np.array(c.bound_i))),
+            f"{kind}: (i) max (L_OOD + {m:g} SE) / (sqrt(A_T) + sqrt(B))^2",
+            float(np.max(Lu / c.bound_i)),
             1.0,
         )
-        Bu = np.array(c.B) + ctx.rule("se_margin") * np.array(c.B_se)
-        parts.tol(f"{kind}: (ii) max (B + 3 SE) / op-norm bound", float(np.max(Bu / np.array(c.B_op))), 1.0)
+        Bu = np.array(c.B) + m * np.array(c.B_se)
+        parts.tol(
+            f"{kind}: (ii) max (B + {m:g} SE) / op-norm bound", float(np.max(Bu / np.array(c.B_op))), 1.0
+        )
         if kind != "correlated":
-            series[f"{kind}_B_exact"] = c.B_exact
             z = np.abs(np.array(c.B) - np.array(c.B_exact)) / np.array(c.B_se)
             parts.tol(f"{kind}: (iii) max |B_MC - B_exact| / SE", float(z.max()), ctx.rule("mc_z"))
-        fb = fit_loglog(tt, np.array(c.B))
-        parts.window(
-            f"{kind}: slope of B(T) (95% CI [{fb.lo:.3f}, {fb.hi:.3f}])", fb.slope, p_ind - h, p_ind + h
-        )
-        Li = np.array(c.L_minus_A)
-        if np.all(Li > 0):
-            fi = fit_loglog(tt, Li)
-            parts.window(
-                f"{kind}: slope of L_OOD - A_T, teacher + independent noise", fi.slope, p_ind - h, p_ind + h
-            )
-        else:
-            parts.exact(f"{kind}: L_OOD - A_T > 0 at every checkpoint (MC noise too large)", False)
-        series[f"{kind}_B"], series[f"{kind}_L_minus_A"] = c.B, c.L_minus_A
-        if kind == "exp_centred":
-            Lm = np.abs(np.array(c.L_mismatch))
-            fm = fit_loglog(tt, Lm)
-            parts.window(
-                f"{kind}: slope of |L_OOD - A_T| with the correlated label mismatch "
-                f"(95% CI [{fm.lo:.3f}, {fm.hi:.3f}])",
-                fm.slope,
-                p_mis - h,
-                p_mis + h,
-            )
-            series["mismatch_abs_L_minus_A"] = Lm.tolist()
-            notes.append(
-                f"mismatch: L_OOD - A_T = {c.L_mismatch[0]:.3e} -> {c.L_mismatch[-1]:.3e} "
-                "(negative: C1 > 1), "
-                f"B = {c.B[-1]:.3e} at T_max; only a label mismatch correlated with X~ produces "
-                f"the paper's ~-0.5, teacher + independent noise gives -1"
-            )
-    return parts.evidence(notes=notes, series=series, params=dict(T_max=t_max))
+    return parts.evidence(headline=parts.worst_name(), params=dict(T_max=int(tt[-1])))

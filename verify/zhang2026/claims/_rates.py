@@ -1,0 +1,136 @@
+"""Rate conditions of the paper's claims, judged by the shared rate rule (:mod:`verify.core.judge`).
+
+Several claims judge one statement "X ~ T^p" on several curves (four examples times two activations,
+three input laws, ...) or next to other conditions (a constant, a max-entry tolerance). Each curve's
+:class:`~verify.numerics.fit.RateFit` is judged by the shared rate rule, unchanged; this module only
+combines the verdicts:
+
+- :func:`worst_rate`: a ``rate`` claim over several curves of one statement; the evidence is the
+  least favourable curve's fit (violated before inconclusive before holds, then the smallest slack),
+  so the claim holds iff the rule holds on every curve, and the table prints that curve's slope,
+  interval and exponent. Every curve's outcome is in the notes.
+- :class:`RateParts`: a multi-condition claim (:class:`~verify.core.conditions.Conditions`) with rate
+  conditions: a curve the rule judges violated counts as a violated condition (r = 10^-slack > 1), one
+  it judges inconclusive makes the claim inconclusive unless another condition is violated, and the
+  headline is the least favourable rate (its exponent against the fitted slope).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from verify.core.conditions import FAILS, Conditions
+from verify.core.judge import judge
+from verify.core.record import Evidence, Kind, Verdict
+from verify.numerics.fit import RateFit, fit_rate
+
+_ORDER = (Verdict.ERROR, Verdict.VIOLATED, Verdict.INCONCLUSIVE, Verdict.HOLDS)
+#: Time grids have PER_DECADE points per decade and every rate fit uses WINDOW points, so each local
+#: slope spans one decade. With a 3-point window (1 residual degree of freedom, t quantile 12.7) the
+#: last-range interval of a single deterministic curve is inflated by its curvature: a loss that
+#: flattens onto a floor (local slopes -1.15, -0.83, -0.54) had the interval [-1.65, 0.58] and passed
+#: "contains -1"; with 5 points (3 degrees of freedom) the same curve is violated.
+PER_DECADE, WINDOW = 4, 5
+
+
+def fit_decades(x: np.ndarray, y: np.ndarray) -> RateFit:
+    """:func:`~verify.numerics.fit.fit_rate` with a WINDOW-point window (one decade on a rate_times grid)."""
+    return fit_rate(x, y, window=WINDOW)
+
+
+def rate_times(T0: float, lo_T0: float, hi_T0: float, per_decade: int = PER_DECADE) -> np.ndarray:
+    """Integer times T_0 10^(k / per_decade) from lo_T0 T_0 to hi_T0 T_0 (the rate rule's x grid)."""
+    k = np.arange(round(per_decade * math.log10(lo_T0)), round(per_decade * math.log10(hi_T0)) + 1)
+    return np.unique(np.round(T0 * 10.0 ** (k / per_decade)).astype(int))
+
+
+def _judged(p: float, fit: RateFit, tol: float) -> tuple[Verdict, float | None, list[str]]:
+    return judge(Kind.RATE, Evidence(theory=p, measured=fit, tol=tol))
+
+
+def _rank(verdict: Verdict, slack: float | None) -> tuple[int, float]:
+    return _ORDER.index(verdict), math.inf if slack is None else slack
+
+
+def worst_rate(curves: Sequence[tuple[str, float, RateFit]], tol: float, **kw: Any) -> Evidence:
+    """Rate evidence for one statement over several curves ``(name, exponent, fit)``: the least favourable
+    curve's fit under the shared rate rule (see the module docstring); notes list every curve."""
+    if not curves:
+        raise ValueError("worst_rate needs at least one curve")
+    rows = [(name, p, fit, *_judged(p, fit, tol)) for name, p, fit in curves]
+    name, p, fit, verdict, _, _ = min(rows, key=lambda r: _rank(r[3], r[4]))
+    notes = [
+        f"rate rule on every curve (tolerance {tol:g}); shown: {name} ({verdict}), the least favourable",
+        *(
+            f"{n}: {v}, slope {f.slope:.4f} CI [{f.lo:.4f}, {f.hi:.4f}] vs {q:g}; local slopes "
+            + ", ".join(f"{s:.3f}" for s in f.local)
+            for n, q, f, v, _, _ in rows
+        ),
+        *kw.pop("notes", []),
+    ]
+    return Evidence(theory=p, measured=fit, tol=tol, notes=notes, **kw)
+
+
+class RateParts(Conditions):
+    """:class:`Conditions` plus rate conditions judged by the shared rate rule (module docstring)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rates: list[tuple[str, Verdict, float | None]] = []
+        self.r_of: dict[str, float] = {}  # normalised violation of every named condition
+
+    def window(self, name: str, x: float, lo: float, hi: float) -> None:
+        super().window(name, x, lo, hi)
+        self.r_of[name] = self.r[-1]
+
+    def tol(self, name: str, x: float, tol: float) -> None:
+        super().tol(name, x, tol)
+        self.r_of[name] = self.r[-1]
+
+    def atleast(self, name: str, x: float, low: float) -> None:
+        super().atleast(name, x, low)
+        self.r_of[name] = self.r[-1]
+
+    def worst_name(self) -> str:
+        """The named condition with the largest normalised violation (a headline for claims whose
+        conditions are one quantity at several points, e.g. a constant at several D)."""
+        if not self.r_of:
+            raise ValueError("no named condition was judged")
+        return max(self.r_of, key=lambda n: self.r_of[n])
+
+    def rate(self, name: str, fit: RateFit, p: float, tol: float) -> Verdict:
+        """Judge ``fit`` against exponent ``p`` with tolerance ``tol``; returns the rule's verdict."""
+        verdict, slack, notes = _judged(p, fit, tol)
+        if verdict == Verdict.HOLDS:
+            r = 0.0 if slack is None else min(10.0 ** (-slack), 1.0)
+        elif verdict == Verdict.VIOLATED:
+            r = FAILS if slack is None else max(10.0 ** (-slack), 1.0 + 1e-12)
+        else:
+            r = 0.0
+        self.values[name] = (p, fit.slope)
+        self.r.append(r)
+        self.r_of[name] = r
+        self.rates.append((name, verdict, slack))
+        self.notes.append(f"{name}: rate rule {verdict}; " + "; ".join(notes))
+        return verdict
+
+    def worst_rate_name(self) -> str:
+        """The least favourable rate condition (the claim's headline)."""
+        if not self.rates:
+            raise ValueError("no rate condition was judged")
+        return min(self.rates, key=lambda r: _rank(r[1], r[2]))[0]
+
+    def evidence(self, headline: str | None = None, **kw: Any) -> Evidence:
+        """As :meth:`Conditions.evidence`, headline defaulting to the least favourable rate; inconclusive
+        when a rate is inconclusive and no condition is violated."""
+        if headline is None and self.rates:
+            headline = self.worst_rate_name()
+        ev = super().evidence(headline=headline, **kw)
+        pending = [n for n, v, _ in self.rates if v == Verdict.INCONCLUSIVE]
+        if pending and not ev.measured > 1.0 and ev.inconclusive is None:
+            ev.inconclusive = "the rate rule is inconclusive (not yet asymptotic) for: " + "; ".join(pending)
+        return ev
