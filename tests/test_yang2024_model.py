@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from bounds import yang2024 as B
 from verify.numerics.gradcheck import assert_grad_ok, check_grad
 from verify.numerics.softmax import softmax
 from verify.yang2024 import data as D
@@ -242,3 +243,109 @@ def test_prop1_rank_property(N: int, extra: int, beta: float, seed: int) -> None
         else:
             Bm = np.matmul(p.Zbar, C)
             assert np.max(np.abs(np.linalg.eigvalsh(Bm @ Bm.transpose(0, 2, 1))[:, 0])) <= 1e-12
+
+
+# ------------------------------------------------------------ experiment helpers (issue 11 claims)
+
+
+@given(instances())
+def test_fixed_Q_floor_is_the_minimum_over_w(inst: tuple) -> None:
+    """floor(Q) = min_w Delta(Q, w): at most Delta at any w, reached by the least-squares w, and 0 to
+    round-off when H >= N (rank C_k = N)."""
+    p, th, _ = inst
+    H = th.Q.shape[0]
+    model = M.Transformer(H)
+    floor = E.fixed_Q_floor(th.Q, p)
+    assert 0.0 <= floor <= model.excess_loss(th, p) * (1 + 1e-9) + 1e-12
+    C = model.C_matrices(th, p)  # (K, N, H)
+    Bm = np.matmul(p.Zbar, C)
+    w = np.einsum("khn,nk->hk", np.linalg.pinv(Bm), p.Zbar @ p.A)
+    assert model.excess_loss(M.Params(th.Q, w), p) == pytest.approx(floor, rel=1e-7, abs=1e-10)
+    if H >= p.N and np.min(np.linalg.svd(C, compute_uv=False)[:, p.N - 1]) > 1e-6:
+        assert floor <= 1e-12 * max(model.excess_loss(th.replace(w=0 * th.w), p), 1.0)
+
+
+def test_fixed_Q_floor_positive_below_N() -> None:
+    p = E.problem_for(0, D.Config.named("small"))
+    Q = E.init_for(0, p, p.N - 1, 1.0).Q
+    assert E.fixed_Q_floor(Q, p) > 1e-3
+
+
+def test_hessian_lmax_matches_the_dense_hessian() -> None:
+    """The Lanczos value equals lambda_max of the dense Hessian in (Q, alpha = w / gamma) coordinates."""
+    rng = np.random.default_rng(11)
+    p = D.make_problem(6, 3, 2, 2, 0.2, rng)
+    model = M.Transformer(2, excess=True)
+    th = model.init(p, 1.0, rng)
+    th = th.replace(w=rng.standard_normal(th.w.shape))
+    gamma, h = 3.0, 1e-5
+    nQ = th.Q.size
+
+    def grad(x: np.ndarray) -> np.ndarray:
+        g = model.loss_and_grad(M.Params(x[:nQ].reshape(th.Q.shape), gamma * x[nQ:].reshape(th.w.shape)), p)[
+            1
+        ]
+        return np.concatenate([g.Q.ravel(), gamma * g.w.ravel()])
+
+    x0 = np.concatenate([th.Q.ravel(), th.w.ravel() / gamma])
+    eye = np.eye(x0.size)
+    Hd = np.array([(grad(x0 + h * e) - grad(x0 - h * e)) / (2 * h) for e in eye])
+    lam = float(np.linalg.eigvalsh((Hd + Hd.T) / 2)[-1])
+    assert E.hessian_lmax(th, p, gamma) == pytest.approx(lam, rel=1e-5)
+
+
+def test_fig3_gap_matches_monte_carlo() -> None:
+    """bounds.fig3_gap (the expected gap over lambda ~ N(0, I) and the label noise) against its Monte
+    Carlo (what the old single-draw fig3 claim checked): within 4 standard errors."""
+    rng = np.random.default_rng(12)
+    m, K, tau = 8, 30, 0.05
+    for N in (5, 12):
+        Zt = rng.standard_normal((m, K))
+        Z, Z_Q = Zt[:, :N], Zt[:, N:]
+        lam = rng.standard_normal((100_000, m))
+        y = lam @ Z + np.sqrt(tau) * np.linalg.norm(lam, axis=1, keepdims=True) * rng.standard_normal(
+            (100_000, N)
+        )
+        diff = (B.transformer_ridge(Z, y, tau) - B.best_ridge(Z, y, tau)) @ Z_Q
+        g = np.sum(diff * diff, axis=1) / K
+        assert abs(g.mean() - B.fig3_gap(Z, Z_Q, tau)) <= 4 * g.std(ddof=1) / np.sqrt(g.size)
+
+
+def test_fig3_draws_are_nested_and_cached() -> None:
+    a = E.fig3_draws(0, 20, 5, 0.1, (3, 5, 8), 4)
+    assert a is E.fig3_draws(0, 20, 5, 0.1, (3, 5, 8), 4)
+    assert not a.gap.flags.writeable and a.gap.shape == (4, 3)
+    rng = np.random.default_rng([0, 20])  # ctx.rng(20) at seed 0: the same Z-tilde for every N
+    Zt = rng.standard_normal((5, 20))
+    for j, N in enumerate((3, 5, 8)):
+        assert a.gap[0, j] == B.fig3_gap(Zt[:, :N], Zt[:, N:], 0.1)
+        assert a.err_best[0, j] == B.expected_error(Zt[:, :N], Zt[:, N:], 0.1, N * 0.1)
+    assert a.gap[0, 1] == 0.0  # N = m
+
+
+def test_paired_steps() -> None:
+    v = np.array([[1.0, 2.0, 4.0], [1.0, 3.0, 4.0]])
+    out = E.paired_steps(v, [0, 1, 2], 2.0)
+    assert [(a, b) for a, b, _, _ in out] == [(0, 1), (1, 2)]
+    assert out[0][2] == pytest.approx(1.5) and out[1][2] == pytest.approx(1.5)
+    assert out[0][3] == pytest.approx(2.0 * np.std([1.0, 2.0], ddof=1) / np.sqrt(2))
+
+
+def test_sample_labels_first_tokens_only() -> None:
+    p = E.problem_for(0, D.Config.named("small"))
+    lam = D.sample_tasks(5, p.m, np.random.default_rng(1))
+    full = D.sample_labels(p, lam, np.random.default_rng(2), "scalar")
+    assert full.shape == (5, p.K)
+    part = D.sample_labels(p, lam, np.random.default_rng(2), "representation", tokens=p.N)
+    assert part.shape == (5, p.N)
+    with pytest.raises(ValueError, match="tokens"):
+        D.sample_labels(p, lam, np.random.default_rng(2), tokens=p.K + 1)
+
+
+def test_run_gd_step_factor_and_stop() -> None:
+    cfg = D.Config.named("small")
+    full = E.run_gd(0, cfg, 12, steps=20)
+    half = E.run_gd(0, cfg, 12, steps=20, step_factor=0.5)
+    assert half.eta_Q == pytest.approx(0.5 * full.eta_Q, rel=1e-15)
+    stop = E.run_gd(1, cfg, 48, steps=5000, stop_below=1e-2)
+    assert stop.traj.loss[-1] < 1e-2 <= stop.traj.loss[-2] and len(stop.traj.loss) < 5001

@@ -16,7 +16,7 @@ import numpy as np
 from bounds import yang2024 as B
 from bounds.checks import check_array, check_choice, check_int, check_positive
 
-#: The spec's "small config" and "paper config" (Sec. 9).
+#: The suite's "small" configuration and the paper's Sec. 4 configuration ("paper").
 SMALL = {"K": 40, "N": 6, "d": 8, "m": 4, "tau": 0.1}
 PAPER = {"K": 200, "N": 30, "d": 100, "m": 20, "tau": 0.01}
 
@@ -35,7 +35,7 @@ class Config:
 
     @classmethod
     def named(cls, name: str) -> Config:
-        """The spec's "small" (:data:`SMALL`) or "paper" (:data:`PAPER`) configuration."""
+        """The "small" (:data:`SMALL`) or "paper" (:data:`PAPER`) configuration."""
         sizes = {"small": SMALL, "paper": PAPER}
         check_choice("config", name, tuple(sizes))
         c = sizes[name]
@@ -157,9 +157,13 @@ def prompts(problem: Problem, n: int, rng: np.random.Generator, domain: str) -> 
 
 
 def sample_labels(
-    problem: Problem, lam: np.ndarray, rng: np.random.Generator, noise: str = "representation"
+    problem: Problem,
+    lam: np.ndarray,
+    rng: np.random.Generator,
+    noise: str = "representation",
+    tokens: int | None = None,
 ) -> np.ndarray:
-    """Labels y (n, K) of eq. (1) for tasks lam (n, m).
+    """Labels y (n, K) of eq. (1) for tasks lam (n, m); (n, tokens) for the first ``tokens`` only.
 
     noise="representation" draws eps_k ~ N(0, tau I_m) for every token and prompt (literal eq. 1);
     noise="scalar" draws lam^T eps_k directly as N(0, tau ||lam||^2), the same distribution given lam
@@ -167,7 +171,8 @@ def sample_labels(
     """
     check_choice("noise", noise, ("representation", "scalar"))
     lam = check_array("lam", lam, shape=(None, problem.m))
-    clean = lam @ problem.Zt
+    k = problem.K if tokens is None else check_int("tokens", tokens, low=1, high=problem.K)
+    clean = lam @ problem.Zt[:, :k]
     n, K = clean.shape
     if noise == "scalar":
         scale = np.sqrt(problem.tau) * np.linalg.norm(lam, axis=1, keepdims=True)

@@ -1,6 +1,6 @@
 """Experiments of the yang2024 claims: GD and Adam runs, Monte-Carlo estimates, the sweep workers.
 
-GD follows eqs. (7a)/(7b) with eta_w = gamma^2 eta_Q; the spec's step rule is
+GD follows eqs. (7a)/(7b) with eta_w = gamma^2 eta_Q; the default step rule is
 eta_Q = 1 / (gamma^2 max_k lambda_max(B_k^(0)T B_k^(0))), i.e. eta_w = 1/max_k lambda_max, the inverse
 smoothness of the w-block at initialisation (the paper's L is NOT RECOVERED). The trajectory's
 ``loss`` is Delta(t) = L - L* computed directly. Problems and runs are cached per process
@@ -12,16 +12,19 @@ workers are module-level functions (``ctx.map`` may run them in other processes)
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import mpmath
 import numpy as np
+from scipy.sparse.linalg import LinearOperator, eigsh
 
 from bounds import yang2024 as B
 from bounds.checks import check_int, check_positive
 from verify.core import Ctx
+from verify.core.format import fmt_sci
 from verify.numerics.gd import RunState, Trajectory, gradient_descent
 from verify.yang2024 import data as D
 from verify.yang2024 import model as M
@@ -31,7 +34,7 @@ EPS = float(np.finfo(np.float64).eps)
 KEY_PROBLEM, KEY_INIT = 100, 101
 #: a run whose Delta exceeds DIVERGED * max(Delta(0), 1) is stopped as diverged (traj.state says so)
 DIVERGED = 1e6
-#: the spec's gamma (eta_w = gamma^2 eta_Q) and the ladder tried when GD diverges at it
+#: the default gamma (eta_w = gamma^2 eta_Q) and the ladder tried when GD diverges at it
 GAMMA = 3.0
 GAMMA_LADDER = (3.0, 10.0, 30.0)
 
@@ -49,7 +52,7 @@ def init_for(seed: int, problem: D.Problem, H: int, beta: float, key: int = 0) -
 
 
 def random_theta(problem: D.Problem, H: int, rng: np.random.Generator) -> M.Params:
-    """Q Gaussian (beta = 1), w ~ 0.3 N(0, 1) (spec: yang2024.lemma5 / .grad inputs)."""
+    """Q Gaussian (beta = 1), w ~ 0.3 N(0, 1) (the inputs of yang2024.lemma5 and yang2024.grad)."""
     th = M.Transformer(H).init(problem, 1.0, rng)
     return th.replace(w=0.3 * rng.standard_normal(th.w.shape))
 
@@ -75,7 +78,7 @@ class InitRate:
 
 
 def init_rate(seed: int, config: D.Config, H: int, gamma: float = GAMMA) -> InitRate:
-    """zeta_0, the spec's step sizes and rho = bounds.rate_factor at the beta = 1 init of H heads."""
+    """zeta_0, the default step sizes and rho = bounds.rate_factor at the beta = 1 init of H heads."""
     p = problem_for(seed, config)
     th = init_for(seed, p, H, 1.0)
     eta_Q, lam_max = step_sizes(th, p, gamma)
@@ -117,16 +120,21 @@ def run_gd(
     steps: int = 2000,
     track_B: bool = False,
     snapshot_every: int = 0,
+    step_factor: float = 1.0,
+    stop_below: float | None = None,
 ) -> Run:
-    """GD from the spec's initialisation with eta_w = gamma^2 eta_Q (cached).
+    """GD from the paper's initialisation (Sec. 2.3) with eta_w = gamma^2 eta_Q (cached).
 
     track_B: also record min_k lambda_min(B_k^(t) B_k^(t)T) at every step (the PL premise, extras
     "lam_min_BBt") and ||dL/dw||^2 (extras "gw_sq"). snapshot_every: keep theta_t every that many
-    steps (and the last one).
+    steps (and the last one). step_factor: eta_Q = step_factor / (gamma^2 max_k lambda_max) (1: the
+    default rule). stop_below: stop once Delta is below it (the run's state is then ``converged``).
     """
+    stop = None if stop_below is None else float(stop_below)
     return _run_gd(
-        int(seed), config, int(H), float(beta), float(gamma), int(steps), bool(track_B), int(snapshot_every)
-    )
+        int(seed), config, int(H), float(beta), float(gamma), int(steps), bool(track_B), int(snapshot_every),
+        float(step_factor), stop,
+    )  # fmt: skip
 
 
 @functools.cache
@@ -139,13 +147,15 @@ def _run_gd(
     steps: int,
     track_B: bool,
     snapshot_every: int,
+    step_factor: float,
+    stop_below: float | None,
 ) -> Run:
     steps = check_int("steps", steps, low=0)
     problem = problem_for(seed, config)
     model = M.Transformer(H, excess=True)
     theta0 = init_for(seed, problem, H, beta)
     zeta0 = model.zeta(theta0, problem)
-    eta_Q, _ = step_sizes(theta0, problem, gamma)
+    eta_Q = step_sizes(theta0, problem, gamma)[0] * check_positive("step_factor", step_factor)
     snaps: list[tuple[int, M.Params]] = []
     record = {}
     last_S: list[np.ndarray] = []
@@ -161,7 +171,7 @@ def _run_gd(
     if snapshot_every:
 
         def snap(th: dict[str, np.ndarray], g: object, loss: float, t: int) -> float:
-            if t % snapshot_every == 0 or t == steps:
+            if t % snapshot_every == 0 or t == steps or (stop_below is not None and loss < stop_below):
                 snaps.append((t, M.Params(**{k: _freeze(v.copy()) for k, v in th.items()})))
             return 0.0
 
@@ -176,21 +186,22 @@ def _run_gd(
             return math.inf, g
         return value, g
 
-    traj = gradient_descent(theta0, loss_and_grad, {"Q": eta_Q, "w": gamma**2 * eta_Q}, steps, record=record)
+    etas = {"Q": eta_Q, "w": gamma**2 * eta_Q}
+    traj = gradient_descent(theta0, loss_and_grad, etas, steps, record=record, stop_below=stop_below)
     for arr in (traj.loss, traj.grad_norm, traj.drift, *traj.extras.values()):
         _freeze(arr)
     return Run(problem, zeta0, eta_Q, gamma, traj, snaps)
 
 
 def canonical_run(seed: int, config: D.Config, H: int, steps: int, gamma: float = GAMMA) -> Run:
-    """The shared GD run (spec step rule, 41 snapshots): claims with the same (config, H, steps,
+    """The shared GD run (default step rule, 41 snapshots): claims with the same (config, H, steps,
     gamma) share it through the cache of :func:`run_gd`."""
     return run_gd(seed, config, H, gamma=gamma, steps=steps, snapshot_every=max(1, steps // 40))
 
 
 def stable_run(seed: int, config: D.Config, H: int, steps: int) -> Run:
     """The canonical run at the smallest gamma of :data:`GAMMA_LADDER` for which GD does not diverge:
-    the spec's step rule only controls the w-block, and with few heads the Q-block can be stiffer (the
+    the default step rule only controls the w-block, and with few heads the Q-block can be stiffer (the
     paper's eta_Q <= 1/L with its L NOT RECOVERED). Larger gamma = smaller eta_Q, same eta_w."""
     for gamma in GAMMA_LADDER:
         r = canonical_run(seed, config, H, steps, gamma)
@@ -199,9 +210,57 @@ def stable_run(seed: int, config: D.Config, H: int, steps: int) -> Run:
     return r
 
 
-def tracked_run(seed: int, config: D.Config, H: int, steps: int, gamma: float = GAMMA) -> Run:
-    """A GD run recording the PL premise min_k lambda_min(B_k^(t) B_k^(t)T) at every step."""
-    return run_gd(seed, config, H, gamma=gamma, steps=steps, track_B=True)
+def tracked_run(
+    seed: int, config: D.Config, H: int, steps: int, gamma: float = GAMMA, step_factor: float = 1.0
+) -> Run:
+    """A GD run recording the PL premise min_k lambda_min(B_k^(t) B_k^(t)T) at every step, with five
+    snapshots (t = 0, T/4, ..., T) for the step-size check (:func:`hessian_lmax`)."""
+    return run_gd(
+        seed, config, H, gamma=gamma, steps=steps, track_B=True, snapshot_every=max(1, steps // 4),
+        step_factor=step_factor,
+    )  # fmt: skip
+
+
+def hessian_lmax(params: M.Params, problem: D.Problem, gamma: float, h: float = 1e-6) -> float:
+    """Largest Ritz value (Lanczos, scipy eigsh) of the Hessian of L at params in the coordinates
+    (Q, alpha = w / gamma) in which Theorem 1's GD has the single step eta_Q; Hessian-vector products
+    by central differences of the hand gradients at step h. A Ritz value is at most lambda_max of the
+    Hessian, which is at most the smoothness constant L of the theorem (NOT RECOVERED): eta_Q times it
+    above 1 proves that eta_Q <= 1/L fails."""
+    model = M.Transformer(params.Q.shape[0], excess=True)
+    nQ = params.Q.size
+
+    def grad(x: np.ndarray) -> np.ndarray:
+        th = M.Params(Q=x[:nQ].reshape(params.Q.shape), w=gamma * x[nQ:].reshape(params.w.shape))
+        g = model.loss_and_grad(th, problem)[1]
+        return np.concatenate([g.Q.ravel(), gamma * g.w.ravel()])
+
+    x0 = np.concatenate([params.Q.ravel(), params.w.ravel() / gamma])
+
+    def hvp(v: np.ndarray) -> np.ndarray:
+        v = np.asarray(v, dtype=np.float64).ravel()
+        return (grad(x0 + h * v) - grad(x0 - h * v)) / (2 * h)
+
+    op = LinearOperator((x0.size, x0.size), matvec=hvp, dtype=np.float64)
+    v0 = np.ones(x0.size) / math.sqrt(x0.size)  # deterministic start
+    return float(eigsh(op, k=1, which="LA", v0=v0, tol=1e-6, return_eigenvectors=False)[0])
+
+
+def fixed_Q_floor(Q: np.ndarray, problem: D.Problem) -> float:
+    """min over w of Delta(Q, w) = 1/2 sum_k ||(I - P_k) Zbar A_k||^2, P_k the orthogonal projector onto
+    range(B_k), B_k = Zbar C_k (N, H): the loss floor at fixed Q (DERIVED: Lemma 5 is a least-squares
+    problem in each w_{:,k}). rank B_k <= H, so for H < N the floor is positive unless Zbar A_k happens to
+    lie in range(B_k); for H >= N with rank C_k = N it is 0 (L* attained)."""
+    C = M.Transformer(Q.shape[0]).attention(Q, problem).transpose(2, 1, 0)  # (K, N, H)
+    Bm = np.matmul(problem.Zbar, C)
+    target = (problem.Zbar @ problem.A).T[:, :, None]  # (K, N, 1)
+    r = Bm @ (np.linalg.pinv(Bm) @ target) - target
+    return 0.5 * float(np.sum(r * r))
+
+
+def fmt_count(T: mpmath.mpf) -> str:
+    """An iteration count from bounds (mpf, possibly infinite when rho = 1) for the notes."""
+    return fmt_sci(T) if mpmath.isfinite(T) else "inf"
 
 
 def diverged_notes(runs: list[tuple[int, Run]]) -> list[str]:
@@ -452,36 +511,46 @@ def zeta0_point(pt: Zeta0Point) -> float:
     return M.Transformer(pt.H).zeta(init_for(pt.seed, p, pt.H, pt.beta), p)
 
 
-def representations(seed: int, m: int, K: int, N: int) -> tuple[np.ndarray, np.ndarray, np.random.Generator]:
-    """(Z (m, N), Z_Q (m, K - N), the generator after the draw): one fresh Gaussian Z-tilde per N,
-    ctx.rng(20, N) (Fig. 3 and the LMMSE comparison use the same draws)."""
-    rng = Ctx(seed=seed).rng(20, N)
-    Zt = rng.standard_normal((m, K))
-    return Zt[:, :N], Zt[:, N:], rng
-
-
 @dataclass(frozen=True)
-class Fig3Point:
-    """One N of the Fig. 3 sweep: K tokens, m representation dimensions, noise tau, MC draws."""
+class Fig3Draws:
+    """Closed-form expectations over lambda and noise, one row per representation draw and one column
+    per N (draws, len(Ns)): the Fig. 3 gap (1/K) E||y-hat* - y-hat_best||^2 and each estimator's error
+    against the truth (1/K) E||Z_Q^T (lambda-estimate - lambda)||^2 (transformer: penalty m tau;
+    'best': N tau)."""
 
-    seed: int
-    K: int
-    N: int
-    m: int
-    tau: float
-    draws: int
+    Ns: tuple[int, ...]
+    gap: np.ndarray
+    err_transformer: np.ndarray
+    err_best: np.ndarray
 
 
-def fig3_point(pt: Fig3Point) -> tuple[float, float, float]:
-    """(closed-form gap, Monte-Carlo gap, its SE) at one N."""
-    Z, Z_Q, rng = representations(pt.seed, pt.m, pt.K, pt.N)
-    cf = B.fig3_gap(Z, Z_Q, pt.tau)
-    lam = rng.standard_normal((pt.draws, pt.m))
-    noise = rng.standard_normal((pt.draws, pt.N))
-    y = lam @ Z + np.sqrt(pt.tau) * np.linalg.norm(lam, axis=1, keepdims=True) * noise
-    diff = (B.transformer_ridge(Z, y, pt.tau) - B.best_ridge(Z, y, pt.tau)) @ Z_Q
-    g = np.sum(diff * diff, axis=1) / pt.K
-    return cf, float(g.mean()), float(g.std(ddof=1) / math.sqrt(pt.draws))
+@functools.cache
+def fig3_draws(seed: int, K: int, m: int, tau: float, Ns: tuple[int, ...], draws: int) -> Fig3Draws:
+    """``draws`` nested representation draws from ctx.rng(20): one Z-tilde (m, K) per draw, prompt =
+    its first N columns for every N (so N and m compare on the same draws); cached, read-only."""
+    Ns = tuple(check_int("N", n, low=1, high=K - 1) for n in Ns)
+    rng = Ctx(seed=seed).rng(20)
+    out = np.zeros((3, check_int("draws", draws), len(Ns)))
+    for i in range(draws):
+        Zt = rng.standard_normal((m, K))
+        for j, N in enumerate(Ns):
+            Z, Z_Q = Zt[:, :N], Zt[:, N:]
+            out[:, i, j] = (
+                B.fig3_gap(Z, Z_Q, tau),
+                B.expected_error(Z, Z_Q, tau, m * tau),
+                B.expected_error(Z, Z_Q, tau, N * tau),
+            )
+    return Fig3Draws(Ns, *(_freeze(a) for a in out.copy()))
+
+
+def paired_steps(values: np.ndarray, order: list[int], z: float) -> list[tuple[int, int, float, float]]:
+    """For successive columns (a, b) of ``order``: (a, b, mean of values[:, b] - values[:, a], z times
+    its standard error over the rows): paired differences with a normal confidence half-width."""
+    out = []
+    for a, b in itertools.pairwise(order):
+        d = values[:, b] - values[:, a]
+        out.append((a, b, float(d.mean()), z * float(d.std(ddof=1)) / math.sqrt(d.size)))
+    return out
 
 
 def first_fall(curve: list[float], ts: list[int], factor: float) -> int | None:

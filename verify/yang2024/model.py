@@ -6,7 +6,7 @@ In matrix form ``S`` (H, N, K) with ``S[h, :, k] = s_k^h``, ``Ahat = sum_h S[h] 
 ``C_k = S[:, :, k]^T`` (N, H), ``B_k = Zbar C_k``.
 
 Loss: the closed form of Lemma 5, ``L = 1/2 tr(R^T G R) + L*`` with ``R = Ahat - A``. Gradients are
-hand-derived (spec Sec. 3.2): with ``GR = G R``,
+hand-derived (DERIVED, checked by finite differences): with ``GR = G R``,
 ``dL/dw_{h,k} = s_k^h . GR_k`` and ``dL/dQ_h = V dU_h V_all^T`` where
 ``dU_h[:, k] = w_{h,k} (diag(s) - s s^T) GR_k = w_{h,k} s * (GR_k - dL/dw_{h,k})``.
 The hot path is vectorised over heads and tokens: four large GEMMs and elementwise work.

@@ -1,0 +1,58 @@
+"""Registry-level checks over every paper: each claim about a paper has a falsifier (a test in
+``verify/test_<paper>.py`` that flips its verdict by a measurement-side change), every record is
+complete, and every documented finding is a violation of the claim it names."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+
+import pytest
+
+from verify.core.papers import papers
+from verify.core.record import Seeds, Verdict
+from verify.core.registry import registry
+
+
+def _falsifiers() -> dict[str, tuple[object, str]]:
+    """claim id -> (the paper's test module, the name of its falsifier test)."""
+    out: dict[str, tuple[object, str]] = {}
+    for key in papers():
+        mod = importlib.import_module(f"verify.test_{key}")
+        for cid, name in getattr(mod, "FALSIFIERS", {}).items():
+            out[cid] = (mod, name)
+    return out
+
+
+def test_every_paper_claim_has_a_falsifier() -> None:
+    fals = _falsifiers()
+    missing = sorted(c for c, cl in registry().items() if not cl.record.consistency and c not in fals)
+    assert not missing, f"claims about a paper without a falsifier test: {missing}"
+    unknown = sorted(set(fals) - set(registry()))
+    assert not unknown, f"falsifiers name unknown claims: {unknown}"
+    for cid, (mod, name) in fals.items():
+        fn = getattr(mod, name, None)
+        assert name.startswith("test_") and inspect.isfunction(fn), f"{cid}: {name} is not a test function"
+
+
+def test_consistency_checks_are_not_listed_as_falsifiable_paper_claims() -> None:
+    fals = _falsifiers()
+    listed = sorted(c for c in fals if c in registry() and registry()[c].record.consistency)
+    assert not listed, f"consistency checks listed as paper claims: {listed}"
+
+
+@pytest.mark.parametrize("cid", sorted(registry()))
+def test_records_are_complete(cid: str) -> None:
+    c = registry()[cid]
+    rec = c.record
+    assert rec.statement and rec.reference and (c.fn.__doc__ or "").strip(), cid
+    assert "shared/" not in rec.reference + rec.statement + (c.fn.__doc__ or "")
+    if rec.seeds == Seeds.NONE:
+        assert not rec.n_seeds
+    for name, rule in rec.rules:
+        assert rule.reason.strip(), f"{cid}: rule {name!r} states no reason"
+
+
+def test_findings_are_expected_violations_with_a_stated_provenance() -> None:
+    findings = [c for c in registry().values() if c.record.expect == Verdict.VIOLATED]
+    assert all(not c.record.consistency for c in findings), "a consistency check cannot be a finding"
