@@ -261,3 +261,11 @@ def test_tables_print_the_headline_quantity_not_the_normalised_violation() -> No
     assert r.verdict == Verdict.HOLDS and r.headline["measured"] == -1.003
     row = results_table([r]).splitlines()[-1]
     assert "-1.00e+00" in row and "[-1.05e+00, -9.50e-01]" in row and "6.00e-02" not in row
+
+
+def test_the_rate_interval_ignores_the_seeds_levels_but_not_their_slopes() -> None:
+    levels = np.exp(np.array([[0.0, 1.0, 2.0]]))  # three seeds at very different levels, same law
+    same = fit_rate(X, X[:, None] ** -1.0 * levels)
+    assert same.hi - same.lo < 1e-9 and same.slope == pytest.approx(-1.0)
+    spread = fit_rate(X, X[:, None] ** np.array([[-0.9, -1.0, -1.1]]))  # seeds with different slopes
+    assert spread.lo < -1.05 and spread.hi > -0.95 and spread.slope == pytest.approx(-1.0)

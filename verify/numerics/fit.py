@@ -106,8 +106,9 @@ def fit_loglog(
 class RateFit(SlopeFit):
     """A rate measurement "y scales like x^p", judged by :func:`verify.core.judge.judge` (kind rate).
 
-    slope / lo / hi: the fit over the last ``window`` points, pooled over seeds (a t interval on the
-    residuals of every (seed, point) pair, so it carries the seed-to-seed spread and the lack of fit);
+    slope / lo / hi: the fit over the last ``window`` points, pooled over seeds with one intercept per
+    seed and a common slope (a t interval on the within-seed residuals of every (seed, point) pair, so
+    it carries the seed-to-seed spread of the slope and the lack of fit, not the seeds' levels);
     local: the local slopes of mean log y over successive windows (first to last), which show whether
     the curve is still bending toward its asymptotic exponent; x: the sizes.
     """
@@ -124,7 +125,7 @@ def fit_rate(x: np.ndarray, y: np.ndarray, *, window: int = 3, level: float = 0.
     """Fit "y ~ x^p" for the shared rate rule.
 
     x: (n_x,) positive, increasing; y: (n_x,) or (n_x, n_seeds) positive. window: points per local fit
-    (>= 2); the last-range interval needs ``n_seeds * window >= 3``.
+    (>= 2); the last-range interval needs ``n_seeds * (window - 1) >= 2``.
     """
     x = np.asarray(x, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
@@ -139,18 +140,23 @@ def fit_rate(x: np.ndarray, y: np.ndarray, *, window: int = 3, level: float = 0.
         raise ValueError("y must be finite and > 0 for a rate fit")
     check_int("len(x)", x.size, low=window)
     n_seeds = y.shape[1]
-    if n_seeds * window < 3:
-        raise ValueError(f"the last-range interval needs n_seeds * window >= 3, got {n_seeds} * {window}")
+    dof = n_seeds * (window - 1) - 1  # one intercept per seed, one common slope
+    if dof < 1:
+        raise ValueError(
+            f"the last-range interval needs n_seeds * (window - 1) >= 2, got {n_seeds}, {window}"
+        )
     lx, ly = np.log(x), np.log(y)
     mean = ly.mean(axis=1)
     local = tuple(_ols(lx[i : i + window], mean[i : i + window])[0] for i in range(x.size - window + 1))
-    tail_x = np.repeat(lx[-window:], n_seeds)
-    tail_y = ly[-window:].reshape(-1)
-    res = stats.linregress(tail_x, tail_y)
-    dof = tail_x.size - 2
-    half = float(stats.t.ppf(0.5 + level / 2, dof) * res.stderr) if dof > 0 else math.inf
-    method = f"t, last {window} points x {n_seeds} seeds"
+    tx, ty = lx[-window:], ly[-window:]
+    txc, tyc = tx - tx.mean(), ty - ty.mean(axis=0)  # within-seed deviations
+    sxx = n_seeds * float(txc @ txc)
+    slope = float(txc @ tyc.sum(axis=1)) / sxx
+    rss = float(np.sum((tyc - slope * txc[:, None]) ** 2))
+    half = float(stats.t.ppf(0.5 + level / 2, dof)) * math.sqrt(rss / dof / sxx)
+    intercept = float(ty.mean() - slope * tx.mean())
+    method = f"t, last {window} points x {n_seeds} seeds, one intercept per seed"
     return RateFit(
-        float(res.slope), float(res.intercept), float(res.slope - half), float(res.slope + half),
-        level, int(tail_x.size), method, local=local, window=window, x=tuple(float(v) for v in x),
+        slope, intercept, slope - half, slope + half, level, n_seeds * window, method,
+        local=local, window=window, x=tuple(float(v) for v in x),
     )  # fmt: skip
