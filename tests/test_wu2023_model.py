@@ -196,6 +196,26 @@ def test_digits_tokens() -> None:
     Xp = Dt.digits_tokens(np.random.default_rng(0), 10, "patches").X
     assert Xp.shape == (10, 16, 4)
     np.testing.assert_allclose(np.sort(Xp[0].ravel()), np.sort(rows.X[0].ravel()))
+    X4 = Dt.digits_tokens(np.random.default_rng(0), 10, "patches4").X
+    assert X4.shape == (10, 4, 16)
+    np.testing.assert_array_equal(X4[:, 0, :4], rows.X[:, 0, :4])  # patch 0 starts with row 0's left half
+    np.testing.assert_array_equal(X4[:, 3, -4:], rows.X[:, 7, 4:])  # patch 3 ends with row 7's right half
+
+
+def test_tail_constant() -> None:
+    """c = min_k ln(2n / (n - k + 1)) / u_(k)^p: one value u gives ln 2 / u^p; the bound 2 exp(-c t^p)
+    holds at every sample point of the empirical tail and is attained at one; values <= 0 never bind."""
+    assert E.tail_constant(np.array([0.5])) == pytest.approx(2 * np.log(2))
+    assert E.tail_constant(np.array([0.5]), 2.0) == pytest.approx(4 * np.log(2))
+    u = np.random.default_rng(0).uniform(0, 1, 500)
+    c = E.tail_constant(u)
+    tail = np.array([np.mean(u >= t) for t in np.sort(u)])
+    ratio = tail / (2 * np.exp(-c * np.sort(u)))
+    assert ratio.max() == pytest.approx(1.0) and np.all(ratio <= 1 + 1e-12)
+    assert E.tail_constant(np.concatenate([u, -u])) > c  # the same positive tail, half as likely
+    assert E.tail_constant(np.zeros(3)) == np.inf
+    with pytest.raises(ValueError, match="at least one"):
+        E.tail_constant(np.array([]))
 
 
 def test_model_follows_the_protocol() -> None:

@@ -27,6 +27,8 @@ IDS = sorted(cid for cid in registry() if cid.startswith("wu2023."))
 FINDINGS = {
     "wu2023.thm1.order": "the reconstructed Thm 1 conditions need about N^2.6 (super-quadratic)",
     "wu2023.thm2.order": "the reconstructed Thm 2 conditions need about N^2.9, not the reviews' N",
+    "wu2023.assump3.tail": "digit covariances are more alike than Gaussian tokens' (c-hat 0.65x rows, 0.26x "
+    "4x4 patches)",
 }
 
 #: claim id -> the test below that flips its verdict by a measurement-side change.
@@ -37,6 +39,8 @@ FALSIFIERS: dict[str, str] = {
     "wu2023.alpha.width": "test_alpha_width_catches_width_independent_features",
     "wu2023.assump3": "test_assumption3_claims_catch_degenerate_data",
     "wu2023.assump3.digits": "test_assumption3_claims_catch_degenerate_data",
+    "wu2023.assump3.tail": "test_assumption3_tail_holds_for_dissimilar_images",
+    "wu2023.review.d_below_N": "test_d_below_n_catches_contradictory_labels",
     "wu2023.attn.degenerate": "test_scaling_claims_catch_the_other_scaling",
     "wu2023.attn.degenerate.sqrt": "test_scaling_claims_catch_the_other_scaling",
     "wu2023.qk.vanish": "test_scaling_claims_catch_the_other_scaling",
@@ -342,11 +346,47 @@ def test_assumption3_claims_catch_degenerate_data(monkeypatch) -> None:
         _violated("wu2023.assump3.digits")
 
 
-def test_digits_without_sklearn_is_inconclusive(monkeypatch) -> None:
+@pytest.mark.parametrize("cid", ["wu2023.assump3.digits", "wu2023.assump3.tail", "wu2023.review.d_below_N"])
+def test_digits_without_sklearn_is_inconclusive(monkeypatch, cid: str) -> None:
     monkeypatch.setattr(Dt, "digits_available", lambda: False)
-    r = run_claim("wu2023.assump3.digits", seed_set=[0])
+    r = run_claim(cid, seed_set=[0])
     assert r.verdict == Verdict.INCONCLUSIVE
     assert any("pip install 'attncheck[data]'" in n for n in r.notes)
+
+
+def test_assumption3_tail_holds_for_dissimilar_images(monkeypatch) -> None:
+    """The finding is not built in: "images" whose tokens are rank one along a random direction per
+    image (covariance cosines (b_i . b_j)^2, mean 1/d) are more dissimilar than Gaussian tokens, and
+    the tail claim holds at every seed, for rows and for 4x4 patches."""
+    pytest.importorskip("sklearn")
+
+    def rank_one(orig):
+        def wrong(rng, N, tokens="rows"):
+            b = orig(rng, N, tokens)
+            _, d_s, d = b.X.shape
+            return Dt.Batch(rng.standard_normal((N, d_s, 1)) * rng.standard_normal((N, 1, d)), b.y)
+
+        return wrong
+
+    _wrap(monkeypatch, Dt, "digits_tokens", rank_one)
+    assert _verdict("wu2023.assump3.tail") == Verdict.HOLDS
+
+
+def test_d_below_n_catches_contradictory_labels(monkeypatch) -> None:
+    """A wrong data law: the second half of the images repeats the first with the labels flipped, so no
+    model fits them and GD stalls far above 1e-2 l_0."""
+    pytest.importorskip("sklearn")
+
+    def contradictory(orig):
+        def wrong(rng, N, tokens="rows"):
+            b = orig(rng, N, tokens)
+            h = N // 2
+            return Dt.Batch(np.concatenate([b.X[:h], b.X[:h]]), np.concatenate([b.y[:h], -b.y[:h]]))
+
+        return wrong
+
+    _wrap(monkeypatch, Dt, "digits_tokens", contradictory)
+    _violated("wu2023.review.d_below_N", seed_set=[0])
 
 
 def test_lipschitz_catches_a_steeper_model(monkeypatch) -> None:

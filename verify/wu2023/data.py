@@ -16,6 +16,8 @@ import numpy as np
 from bounds.checks import check_array, check_choice, check_int
 
 REGIMES = ("paper", "active")
+#: Token layouts of :func:`digits_tokens`: image rows, 2x2 patches, 4x4 patches.
+DIGIT_TOKENS = ("rows", "patches", "patches4")
 SKLEARN_MISSING = "scikit-learn not installed (pip install 'attncheck[data]')"
 
 
@@ -69,13 +71,14 @@ def digits_available() -> bool:
 
 def digits_tokens(rng: np.random.Generator, N: int, tokens: str = "rows") -> Batch:
     """N random images of scikit-learn's bundled 8x8 digits (imported lazily; raises ImportError
-    without scikit-learn). tokens "rows": 8 row-tokens of dimension 8 (X: (N, 8, 8)); "patches":
-    16 2x2 patches of dimension 4 (X: (N, 16, 4)). Pixels scaled to [0, 1] and each image centred by
-    its mean pixel, so the tokens are not all in the positive orthant. Labels: +1 for even digits, -1
-    for odd."""
+    without scikit-learn), drawn without replacement from the 1797. tokens "rows": 8 row-tokens of
+    dimension 8 (X: (N, 8, 8)); "patches": 16 2x2 patches of dimension 4 (X: (N, 16, 4));
+    "patches4": 4 4x4 patches of dimension 16 (X: (N, 4, 16)). Pixels scaled to [0, 1] and each image
+    centred by its mean pixel, so the tokens are not all in the positive orthant. Labels: +1 for even
+    digits, -1 for odd."""
     import sklearn.datasets
 
-    check_choice("tokens", tokens, ("rows", "patches"))
+    check_choice("tokens", tokens, DIGIT_TOKENS)
     data = sklearn.datasets.load_digits()
     N = check_int("N", N, high=data.images.shape[0])
     idx = rng.choice(data.images.shape[0], size=N, replace=False)
@@ -84,6 +87,8 @@ def digits_tokens(rng: np.random.Generator, N: int, tokens: str = "rows") -> Bat
     if tokens == "rows":
         X = img
     else:
-        X = img.reshape(N, 4, 2, 4, 2).transpose(0, 1, 3, 2, 4).reshape(N, 16, 4)
+        p = 2 if tokens == "patches" else 4
+        k = 8 // p
+        X = img.reshape(N, k, p, k, p).transpose(0, 1, 3, 2, 4).reshape(N, k * k, p * p)
     y = np.where(data.target[idx] % 2 == 0, 1.0, -1.0)
     return Batch(np.ascontiguousarray(X), y)

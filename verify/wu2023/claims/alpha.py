@@ -1,6 +1,6 @@
-"""The lemma on alpha = sigma_min(F_pre^0) (spec Sect. 5.3): the expected Gram G of the pooled ReLU
-features, its Hermite floor, the concentration of alpha^2 / d_m around lambda_min(G), its order in
-d_m and the He / LeCun ratio."""
+"""The lemma on alpha = sigma_min(F_pre^0) (our reconstruction; its inequalities DERIVED): the expected Gram G
+of the pooled ReLU features, its Hermite floor, the concentration of alpha^2 / d_m around lambda_min(G), its
+order in d_m and the He / LeCun ratio."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def _conc_gap(ctx: Ctx, widths: list[int], N: int, d: int, d_s: int) -> np.ndarr
 
 @claim(
     "wu2023.alpha.gram",
-    reference="Lemma on alpha (spec Sect. 5.3)",
+    reference="Lemma on alpha = sigma_min(F_pre^0) (reconstructed)",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
     statement="E[F_pre F_pre^T | W_Q, W_K] = d_m G with the arc-cosine closed form of G",
@@ -42,11 +42,11 @@ def _conc_gap(ctx: Ctx, widths: list[int], N: int, d: int, d_s: int) -> np.ndarr
     rules={"z_max": Rule(4.0, "Monte-Carlo error allowed, in standard errors", _SPEC)},
 )
 def alpha_gram(ctx: Ctx, *, N: int, d: int, d_s: int, draws: int) -> Evidence:
-    """Spec Sect. 5.3. Consistency check (a closed form against Monte Carlo: it tests our derivation
-    and ``bounds.wu2023.expected_gram``, never the paper). Kind: upper, DERIVED. The columns of
+    """Lemma on alpha, closed form of G. Consistency check (a closed form against Monte Carlo: it tests our
+    derivation and ``bounds.wu2023.expected_gram``, never the paper). Kind: upper, DERIVED. The columns of
     F_pre are i.i.d. over W_V's rows given the softmax, so one column's second moment is G. theory: ``z_max``;
-    measured: the largest entrywise |MC - G| / s.e. over ``draws`` Monte-Carlo rows w ~ N(0, eta_V I) (spec: M
-    >= 2000)."""
+    measured: the largest entrywise |MC - G| / s.e. over ``draws`` Monte-Carlo rows w ~ N(0, eta_V I) (our
+    first criterion: M >= 2000)."""
     s = E.make_setup(ctx.seed, 0, N=N, d=d, d_s=d_s, d_m=8, regime="active")
     c = s.model.forward(s.theta0, s.batch)
     Z = c.S @ c.Xs
@@ -64,7 +64,7 @@ def alpha_gram(ctx: Ctx, *, N: int, d: int, d_s: int, draws: int) -> Evidence:
 
 @claim(
     "wu2023.alpha.psd",
-    reference="Lemma on alpha (spec Sect. 5.3)",
+    reference="Lemma on alpha = sigma_min(F_pre^0) (reconstructed)",
     kind=Kind.LOWER,
     provenance=Provenance.DERIVED,
     statement="G - (eta_V/4) Zbar Zbar^T - (eta_V/2pi) r r^T is PSD, so lambda_min(G) >= eta_V/4 "
@@ -76,11 +76,11 @@ def alpha_gram(ctx: Ctx, *, N: int, d: int, d_s: int, draws: int) -> Evidence:
     rules={"tol": Rule(-1e-10, "round-off in lambda_min, relative to |G|_2", _SPEC)},
 )
 def alpha_psd(ctx: Ctx, *, sets: int) -> Evidence:
-    """Spec Sect. 5.3 (ReLU Hermite expansion + Schur product theorem). Consistency check: an exact
-    PSD inequality between closed forms for any tokens and any row-stochastic S, independent of the
-    model and the data law, so it tests our derivation and code. Kind: lower, DERIVED.
-    theory: ``tol``; measured: min over random token sets (N <= 8, d <= 10, d_s <= 5, any scale)
-    and random row-stochastic S of lambda_min(G - floor) / ||G||_2."""
+    """Lemma on alpha, Hermite floor (ReLU Hermite expansion + Schur product theorem). Consistency check: an
+    exact PSD inequality between closed forms for any tokens and any row-stochastic S, independent of the
+    model and the data law, so it tests our derivation and code. Kind: lower, DERIVED. theory: ``tol``;
+    measured: min over random token sets (N <= 8, d <= 10, d_s <= 5, any scale) and random row-stochastic S of
+    lambda_min(G - floor) / ||G||_2."""
     rng = ctx.rng(3)
     worst = math.inf
     for _ in range(sets):
@@ -96,7 +96,7 @@ def alpha_psd(ctx: Ctx, *, sets: int) -> Evidence:
 
 @claim(
     "wu2023.alpha.conc",
-    reference="Lemma on alpha, concentration (spec Sect. 5.3)",
+    reference="Lemma on alpha = sigma_min(F_pre^0), concentration (reconstructed)",
     kind=Kind.UPPER,
     provenance=Provenance.RECONSTRUCTED,
     statement="alpha^2 / d_m concentrates at lambda_min(G) (LeCun): mean relative gap <= 0.1 at d_m = 64 N",
@@ -111,9 +111,9 @@ def alpha_psd(ctx: Ctx, *, sets: int) -> Evidence:
     },
 )
 def alpha_conc(ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int) -> Evidence:
-    """Spec Sect. 5.3 (matrix Chernoff; order-level, RECONSTRUCTED). Kind: upper, seeds pooled.
+    """Lemma on alpha, concentration (matrix Chernoff; order-level, RECONSTRUCTED). Kind: upper, seeds pooled.
     theory: ``gap_max``; measured: the mean over the seed set of r = |alpha^2 / (d_m lambda_min(G))
-    - 1| at d_m (>= ``width_per_N`` N required, else out_of_regime; the spec's threshold 64 N is the
+    - 1| at d_m (>= ``width_per_N`` N required, else out_of_regime; our first threshold 64 N is the
     hardest case), G from the realised softmax; its one-sided ``level`` upper limit (t) and the
     largest r are reported. r has a heavy tail (at N = 8, d_m = 64 N, 100 draws: mean 0.062, 90% quantile
     0.12), so a per-draw reading of the threshold fails while the typical gap is well below it. The
@@ -138,7 +138,7 @@ def alpha_conc(ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int) -> Evidence:
 
 @claim(
     "wu2023.alpha.conc.rate",
-    reference="Lemma on alpha, concentration (spec Sect. 5.3)",
+    reference="Lemma on alpha = sigma_min(F_pre^0), concentration (reconstructed)",
     kind=Kind.RATE,
     provenance=Provenance.RECONSTRUCTED,
     statement="the relative gap |alpha^2 / (d_m lambda_min(G)) - 1| decays like d_m^-1/2 (LeCun)",
@@ -146,35 +146,36 @@ def alpha_conc(ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int) -> Evidence:
     paper=dict(N=20, d=32, widths=[160, 640, 2560, 10240, 40960]),
     seeds=Seeds.POOLED,
     n_seeds={"quick": 10, "paper": 20},
-    rules={"tol": Rule(0.2, "the spec's slope <= -0.3 is the d_m^-1/2 law with 0.2 of room", _SPEC)},
+    rules={
+        "tol": Rule(0.2, "our first criterion's slope <= -0.3 is the d_m^-1/2 law with 0.2 of room", _SPEC)
+    },
 )
 def alpha_conc_rate(ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int]) -> Evidence:
-    """Spec Sect. 5.3 / 8 (the spec's "r decreases with slope <= -0.3"): alpha^2 / d_m is the
-    smallest eigenvalue of a mean of d_m i.i.d. rank-one terms with mean G, so its relative error
-    is O(d_m^-1/2) (fluctuation; the bias is O(N / d_m), faster). Kind: rate, RECONSTRUCTED
-    (order-level). theory: -1/2; measured: the rate fit of r against d_m, one draw per seed, over
-    widths from 8 N (where the spec's slope can be met: at d_m <= 128 N and 3 seeds the fit is
-    noise-dominated)."""
+    """Lemma on alpha, concentration (our first criterion: "r decreases with slope <= -0.3"): alpha^2 / d_m is
+    the smallest eigenvalue of a mean of d_m i.i.d. rank-one terms with mean G, so its relative error is
+    O(d_m^-1/2) (fluctuation; the bias is O(N / d_m), faster). Kind: rate, RECONSTRUCTED (order-level).
+    theory: -1/2; measured: the rate fit of r against d_m, one draw per seed, over widths from 8 N (where that
+    slope can be met: at d_m <= 128 N and 3 seeds the fit is noise-dominated)."""
     r = _conc_gap(ctx, widths, N, d, d_s)
     return rate_evidence(ctx, -0.5, widths, r, series={"d_m": widths})
 
 
 @claim(
     "wu2023.alpha.width",
-    reference="Lemma on alpha (spec Sect. 5.3)",
+    reference="Lemma on alpha = sigma_min(F_pre^0) (reconstructed)",
     kind=Kind.RATE,
     provenance=Provenance.RECONSTRUCTED,
     statement="alpha^2 = Theta(d_m) under LeCun init (alpha^2 grows like d_m^1)",
     quick=dict(N=10, d=16, d_s=4, widths=[80, 160, 320, 640], tau0_power=0.5),
     seeds=Seeds.POOLED,
     rules={
-        "tol": Rule(0.2, "the spec's slope window [0.8, 1.2] around 1", _SPEC),
+        "tol": Rule(0.2, "our first criterion's slope window [0.8, 1.2] around 1", _SPEC),
         "width_per_N": Rule(8, "alpha^2 is Theta(d_m) only for d_m >= width_per_N N", _SPEC),
     },
 )
 def alpha_width(ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int], tau0_power: float) -> Evidence:
-    """Spec Sect. 5.3/8. Kind: rate, RECONSTRUCTED (order). theory: 1; measured: rate fit of
-    alpha^2 against d_m (one draw per seed), d_m >= ``width_per_N`` N, LeCun init."""
+    """Lemma on alpha: alpha^2 = Theta(d_m) under LeCun / He. Kind: rate, RECONSTRUCTED (order). theory: 1;
+    measured: rate fit of alpha^2 against d_m (one draw per seed), d_m >= ``width_per_N`` N, LeCun init."""
     k = ctx.rule("width_per_N")
     if min(widths) < k * N:
         return Evidence(1.0, None, failed=[f"smallest width {min(widths)} < {k} N"])
@@ -184,7 +185,7 @@ def alpha_width(ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int], tau0_p
 
 @claim(
     "wu2023.alpha.he_lecun",
-    reference="Lemma on alpha (spec Sect. 5.3)",
+    reference="Lemma on alpha = sigma_min(F_pre^0) (reconstructed)",
     kind=Kind.TWO_SIDED,
     provenance=Provenance.DERIVED,
     statement="under tau0 = d_m^-1 at large width alpha_He^2 / alpha_LeCun^2 -> 2",
@@ -197,7 +198,7 @@ def alpha_width(ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int], tau0_p
     },
 )
 def alpha_he_lecun(ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int) -> Evidence:
-    """Spec Sect. 5.3: with the softmax fixed, F_pre^He = sqrt 2 F_pre^LeCun; under d_m^-1 the softmax
+    """Lemma on alpha: with the softmax fixed, F_pre^He = sqrt 2 F_pre^LeCun; under d_m^-1 the softmax
     is nearly uniform for both. Kind: two-sided, DERIVED, every seed. theory: ``ratio_window``
     (d_m >= ``min_width``); measured: the ratio with shared standard-normal draws (the d_m^-1/2
     ratio, where the softmax changes, is reported)."""

@@ -1,4 +1,4 @@
-"""Attention under the two scalings (Sect. 4 scaling discussion, Sect. 4.5; spec Sect. 2.2): under
+"""Attention under the two scalings (Sect. 4 scaling discussion, Sect. 4.5): under
 tau0 = d_m^-1 the softmax tends to uniform, the Q/K part of the NTK vanishes and the model tends to
 average pooling; under d_m^-1/2 none of this happens. Every claim here is a rate ("scales like
 d_m^p"), judged by the shared rate rule on one replicate per seed of the claim's seed set."""
@@ -12,23 +12,23 @@ from verify.core.record import Seeds
 from verify.wu2023 import experiments as E
 from verify.wu2023.claims.common import SPEC, rate_evidence
 
-#: The spec asks for the mean over >= 20 seeds of the (noisy) attention deviation.
+#: Our first criterion asks for the mean over >= 20 seeds of the (noisy) attention deviation.
 _S_DEV_SEEDS = {"quick": 20, "paper": 40}
 
 
 @claim(
     "wu2023.attn.degenerate",
-    reference="Sect. 4 scaling discussion; spec Sect. 2.2",
+    reference="Sect. 4 scaling discussion (tau0 = d_m^-1)",
     kind=Kind.RATE,
     provenance=Provenance.DERIVED,
     statement="under tau0 = d_m^-1, max|S - 1/d_s| decays like d_m^-1/2 (attention -> average pooling)",
     quick=dict(widths=[16, 64, 256, 1024, 4096], d=6, d_s=5),
     seeds=Seeds.POOLED,
     n_seeds=_S_DEV_SEEDS,
-    rules={"tol": Rule(0.15, "the spec's slope window [-0.65, -0.35] around -1/2", SPEC)},
+    rules={"tol": Rule(0.15, "our first criterion's slope window [-0.65, -0.35] around -1/2", SPEC)},
 )
 def attn_degenerate(ctx: Ctx, *, widths: list[int], d: int, d_s: int) -> Evidence:
-    """Wu et al. 2023 (reviews: "the softmax output tends to 1/d_s"); spec Sect. 2.2. Kind: rate,
+    """Wu et al. 2023 (reviews: "the softmax output tends to 1/d_s"). Kind: rate,
     DERIVED (law of large numbers: the logits are O(d_m^-1/2)). theory: -1/2; measured: the rate fit
     of max_ij |S_ij - 1/d_s| at LeCun init ("active" N(0, I) tokens, one sequence per seed) against
     d_m."""
@@ -38,35 +38,35 @@ def attn_degenerate(ctx: Ctx, *, widths: list[int], d: int, d_s: int) -> Evidenc
 
 @claim(
     "wu2023.attn.degenerate.sqrt",
-    reference="spec Sect. 2.2",
+    reference="Sect. 4 scaling discussion (tau0 = d_m^-1/2)",
     kind=Kind.RATE,
     provenance=Provenance.DERIVED,
     statement="under tau0 = d_m^-1/2 the attention does not become uniform: max|S - 1/d_s| = Theta(1)",
     quick=dict(widths=[16, 64, 256, 1024, 4096], d=6, d_s=5),
     seeds=Seeds.POOLED,
     n_seeds=_S_DEV_SEEDS,
-    rules={"tol": Rule(0.15, "the spec's window |slope| <= 0.15 (Theta(1): no trend)", SPEC)},
+    rules={"tol": Rule(0.15, "our first criterion's window |slope| <= 0.15 (Theta(1): no trend)", SPEC)},
 )
 def attn_nondegenerate(ctx: Ctx, *, widths: list[int], d: int, d_s: int) -> Evidence:
-    """Spec Sect. 2.2 (CLT: the logits stay random and O(1)). Kind: rate (exponent 0), DERIVED.
-    measured: the rate fit as in ``wu2023.attn.degenerate`` under d_m^-1/2."""
+    """Scaling discussion, tau0 = d_m^-1/2 (CLT: the logits stay random and O(1)). Kind: rate (exponent 0),
+    DERIVED. measured: the rate fit as in ``wu2023.attn.degenerate`` under d_m^-1/2."""
     dev = E.s_dev_sweep(ctx, 0.5, widths, d, d_s)
     return rate_evidence(ctx, 0.0, widths, dev, series={"d_m": widths})
 
 
 @claim(
     "wu2023.qk.vanish",
-    reference="Sect. 4.5 (loss of pairwise interaction under d_m^-1); spec Sect. 2.2",
+    reference="Sect. 4.5 (loss of pairwise interaction under d_m^-1)",
     kind=Kind.RATE,
     provenance=Provenance.DERIVED,
     statement="under tau0 = d_m^-1 the Q/K share of the NTK relative to the V block decays like 1/d_m",
     quick=dict(widths=[64, 256, 1024, 4096], N=6, d=8, d_s=4),
     paper=dict(widths=[256, 1024, 4096, 16384], N=10, d=16),
     seeds=Seeds.POOLED,
-    rules={"tol": Rule(0.3, "the spec's window [-1.5, -0.7]: 1/d_m with 0.3 of room", SPEC)},
+    rules={"tol": Rule(0.3, "our first criterion's window [-1.5, -0.7]: 1/d_m with 0.3 of room", SPEC)},
 )
 def qk_vanish(ctx: Ctx, *, widths: list[int], N: int, d: int, d_s: int) -> Evidence:
-    """Spec Sect. 2.2 / Sect. 8 wu2023.qk.vanish; the reviews' "loss of pairwise token interaction".
+    """The reviews' "loss of pairwise token interaction".
     Kind: rate, DERIVED. theory: -1; measured: rate fit of R = (|J_Q|^2 + |J_K|^2)/|J_V|^2 at LeCun
     init ("paper" tokens) against d_m. The NTK-init slope is reported."""
     R = E.qk_sweep(ctx, 1.0, widths, N, d, d_s, "lecun")
@@ -77,18 +77,18 @@ def qk_vanish(ctx: Ctx, *, widths: list[int], N: int, d: int, d_s: int) -> Evide
 
 @claim(
     "wu2023.qk.vanish.sqrt",
-    reference="spec Sect. 2.2",
+    reference="Sect. 4 scaling discussion (tau0 = d_m^-1/2)",
     kind=Kind.RATE,
     provenance=Provenance.DERIVED,
     statement="under tau0 = d_m^-1/2 the Q/K share of the NTK relative to the V block stays Theta(1)",
     quick=dict(widths=[64, 256, 1024, 4096], N=6, d=8, d_s=4),
     paper=dict(widths=[256, 1024, 4096, 16384], N=10, d=16),
     seeds=Seeds.POOLED,
-    rules={"tol": Rule(0.3, "the spec's window |slope| <= 0.3 (Theta(1): no trend)", SPEC)},
+    rules={"tol": Rule(0.3, "our first criterion's window |slope| <= 0.3 (Theta(1): no trend)", SPEC)},
 )
 def qk_vanish_sqrt(ctx: Ctx, *, widths: list[int], N: int, d: int, d_s: int) -> Evidence:
-    """Spec Sect. 8 wu2023.qk.vanish, second half. Kind: rate (exponent 0), DERIVED. measured: rate
-    fit of R (as in ``wu2023.qk.vanish``) under d_m^-1/2, LeCun."""
+    """The counterpart of ``wu2023.qk.vanish`` under tau0 = d_m^-1/2. Kind: rate (exponent 0), DERIVED.
+    measured: rate fit of R (as in ``wu2023.qk.vanish``) under d_m^-1/2, LeCun."""
     R = E.qk_sweep(ctx, 0.5, widths, N, d, d_s, "lecun")
     return rate_evidence(ctx, 0.0, widths, R, series={"d_m": widths})
 
@@ -103,7 +103,7 @@ def qk_vanish_sqrt(ctx: Ctx, *, widths: list[int], N: int, d: int, d_s: int) -> 
     quick=dict(N=8, d=16, d_s=4, widths=[64, 256, 1024, 4096], steps=30),
     paper=dict(widths=[64, 256, 1024, 4096, 16384], steps=200),
     seeds=Seeds.POOLED,
-    rules={"tol": Rule(0.2, "the d_m^-1/2 law; the spec's window [-0.7, -0.3] for ntk.limit", "attncheck")},
+    rules={"tol": Rule(0.2, "the d_m^-1/2 law; the window [-0.7, -0.3] of ntk.limit", "attncheck")},
 )
 def review_pooling(ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int], steps: int) -> Evidence:
     """Reviewer question 3 (replace attention by pooling). Kind: rate, DERIVED (S - 1/d_s =

@@ -10,7 +10,7 @@ import numpy as np
 from verify.core import Ctx, Evidence
 from verify.numerics.fit import fit_rate
 
-#: Source tag of the pass rules that come from the paper's spec (its checkable-claims table).
+#: Source tag of the pass rules taken from our reconstruction's first pass criteria (the project-wide tag).
 SPEC = "spec pass criterion"
 
 

@@ -1,5 +1,5 @@
-"""The model's derivatives (Eq. (1.2), spec Sect. 1.3) and the softmax facts the Lipschitz constants
-use (spec Sect. 5.1, fact 1)."""
+"""The model's derivatives (Eq. (1.2), hand-derived) and the softmax fact the Lipschitz constants of
+Prop. 1 use (its 1/2-Lipschitz bound)."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def _kink_free_setup(ctx: Ctx, key: int, init: str, p: float, **sizes: int) -> E
 
 @claim(
     "wu2023.grad",
-    reference="Eq. (1.2); spec Sect. 1.3",
+    reference="Eq. (1.2) (hand-derived gradients)",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
     consistency=True,
@@ -82,7 +82,7 @@ def grad(ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int) -> Evidence:
 
 @claim(
     "wu2023.softmax.lip",
-    reference="spec Sect. 5.1, fact 1",
+    reference="Prop. 1 proof (the softmax is 1/2-Lipschitz)",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
     statement="|diag(p) - pp^T|_2 <= 1/2 and the row-wise softmax is 1/2-Lipschitz in Frobenius norm",
@@ -93,7 +93,7 @@ def grad(ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int) -> Evidence:
     rules={"rtol": Rule(1e-12, "round-off margin on the constant 1/2", "spec pass criterion")},
 )
 def softmax_lip(ctx: Ctx, *, samples: int, k: int) -> Evidence:
-    """Spec Sect. 5.1 fact 1 (used for rho). Consistency check: a mathematical fact about the softmax
+    """Prop. 1 proof, the softmax fact behind rho. Consistency check: a mathematical fact about the softmax
     on random logits, independent of the model, the data and training, so it tests our derivation and
     the softmax code, never the paper. Kind: upper, DERIVED; round-off margin ``rtol``.
 

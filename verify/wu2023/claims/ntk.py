@@ -1,5 +1,5 @@
 """The NTK analysis under tau0 = d_m^-1 (Thm 3: the limiting NTK and its minimum eigenvalue; Thm 4:
-the kernel-regime rate; spec Sect. 5.5)."""
+the kernel-regime rate)."""
 
 from __future__ import annotations
 
@@ -16,20 +16,20 @@ from verify.wu2023.claims.common import SPEC, rate_evidence
 
 @claim(
     "wu2023.ntk.limit",
-    reference="Thm 3 (limiting NTK, tau0 = d_m^-1); spec Sect. 5.5",
+    reference="Thm 3 (limiting NTK, tau0 = d_m^-1)",
     kind=Kind.RATE,
     provenance=Provenance.DERIVED,
     statement="NTK init, tau0 = d_m^-1: |K(theta_0) - K_inf|_F / |K_inf|_F decays like d_m^-1/2",
     quick=dict(N=10, d=16, d_s=4, widths=[256, 1024, 4096]),
     paper=dict(widths=[256, 1024, 4096, 16384]),
     seeds=Seeds.POOLED,
-    rules={"tol": Rule(0.2, "the spec's slope window [-0.7, -0.3] around -1/2", SPEC)},
+    rules={"tol": Rule(0.2, "our first criterion's slope window [-0.7, -0.3] around -1/2", SPEC)},
 )
 def ntk_limit(ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int]) -> Evidence:
-    """Spec Sect. 5.5: K_inf = K_O + K_V (arc-cosine kernels of the token means; Q/K blocks vanish).
-    Kind: rate, DERIVED (a sum of d_m i.i.d. terms: CLT). theory: -1/2; measured: the rate fit of the
-    relative Frobenius error against d_m (one draw per seed). The value at the largest width is in
-    the notes (spec: <= 0.06 at d_m = 16384)."""
+    """Thm 3 as we reconstruct it: K_inf = K_O + K_V (arc-cosine kernels of the token means; Q/K blocks
+    vanish). Kind: rate, DERIVED (a sum of d_m i.i.d. terms: CLT). theory: -1/2; measured: the rate fit of the
+    relative Frobenius error against d_m (one draw per seed). The value at the largest width is in the notes
+    (our first criterion: <= 0.06 at d_m = 16384)."""
     err = E.pooled(
         ctx,
         E.ntk_limit_err,
@@ -44,7 +44,7 @@ def ntk_limit(ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int]) -> Evide
 
 @claim(
     "wu2023.ntk.mineig",
-    reference="Thm 3 (minimum eigenvalue of the limiting NTK); spec Sect. 5.5",
+    reference="Thm 3 (minimum eigenvalue of the limiting NTK)",
     kind=Kind.LOWER,
     provenance=Provenance.DERIVED,
     statement="lambda_min(K_inf) >= sigma_min(Xbar)^2 / 2 and lambda_min(K_O) >= mu_2^2 min|xbar|^2 "
@@ -56,10 +56,10 @@ def ntk_limit(ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int]) -> Evide
     rules={"tol": Rule(1e-10, "round-off margin of exact eigenvalues, relative to |K_inf|_2", SPEC)},
 )
 def ntk_mineig(ctx: Ctx, *, sets: int) -> Evidence:
-    """Spec Sect. 5.5 (Hermite expansions of the step function and ReLU + Schur product). Consistency
-    check: exact PSD inequalities between closed forms on random token means, independent of the
-    model, the data law and any training, so it tests our derivation and code, never the paper.
-    Kind: lower, DERIVED, round-off margin ``tol`` (relative to |K_inf|_2; bounds below it are
+    """Thm 3, our bounds on lambda_min(K_inf) (Hermite expansions of the step function and ReLU + Schur
+    product). Consistency check: exact PSD inequalities between closed forms on random token means,
+    independent of the model, the data law and any training, so it tests our derivation and code, never the
+    paper. Kind: lower, DERIVED, round-off margin ``tol`` (relative to |K_inf|_2; bounds below it are
     skipped). theory: 1; measured: min over random token-mean sets (N <= 11, d <= 19, any scale) of
     (lambda_min + tol |K_inf|_2) / bound, for both bounds."""
     rng = ctx.rng(11)
@@ -80,7 +80,7 @@ def ntk_mineig(ctx: Ctx, *, sets: int) -> Evidence:
 
 @claim(
     "wu2023.ntk.rate",
-    reference="Thm 4 (NTK stability, kernel regime); spec Sect. 5.5",
+    reference="Thm 4 (NTK stability, kernel regime)",
     kind=Kind.UPPER,
     provenance=Provenance.RECONSTRUCTED,
     statement="NTK init, tau0 = d_m^-1: l_t <= (1 - gamma lambda_min(K_inf)/2)^t l_0 at every t, for "
@@ -91,11 +91,11 @@ def ntk_mineig(ctx: Ctx, *, sets: int) -> Evidence:
     n_seeds={"quick": 5, "paper": 10},
 )
 def ntk_rate(ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int, steps: int) -> Evidence:
-    """Spec Sect. 5.5 (Du et al. style rate, RECONSTRUCTED). Kind: upper, judged at every seed (the
-    spec asks for the bound in >= 4 of 5 seeds; the exact binomial test on 5 seeds would accept 2 of
-    5, so the claim asks more: every seed). gamma = 1/lambda_max(K_inf) ("paper" tokens). theory:
-    ``bounds.wu2023.ntk_rate_bound`` at the step t where l_t / bound_t is largest; measured: l_t there.
-    A run that diverges before ``steps`` fails."""
+    """Thm 4 as we reconstruct it (Du et al. style rate, RECONSTRUCTED). Kind: upper, judged at every
+    seed (our first criterion asked for the bound in >= 4 of 5 seeds; the exact binomial test on 5 seeds would
+    accept 2 of 5, so the claim asks more: every seed). gamma = 1/lambda_max(K_inf) ("paper" tokens). theory:
+    ``bounds.wu2023.ntk_rate_bound`` at the step t where l_t / bound_t is largest; measured: l_t there. A run
+    that diverges before ``steps`` fails."""
     r = E.ntk_rate_run(ctx.seed, 0, N, d, d_s, d_m, steps)
     note = (
         f"worst step t = {r['t']:.0f}: l_t = {r['loss']:.4g} vs bound {r['bound']:.4g} (ratio "

@@ -1,6 +1,6 @@
 """Proposition 1 (linear rate of GD under conditions C1, C2 on the width) and the facts of its proof
-(spec Sect. 5.1, 5.2): the PL-type inequality, the NTK floor, the Lipschitz constants rho and z, the
-rate itself, how far the conditions are from holding, and the rate on a log scale."""
+(reconstructed statement, DERIVED proof): the PL-type inequality, the NTK floor, the Lipschitz constants rho
+and z, the rate itself, how far the conditions are from holding, and the rate on a log scale."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ _SPEC = "spec pass criterion"
 
 @claim(
     "wu2023.pl",
-    reference="Prop. 1 proof (PL-type inequality); spec Sect. 5.1 fact 7",
+    reference="Prop. 1 proof (PL-type inequality)",
     kind=Kind.LOWER,
     provenance=Provenance.DERIVED,
     statement="|grad l(theta)|^2 >= 2 tau1^2 sigma_min(F_pre(theta))^2 l(theta) along GD",
@@ -30,11 +30,11 @@ _SPEC = "spec pass criterion"
     rules={"rtol": Rule(1e-10, "round-off margin of an exact inequality", _SPEC)},
 )
 def pl(ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int, steps: int) -> Evidence:
-    """Spec fact 7 (exact: only the w_O block). Consistency check: the full gradient contains the w_O
-    block tau1 F^T (f - y), so the inequality holds by construction of the linear output layer and
-    cannot fail by a change of the data or of training. Kind: lower, DERIVED, round-off margin ``rtol``.
-    theory: 1; measured: min over t, over LeCun / NTK init and both tau0 of
-    |grad l_t|^2 / (2 tau1^2 sigma_min(F_pre^t)^2 l_t), along GD with gamma = 1/lambda_max(K_0)."""
+    """Prop. 1 proof, the PL-type step (exact: only the w_O block). Consistency check: the full gradient
+    contains the w_O block tau1 F^T (f - y), so the inequality holds by construction of the linear output
+    layer and cannot fail by a change of the data or of training. Kind: lower, DERIVED, round-off margin
+    ``rtol``. theory: 1; measured: min over t, over LeCun / NTK init and both tau0 of |grad l_t|^2 / (2 tau1^2
+    sigma_min(F_pre^t)^2 l_t), along GD with gamma = 1/lambda_max(K_0)."""
     worst = math.inf
     for init in ("lecun", "ntk"):
         for p in (0.5, 1.0):
@@ -48,7 +48,7 @@ def pl(ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int, steps: int) -> Evidence:
 
 @claim(
     "wu2023.ntk.floor",
-    reference="spec Sect. 5.1 fact 8",
+    reference="Prop. 1 proof (NTK floor lambda_min(K) >= tau1^2 sigma_min(F_pre)^2)",
     kind=Kind.LOWER,
     provenance=Provenance.DERIVED,
     statement="lambda_min(K(theta)) >= tau1^2 sigma_min(F_pre(theta))^2 at init and along GD",
@@ -59,7 +59,7 @@ def pl(ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int, steps: int) -> Evidence:
     rules={"rtol": Rule(1e-8, "round-off margin of an exact inequality (eigenvalues of K)", _SPEC)},
 )
 def ntk_floor(ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int, steps: int, every: int) -> Evidence:
-    """Spec fact 8 (K = K_O + PSD blocks, K_O = tau1^2 F F^T). Consistency check: the NTK is a sum
+    """NTK floor (K = K_O + PSD blocks, K_O = tau1^2 F F^T). Consistency check: the NTK is a sum
     of per-block Gram matrices, one of which is tau1^2 F F^T, so the floor holds by construction.
     Kind: lower, DERIVED, round-off margin
     ``rtol``. theory: 1; measured: min over iterates (every ``every`` steps), inits, tau0 of
@@ -79,7 +79,7 @@ def ntk_floor(ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int, steps: int, every
 
 @claim(
     "wu2023.lipschitz",
-    reference="Prop. 1 (rho, z); spec Sect. 5.1 facts 2-6",
+    reference="Prop. 1 (its Lipschitz constants rho, z)",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
     statement="|F_pre(theta) - F_pre(theta')|_F <= rho |theta - theta'| and |J(theta)|_2 <= z on the ball",
@@ -88,7 +88,7 @@ def ntk_floor(ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int, steps: int, every
     seeds=Seeds.EVERY,
 )
 def lipschitz(ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int, configs: int, pairs: int) -> Evidence:
-    """Spec Sect. 5.1 (softmax 1/2-Lipschitz, convex-combination and pooling bounds). Kind: upper,
+    """Prop. 1 proof (softmax 1/2-Lipschitz, convex-combination and pooling bounds). Kind: upper,
     DERIVED. theory: 1; measured: the largest of |F(t) - F(t')|_F / (rho |t - t'|) and |J(t)|_2 / z
     over random points of the spectral ball B (radii C_b random multiples of |W_b^0|), cycling over
     the inits, both scalings and both token regimes."""
@@ -118,7 +118,7 @@ def _prop1_notes(g: float, tau1: float, alpha: float, ok_t: int, steps: int, L, 
 
 @claim(
     "wu2023.prop1",
-    reference="Prop. 1 (linear rate); spec Sect. 5.2",
+    reference="Prop. 1 (linear rate)",
     kind=Kind.UPPER,
     provenance=Provenance.RECONSTRUCTED,
     statement="l_t <= (1 - gamma tau1^2 alpha^2/4)^t l_0 wherever the per-step sufficient decrease and "
@@ -178,7 +178,7 @@ def prop1(
 
 @claim(
     "wu2023.prop1.vacuous",
-    reference="Prop. 1 conditions; Corollary 1; spec Sect. 5.2",
+    reference="Prop. 1 conditions; Corollary 1",
     kind=Kind.CONDITION,
     provenance=Provenance.DERIVED,
     statement="the width at which the Prop. 1 conditions C1 and C2 would hold at init, against the "
@@ -189,7 +189,7 @@ def prop1(
     seeds=Seeds.POOLED,
 )
 def prop1_vacuous(ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int], tau0_power: float) -> Evidence:
-    """Reviewer question "are the conditions non-vacuous at concrete sizes?"; spec Sect. 5.2. Kind:
+    """Reviewer question "are the conditions non-vacuous at concrete sizes?". Kind:
     condition, DERIVED observation. theory: the extrapolated width d_m* at which min(C1, C2) ratio
     reaches 1 (power-law fit of the seed-mean measured ratios at LeCun init against d_m, one draw per
     seed); measured: the largest

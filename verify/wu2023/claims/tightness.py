@@ -1,4 +1,4 @@
-"""Is the width of Theorems 1 and 2 tight? (reviewer question; spec Sect. 7 question 1). The
+"""Is the width of Theorems 1 and 2 tight? (reviewer question). The
 empirical minimal width at a fixed token dimension d >= N_max: a seed succeeds at a width when GD
 reaches the loss target with Proposition 1's premises holding along the whole run; the minimal width
 is the smallest width of the grid from which every larger one succeeds, and its exponent in N is

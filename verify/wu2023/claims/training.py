@@ -90,7 +90,7 @@ def lazy(ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int], steps: int, t
         series={"d_m": widths, "weight_drift": w.mean(axis=1).tolist(), "ntk_drift": k.mean(axis=1).tolist()},
         notes=[
             f"weight-drift slope {fw.slope:.3f} [{fw.lo:.2f}, {fw.hi:.2f}], NTK-drift slope "
-            f"{fk.slope:.3f} [{fk.lo:.2f}, {fk.hi:.2f}] (spec pilot: about -0.9 and -1.1)",
+            f"{fk.slope:.3f} [{fk.lo:.2f}, {fk.hi:.2f}] (our pilot runs: about -0.9 and -1.1)",
             f"first step whose weight change is below 10% of the first step's (width x seed): {t10} "
             "(Fig. 9b: weights barely move after about epoch 50; report only)",
         ],
@@ -110,7 +110,7 @@ def lazy(ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int], steps: int, t
 def init_rate(ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int, steps: int) -> Evidence:
     """Wu et al. 2023, Sect. 4.5 [EXACT claim; mechanism DERIVED: rate exponent gamma tau1^2 alpha^2
     is ~d_m/d smaller under NTK init]. Kind: qualitative, every seed. Common gamma =
-    1/max(lambda_max(K_0)) over LeCun and He (the spec's 1/lambda_max(K_0^LeCun), lowered so that He
+    1/max(lambda_max(K_0)) over LeCun and He (our first 1/lambda_max(K_0^LeCun), lowered so that He
     is stable too), tau0 = d_m^-1/2, "paper" tokens; holds when l_T^LeCun < l_T^NTK and
     l_T^He < l_T^NTK. NTK init at its own gamma = 1/lambda_max(K_0) reported."""
     r, own = E.init_rate_run(ctx.seed, 0, N, d, d_s, d_m, steps)

@@ -1,4 +1,4 @@
-"""Theorems 1 and 2 (global convergence once the width is large enough; spec Sect. 5.4): the widths
+"""Theorems 1 and 2 (global convergence once the width is large enough): the widths
 their reconstructed conditions require, how those grow with N, and the Gaussian probability terms the
 theorems use. The empirical minimal width (is the condition tight?) is in :mod:`.tightness`."""
 
@@ -34,7 +34,7 @@ def _thm_width(ctx: Ctx, p: float, N: int, d: int, d_s: int, reachable: int) -> 
 
 @claim(
     "wu2023.thm1.width",
-    reference="Thm 1 (tau0 = d_m^-1/2); spec Sect. 5.4",
+    reference="Thm 1 (tau0 = d_m^-1/2)",
     kind=Kind.CONDITION,
     provenance=Provenance.RECONSTRUCTED,
     statement="the width Thm 1's (reconstructed) conditions require on Gaussian data, against a "
@@ -55,7 +55,7 @@ def thm1_width(ctx: Ctx, *, N: int, d: int, d_s: int, reachable: int) -> Evidenc
 
 @claim(
     "wu2023.thm2.width",
-    reference="Thm 2 (tau0 = d_m^-1); spec Sect. 5.4",
+    reference="Thm 2 (tau0 = d_m^-1)",
     kind=Kind.CONDITION,
     provenance=Provenance.RECONSTRUCTED,
     statement="the width Thm 2's (reconstructed) conditions require on Gaussian data, against a "
@@ -174,7 +174,7 @@ def thm2_order(ctx: Ctx, *, Ns: list[int], d_factor: float, d_power: float, d_s:
 
 @claim(
     "wu2023.norms",
-    reference="Thm 1/2 probability terms (Gaussian norm bounds); spec Sect. 5.4",
+    reference="Thm 1/2 probability terms (Gaussian norm bounds)",
     kind=Kind.PROBABILITY,
     provenance=Provenance.DERIVED,
     statement="P(|W|_2 < sqrt(eta)(sqrt d_m + sqrt d + t)) >= 1 - exp(-t^2/2)",
@@ -205,7 +205,7 @@ def norms(ctx: Ctx, *, d_m: int, d: int, t: float, trials: int) -> Evidence:
 
 @claim(
     "wu2023.norms.loss0",
-    reference="Thm 1/2 (initial loss O(N)); spec Sect. 5.4",
+    reference="Thm 1/2 (initial loss O(N))",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
     statement="E_{w_O}[l_0] = 1/2 (|y|^2 + tau1^2 eta_O |F_pre|_F^2) (Monte-Carlo within 4 s.e.)",
