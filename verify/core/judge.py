@@ -39,14 +39,15 @@ The rate rule (one rule for every "X scales like n^p" statement; measured is a
    p (pre-asymptotic, converging) or have settled (the last step within ``tol / 2``, or the last three
    local slopes all within ``tol`` of p: scatter around p): ``holds``;
 4. otherwise, if the interval excludes p (the last range is inconsistent with p; a wide interval
-   containing p never gives a violation) and there are at least three local slopes s_1..s_n: the curve has *settled* when its last two
-   steps shrink in the same direction (0 < q < 1, q = (s_n - s_{n-1}) / (s_{n-1} - s_{n-2})) or its
-   last step moved by at most ``tol / 2``; its limit is extrapolated two ways: a slow correction
-   s_i = L + c / ln x_i (least squares over the local slopes, x_i the centre of window i: a log
-   factor) and a fast one (Aitken, s_n + (s_n - s_{n-1}) q / (1 - q), when 0 < q < 1; else s_n). If
-   it has settled and every extrapolated limit lies more than ``tol`` from p on the same side:
-   ``violated`` (settled away from p); so is a curve whose last three local slopes move away from p,
-   the last more than ``tol`` from it;
+   containing p never gives a violation) and there are at least three local slopes s_1..s_n: the
+   curve has *settled* when its last two steps shrink in the same direction (0 < q < 1,
+   q = (s_n - s_{n-1}) / (s_{n-1} - s_{n-2})) or its last step moved by at most ``tol / 2``; its
+   limit is extrapolated two ways: a slow correction s_i = L + c / ln x_i (least squares over the
+   local slopes, x_i the centre of window i: a log factor) and a fast one (Aitken,
+   s_n + (s_n - s_{n-1}) q / (1 - q), when 0 < q < 1; else s_n). If it has settled and every
+   extrapolated limit lies more than ``tol`` from p on the same side: ``violated`` (settled away from
+   p); so is a curve whose last three local slopes move away from p, the last more than ``tol`` from
+   it;
 5. otherwise ``inconclusive``: not yet asymptotic.
 """
 
