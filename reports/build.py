@@ -1,14 +1,32 @@
-"""``attncheck report``: tables, figures, errata and a ``main.tex`` that compiles on its own."""
+"""``attncheck report``: the front page, one theory-vs-experiment table per paper with its figures and
+errata, an appendix of every row's details, and a ``main.tex`` that compiles on its own (pdflatex)."""
 
 from __future__ import annotations
 
+import datetime as _dt
+import re
+import subprocess
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
 from reports.figures import make_figures
-from reports.latex import escape, main_tex, markdown_notes, paper_table, summary_table
-from verify.core.record import Result
+from reports.latex import (
+    Panel,
+    RunInfo,
+    claim_name,
+    details_table,
+    front_page,
+    label,
+    main_tex,
+    paper_section,
+    run_info,
+    sorted_results,
+    summary_table,
+)
+from reports.text import escape
+from verify.core.record import ClaimRecord, Result
 
 
 @dataclass
@@ -27,40 +45,89 @@ def errata(paper: str) -> str | None:
         return None
 
 
-def build_report(results: list[Result], out: Path, *, figures: bool = True) -> Written:
-    """Write ``summary.tex``, ``<paper>.tex`` (table + errata) per paper, figures and ``main.tex``."""
+def git_commit(where: Path | None = None) -> str:
+    """``git rev-parse --short HEAD`` of the checkout holding this package, or ``unknown``."""
+    where = where or Path(__file__).resolve().parent
+    try:
+        proc = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=where, capture_output=True, text=True, timeout=10
+        )
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return proc.stdout.strip() if proc.returncode == 0 and proc.stdout.strip() else "unknown"
+
+
+def registered_records() -> dict[str, ClaimRecord]:
+    """Every registered claim's record (for ``tex`` and ``plot``)."""
+    from verify.core.registry import registry
+
+    return {cid: c.record for cid, c in registry().items()}
+
+
+def build_report(
+    results: list[Result],
+    out: Path,
+    *,
+    figures: bool = True,
+    records: Mapping[str, ClaimRecord] | None = None,
+    info: RunInfo | None = None,
+) -> Written:
+    """Write ``front.tex``, ``summary.tex``, ``<paper>.tex`` and ``<paper>-details.tex`` per paper, the
+    figures and ``main.tex`` into ``out``.
+
+    records: claim id -> record (default: the registry) for the statements in LaTeX and the plot
+    declarations; info: the run recorded on the front page (default: from the results, this checkout's
+    commit and the current UTC time).
+    """
     out.mkdir(parents=True, exist_ok=True)
+    records = registered_records() if records is None else records
+    if info is None:
+        now = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+        info = run_info(results, commit=git_commit(), date=now)
     written = Written(out / "main.tex")
-    fig_paths: dict[str, Path] = {}
+    figs: dict = {}
     if figures:
-        fig_paths, note = make_figures(results, out)
-        if note:
-            written.notes.append(note)
+        figs, notes = make_figures(results, out, records)
+        written.notes += notes
     else:
         written.notes.append("figures skipped: --no-figures")
     papers = sorted({r.paper for r in results})
-    fig_entries: dict[str, list[tuple[str, str, str]]] = {}
     for paper in papers:
-        rs = [r for r in results if r.paper == paper]
-        labels = {}
+        rs = sorted_results([r for r in results if r.paper == paper])
+        panels: list[Panel] = []
+        refs: dict[str, list[str]] = {}
         for r in rs:
-            if r.claim_id in fig_paths:
-                label = "fig:" + r.claim_id.replace(".", "-")
-                labels[r.claim_id] = label
-                caption = f"{r.claim_id} ({r.reference}; {r.provenance}): {r.statement}"
-                rel = fig_paths[r.claim_id].relative_to(out).as_posix()
-                fig_entries.setdefault(paper, []).append((label, rel, caption))
-        text = paper_table(paper, rs, labels)
-        notes = errata(paper)
-        if notes:
-            text += rf"\subsubsection*{{Errata and provenance notes: \texttt{{{escape(paper)}}}}}" + "\n"
-            text += markdown_notes(notes)
-        path = out / f"{paper}.tex"
-        if path.resolve().parent != out.resolve():  # a report writes only inside `out`
-            raise ValueError(f"paper name {paper!r} would write outside {out}")
-        path.write_text(text, encoding="utf-8")
-        written.files.append(path)
+            for i, (plot, path) in enumerate(figs.get(r.claim_id, [])):
+                lab = label("fig", r.claim_id) + (f"-{i}" if i else "")
+                title = f": {plot.title}" if plot.title else ""  # declared in LaTeX-compatible mathtext
+                caption = rf"{claim_name(r.claim_id)}{title} ({escape(str(r.verdict).replace('_', ' '))})"
+                panels.append(Panel(lab, path.relative_to(out).as_posix(), caption))
+                refs.setdefault(r.claim_id, []).append(lab)
+        for name, text in (
+            (f"{paper}.tex", paper_section(paper, rs, records, panels, refs, errata(paper))),
+            (f"{paper}-details.tex", details_table(paper, rs)),
+        ):
+            path = out / name
+            if path.resolve().parent != out.resolve():  # a report writes only inside `out`
+                raise ValueError(f"paper name {paper!r} would write outside {out}")
+            path.write_text(text, encoding="utf-8")
+            written.files.append(path)
     (out / "summary.tex").write_text(summary_table(results), encoding="utf-8")
-    written.main_tex.write_text(main_tex(papers, fig_entries), encoding="utf-8")
-    written.files += [out / "summary.tex", written.main_tex, *fig_paths.values()]
+    (out / "front.tex").write_text(front_page(results, info, records), encoding="utf-8")
+    written.main_tex.write_text(main_tex(papers), encoding="utf-8")
+    written.files += [out / "summary.tex", out / "front.tex", written.main_tex]
+    written.files += [p for panels in figs.values() for _, p in panels]
     return written
+
+
+def pdflatex_log_problems(log: str, *, hbox_pt: float = 1.0) -> list[str]:
+    """Overfull hboxes wider than ``hbox_pt`` and undefined references in a pdflatex log."""
+    bad = [m.group(0) for m in re.finditer(r"Overfull \\hbox \(([\d.]+)pt too wide\)[^\n]*", log)
+           if float(m.group(1)) > hbox_pt]  # fmt: skip
+    bad += re.findall(
+        r"LaTeX Warning: (?:Reference|Hyper reference) `[^']+' on page \d+ undefined[^\n]*", log
+    )
+    return bad
+
+
+__all__ = ["Written", "build_report", "errata", "git_commit", "pdflatex_log_problems", "registered_records"]

@@ -1,82 +1,254 @@
-"""PDF figures from the ``series`` a claim records (matplotlib, an optional extra).
+"""Figures from the ``plot`` a claim declares (:class:`verify.core.record.Plot`; matplotlib, an extra).
 
-Convention for ``Result.series``: one key names the x axis -- the first of :data:`X_KEYS` present --
-and every other list of the same length is a curve against it. Positive data spanning more than a
-decade go on a log y axis, and then on log-log axes when x spans more than a factor of 3 (tail fits,
-width sweeps); loss against its bound along GD stays semi-log.
+Each panel draws the claim's measured curves (markers; per-seed data as the seed mean with the seeds'
+range as a band) beside its theory (a dashed line, a reference power law, or a shaded pass band), with
+labelled axes, legends in words and the declared log axes, in Computer Modern (matplotlib's mathtext,
+``cm``), sized to sit two abreast on a portrait page. Nothing is guessed from series keys: a claim
+without a declaration gets no figure.
 """
 
 from __future__ import annotations
 
+import logging
+import math
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
-from verify.core.record import Result
+from verify.core.record import ClaimRecord, Plot, Result
 
-X_KEYS = ("t", "T", "step", "steps", "width", "widths", "d_m", "N", "H", "n", "K", "D", "x")
+logging.getLogger("fontTools").setLevel(logging.ERROR)  # cmr10's zero timestamps are harmless
+
+#: matplotlib settings of every panel: the document's font (Computer Modern), small sizes.
+STYLE = {
+    "font.family": "serif",
+    "font.serif": ["cmr10", "DejaVu Serif"],
+    "mathtext.fontset": "cm",
+    "axes.formatter.use_mathtext": True,
+    "axes.unicode_minus": False,
+    "font.size": 8,
+    "axes.labelsize": 8,
+    "axes.titlesize": 8,
+    "legend.fontsize": 6.5,
+    "xtick.labelsize": 7,
+    "ytick.labelsize": 7,
+    "lines.linewidth": 1.1,
+    "lines.markersize": 3,
+    "axes.linewidth": 0.6,
+    "pdf.fonttype": 42,
+    "figure.dpi": 100,
+}
+FIGSIZE = (3.45, 2.05)
+THEORY_COLOR = "0.15"
+BAND_COLOR = "#9ecae1"
 
 
-def _axis_data(series: dict) -> tuple[str, list[float], dict[str, list[float]]] | None:
-    xkey = next((k for k in X_KEYS if isinstance(series.get(k), list)), None)
-    if xkey is None:
+def _finite(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _column(values: Any, n: int) -> tuple[list[float], list[float], list[float], int] | None:
+    """(centre, low, high, seeds) of a y series of length n: numbers, or rows of per-seed numbers."""
+    if not isinstance(values, list) or len(values) != n:
         return None
-    x = series[xkey]
-    curves = {
-        k: v
-        for k, v in series.items()
-        if k != xkey
-        and isinstance(v, list)
-        and len(v) == len(x)
-        and all(isinstance(y, int | float) and not isinstance(y, bool) for y in v)
-    }
-    if len(x) < 2 or not curves or not all(isinstance(v, int | float) for v in x):
-        return None
-    return xkey, x, curves
+    if all(_finite(v) or v is None for v in values):
+        ys = [float(v) if v is not None else math.nan for v in values]
+        return ys, ys, ys, 1
+    if all(isinstance(row, list) and row and all(_finite(v) for v in row) for row in values):
+        mean = [sum(row) / len(row) for row in values]
+        return mean, [min(row) for row in values], [max(row) for row in values], len(values[0])
+    return None
 
 
-def _log_worthy(values: list[float], span: float = 10.0) -> bool:
-    pos = [v for v in values if v > 0]
-    return len(pos) == len(values) and max(pos) / min(pos) > span
+def _mask(xs: list[float], *cols: list[float], logx: bool, logy: bool) -> list[bool]:
+    keep = []
+    for i, x in enumerate(xs):
+        ok = _finite(x) and (x > 0 or not logx)
+        for c in cols:
+            ok = ok and math.isfinite(c[i]) and (c[i] > 0 or not logy)
+        keep.append(ok)
+    return keep
 
 
-def plottable(r: Result) -> bool:
-    return _axis_data(r.series) is not None
+def missing_keys(plot: Plot, series: Mapping[str, Any]) -> list[str]:
+    """The series keys ``plot`` needs that ``series`` lacks: its x and theory keys, and its curves' keys
+    when none of the curves is there (a curve of a parameter the run did not use is skipped)."""
+    need = [k for k in (plot.x, plot.theory) if k]
+    curves = [k for c in plot.curves for k in (c.x, c.y) if k]
+    present = [c for c in plot.curves if c.y in series and (c.x is None or c.x in series)]
+    return [k for k in need if k not in series] + ([] if present else [k for k in curves if k not in series])
 
 
-def make_figures(results: list[Result], out: Path) -> tuple[dict[str, Path], str | None]:
-    """Write ``<out>/fig/<claim>.pdf`` for every plottable result.
+def _xs(plot: Plot, curve: Any, series: Mapping[str, Any]) -> Any:
+    if plot.grid is not None:
+        ys = series.get(curve.y)
+        x0, r = plot.grid
+        return [x0 * r**k for k in range(len(ys))] if isinstance(ys, list) else None
+    return series.get(curve.x or plot.x)
 
-    Returns (claim id -> path, note); without matplotlib, no files and a note saying figures were
-    skipped.
+
+def draw(plot: Plot, series: Mapping[str, Any], path: Path) -> bool:
+    """Draw one panel to ``path`` (PDF); False when the series hold nothing to draw."""
+    import matplotlib.pyplot as plt
+
+    with plt.rc_context(STYLE):
+        fig, ax = plt.subplots(figsize=FIGSIZE)
+        drawn, band_done, first = False, False, None
+        for i, curve in enumerate(plot.curves):
+            xs = _xs(plot, curve, series)
+            if not isinstance(xs, list) or not all(_finite(x) for x in xs):
+                continue
+            col = _column(series.get(curve.y), len(xs))
+            if col is None:
+                continue
+            mid, lo, hi, n_seeds = col
+            keep = _mask(xs, mid, lo, hi, logx=plot.logx, logy=plot.logy)
+            x = [v for v, k in zip(xs, keep, strict=True) if k]
+            y = [v for v, k in zip(mid, keep, strict=True) if k]
+            if not x:
+                continue
+            color = f"C{i % 10}"
+            marker = "o" if len(x) <= 25 else None
+            label = curve.label
+            ax.plot(x, y, color=color, marker=marker, label=label, zorder=3)
+            if n_seeds > 1:
+                ylo = [v for v, k in zip(lo, keep, strict=True) if k]
+                yhi = [v for v, k in zip(hi, keep, strict=True) if k]
+                ax.fill_between(
+                    x,
+                    ylo,
+                    yhi,
+                    color=color,
+                    alpha=0.2,
+                    lw=0,
+                    label=None if band_done else f"range over {n_seeds} runs",
+                )
+                band_done = True
+            first = first or (x, y)
+            drawn = True
+        if not drawn:
+            plt.close(fig)
+            return False
+        _theory(ax, plot, series, first)
+        if plot.logx:
+            ax.set_xscale("log")
+        if plot.logy:
+            ax.set_yscale("log")
+        ax.set_xlabel(plot.xlabel)
+        ax.set_ylabel(plot.ylabel)
+        xs_all = [float(v) for ln in ax.get_lines() for v in ln.get_xdata()]
+        ys_all = [float(v) for ln in ax.get_lines() for v in ln.get_ydata()]
+        _axis(ax.xaxis, plot.logx, xs_all, ticks_at_data=True)
+        _axis(ax.yaxis, plot.logy, ys_all, ticks_at_data=False)
+        ax.legend(loc="best", frameon=True, framealpha=0.85, edgecolor="0.8", handlelength=1.8)
+        fig.tight_layout(pad=0.3)
+        fig.savefig(path, metadata={"CreationDate": None})
+        plt.close(fig)
+    return True
+
+
+def _tick(v: float, _pos: Any = None) -> str:
+    """A tick label in mathtext: ``20``, ``0.05``, ``2\times10^{-4}``."""
+    if v == 0:
+        return "$0$"
+    a = abs(v)
+    if 1e-3 <= a < 1e4:
+        return f"${v:g}$"
+    e = math.floor(math.log10(a))
+    m = v / 10**e
+    m_text = f"{m:.2g}"
+    return f"$10^{{{e}}}$" if m_text == "1" else f"${m_text}\\times10^{{{e}}}$"
+
+
+def _round(v: float) -> bool:
+    """A value worth a tick label of its own: a power of two or at most two significant digits."""
+    if v <= 0:
+        return False
+    if v == int(v) and int(v) & (int(v) - 1) == 0:
+        return True
+    return float(f"{v:.2g}") == v
+
+
+def _axis(axis: Any, log: bool, values: list, *, ticks_at_data: bool) -> None:
+    """Readable ticks: on a log axis spanning under two decades, ticks at 1-2-5 (or at the data's own
+    x values when they are few), plainly labelled; otherwise decades only; never minor labels."""
+    from matplotlib import ticker
+
+    vals = sorted({float(v) for v in values if _finite(v) and (v > 0 or not log)})
+    if not vals:
+        return
+    if not log:
+        axis.set_major_locator(ticker.MaxNLocator(nbins=5))
+        return
+    axis.set_minor_formatter(ticker.NullFormatter())
+    decades = math.log10(vals[-1] / vals[0]) if vals[0] > 0 else 99
+    if ticks_at_data and len(vals) <= 7 and decades < 3 and all(_round(v) for v in vals):
+        axis.set_major_locator(ticker.FixedLocator(vals))
+        axis.set_major_formatter(ticker.FuncFormatter(_tick))
+    elif decades < 2:
+        axis.set_major_locator(ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        axis.set_major_formatter(ticker.FuncFormatter(_tick))
+    else:
+        axis.set_major_locator(ticker.LogLocator(base=10, numticks=6))
+        axis.set_major_formatter(ticker.LogFormatterMathtext())
+
+
+def _theory(ax: Any, plot: Plot, series: Mapping[str, Any], first: tuple[list, list] | None) -> None:
+    kw = {"color": THEORY_COLOR, "ls": "--", "lw": 1.0, "zorder": 2}
+    if plot.band is not None:
+        lo, hi = plot.band
+        ax.axhspan(lo, hi, color=BAND_COLOR, alpha=0.45, lw=0, zorder=1, label=plot.theory_label)
+    elif plot.const is not None:
+        ax.axhline(plot.const, label=plot.theory_label, **kw)
+    elif plot.theory is not None:
+        xs, ys = series.get(plot.x), series.get(plot.theory)
+        col = _column(ys, len(xs)) if isinstance(xs, list) else None
+        if col is not None:
+            keep = _mask(xs, col[0], logx=plot.logx, logy=plot.logy)
+            x = [v for v, k in zip(xs, keep, strict=True) if k]
+            y = [v for v, k in zip(col[0], keep, strict=True) if k]
+            ax.plot(x, y, label=plot.theory_label, **kw)
+    elif plot.slope is not None and first is not None:
+        x, y = first
+        x0, y0 = x[-1], y[-1]
+        ax.plot(x, [y0 * (v / x0) ** plot.slope for v in x], label=plot.theory_label, **kw)
+
+
+def make_figures(
+    results: Sequence[Result], out: Path, records: Mapping[str, ClaimRecord]
+) -> tuple[dict[str, list[tuple[Plot, Path]]], list[str]]:
+    """Write ``<out>/fig/<claim>-<i>.pdf`` for every declared panel of every result.
+
+    Returns (claim id -> [(plot, path)], notes); without matplotlib, nothing and a note saying figures
+    were skipped; a declared key missing from a result's series is a note, not an error.
     """
-    todo = [r for r in results if plottable(r)]
+    todo = [
+        (r, records[r.claim_id].plot) for r in results if r.claim_id in records and records[r.claim_id].plot
+    ]
+    todo = [(r, plots) for r, plots in todo if r.series]
     if not todo:
-        return {}, None
+        return {}, []
     try:
         import matplotlib
 
         matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+        import matplotlib.pyplot
     except ImportError:
-        return {}, "figures skipped: matplotlib is not installed (pip install 'attncheck[figures]')"
+        return {}, ["figures skipped: matplotlib is not installed (pip install 'attncheck[figures]')"]
     figdir = out / "fig"
     figdir.mkdir(parents=True, exist_ok=True)
-    paths: dict[str, Path] = {}
-    for r in todo:
-        xkey, x, curves = _axis_data(r.series)  # type: ignore[misc]
-        fig, ax = plt.subplots(figsize=(4.5, 3.2))
-        for name, y in curves.items():
-            ax.plot(x, y, marker="o" if len(x) <= 20 else None, ms=3, label=name)
-        ys = [v for y in curves.values() for v in y]
-        if _log_worthy(ys):
-            ax.set_yscale("log")
-            if _log_worthy(x, span=3.0):  # sweeps (widths, D, N) over a factor >= 4: log-log
-                ax.set_xscale("log")
-        ax.set_xlabel(xkey)
-        ax.set_title(f"{r.claim_id}: {r.verdict}", fontsize=9)
-        ax.legend(fontsize=7)
-        fig.tight_layout()
-        path = figdir / f"{r.claim_id.replace('.', '_')}.pdf"
-        fig.savefig(path, metadata={"CreationDate": None})
-        plt.close(fig)
-        paths[r.claim_id] = path
-    return paths, None
+    paths: dict[str, list[tuple[Plot, Path]]] = {}
+    notes: list[str] = []
+    for r, plots in todo:
+        for i, plot in enumerate(plots):
+            missing = missing_keys(plot, r.series)
+            if missing:
+                notes.append(f"figure of {r.claim_id}: its series lack the declared keys {missing}")
+                continue
+            path = figdir / f"{r.claim_id.replace('.', '_')}-{i}.pdf"
+            if draw(plot, r.series, path):
+                paths.setdefault(r.claim_id, []).append((plot, path))
+    return paths, notes
+
+
+__all__ = ["STYLE", "draw", "make_figures", "missing_keys"]

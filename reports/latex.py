@@ -1,101 +1,141 @@
-"""LaTeX (booktabs + longtable) rendering of claim results; every string is escaped.
+"""LaTeX rendering of claim results: the front page, one theory-vs-experiment table per paper, the
+figures' floats and the per-paper appendix of parameters, provenance and notes.
 
-Numbers are printed as ``$1.23\\times10^{41}$``, readable at any magnitude; composite values (slope
-fits, counts, dicts) use :func:`verify.core.format.fmt_value` and are escaped as text.
+Every value goes through :mod:`reports.typeset` (one typographic style, in math mode) and every piece of
+text through :mod:`reports.text` (escaped, its ASCII mathematics set as math). Rows follow the paper's
+order (:func:`reports.order.reference_key`). Each row carries a label (``row:<claim>``) that the front
+page's findings link to, and its details in the appendix carry ``det:<claim>``.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from verify.core.format import fmt_params, fmt_sci, fmt_slack, fmt_value, shown
-from verify.core.record import Result, Verdict
+from reports.order import reference_key
+from reports.text import escape, markdown_notes, prose
+from reports.typeset import DASH, measured_cell, param_value, tex_num, tex_value, theory_cell
+from verify.core.format import fmt_slack, shown
+from verify.core.record import ClaimRecord, Result, Verdict
+from verify.core.summary import summarise
 
-_ESCAPES = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-    "<": r"\textless{}",
-    ">": r"\textgreater{}",
-    "|": r"\textbar{}",
-}
-_ESC_RE = re.compile("|".join(re.escape(k) for k in _ESCAPES))
-
-VERDICT_ORDER = [v.value for v in Verdict]
 PAPER_TITLES = {
     "wu2023": "Wu, Liu, Chrysos, Cevher (NeurIPS 2023): encoder-only shallow transformers",
     "yang2024": "Yang, Huang, Liang, Chi (NeurIPS 2024): in-context learning with representations",
     "deora2023": "Deora, Ghaderi, Taheri, Thrampoulidis (TMLR 2024): multi-head attention",
     "zhang2026": "Zhang, Zhao, Gu, Cao (ICLR 2026): position-only attention learns teacher models",
 }
+VERDICT_ORDER = [str(v) for v in Verdict]
+VERDICT_WORDS = {str(v): str(v).replace("_", " ") for v in Verdict}
+
+#: Table columns (portrait A4, 1.5 cm margins, \tabcolsep 4pt): header, width.
+COLUMNS = [
+    ("claim", "2.7cm"),
+    ("statement", "7.8cm"),
+    ("theory", "1.9cm"),
+    ("measured", "2.5cm"),
+    ("verdict", "1.6cm"),
+]
+#: Figures per float: a grid of FIG_COLS x FIG_ROWS panels.
+FIG_COLS, FIG_ROWS = 2, 4
 
 
-def escape(text: str) -> str:
-    """Escape LaTeX's special characters; non-ASCII is left to inputenc (utf8)."""
-    return _ESC_RE.sub(lambda m: _ESCAPES[m.group()], str(text))
+def label(prefix: str, claim_id: str) -> str:
+    """A LaTeX label for a claim: ``row:zhang2026-thm31-rate``."""
+    return prefix + ":" + re.sub(r"[^A-Za-z0-9]+", "-", claim_id)
 
 
-def num(value: Any) -> str:
-    """A scalar in math-mode scientific notation, anything else as escaped compact text."""
-    if isinstance(value, bool) or not (isinstance(value, int | float) or type(value).__name__ == "mpf"):
-        return escape(fmt_value(value, limit=40))
-    if isinstance(value, int) and abs(value) < 10**6:
-        return f"${value}$"
-    mant, exp = fmt_sci(value).split("e")
-    e = int(exp)
-    return f"${mant}$" if e == 0 else f"${mant}\\times10^{{{e}}}$"
+def claim_name(claim_id: str, *, paper: bool = False) -> str:
+    """The claim id in typewriter, breakable after its dots (the paper prefix dropped unless asked)."""
+    name = claim_id if paper else claim_id.split(".", 1)[-1]
+    return r"\texttt{" + escape(name).replace(".", r".\allowbreak{}") + "}"
+
+
+def short_reference(reference: str) -> str:
+    """The reference up to its first semicolon or parenthesised remark (``(1)`` and ``(a)`` stay; the
+    full reference is in the appendix)."""
+    head = re.split(r"\s\((?=[A-Za-z]{3}|[A-Za-z]+\s)|;", reference, maxsplit=1)[0].strip()
+    while head.count("(") > head.count(")"):
+        head = head[: head.rindex("(")].strip()
+    return head or reference
+
+
+def statement_tex(r: Result, record: ClaimRecord | None) -> str:
+    """The claim's statement in LaTeX: the record's ``tex``, else its plain statement as prose."""
+    return record.tex if record is not None and record.tex else prose(r.statement)
+
+
+def sorted_results(results: Sequence[Result]) -> list[Result]:
+    """Results in the paper's order (by section, then theorem; claim id as the stable fallback)."""
+    return sorted(results, key=lambda r: (r.paper, reference_key(r.reference, r.claim_id)))
+
+
+def seeds_text(seeds: Sequence[int]) -> str:
+    """``0-2, 10-12`` for a seed list (ranges of consecutive seeds)."""
+    seeds = sorted(set(int(s) for s in seeds))
+    if not seeds:
+        return DASH
+    parts, start = [], seeds[0]
+    for a, b in zip(seeds, [*seeds[1:], None], strict=True):
+        if b != a + 1:
+            parts.append(str(start) if start == a else f"{start}--{a}")
+            start = b
+    return ", ".join(parts)
 
 
 def _verdict_cell(r: Result) -> str:
-    cell = escape(r.verdict)
+    cell = VERDICT_WORDS.get(str(r.verdict), escape(r.verdict))
     if r.verdict in (Verdict.VIOLATED, Verdict.ERROR):
         cell = rf"\textbf{{{cell}}}"
+    if r.verdict == Verdict.VIOLATED and r.attribution != "consistency":
+        cell += r"\newline{\scriptsize " + ("finding" if r.attribution == "paper" else "mismatch") + "}"
     if not r.as_expected:
-        cell += rf" \newline(expected {escape(r.expected)})"
+        cell += r"\newline{\scriptsize expected " + VERDICT_WORDS.get(str(r.expected), "") + "}"
     return cell
 
 
-#: Longest note text per claim printed under a table.
-NOTE_LIMIT = 600
-
-COLUMNS = [
-    ("claim", r"p{3.1cm}"),
-    ("reference", r"p{2.3cm}"),
-    ("kind", r"p{1.3cm}"),
-    ("provenance", r"p{2.4cm}"),
-    ("parameters", r"p{4.0cm}"),
-    ("theory", r"p{2.3cm}"),
-    ("measured", r"p{2.3cm}"),
-    ("slack", r"r"),
-    ("verdict", r"p{1.6cm}"),
-]
+def _measured(r: Result, value: Any) -> str:
+    cell = measured_cell(r, value)
+    return cell.replace(r"\;[", r"$\allowbreak\ $[")  # a fit may break before its interval
 
 
-def paper_table(paper: str, results: list[Result], figure_labels: dict[str, str] | None = None) -> str:
-    """One longtable (booktabs rules) of a paper's results; ``figure_labels`` maps claim id -> label."""
-    figure_labels = figure_labels or {}
-    spec = "".join(c if c == "r" else r">{\raggedright\arraybackslash}" + c for _, c in COLUMNS)
-    head = " & ".join(rf"\textbf{{{h}}}" for h, _ in COLUMNS) + r" \\"
+def _head(cols: Sequence[tuple[str, str]]) -> str:
+    return " & ".join(rf"\textbf{{{h}}}" for h, _ in cols) + r" \\"
+
+
+def paper_table(
+    paper: str,
+    results: Sequence[Result],
+    records: Mapping[str, ClaimRecord] | None = None,
+    figure_refs: Mapping[str, list[str]] | None = None,
+) -> str:
+    """The theory-vs-experiment longtable of one paper, in the paper's order.
+
+    records: claim id -> record (for ``tex``); figure_refs: claim id -> figure labels of its panels.
+    """
+    records = records or {}
+    figure_refs = figure_refs or {}
+    spec = "".join(rf">{{\raggedright\arraybackslash}}p{{{w}}}" for _, w in COLUMNS)
+    head = _head(COLUMNS)
     lines = [
-        rf"\subsection*{{{escape(PAPER_TITLES.get(paper, paper))}}}",
-        r"{\scriptsize",
+        r"{\footnotesize",
+        r"\setlength{\tabcolsep}{4pt}",
         rf"\begin{{longtable}}{{{spec}}}",
-        rf"\caption{{Theory vs experiment for \texttt{{{escape(paper)}}}; slack is $\log_{{10}}$ of the "
-        r"margin (positive: holds with room). Provenance tags say how sure each formula is: "
-        r"RECONSTRUCTED formulas are ours, not the paper's.}\\",
+        rf"\caption{{Theory against experiment, \texttt{{{escape(paper)}}}, in the paper's order: the "
+        r"paper's bound, exponent, required size or pass window against the reference model's value (a "
+        r"fitted slope with its 95\% interval; $k/n$ successes; the headline quantity of a claim with "
+        r"several conditions). $^\dagger$\,consistency check (tests the code; counted apart). Parameters, "
+        rf"provenance, slack and every note: Appendix~\ref{{{label('app', paper)}}}.}}"
+        rf"\label{{{label('tab', paper)}}}\\",
         r"\toprule",
         head,
         r"\midrule",
         r"\endfirsthead",
+        rf"\multicolumn{{{len(COLUMNS)}}}{{l}}{{\scriptsize\itshape Table~\ref{{{label('tab', paper)}}}, "
+        r"continued}\\",
         r"\toprule",
         head,
         r"\midrule",
@@ -103,131 +143,386 @@ def paper_table(paper: str, results: list[Result], figure_labels: dict[str, str]
         r"\bottomrule",
         r"\endfoot",
     ]
-    for r in sorted(results, key=lambda r: r.claim_id):
-        cid = r"\texttt{" + escape(r.claim_id).replace(".", r".\allowbreak{}") + "}"
-        if r.claim_id in figure_labels:
-            cid += rf" (Fig.~\ref{{{figure_labels[r.claim_id]}}})"
-        cells = [
-            cid,
-            escape(r.reference),
-            escape(r.kind),
-            escape(r.provenance),
-            escape(fmt_params(r.params, limit=120)),
-            *(num(v) for v in shown(r)),
-            escape(fmt_slack(r.slack)),
-            _verdict_cell(r),
-        ]
+    for r in sorted_results(results):
+        rec = records.get(r.claim_id)
+        cid = (
+            r"\phantomsection"
+            + rf"\label{{{label('row', r.claim_id)}}}"
+            + rf"\hyperref[{label('det', r.claim_id)}]{{{claim_name(r.claim_id)}}}"
+        )
+        if r.attribution == "consistency":
+            cid += r"$^\dagger$"
+        cid += r"\newline{\scriptsize " + prose(short_reference(r.reference))
+        refs = figure_refs.get(r.claim_id, [])
+        if refs:
+            cid += "; Fig.~" + ", ".join(rf"\ref{{{f}}}" for f in refs)
+        cid += "}"
+        theory, measured = shown(r)
+        cells = [cid, statement_tex(r, rec), theory_cell(r, theory), _measured(r, measured), _verdict_cell(r)]
         lines.append(" & ".join(cells) + r" \\")
+        lines.append(r"\addlinespace[1pt]")
     lines += [r"\end{longtable}", r"}"]
-    noted = [r for r in sorted(results, key=lambda r: r.claim_id) if r.verdict != Verdict.HOLDS and r.notes]
-    if noted:
-        lines += [r"\paragraph{Notes on the claims that do not simply hold}", r"\begin{itemize}"]
-        for r in noted:
-            text = "; ".join(r.notes)
-            text = text if len(text) <= NOTE_LIMIT else text[: NOTE_LIMIT - 3] + "..."
-            lines.append(rf"\item \texttt{{{escape(r.claim_id)}}} ({escape(r.verdict)}): {escape(text)}")
-        lines.append(r"\end{itemize}")
     return "\n".join(lines) + "\n"
 
 
-def summary_table(results: list[Result]) -> str:
-    """Counts of each verdict per paper (booktabs tabular)."""
-    by_paper: dict[str, Counter[str]] = {}
-    for r in results:
-        by_paper.setdefault(r.paper, Counter())[r.verdict] += 1
-    cols = [v for v in VERDICT_ORDER if any(c[v] for c in by_paper.values()) or v != Verdict.ERROR]
+def _params_text(params: Mapping[str, Any]) -> str:
+    if not params:
+        return DASH
+    return "; ".join(rf"{prose(str(k))} $=$ {param_value(params[k])}" for k in sorted(params))
+
+
+def details_table(paper: str, results: Sequence[Result]) -> str:
+    """The appendix longtable of one paper: for every row (in the table's order, linked both ways) its
+    full reference, verdict, kind, provenance, seeds, slack, time, parameters, headline and all its
+    notes."""
     lines = [
-        r"\begin{table}[ht]",
-        r"\centering",
-        r"\caption{Verdicts per paper.}",
-        r"\begin{tabular}{l" + "r" * (len(cols) + 1) + "}",
+        rf"\subsection{{\texttt{{{escape(paper)}}}}}\label{{{label('app', paper)}}}",
+        r"{\notesize",
+        r"\setlength{\tabcolsep}{0pt}",
+        r"\begin{longtable}{>{\raggedright\arraybackslash}p{\linewidth}}",
+    ]
+    for r in sorted_results(results):
+        cid = (
+            r"\phantomsection"
+            + rf"\label{{{label('det', r.claim_id)}}}"
+            + rf"\hyperref[{label('row', r.claim_id)}]{{\textbf{{{claim_name(r.claim_id)}}}}}"
+            + rf" (p.~\pageref{{{label('row', r.claim_id)}}})"
+        )
+        facts = [
+            rf"\textbf{{{VERDICT_WORDS.get(str(r.verdict), '')}}}"
+            + ("" if r.as_expected else f" (expected {VERDICT_WORDS.get(str(r.expected), '')})"),
+            f"{escape(r.kind)}, {escape(r.provenance)}"
+            + ("; consistency check" if r.attribution == "consistency" else ""),
+            f"seeds {seeds_text(r.seeds)}",
+            f"slack ${fmt_slack(r.slack)}$" if r.slack is not None else "slack " + DASH,
+            f"{r.wall_time:.1f}\\,s",
+        ]
+        first = rf"{cid}\quad {prose(r.reference)}. " + "; ".join(facts) + ". "
+        first += rf"\textbf{{Parameters:}} {_params_text(r.params)}."
+        if r.headline:
+            theory, measured = shown(r)
+            first += (
+                rf" \textbf{{Shown:}} {prose(str(r.headline.get('name', '')))}: measured "
+                rf"{measured_cell(r, measured)} against {theory_cell(r, theory)}."
+            )
+        lines.append(first + r" \\*")
+        notes = r.notes or ["(no notes)"]
+        lines.append(r"\hspace*{1em}$\bullet$ " + r" $\bullet$ ".join(prose(n) for n in notes) + r" \\")
+        lines.append(r"\addlinespace[3pt]")
+    lines += [r"\end{longtable}", r"}"]
+    return "\n".join(lines) + "\n"
+
+
+def summary_table(results: Sequence[Result]) -> str:
+    """Per paper: claims about the paper by verdict, findings, reconstruction mismatches, and the
+    consistency checks apart (:func:`verify.core.summary.summarise`)."""
+    summaries = summarise(list(results))
+    cols = [v for v in VERDICT_ORDER if v != Verdict.ERROR or any(s.verdicts[v] for s in summaries)]
+    spec = "l" + "r" * (len(cols) + 4)
+    head = (
+        "paper & "
+        + " & ".join(VERDICT_WORDS[c].replace(" ", r"\newline ") for c in cols)
+        + r" & claims & findings & mis\-matches & checks \\"
+    )
+    lines = [
+        r"\begin{center}",
+        r"{\small\setlength{\tabcolsep}{4pt}",
+        rf"\begin{{tabular}}{{{spec}}}",
         r"\toprule",
-        "paper & " + " & ".join(escape(c) for c in cols) + r" & total \\",
+        rf"& \multicolumn{{{len(cols) + 1}}}{{c}}{{claims about the paper, by verdict}} "
+        r"& \multicolumn{2}{c}{violations} & consistency \\",
+        rf"\cmidrule(lr){{2-{len(cols) + 2}}}\cmidrule(lr){{{len(cols) + 3}-{len(cols) + 4}}}"
+        rf"\cmidrule(lr){{{len(cols) + 5}-{len(cols) + 5}}}",
+        head.replace(r"\newline ", " "),
         r"\midrule",
     ]
-    for paper in sorted(by_paper):
-        c = by_paper[paper]
+    tot: Counter[str] = Counter()
+    nf = nm = 0
+    ch = Counter()
+    for s in summaries:
         lines.append(
-            rf"\texttt{{{escape(paper)}}} & "
-            + " & ".join(str(c[v]) for v in cols)
-            + rf" & {sum(c.values())} \\"
+            rf"\texttt{{{escape(s.paper)}}} & "
+            + " & ".join(str(s.verdicts[c]) for c in cols)
+            + rf" & {s.claims} & {len(s.findings)} & {len(s.mismatches)} & "
+            + rf"{s.consistency['holds']}/{sum(s.consistency.values())} \\"
         )
-    total = Counter(r.verdict for r in results)
+        tot.update(s.verdicts)
+        nf, nm = nf + len(s.findings), nm + len(s.mismatches)
+        ch.update(s.consistency)
     lines += [
         r"\midrule",
-        "all & " + " & ".join(str(total[v]) for v in cols) + rf" & {len(results)} \\",
+        "all & "
+        + " & ".join(str(tot[c]) for c in cols)
+        + rf" & {sum(tot.values())} & {nf} & {nm} & {ch['holds']}/{sum(ch.values())} \\",
         r"\bottomrule",
-        r"\end{tabular}",
-        r"\end{table}",
+        r"\end{tabular}}",
+        r"\end{center}",
     ]
     return "\n".join(lines) + "\n"
 
 
-_CODE_RE = re.compile(r"`([^`]+)`")
+@dataclass
+class RunInfo:
+    """What the front page records about the run."""
+
+    profile: str
+    seeds: str
+    versions: dict[str, str] = field(default_factory=dict)
+    commit: str = "unknown"
+    date: str = "unknown"
+    wall_time: float = 0.0
+    longest: tuple[str, float] | None = None
+    claims: int = 0
 
 
-def markdown_notes(md: str) -> str:
-    """The small markdown subset of the errata files (##-headings, bullets, paragraphs) as LaTeX."""
-    out: list[str] = []
-    in_list = False
-
-    def inline(text: str) -> str:
-        parts = _CODE_RE.split(text)
-        return "".join(
-            rf"\texttt{{{escape(p)}}}" if i % 2 else escape(p.replace("**", "")) for i, p in enumerate(parts)
+def run_info(results: Sequence[Result], *, commit: str = "unknown", date: str = "unknown") -> RunInfo:
+    """The run recorded by ``results`` (profile, seeds, library versions, claim time), plus the commit
+    and date the caller knows."""
+    profiles = sorted({r.profile for r in results}) or ["--"]
+    counts = Counter(len(r.seeds) for r in results)
+    firsts = sorted({min(r.seeds) for r in results if r.seeds})
+    seeds = "first seed " + ", ".join(str(s) for s in firsts) if firsts else DASH
+    if counts:
+        sizes = sorted(counts)
+        seeds += (
+            "; seed sets of "
+            + (f"{sizes[0]}" if len(sizes) == 1 else f"{sizes[0]} to {sizes[-1]}")
+            + " per claim"
         )
+    versions: dict[str, Counter[str]] = {}
+    for r in results:
+        for k, v in r.versions.items():
+            versions.setdefault(k, Counter())[v] += 1
+    longest = max(((r.claim_id, r.wall_time) for r in results), key=lambda t: t[1], default=None)
+    return RunInfo(
+        profile=", ".join(profiles),
+        seeds=seeds,
+        versions={k: c.most_common(1)[0][0] for k, c in sorted(versions.items())},
+        commit=commit,
+        date=date,
+        wall_time=sum(r.wall_time for r in results),
+        longest=longest,
+        claims=len(results),
+    )
 
-    for raw in md.splitlines():
-        line = raw.strip()
-        is_item = line.startswith(("- ", "* "))
-        if in_list and not is_item and line and not raw.startswith("  "):
-            out.append(r"\end{itemize}")
-            in_list = False
-        if not line:
+
+def _finding_item(r: Result, record: ClaimRecord | None, *, statement: bool = True) -> str:
+    theory, measured = shown(r)
+    if isinstance(measured, bool):
+        number = f"Observed: {tex_value(measured)}."
+    else:
+        number = f"Measured {measured_cell(r, measured)} against {theory_cell(r, theory)}."
+        if r.verdict == Verdict.VACUOUS:
+            number = f"Needs {theory_cell(r, theory)}; reachable {measured_cell(r, measured)}."
+    return (
+        rf"\item \hyperref[{label('row', r.claim_id)}]{{{claim_name(r.claim_id, paper=True)}}} "
+        rf"({prose(short_reference(r.reference))}, p.~\pageref{{{label('row', r.claim_id)}}}): "
+        + (rf"{statement_tex(r, record)}. " if statement else "")
+        + number
+    )
+
+
+def front_page(
+    results: Sequence[Result], info: RunInfo, records: Mapping[str, ClaimRecord] | None = None
+) -> str:
+    """The run, the summary per paper (\\input{summary.tex}) and the findings, linked to their rows."""
+    records = records or {}
+    versions = ", ".join(f"{escape(k)} {escape(v)}" for k, v in info.versions.items()) or DASH
+    longest = (
+        rf"; longest {claim_name(info.longest[0], paper=True)}, {info.longest[1]:.1f}\,s"
+        if info.longest
+        else ""
+    )
+    lines = [
+        r"\begin{center}",
+        r"{\LARGE attncheck: theory against experiment}\\[6pt]",
+        r"{\large four papers on the convergence of shallow transformers trained by gradient descent}",
+        r"\end{center}",
+        r"\section*{The run}",
+        r"\begin{center}\small",
+        r"\begin{tabular}{>{\raggedright\arraybackslash}p{3.2cm}>{\raggedright\arraybackslash}p{12.8cm}}",
+        r"\toprule",
+        rf"profile & \texttt{{{escape(info.profile)}}} ({info.claims} claims) \\",
+        rf"seeds & {escape(info.seeds)} \\",
+        rf"library versions & {versions} \\",
+        rf"commit & \texttt{{{escape(info.commit)}}} \\",
+        rf"report written & {escape(info.date)} \\",
+        rf"wall time & {info.wall_time:.1f}\,s summed over the claims{longest} \\",
+        r"\bottomrule",
+        r"\end{tabular}",
+        r"\end{center}",
+        r"\section*{Summary per paper}",
+        r"Claims about each paper by verdict; violations split into \emph{findings} (a statement of the "
+        r"paper's own, EXACT, EXACT-from-reviews or THIRD-PARTY, is violated) and \emph{reconstruction "
+        r"mismatches} (our DERIVED or RECONSTRUCTED form of it is: not evidence against the paper); "
+        r"consistency checks test the code and are counted apart.",
+        r"\input{summary.tex}",
+    ]
+    ordered = sorted_results(results)
+    sections = [
+        ("Findings: the papers' own statements violated", "paper", Verdict.VIOLATED),
+        ("Reconstruction mismatches", "reconstruction", Verdict.VIOLATED),
+        ("Conditions beyond reach (vacuous)", None, Verdict.VACUOUS),
+    ]
+    for title, attribution, verdict in sections:
+        rows = [
+            r
+            for r in ordered
+            if r.verdict == verdict
+            and r.attribution != "consistency"
+            and (attribution is None or r.attribution == attribution)
+        ]
+        lines.append(rf"\section*{{{title}}}")
+        if not rows:
+            lines.append("None.")
             continue
-        if line.startswith("#"):
-            title = line.lstrip("#").strip()
-            out.append(rf"\paragraph{{{inline(title)}}}")
-        elif is_item:
-            if not in_list:
-                out.append(r"\begin{itemize}")
-                in_list = True
-            out.append(r"\item " + inline(line[2:]))
-        else:
-            out.append(inline(line))
-    if in_list:
-        out.append(r"\end{itemize}")
+        lines.append(r"{\small\begin{itemize}\setlength{\itemsep}{0pt}")
+        lines += [
+            _finding_item(r, records.get(r.claim_id), statement=verdict != Verdict.VACUOUS) for r in rows
+        ]
+        lines.append(r"\end{itemize}}")
+    unexpected = [r for r in ordered if not r.as_expected]
+    if unexpected:
+        lines.append(r"\section*{Unexpected verdicts (the run exits 1)}")
+        lines.append(r"{\small\begin{itemize}\setlength{\itemsep}{0pt}")
+        for r in unexpected:
+            lines.append(
+                rf"\item \hyperref[{label('row', r.claim_id)}]{{{claim_name(r.claim_id, paper=True)}}} "
+                rf"(p.~\pageref{{{label('row', r.claim_id)}}}): "
+                rf"{VERDICT_WORDS.get(str(r.verdict), '')}, expected "
+                rf"{VERDICT_WORDS.get(str(r.expected), '')}"
+                + (f": {prose(r.notes[0])}" if r.notes else "")
+                + "."
+            )
+        lines.append(r"\end{itemize}}")
+    return "\n".join(lines) + "\n"
+
+
+@dataclass(frozen=True)
+class Panel:
+    """One figure panel: its label, the pdf path relative to ``out`` and its sub-caption (LaTeX)."""
+
+    label: str
+    path: str
+    caption: str
+
+
+def figures_tex(paper: str, panels: Sequence[Panel]) -> str:
+    """The paper's panels in floats of FIG_COLS x FIG_ROWS subfigures."""
+    per = FIG_COLS * FIG_ROWS
+    out = []
+    for start in range(0, len(panels), per):
+        chunk = panels[start : start + per]
+        out += [r"\begin{figure}[tbp]", r"\centering"]
+        for i, p in enumerate(chunk):
+            out += [
+                r"\begin{subfigure}[t]{0.49\linewidth}",
+                r"\centering",
+                rf"\includegraphics[width=\linewidth]{{{p.path}}}",
+                rf"\caption{{{p.caption}}}\label{{{p.label}}}",
+                r"\end{subfigure}" + (r"\hfill" if i % FIG_COLS == 0 and i + 1 < len(chunk) else ""),
+            ]
+            if i % FIG_COLS == FIG_COLS - 1 and i + 1 < len(chunk):
+                out.append(r"\par\medskip")
+        more = " (continued)" if start else ""
+        out += [
+            rf"\caption{{\texttt{{{escape(paper)}}}{more}: theory (dashed line or shaded band) against "
+            r"measurement (markers; a shaded band around them is the range over seeds).}",
+            r"\end{figure}",
+        ]
     return "\n".join(out) + "\n"
 
 
-def main_tex(papers: list[str], figures: dict[str, list[tuple[str, str, str]]]) -> str:
-    """A stand-alone document including ``summary.tex`` and one ``<paper>.tex`` per paper.
+def paper_section(
+    paper: str,
+    results: Sequence[Result],
+    records: Mapping[str, ClaimRecord] | None,
+    panels: Sequence[Panel],
+    figure_refs: Mapping[str, list[str]],
+    errata: str | None,
+) -> str:
+    """``<paper>.tex``: the section with the table, the figures and the errata."""
+    text = rf"\section{{{escape(PAPER_TITLES.get(paper, paper))}}}\label{{{label('sec', paper)}}}" + "\n"
+    text += paper_table(paper, results, records, figure_refs)
+    if panels:
+        text += figures_tex(paper, panels)
+    if errata:
+        text += rf"\subsection*{{Errata and provenance notes: \texttt{{{escape(paper)}}}}}" + "\n"
+        text += (
+            r"{\notesize\begin{multicols}{2}"
+            + "\n"
+            + markdown_notes(errata, env="compactlist")
+            + r"\end{multicols}}"
+            + "\n"
+        )
+    return text
 
-    figures: paper -> [(label, relative pdf path, caption)], placed after the paper's table.
-    """
-    lines = [
-        r"\documentclass[10pt]{article}",
-        r"\usepackage[utf8]{inputenc}",
-        r"\usepackage[T1]{fontenc}",
-        r"\usepackage[landscape,margin=1.5cm]{geometry}",
-        r"\usepackage{booktabs,longtable,array,graphicx}",
-        r"\setlength{\LTcapwidth}{\linewidth}",
-        r"\title{attncheck: theory vs experiment}",
-        r"\date{}",
-        r"\begin{document}",
-        r"\maketitle",
-        r"\input{summary.tex}",
+
+PREAMBLE = r"""\documentclass[10pt,a4paper]{article}
+\usepackage[utf8]{inputenc}
+\usepackage[a4paper,margin=1.5cm]{geometry}
+\usepackage{amsmath,amssymb}
+\usepackage{booktabs,longtable,array,graphicx,multicol}
+\usepackage[font=small,labelfont=bf]{caption}
+\usepackage{subcaption}
+\usepackage[expansion=false]{microtype}
+\usepackage[hidelinks]{hyperref}
+\AtBeginDocument{\setlength{\LTcapwidth}{\textwidth}}
+\renewcommand{\topfraction}{0.95}
+\renewcommand{\bottomfraction}{0.9}
+\renewcommand{\textfraction}{0.05}
+\renewcommand{\floatpagefraction}{0.75}
+\setcounter{topnumber}{3}
+\setcounter{totalnumber}{4}
+\setlength{\emergencystretch}{2em}
+\setlength{\multicolsep}{4pt}
+\setlength{\columnsep}{12pt}
+\makeatletter\setlength{\@fptop}{0pt}\makeatother
+\renewcommand{\labelitemi}{$\bullet$}
+\newcommand{\notesize}{\fontsize{6.4}{7.4}\selectfont}
+\newenvironment{compactlist}{\begin{list}{$\bullet$}{\setlength{\leftmargin}{1em}\setlength{\labelwidth}{0.6em}%
+\setlength{\labelsep}{0.4em}\setlength{\itemsep}{1pt}\setlength{\parsep}{0pt}\setlength{\topsep}{2pt}}}{\end{list}}
+\hypersetup{pdftitle={attncheck: theory against experiment}}
+"""
+
+
+def main_tex(papers: Sequence[str]) -> str:
+    """A stand-alone document: the front page, one section per paper, the appendix of details."""
+    lines = [PREAMBLE.rstrip("\n"), r"\begin{document}", r"\input{front.tex}", r"\clearpage"]
+    lines += [rf"\input{{{p}.tex}}" for p in papers]
+    lines += [
+        r"\appendix",
+        r"\section{Parameters, provenance and notes of every row}\label{app:details}",
+        r"Keyed to the tables' rows (each claim links back to its row). Numbers in the notes are the "
+        r"claims' own, set in the report's style.",
     ]
-    for paper in papers:
-        lines.append(rf"\input{{{paper}.tex}}")
-        for label, path, caption in figures.get(paper, []):
-            lines += [
-                r"\begin{figure}[ht]",
-                r"\centering",
-                rf"\includegraphics[width=0.45\linewidth]{{{path}}}",
-                rf"\caption{{{escape(caption)}}}\label{{{label}}}",
-                r"\end{figure}",
-            ]
-        lines.append(r"\clearpage")
+    lines += [rf"\input{{{p}-details.tex}}" for p in papers]
     lines.append(r"\end{document}")
     return "\n".join(lines) + "\n"
+
+
+# kept for callers of the previous module: a value as LaTeX (math mode for numbers)
+def num(value: Any) -> str:
+    """A theory / measured value as LaTeX (:func:`reports.typeset.tex_value`)."""
+    return tex_value(value)
+
+
+__all__ = [
+    "PAPER_TITLES",
+    "Panel",
+    "RunInfo",
+    "details_table",
+    "escape",
+    "figures_tex",
+    "front_page",
+    "main_tex",
+    "markdown_notes",
+    "num",
+    "paper_section",
+    "paper_table",
+    "prose",
+    "run_info",
+    "sorted_results",
+    "summary_table",
+    "tex_num",
+]

@@ -57,7 +57,8 @@ def _table(rows: list[list[str]], header: list[str]) -> str:
     return "\n".join([line(header), line(["-" * w for w in widths]), *map(line, rows)])
 
 
-def results_table(results: list[Result]) -> str:
+def results_table(results: list[Result], wide: bool = False) -> str:
+    """The verdict table; ``wide``: every note printed, indented, under its row."""
     rows = [
         [
             r.claim_id,
@@ -68,7 +69,14 @@ def results_table(results: list[Result]) -> str:
         ]
         for r in results
     ]
-    return _table(rows, ["claim", "verdict", "theory", "measured", "slack", "time"])
+    table = _table(rows, ["claim", "verdict", "theory", "measured", "slack", "time"])
+    if not wide:
+        return table
+    lines = table.splitlines()
+    out = lines[:2]
+    for line, r in zip(lines[2:], results, strict=True):
+        out += [line, *(f"    - {note}" for note in r.notes)]
+    return "\n".join(out)
 
 
 def _read(path: str, flag: str, *, known: bool = True) -> list[Result]:
@@ -217,7 +225,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         results = _run(args, claims)
     except Interrupted as exc:
         return _interrupted(exc, len(claims), args, out)
-    print(results_table(results))
+    print(results_table(results, wide=args.wide))
     if out is not None:
         write_results(out, results, args.profile, args.seed)
         print(f"results written to {out}", file=sys.stderr)
@@ -366,6 +374,7 @@ def _parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("run", help="run claims and print their verdicts")
     runner_opts(sp)
     sp.add_argument("--json", metavar="PATH", help="write the results as JSON")
+    sp.add_argument("--wide", action="store_true", help="print every claim's notes under its row")
     sp.set_defaults(fn=cmd_run)
 
     sp = sub.add_parser("report", help="LaTeX tables and figures of claims")

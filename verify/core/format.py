@@ -3,23 +3,36 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
 import mpmath
 
 from bounds.mp import DPS, mp
 
 
+class Count(NamedTuple):
+    """``k`` successes in ``n`` trials: the measured side of a probability claim, printed ``k/n``."""
+
+    k: int
+    n: int
+
+    def __str__(self) -> str:
+        return f"{self.k}/{self.n}"
+
+
 def fmt_value(value: Any, digits: int = 3, limit: int = 60) -> str:
     """A compact string for a theory / measured value of any shape the results hold.
 
     numbers -> scientific notation (readable at 1e41 and 1e-400); a slope fit -> ``slope [lo, hi]``;
-    ``[k, n]`` counts -> ``k/n``; other lists and dicts -> their items, cut at ``limit`` characters.
+    a :class:`Count` (what :func:`shown` gives for a probability claim's ``[k, n]``) -> ``k/n``; other
+    lists and dicts -> their items, cut at ``limit`` characters.
     """
     if value is None:
         return "--"
     if isinstance(value, bool):
         return "yes" if value else "no"
+    if isinstance(value, Count):
+        return str(value)
     if isinstance(value, int):
         return str(value) if abs(value) < 10**6 else fmt_sci(value, digits)
     if isinstance(value, float) or type(value).__name__ == "mpf":
@@ -75,11 +88,25 @@ def fmt_sci(x: Any, digits: int = 3) -> str:
     return f"{sign}{m_r:.{digits - 1}f}e{e:+03d}"
 
 
+def is_count(value: Any) -> bool:
+    """``[k, n]`` with integers 0 <= k <= n, n >= 1 (a probability claim's successes and trials)."""
+    return (
+        isinstance(value, list | tuple)
+        and len(value) == 2
+        and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+        and 0 <= value[0] <= value[1]
+        and value[1] >= 1
+    )
+
+
 def shown(result: Any) -> tuple[Any, Any]:
     """The (theory, measured) pair a table prints for a result: the headline quantity of a
     multi-condition claim (the paper's slope or constant against its requirement), else the judged
-    pair itself."""
+    pair itself; a probability claim's ``[k, n]`` as a :class:`Count` (printed ``k/n``)."""
     head = getattr(result, "headline", None)
     if head:
         return head["theory"], head["measured"]
-    return result.theory, result.measured
+    measured = result.measured
+    if str(getattr(result, "kind", "")) == "probability" and is_count(measured):
+        measured = Count(*measured)
+    return result.theory, measured

@@ -89,6 +89,90 @@ class Rule:
 
 
 @dataclass(frozen=True)
+class Curve:
+    """One measured curve of a :class:`Plot`: the series key of its y values, its legend in words (mathtext
+    allowed, e.g. ``"leaky ReLU $\\sigma$"``), and the series key of its own x values when it differs
+    from the plot's. A y series holds one value per x, or one row of per-seed values per x: the figure
+    then draws the seed mean with the seeds' range as a band."""
+
+    y: str
+    label: str
+    x: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"y": self.y, "label": self.label, "x": self.x}
+
+
+@dataclass(frozen=True)
+class Plot:
+    """One panel of the report's figures: a claim's ``series`` against its theory.
+
+    x: the series key of the x axis; curves: the measured curves (:class:`Curve`, ``(key, label)`` pairs
+    or dicts); xlabel / ylabel: axis labels in matplotlib mathtext (``"$T$"``); the theory, drawn beside
+    the measurement, is any of: ``theory`` (a series key drawn as a line), ``const`` (a horizontal line),
+    ``band`` ((lo, hi): a shaded pass band), ``slope`` (a reference power law x^slope through the last
+    point of the first curve: rate claims); theory_label: its legend in words; logx / logy: log axes;
+    title: an optional panel title in words; grid: (x_0, r) when the series hold no x values but were
+    taken on a geometric grid, x_k = x_0 r^k (``x`` is then ``""``).
+    """
+
+    x: str
+    curves: tuple[Curve, ...]
+    xlabel: str
+    ylabel: str
+    theory: str | None = None
+    const: float | None = None
+    band: tuple[float, float] | None = None
+    slope: float | None = None
+    theory_label: str = "theory"
+    logx: bool = False
+    logy: bool = False
+    title: str = ""
+    grid: tuple[float, float] | None = None
+
+    def __post_init__(self) -> None:
+        curves = tuple(
+            c if isinstance(c, Curve) else Curve(**c) if isinstance(c, dict) else Curve(*c)
+            for c in self.curves
+        )
+        if not curves:
+            raise ValueError(f"plot of {self.x!r}: at least one curve")
+        object.__setattr__(self, "curves", curves)
+        if (self.x == "") != (self.grid is not None):
+            raise ValueError("plot: give either an x series key or a grid (x_0, r) with x = ''")
+        if self.band is not None:
+            lo, hi = self.band
+            if not lo <= hi:
+                raise ValueError(f"plot of {self.x!r}: band must be (lo, hi) with lo <= hi, got {self.band}")
+            object.__setattr__(self, "band", (float(lo), float(hi)))
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """Every series key the panel reads."""
+        keys = [k for k in (self.x, *(k for c in self.curves for k in (c.x, c.y))) if k]
+        if self.theory:
+            keys.append(self.theory)
+        return tuple(dict.fromkeys(keys))
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "x": self.x,
+            "curves": [c.as_dict() for c in self.curves],
+            "xlabel": self.xlabel,
+            "ylabel": self.ylabel,
+            "theory": self.theory,
+            "const": self.const,
+            "band": list(self.band) if self.band else None,
+            "slope": self.slope,
+            "theory_label": self.theory_label,
+            "logx": self.logx,
+            "logy": self.logy,
+            "title": self.title,
+            "grid": list(self.grid) if self.grid else None,
+        }
+
+
+@dataclass(frozen=True)
 class ClaimRecord:
     """Immutable description of one paper claim.
 
@@ -100,7 +184,9 @@ class ClaimRecord:
     (:class:`Seeds`), n_seeds: the seed-set size per profile (default
     :data:`verify.core.context.SEED_COUNTS`); consistency: the check holds by construction or tests the
     code (a gradient check, a closed form against Monte Carlo, a tautology), never a confirmation of
-    the paper: counted apart.
+    the paper: counted apart. tex: the statement in LaTeX (text mode, math in ``$...$``), written from
+    the paper's notation, for the report (empty: the report prints ``statement``); plot: the panels
+    (:class:`Plot`) drawing the claim's series against its theory (empty: no figure).
     """
 
     id: str
@@ -117,6 +203,8 @@ class ClaimRecord:
     seeds: Seeds = Seeds.NONE
     n_seeds: tuple[tuple[str, int], ...] = ()
     consistency: bool = False
+    tex: str = ""
+    plot: tuple[Plot, ...] = ()
 
     def params_for(self, profile: str) -> dict[str, Any]:
         quick = dict(self.quick)
@@ -138,6 +226,8 @@ class ClaimRecord:
             "seeds": str(self.seeds),
             "n_seeds": dict(self.n_seeds),
             "consistency": self.consistency,
+            "tex": self.tex,
+            "plot": [p.as_dict() for p in self.plot],
         }
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from verify.core.context import SEED_COUNTS
-from verify.core.record import ClaimRecord, Evidence, Kind, Provenance, Rule, Seeds, Verdict
+from verify.core.record import ClaimRecord, Evidence, Kind, Plot, Provenance, Rule, Seeds, Verdict
 
 ClaimFn = Callable[..., Evidence]
 
@@ -49,6 +49,8 @@ def claim(
     seeds: Seeds = Seeds.NONE,
     n_seeds: Mapping[str, int] | None = None,
     consistency: bool = False,
+    tex: str | None = None,
+    plot: Plot | Mapping[str, Any] | Iterable[Plot | Mapping[str, Any]] | None = None,
 ) -> Callable[[ClaimFn], ClaimFn]:
     """Register ``fn(ctx: Ctx, *, <params>) -> Evidence`` as the claim ``id`` (``<paper>.<name>``).
 
@@ -58,6 +60,9 @@ def claim(
     :class:`~verify.core.record.Rule` with its reason and source. seeds: how the seeds combine
     (:class:`~verify.core.record.Seeds`); n_seeds: seed-set sizes per profile, at least
     :data:`~verify.core.context.SEED_COUNTS`; consistency: a check of the code, not of the paper.
+    tex: the statement in LaTeX for the report (None: the plain ``statement``); plot: one
+    :class:`~verify.core.record.Plot` (or the dict of its fields) or several (panels) drawing the claim's
+    series against its theory (None: no figure).
     """
     if "." not in id:
         raise ValueError(f"claim id must look like '<paper>.<name>', got {id!r}")
@@ -70,6 +75,9 @@ def claim(
             )
     if n_seeds and seeds == Seeds.NONE:
         raise ValueError(f"claim {id!r}: n_seeds given for a deterministic claim (seeds=Seeds.NONE)")
+    plots = _plots(id, plot)
+    if tex is not None and not (isinstance(tex, str) and tex.strip()):
+        raise ValueError(f"claim {id!r}: tex must be a non-empty string or None")
     for name, rule in (rules or {}).items():
         if not isinstance(rule, Rule):
             raise TypeError(f"claim {id!r}: rule {name!r} must be a Rule, got {type(rule).__name__}")
@@ -94,6 +102,8 @@ def claim(
             seeds=seeds,
             n_seeds=tuple(sorted(counts.items())),
             consistency=bool(consistency),
+            tex=(tex or "").strip(),
+            plot=plots,
         )
         c = Claim(record, fn)
         missing = set(c.param_names()) - set(dict(record.quick))
@@ -108,6 +118,22 @@ def claim(
         return fn
 
     return register
+
+
+def _plots(claim_id: str, plot: Any) -> tuple[Plot, ...]:
+    """The panels of a ``plot`` declaration: a Plot, a dict of Plot's fields, or a sequence of either."""
+    items = [plot] if isinstance(plot, Plot | Mapping) else list(plot or ())
+    out = []
+    for p in items:
+        if isinstance(p, Mapping):
+            try:
+                p = Plot(**p)
+            except TypeError as exc:
+                raise TypeError(f"claim {claim_id!r}: bad plot declaration: {exc}") from None
+        if not isinstance(p, Plot):
+            raise TypeError(f"claim {claim_id!r}: plot must be a Plot or a dict, got {type(p).__name__}")
+        out.append(p)
+    return tuple(out)
 
 
 def load_all() -> None:

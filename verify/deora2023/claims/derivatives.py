@@ -26,6 +26,8 @@ from verify.numerics.gradcheck import check_grad, check_hvp
     rules={
         "tol": Rule(1e-6, "scaled error |FD - g| / (tol (1 + |FD|)) of check_grad", "spec pass criterion")
     },
+    tex=r"the hand-derived $\nabla_\theta\Phi(\theta;X)$ and $\nabla L(\theta)$ equal central finite "
+    r"differences (scaled error at most $1$ at the tolerance $10^{-6}$)",
 )
 def grad(ctx: Ctx, *, cases: int) -> Evidence:
     """Spec Sec. 1.3 / claim deora2023.grad [DERIVED]. Kind: upper. Consistency check: it tests the
@@ -85,6 +87,8 @@ def _head_structure(Hp: np.ndarray, H: int, T: int, d: int) -> tuple[float, floa
             1e-6, "quadratic-form formula vs v^T H v, relative to max(1, |v^T H v|)", "attncheck"
         ),
     },
+    tex=r"the hand Hessian-vector products of $\Phi$ and $L$ equal finite differences of the gradient; "
+    r"$\nabla^2_{UU}\Phi=0$ and $\nabla^2\Phi$ is block-diagonal over the heads",
 )
 def hvp(ctx: Ctx, *, cases: int) -> Evidence:
     """Spec Sec. 1.3 / claim deora2023.hvp [DERIVED]. Kind: upper. Consistency check: the hand
@@ -147,6 +151,9 @@ def hvp(ctx: Ctx, *, cases: int) -> Evidence:
     quick=dict(draws=2000),
     paper=dict(draws=20000),
     rules={"rtol": Rule(1e-12, "round-off margin of the exact inequalities", "spec pass criterion")},
+    tex=r"for $s=\mathrm{softmax}(a)$: $\|\mathrm{diag}(s)-ss^\top\|\le\frac12$, "
+    r"$\mathrm{Var}_s(a)\le\frac14\,\mathrm{range}(a)^2$, "
+    r"$|k_3^s(v,b,b)|\le\frac14\,\mathrm{range}(v)\,\mathrm{range}(b)^2$",
 )
 def softmax_facts(ctx: Ctx, *, draws: int) -> Evidence:
     """Spec Sec. 3.1 / claim deora2023.softmax [DERIVED]. Kind: upper, round-off margin rule ``rtol``.

@@ -34,6 +34,18 @@ from verify.numerics.fit import fit_loglog, fit_rate
         ),
         "beta2_margin": Rule(1.05, "inflation of the pilot beta_2 estimate used to choose K", "attncheck"),
     },
+    tex=r"Theorem D-gen: $\mathbb{E}[L(\theta_K)-\hat L(\theta_K)]\le(4\Gamma\beta_2^2\eta/n)"
+    r"\sum_{k<K}\mathbb{E}\hat L(\theta_k)$ when $\Gamma\beta_2^2\eta K\le n/2$",
+    plot=dict(
+        x="n",
+        curves=[("gap", "measured gap (mean over data sets)"), ("gap_hi", "upper end of its 95% interval")],
+        theory="bound",
+        theory_label="stability bound (theory)",
+        xlabel="training set size $n$",
+        ylabel=r"$\mathbb{E}\,[L(\theta_K)-\hat L(\theta_K)]$",
+        logx=True,
+        logy=True,
+    ),
 )
 def gen_derived(
     ctx: Ctx, *, ns: tuple[int, ...], H: int, eta: float, datasets: int, test_size: int, gamma_datasets: int
@@ -85,6 +97,18 @@ def gen_derived(
     rules={
         "max_slope": Rule(-0.5, "deliberately loose against the O~(1/n) rate (slope -1)", "spec Sect. 11")
     },
+    tex=r"with $K\propto n$, the expected test loss $\mathbb{E}L(\theta_K)$ decays in $n$ with a log-log "
+    r"slope whose 95\% interval lies below $-\frac12$ (the order $\tilde O(1/n)$)",
+    plot=dict(
+        x="n",
+        curves=[("test_loss", "test loss")],
+        slope=-0.5,
+        theory_label=r"slope $-1/2$ (the claim: steeper)",
+        xlabel="training set size $n$ ($K\\propto n$)",
+        ylabel=r"test loss $L(\theta_K)$",
+        logx=True,
+        logy=True,
+    ),
 )
 def gen_rate(ctx: Ctx, *, ns: tuple[int, ...], H: int, eta: float, K_per_n: int, test_size: int) -> Evidence:
     """Spec Sec. 6.1 / claim deora2023.gen.rate [RECONSTRUCTED, order-level, soft; not calibrated by the
@@ -184,6 +208,18 @@ def _gap(ctx: Ctx, ns, H, eta, K_fixed, target, datasets, test_size, col: int) -
     quick=_GAP_QUICK,
     paper=_GAP_PAPER,
     rules=_GAP_RULES,
+    tex=r"at a fixed number $K$ of GD steps, the expected generalization gap "
+    r"$\mathbb{E}[L(\theta_K)-\hat L(\theta_K)]$ decays like $n^{-1}$",
+    plot=dict(
+        x="n",
+        curves=[("gap", "generalization gap at fixed $K$")],
+        slope=-1.0,
+        theory_label="theory: slope $-1$",
+        xlabel="training set size $n$",
+        ylabel=r"$L(\theta_K)-\hat L(\theta_K)$",
+        logx=True,
+        logy=True,
+    ),
 )
 def gen_gap(
     ctx: Ctx, *, ns: tuple[int, ...], H: int, eta: float, K_fixed: int, target: float, datasets: int,
@@ -209,6 +245,18 @@ def gen_gap(
     quick=_GAP_QUICK,
     paper=_GAP_PAPER,
     rules=_GAP_RULES,
+    tex=r"trained to a fixed training loss $\hat L(\theta_K)\le0.1$, the expected generalization gap "
+    r"decays like $n^{-1}$",
+    plot=dict(
+        x="n",
+        curves=[("gap", "gap at a fixed training loss")],
+        slope=-1.0,
+        theory_label="theory: slope $-1$",
+        xlabel="training set size $n$",
+        ylabel=r"$L(\theta_K)-\hat L(\theta_K)$",
+        logx=True,
+        logy=True,
+    ),
 )
 def gen_gap_loss(
     ctx: Ctx, *, ns: tuple[int, ...], H: int, eta: float, K_fixed: int, target: float, datasets: int,

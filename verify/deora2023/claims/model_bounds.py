@@ -21,6 +21,8 @@ from verify.numerics.fit import RateFit, fit_rate
     seeds=Seeds.EVERY,
     quick=dict(cases=12, trained_steps=100),
     paper=dict(cases=200, trained_steps=1000),
+    tex=r"$\|\nabla_\theta\Phi(\theta;X)\|^2\le TR^2+TR^6\,\frac1H\sum_h\|U_h\|_F^2=:\beta_2^2$, "
+    r"$R=\max_t\|x_t\|$",
 )
 def gradbound(ctx: Ctx, *, cases: int, trained_steps: int) -> Evidence:
     """Spec Sec. 3.2 / claim deora2023.gradbound [DERIVED]; the paper's own constants are NOT RECOVERED.
@@ -50,6 +52,8 @@ def gradbound(ctx: Ctx, *, cases: int, trained_steps: int) -> Evidence:
     seeds=Seeds.EVERY,
     quick=dict(cases=8, trained_steps=100),
     paper=dict(cases=200, trained_steps=1000),
+    tex=r"$\|\nabla^2_\theta\Phi(\theta;X)\|\le\beta_3/\sqrt H$, "
+    r"$\beta_3=\sqrt T R^3(1+2R^2\max_h\|U_h\|_F)$ (single-query variant: $\sqrt T\to1$)",
 )
 def hessbound(ctx: Ctx, *, cases: int, trained_steps: int) -> Evidence:
     """Spec Sec. 3.3 / claim deora2023.hessbound [DERIVED]; the paper's Proposition 5 constant (changed
@@ -100,6 +104,17 @@ def _scaling_fit(ctx: Ctx, Hs: tuple[int, ...], n_inputs: int, which: int) -> tu
             "spec pass criterion",
         )
     },
+    tex=r"at paired i.i.d.\ initialisation, $\|\nabla^2_\theta\Phi(\theta_0;X)\|\sim H^{-1/2}$",
+    plot=dict(
+        x="H",
+        curves=[("hess_norm", "Hessian norm (median over inputs)")],
+        slope=-0.5,
+        theory_label="theory: $H^{-1/2}$",
+        xlabel="number of heads $H$",
+        ylabel=r"$\|\nabla^2_\theta\Phi(\theta_0;X)\|$",
+        logx=True,
+        logy=True,
+    ),
 )
 def scaling_H(ctx: Ctx, *, Hs: tuple[int, ...], n_inputs: int) -> Evidence:
     """Spec Sec. 3.3 / claim deora2023.scaling.H [DERIVED, order-level]. Kind: rate, exponent -1/2,
@@ -132,6 +147,17 @@ def scaling_H(ctx: Ctx, *, Hs: tuple[int, ...], n_inputs: int) -> Evidence:
             0.1, "last local slope within 0.1 of 0: the spec's window [-0.1, 0.1]", "spec pass criterion"
         )
     },
+    tex=r"at paired i.i.d.\ initialisation, $\|\nabla_\theta\Phi(\theta_0;X)\|=O(1)$ in $H$ (exponent $0$)",
+    plot=dict(
+        x="H",
+        curves=[("grad_norm", "gradient norm (median over inputs)")],
+        slope=0.0,
+        theory_label="theory: $H^{0}$",
+        xlabel="number of heads $H$",
+        ylabel=r"$\|\nabla_\theta\Phi(\theta_0;X)\|$",
+        logx=True,
+        logy=True,
+    ),
 )
 def scaling_H_grad(ctx: Ctx, *, Hs: tuple[int, ...], n_inputs: int) -> Evidence:
     """Spec Sec. 3.2 / claim deora2023.scaling.H (gradient part) [DERIVED, order-level]. Kind: rate,

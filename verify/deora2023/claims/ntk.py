@@ -27,6 +27,8 @@ from verify.numerics.fit import fit_rate
     rules={
         "tol": Rule(1e-10, "an exact identity: round-off of float64 evaluations only", "spec pass criterion")
     },
+    tex=r"for $\theta_\star$ on the $U$ block, $\Phi(\theta_0+\lambda\theta_\star)=\Phi(\theta_0)+"
+    r"\lambda\langle\nabla\Phi(\theta_0),\theta_\star\rangle$ exactly ($\Phi$ is linear in $U$)",
 )
 def real_Ulinear(ctx: Ctx, *, n: int, H: int, lams: tuple[float, ...]) -> Evidence:
     """Spec Sec. 7.1 / claim deora2023.real.Ulinear [DERIVED, exact]. Kind: upper.
@@ -55,6 +57,9 @@ def real_Ulinear(ctx: Ctx, *, n: int, H: int, lams: tuple[float, ...]) -> Eviden
     "- lam^2 beta_3(lam)/(2 sqrt H)",
     seeds=Seeds.EVERY,
     quick=dict(n=40, H=8, lam_max=50.0, n_lams=26),
+    tex=r"along the NTK max-margin direction $\theta_\star$: $y\Phi(\theta_0+\lambda\theta_\star)\ge "
+    r"y\Phi(\theta_0)+\lambda y\langle\nabla\Phi(\theta_0),\theta_\star\rangle-"
+    r"\lambda^2\beta_3(\lambda)/(2\sqrt H)$",
 )
 def real_taylor(ctx: Ctx, *, n: int, H: int, lam_max: float, n_lams: int) -> Evidence:
     """Spec Sec. 7.1 / claim deora2023.real.taylor [DERIVED]. Kind: upper.
@@ -93,6 +98,9 @@ def real_taylor(ctx: Ctx, *, n: int, H: int, lam_max: float, n_lams: int) -> Evi
     assumptions=("B0 = max_i |Phi(theta_0; X_i)| (0 under paired init)",),
     seeds=Seeds.EVERY,
     quick=dict(n=40, H=8, eps=(0.5, 0.1, 0.01, 1e-4)),
+    tex=r"with the $U$-only max-margin direction $\theta_\star$ and "
+    r"$\lambda_\varepsilon=(B_0+\log(1/\varepsilon))/\gamma_U$: "
+    r"$L(\theta_0+\lambda_\varepsilon\theta_\star)\le\varepsilon$",
 )
 def real_eps_U(ctx: Ctx, *, n: int, H: int, eps: tuple[float, ...]) -> Evidence:
     """Spec Sec. 7.1 / claim deora2023.real.eps (U-only half) [DERIVED]. Kind: upper. Seeds: every seed.
@@ -121,6 +129,9 @@ def real_eps_U(ctx: Ctx, *, n: int, H: int, eps: tuple[float, ...]) -> Evidence:
     expect=Verdict.VACUOUS,
     seeds=Seeds.EVERY,
     quick=dict(n=40, H=2**17, eps=(0.5, 0.1, 0.01, 1e-4)),
+    tex=r"realizability along the full NTK max-margin direction needs "
+    r"$\sqrt H\ge\lambda_\varepsilon\beta_3(\lambda_\varepsilon)/\gamma$, "
+    r"$\lambda_\varepsilon=2(B_0+\log(1/\varepsilon))/\gamma$ (shown: the largest $\varepsilon$ it misses)",
 )
 def real_eps(ctx: Ctx, *, n: int, H: int, eps: tuple[float, ...]) -> Evidence:
     """Spec Sec. 7.1 / claim deora2023.real.eps (full-theta_* half) [DERIVED]. Kind: condition. Seeds:
@@ -156,6 +167,8 @@ def real_eps(ctx: Ctx, *, n: int, H: int, eps: tuple[float, ...]) -> Evidence:
     seeds=Seeds.EVERY,
     quick=dict(n=40, H=4, S=2.0),
     rules={"rtol": Rule(1e-4, "accuracy of the SVM solver on a closed-form margin", "spec pass criterion")},
+    tex=r"$U$-part NTK margin at $W_0=0$, $\sigma=0$: $\gamma_U=\zeta S\sqrt{T/2}$ (variant O) and "
+    r"$\gamma_U=\zeta S\sqrt T$ (variant A)",
 )
 def mixture_margin(ctx: Ctx, *, n: int, H: int, S: float) -> Evidence:
     """Spec Sec. 9.2 / claim deora2023.mixture.margin [DERIVED]. Kind: identity, rule ``rtol``.
@@ -187,6 +200,8 @@ def mixture_margin(ctx: Ctx, *, n: int, H: int, S: float) -> Evidence:
     n_seeds={"quick": 100, "paper": 200},
     quick=dict(n=40, H=4, S=1.0, sigma=0.05, delta=0.1),
     rules={"solver_atol": Rule(1e-9, "SVM solver slack allowed in full margin >= U margin", "attncheck")},
+    tex=r"w.p.\ $\ge1-\delta$: $\gamma_U\ge\sqrt T\zeta S/\sqrt2-\sigma\sqrt{2\log(n/\delta)}$, and the "
+    r"full NTK margin is at least $\gamma_U$",
 )
 def mixture_margin_noisy(ctx: Ctx, *, n: int, H: int, S: float, sigma: float, delta: float) -> Evidence:
     """Spec Sec. 9.2 / claim deora2023.mixture.margin (sigma > 0 part) [DERIVED]. Kind: probability.
@@ -223,6 +238,18 @@ def _ntk_table(ctx: Ctx, Hs: tuple[int, ...], inits: int) -> tuple[np.ndarray, n
             0.2, "last local slope within 0.2 of -1/2: the spec's window [-0.7, -0.3]", "spec pass criterion"
         )
     },
+    tex=r"the across-initialisation relative spread of the NTK Gram matrix at $\theta_0$ decays like "
+    r"$H^{-1/2}$",
+    plot=dict(
+        x="H",
+        curves=[("spread", "relative spread of the NTK Gram")],
+        slope=-0.5,
+        theory_label="theory: $H^{-1/2}$",
+        xlabel="number of heads $H$",
+        ylabel=r"$\|\mathrm{std}\,K_H\|_F\,/\,\|\mathrm{mean}\,K_H\|_F$",
+        logx=True,
+        logy=True,
+    ),
 )
 def ntk_concentration(ctx: Ctx, *, Hs: tuple[int, ...], inits: int) -> Evidence:
     """Spec Sec. 8 / claim deora2023.ntk.concentration [DERIVED, order-level]. Kind: rate, exponent -1/2,
@@ -252,6 +279,18 @@ def ntk_concentration(ctx: Ctx, *, Hs: tuple[int, ...], inits: int) -> Evidence:
     quick=dict(Hs=(4, 16, 64, 256), inits=6),
     paper=dict(inits=10),
     rules={"max_slope": Rule(0.0, "'decreases with H': a negative log-log slope", "spec Sect. 8")},
+    tex=r"the across-initialisation coefficient of variation of the NTK margin decreases with $H$ (the "
+    r"95\% interval of its log-log slope lies below $0$)",
+    plot=dict(
+        x="H",
+        curves=[("margin_cv", "CV of the NTK margin")],
+        slope=0.0,
+        theory_label="slope $0$ (the claim: decreasing)",
+        xlabel="number of heads $H$",
+        ylabel="coefficient of variation",
+        logx=True,
+        logy=True,
+    ),
 )
 def ntk_concentration_margin(ctx: Ctx, *, Hs: tuple[int, ...], inits: int) -> Evidence:
     """Spec Sec. 8 / claim deora2023.ntk.concentration (margin part) [DERIVED, order-level]. Kind: upper.
@@ -296,6 +335,8 @@ def ntk_concentration_margin(ctx: Ctx, *, Hs: tuple[int, ...], inits: int) -> Ev
         ),
         "spec_gain": Rule(1.3, "the spec's pilot-calibrated margin gain (reported only)", "spec Sect. 11"),
     },
+    tex=r"w.p.\ $\ge1-\delta$, one large GD step on $W$ from $(U_0,W=0)$ on an independent sample raises "
+    r"the NTK margin (variants O and A) and the attention mass on relevant tokens above $\zeta$",
 )
 def onestep(ctx: Ctx, *, n: int, H: int, eta1: float) -> Evidence:
     """Spec Sec. 9.4 / claim deora2023.onestep [RECONSTRUCTED claim; the paper's statement, step size

@@ -28,6 +28,18 @@ from verify.numerics.fit import fit_rate
             "spec pass criterion",
         )
     },
+    tex=r"under NTK separability the training loss decays like $K^{-1}$ up to logarithmic factors: "
+    r"$L(\theta_K)=\tilde O(1/(\gamma^2\eta K))$",
+    plot=dict(
+        x="K",
+        curves=[("loss", "training loss")],
+        slope=-1.0,
+        theory_label="theory: $K^{-1}$",
+        xlabel="GD steps $K$",
+        ylabel=r"$L(\theta_K)$",
+        logx=True,
+        logy=True,
+    ),
 )
 def rate_K(ctx: Ctx, *, n: int, H: int, eta: float, K_min: int, K_max: int, points: int) -> Evidence:
     """Spec Sec. 7.2 / claim deora2023.rate.K [RECONSTRUCTED order: O~(1/(gamma^2 eta K)); the explicit
@@ -81,6 +93,17 @@ _LAZY_TOL = "last local slope within 0.1 of the exponent: the narrower side of t
     quick=_LAZY_QUICK,
     paper=_LAZY_PAPER,
     rules={"tol": Rule(0.1, _LAZY_TOL + " [-0.6, -0.4]", "spec pass criterion")},
+    tex=r"the relative movement $\|\theta_K-\theta_0\|/\|\theta_0\|$ scales like $H^{-1/2}$ (lazy regime)",
+    plot=dict(
+        x="H",
+        curves=[("relative_movement", "relative movement")],
+        slope=-0.5,
+        theory_label="theory: $H^{-1/2}$",
+        xlabel="number of heads $H$",
+        ylabel=r"$\|\theta_K-\theta_0\|\,/\,\|\theta_0\|$",
+        logx=True,
+        logy=True,
+    ),
 )
 def lazy(ctx: Ctx, *, Hs: tuple[int, ...], n: int, eta: float, K: int) -> Evidence:
     """Spec Sec. 10 / claim deora2023.lazy [RECONSTRUCTED, order-level; NTK-regime claim]. Kind: rate,
@@ -116,6 +139,17 @@ def lazy(ctx: Ctx, *, Hs: tuple[int, ...], n: int, eta: float, K: int) -> Eviden
     quick=_LAZY_QUICK,
     paper=_LAZY_PAPER,
     rules={"tol": Rule(0.1, _LAZY_TOL + " [-0.1, 0.15]", "spec pass criterion")},
+    tex=r"the absolute movement $\|\theta_K-\theta_0\|$ stays $O(1)$ in $H$ (exponent $0$)",
+    plot=dict(
+        x="H",
+        curves=[("movement", "absolute movement")],
+        slope=0.0,
+        theory_label="theory: $H^{0}$",
+        xlabel="number of heads $H$",
+        ylabel=r"$\|\theta_K-\theta_0\|$",
+        logx=True,
+        logy=True,
+    ),
 )
 def lazy_abs(ctx: Ctx, *, Hs: tuple[int, ...], n: int, eta: float, K: int) -> Evidence:
     """Spec Sec. 10 / claim deora2023.lazy (absolute part) [RECONSTRUCTED, order-level]. Kind: rate,

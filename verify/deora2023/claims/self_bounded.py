@@ -25,6 +25,16 @@ from verify.numerics.fit import fit_rate
     quick=dict(H=8, n=40, steps=100, random_points=2),
     paper=dict(steps=3000, random_points=20),
     rules={"rtol": Rule(1e-10, "round-off margin of an exact inequality", "spec pass criterion")},
+    tex=r"self-bounded gradient: $\|\nabla L(\theta)\|\le\beta_2L(\theta)$, "
+    r"$\beta_2=\max_i\|\nabla\Phi(\theta;X_i)\|$",
+    plot=dict(
+        x="k",
+        curves=[("ratio", r"$\|\nabla L\|\,/\,(\beta_2 L)$ along GD")],
+        const=1.0,
+        theory_label="bound (theory)",
+        xlabel="GD step $k$",
+        ylabel="ratio to the bound",
+    ),
 )
 def sbgrad(ctx: Ctx, *, H: int, n: int, steps: int, random_points: int) -> Evidence:
     """Spec Sec. 4.1 / claim deora2023.sbgrad [DERIVED; the paper names the property (TL;DR), its form
@@ -69,6 +79,8 @@ _WC_PAPER = dict(n=30, ks=_WC_PAPER_KS, random_points=4, dense_max=4000)
     seeds=Seeds.EVERY,
     quick=_WC_QUICK,
     paper=_WC_PAPER,
+    tex=r"self-bounded weak convexity: $\lambda_{\min}(\nabla^2L(\theta))\ge-(\beta_3(\theta)/\sqrt H)\,"
+    r"L(\theta)$",
 )
 def sbwc(
     ctx: Ctx, *, Hs: tuple[int, ...], n: int, ks: tuple[int, ...], random_points: int, dense_max: int
@@ -110,6 +122,18 @@ def sbwc(
             "spec pass criterion",
         )
     },
+    tex=r"the measured weak-convexity ratio $\hat\kappa=\max(0,-\lambda_{\min}(\nabla^2L))/L$ at a GD "
+    r"iterate scales like $H^{-1/2}$",
+    plot=dict(
+        x="H",
+        curves=[("kappa_hat", r"$\hat\kappa$, mean over seeds and iterates")],
+        slope=-0.5,
+        theory_label="theory: $H^{-1/2}$",
+        xlabel="number of heads $H$",
+        ylabel=r"$\hat\kappa=\max(0,-\lambda_{\min})/L$",
+        logx=True,
+        logy=True,
+    ),
 )
 def sbwc_Hlaw(
     ctx: Ctx, *, Hs: tuple[int, ...], n: int, ks: tuple[int, ...], random_points: int, dense_max: int
@@ -147,6 +171,8 @@ def sbwc_Hlaw(
     seeds=Seeds.EVERY,
     quick=_WC_QUICK,
     paper=_WC_PAPER,
+    tex=r"$\|\nabla^2L\|\le(\beta_2^2+\beta_3/\sqrt H)\,L$ (self-bounded) and "
+    r"$\|\nabla^2L\|\le\beta_2^2/4+\beta_3/\sqrt H$ (global)",
 )
 def smooth(
     ctx: Ctx, *, Hs: tuple[int, ...], n: int, ks: tuple[int, ...], random_points: int, dense_max: int
@@ -178,6 +204,9 @@ def smooth(
     quick=dict(H=8, n=40, pairs=12, seg_points=101),
     paper=dict(pairs=300),
     rules={"c_max": Rule(1.0, "the statement's premise c = kappa D^2 < c_max", "spec Sect. 4.2")},
+    tex=r"for $c=\kappa D^2<1$, $a=c/(2-c)$: $\langle\nabla L(\theta),\theta-\theta'\rangle\ge"
+    r"(1-a)L(\theta)-(1+a)L(\theta')$ and "
+    r"$\max_{[\theta,\theta']}L\le\max(L(\theta),L(\theta'))/(1-c/2)$",
 )
 def quasiconvex(ctx: Ctx, *, H: int, n: int, pairs: int, seg_points: int) -> Evidence:
     """Spec Sec. 4.2 / claim deora2023.quasiconvex [DERIVED algebra; the paper's form RECONSTRUCTED].

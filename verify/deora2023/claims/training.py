@@ -83,6 +83,15 @@ def _dtrain_run(ctx: Ctx, seed: int, ex: dict, K: int, eta: float) -> tuple[list
         "descent_rtol": Rule(1e-12, "round-off allowed in P1, relative to L_k", "attncheck"),
         "c_max": Rule(1.0, "premise P2: c < c_max", "spec Sect. 5.2"),
     },
+    tex=r"Theorem D-train: if GD descends (P1) and $c=\max_k\kappa_kD_k^2<1$ (P2), then "
+    r"$\frac1K\sum_{k<K}L(\theta_k)\le B$ and $D_k^2\le\bar D^2$",
+    plot=dict(
+        x="k",
+        curves=[("loss", "training loss, first seed")],
+        xlabel="GD step $k$",
+        ylabel=r"$L(\theta_k)$",
+        logy=True,
+    ),
 )
 def train_logic(
     ctx: Ctx,
@@ -144,6 +153,8 @@ def train_logic(
     quick=_TRAIN_QUICK,
     paper=_TRAIN_PAPER,
     rules={"c_max": Rule(0.5, "the paper form's premise c <= 1/2", "spec Sect. 5.1")},
+    tex=r"paper form (reconstructed): $L(\theta_K)\le2L(\theta_{\mathrm{ref}})+\frac54"
+    r"\|\theta_{\mathrm{ref}}-\theta_0\|^2/(\eta K)$ in runs with $c\le\frac12$",
 )
 def train_paperform(
     ctx: Ctx,
@@ -205,6 +216,7 @@ def train_paperform(
     seeds=Seeds.EVERY,
     quick=_TRAIN_QUICK,
     paper=_TRAIN_PAPER,
+    tex=r"the worst-case head count of Theorem D-train, $\sqrt H\ge2\beta_3(r)\bar D^2$, is met",
 )
 def train_Hcond(
     ctx: Ctx,
@@ -253,6 +265,17 @@ def train_Hcond(
         "c_small": Rule(0.01, "c(H) from which the bound must be near the convex rate", "spec Sect. 5.2"),
         "gap": Rule(0.01, "allowed relative gap to the convex rate once c(H) <= c_small", "spec Sect. 5.2"),
     },
+    tex=r"the worst-case D-train bound $B(H)$ is non-increasing in $H$ and within 1\% of the convex rate "
+    r"once $c(H)\le0.01$",
+    plot=dict(
+        x="log2_H",
+        curves=[("bound", "worst-case bound $B(H)$")],
+        theory="convex_limit",
+        theory_label="convex-rate limit",
+        xlabel=r"$\log_2 H$",
+        ylabel="bound on the average loss",
+        logy=True,
+    ),
 )
 def train_Hmono(
     ctx: Ctx, *, T: int, R: float, ubar0: float, D0: float, eta: float, K: int, L_ref: float, log2_H_max: int

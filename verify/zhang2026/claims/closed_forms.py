@@ -33,6 +33,8 @@ from verify.zhang2026.claims._rules import MC_Z
         ),
         grad_failed_r=Rule(2.0, "normalised violation given to a failed gradient check (> 1: violated)"),
     ),
+    tex=r"the closed-form population loss equals Monte Carlo ($|\mathrm{MC}-\mathrm{CF}|\le4$ SE); hand "
+    r"gradients equal central differences (relative error $\le10^{-6}$)",
 )
 def closedform(ctx: Ctx, *, D: int, K: int, M: int, d: int, N: int) -> Evidence:
     """Consistency check of the code (a closed form against Monte Carlo, hand gradients against finite
@@ -68,6 +70,7 @@ def closedform(ctx: Ctx, *, D: int, K: int, M: int, d: int, N: int) -> Evidence:
     seeds=Seeds.EVERY,
     consistency=True,
     rules=dict(atol=Rule(1e-10, "max difference of (A, W_V) between choices of P", "spec pass criterion")),
+    tex=r"the trajectory $(A^{(t)},W_V^{(t)})$ is the same for every orthogonal $P$",
 )
 def P_invariance(ctx: Ctx, *, D: int, K: int, M: int, d: int, eta: float, steps: int) -> Evidence:
     """Consistency check of the code: with P^T P = I the W_KQ step is algebraically the logit step
@@ -91,6 +94,7 @@ def P_invariance(ctx: Ctx, *, D: int, K: int, M: int, d: int, eta: float, steps:
     seeds=Seeds.EVERY,
     consistency=True,
     rules=dict(atol=Rule(1e-9, "max deviation of the recursion from full-matrix GD", "spec pass criterion")),
+    tex=r"full-matrix population GD equals the two-scalar $(C_1,g)$ recursion",
 )
 def scalar_reduction(
     ctx: Ctx, *, D: int, K: int, M: int, d: int, eta: float, sx2: float, steps: int

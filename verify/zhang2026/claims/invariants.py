@@ -31,6 +31,8 @@ ROUNDOFF = "spec pass criterion (round-off level)"
             0.01, "leaky ReLU Monte Carlo GD: 1 - min row cosine (sampling noise)", "spec pass criterion"
         ),
     ),
+    tex=r"Lemma C.2: every row of $W_V^{(t)}$ is a positive multiple of the row of $V^*$, at every step "
+    r"$t\ge1$",
 )
 def lemC2(
     ctx: Ctx, *, D: int, K: int, M: int, d: int, eta: float, steps: int, N_mc: int, steps_mc: int
@@ -72,6 +74,8 @@ def lemC2(
         spread=Rule(1e-8, "relative spread of the on- / off-support entries of P^T W_KQ P", ROUNDOFF),
         ratio=Rule(1e-8, "|K C2 / ((D-K) C3) - 1|", ROUNDOFF),
     ),
+    tex=r"$W_{KQ}^{(t)}=C_2\sum_i\sum_{i'\in G_i}p_{i'}p_i^\top-C_3\sum_i\sum_{i'\notin G_i}"
+    r"p_{i'}p_i^\top$ with $KC_2=(D-K)C_3$, and $W_{KQ}^{(1)}=0$",
 )
 def kq_structure(ctx: Ctx, *, D: int, K: int, M: int, d: int, eta: float, steps: int) -> Evidence:
     """The proof's invariant [S] (K C2 = (D-K) C3 is DERIVED), at every seed (random V*, P): relative

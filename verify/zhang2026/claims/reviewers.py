@@ -29,6 +29,17 @@ from verify.zhang2026.claims._rates import RateParts
         ),
         kq=Rule(1e-14, "max |W_KQ^(t)| (it stays exactly 0 up to round-off)"),
     ),
+    tex=r"$D=K$: $W_{KQ}$ stays $0$ and $\mathcal{E}(t)=\frac12\sigma_x^2\|V^*\|^2(1-\eta\sigma_x^2)^{2t}$ "
+    r"(geometric decay, not $1/T$)",
+    plot=dict(
+        x="t",
+        curves=[("excess", "measured excess")],
+        theory="theory",
+        theory_label=r"closed form $\propto(1-\eta\sigma_x^2)^{2t}$",
+        xlabel="GD step $t$",
+        ylabel=r"excess loss $\mathcal{E}(t)$",
+        logy=True,
+    ),
 )
 def DeqK(ctx: Ctx, *, D: int, M: int, d: int, eta: float, sx2: float, steps: int) -> Evidence:
     """Consistency check of the code: with S* = A(0) = 1 1^T / D the attention gradient vanishes, and the
@@ -69,6 +80,7 @@ def DeqK(ctx: Ctx, *, D: int, M: int, d: int, eta: float, sx2: float, steps: int
     seeds=Seeds.EVERY,
     consistency=True,
     rules=dict(tol=Rule(0.0, "exact: the W_V gradient carries the factor <S*, A> = 0")),
+    tex=r"$K=0$ ($S^*=0$): $W_V$ stays $0$ and $\mathcal{E}(t)=0$ for all $t$",
 )
 def K0(ctx: Ctx, *, D: int, M: int, d: int, eta: float, steps: int) -> Evidence:
     """Consistency check of the code: the W_V gradient carries the factor <S*, A> = 0 and the W_KQ gradient
@@ -102,6 +114,8 @@ def K0(ctx: Ctx, *, D: int, M: int, d: int, eta: float, steps: int) -> Evidence:
             1e-12, "an increase of the excess below this relative round-off is not an increase"
         ),
     ),
+    tex=r"GD is monotone for $\eta\le\frac12\min(K/(\sigma_x^2D),\,DK/(\sigma_x^2\|V^*\|^2))$; the "
+    r"paper's $\eta\le O(1/(MD^{5/2}))$ is far from necessary",
 )
 def stepsize(ctx: Ctx, *, D: int, K: int, M: int, vnorm: float, steps: int) -> Evidence:
     """DERIVED heuristic (not a proven bound) from the curvature of the C1 and logit dynamics;

@@ -45,6 +45,18 @@ def _curve(D: int, K: int, eta: float, v2: float, act: str, times: np.ndarray) -
         ),
         max_entry=MAX_ENTRY,
     ),
+    tex=r"$A^{(T)}\to S^*$ with $\|A^{(T)}-S^*\|_F\sim T^{-1/2}$, and $W_V^{(T)}=C_1V^*$ with "
+    r"$C_1\to1$ from above",
+    plot=dict(
+        x="t",
+        curves=[("attn_err_linear", r"linear $\sigma$"), ("attn_err_leaky", r"leaky ReLU $\sigma$")],
+        slope=-0.5,
+        theory_label="theory: $T^{-1/2}$",
+        xlabel="GD steps $T$",
+        ylabel=r"$\|A^{(T)}-S^*\|_F$",
+        logx=True,
+        logy=True,
+    ),
 )
 def thm31_recovery(ctx: Ctx, *, D: int, K: int, eta: float, vnorm: float, tmax_T0: int) -> Evidence:
     """Thm 3.1(a)(b) [P] (EXACT-from-reviews); the exponent -1/2 of ||A - S*||_F is DERIVED (the tail
@@ -79,6 +91,74 @@ def thm31_recovery(ctx: Ctx, *, D: int, K: int, eta: float, vnorm: float, tmax_T
     quick=dict(eta=0.1, vnorm=8.0, tmax_T0=10_000),
     paper=dict(tmax_T0=100_000),
     rules=dict(slope_tol=SLOPE_CF),
+    tex=r"the excess population loss $\mathcal{E}(T)$ is $\Theta(1/T)$: tail exponent $-1$ on Examples "
+    r"2.1--2.4, for linear $\sigma$ and leaky ReLU",
+    plot=[
+        dict(
+            x="conv_pool D=16 K=4 linear: t",
+            curves=[
+                dict(
+                    y="conv_pool D=16 K=4 linear: excess",
+                    x="conv_pool D=16 K=4 linear: t",
+                    label=r"conv + pool ($D=16$, $K=4$)",
+                ),
+                dict(
+                    y="gcn_cycle D=8 K=3 linear: excess",
+                    x="gcn_cycle D=8 K=3 linear: t",
+                    label=r"cycle GCN ($D=8$, $K=3$)",
+                ),
+                dict(
+                    y="selection D=8 K=2 linear: excess",
+                    x="selection D=8 K=2 linear: t",
+                    label=r"selection ($D=8$, $K=2$)",
+                ),
+                dict(
+                    y="group_sparse D=8 K=1 linear: excess",
+                    x="group_sparse D=8 K=1 linear: t",
+                    label=r"group-sparse ($D=8$, $K=1$)",
+                ),
+            ],
+            slope=-1.0,
+            theory_label="theory: $T^{-1}$",
+            xlabel="GD steps $T$",
+            ylabel=r"excess loss $\mathcal{E}(T)$",
+            logx=True,
+            logy=True,
+            title="linear $\\sigma$",
+        ),
+        dict(
+            x="conv_pool D=16 K=4 leaky: t",
+            curves=[
+                dict(
+                    y="conv_pool D=16 K=4 leaky: excess",
+                    x="conv_pool D=16 K=4 leaky: t",
+                    label=r"conv + pool ($D=16$, $K=4$)",
+                ),
+                dict(
+                    y="gcn_cycle D=8 K=3 leaky: excess",
+                    x="gcn_cycle D=8 K=3 leaky: t",
+                    label=r"cycle GCN ($D=8$, $K=3$)",
+                ),
+                dict(
+                    y="selection D=8 K=2 leaky: excess",
+                    x="selection D=8 K=2 leaky: t",
+                    label=r"selection ($D=8$, $K=2$)",
+                ),
+                dict(
+                    y="group_sparse D=8 K=1 leaky: excess",
+                    x="group_sparse D=8 K=1 leaky: t",
+                    label=r"group-sparse ($D=8$, $K=1$)",
+                ),
+            ],
+            slope=-1.0,
+            theory_label="theory: $T^{-1}$",
+            xlabel="GD steps $T$",
+            ylabel=r"excess loss $\mathcal{E}(T)$",
+            logx=True,
+            logy=True,
+            title="leaky ReLU $\\sigma$",
+        ),
+    ],
 )
 def thm31_rate(ctx: Ctx, *, eta: float, vnorm: float, tmax_T0: int) -> Evidence:
     """Thm 3.1(c) [P]: excess(T) = Theta(T^RATE_EXPONENT). Rate rule (tolerance ``slope_tol``) on the
@@ -113,6 +193,16 @@ def thm31_rate(ctx: Ctx, *, eta: float, vnorm: float, tmax_T0: int) -> Evidence:
         window_leaky=Rule(
             (0.9, 1.1), "leaky ReLU: T excess(T) / constant within 10%", "spec [R] expectation"
         ),
+    ),
+    tex=r"$T\,\mathcal{E}(T)\to DK(D-K)/(4\eta)$: within 2\% for linear $\sigma$ and within 10\% for "
+    r"leaky ReLU at $T_{\max}$",
+    plot=dict(
+        x="D",
+        curves=[("ratio_linear", r"linear $\sigma$"), ("ratio_leaky", r"leaky ReLU $\sigma$")],
+        band=(0.98, 1.02),
+        theory_label=r"theory: $1\pm2\%$ (linear $\sigma$)",
+        xlabel="$D$",
+        ylabel=r"$T\,\mathcal{E}(T)\,/\,(DK(D-K)/4\eta)$",
     ),
 )
 def thm31_const(ctx: Ctx, *, eta: float, vnorm: float, tmax_T0: int) -> Evidence:
@@ -156,6 +246,25 @@ def thm31_const(ctx: Ctx, *, eta: float, vnorm: float, tmax_T0: int) -> Evidence
         start_T0=Rule(10, "the envelope is judged on [start_T0 T_0, T_max] (T >= T*)", "spec pass criterion"),
         max_over_min=Rule(3.0, "max / min of T excess(T) on that range", "spec pass criterion"),
         envelope=Rule((0.5, 2.0), "min and max of T excess / derived constant", "spec pass criterion"),
+    ),
+    tex=r"$c_{\mathrm{lo}}/T\le\mathcal{E}(T)\le c_{\mathrm{hi}}/T$ for $T\ge T^*$; reconstructed: on "
+    r"$[10T_0,T_{\max}]$ the max/min of $T\,\mathcal{E}(T)$ is at most $3$ and both lie within "
+    r"$[\frac12,2]$ times the derived constant (linear $\sigma$ and leaky ReLU)",
+    plot=dict(
+        x="",
+        grid=(1.0, 10**0.05),
+        curves=[
+            ("circulant D=8 K=2 linear: T excess / constant", r"circulant $D=8$, $K=2$, linear"),
+            ("circulant D=8 K=2 leaky: T excess / constant", r"circulant $D=8$, $K=2$, leaky"),
+            ("group_sparse D=8 K=1 linear: T excess / constant", r"group-sparse $K=1$, linear"),
+            ("group_sparse D=8 K=1 leaky: T excess / constant", r"group-sparse $K=1$, leaky"),
+        ],
+        band=(0.5, 2.0),
+        theory_label=r"reconstructed envelope $[\frac{1}{2},2]$",
+        xlabel=r"$T\,/\,T_0$ (approximate)",
+        ylabel=r"$T\,\mathcal{E}(T)\,/\,(DK(D-K)/4\eta)$",
+        logx=True,
+        logy=True,
     ),
 )
 def thm31_bounds(ctx: Ctx, *, eta: float, vnorm: float, tmax_T0: int) -> Evidence:
@@ -209,6 +318,18 @@ def thm31_bounds(ctx: Ctx, *, eta: float, vnorm: float, tmax_T0: int) -> Evidenc
     quick=dict(K=2, eta=0.1, vnorm=8.0, tmax_T0=2000),
     paper=dict(tmax_T0=10_000),
     rules=dict(window=CONST_2PC),
+    tex=r"$\lim_T T\,\mathcal{E}(T)=DK(D-K)/(4\eta)$ across $D$ (local exponent near $2$ in $D$), not "
+    r"$KD^4$ (secondary note)",
+    plot=dict(
+        x="D",
+        curves=[("T_excess", r"measured $T\,\mathcal{E}(T)$ at $T_{\max}$")],
+        slope=2.0,
+        theory_label="reference slope $2$ ($D^2$)",
+        xlabel="$D$",
+        ylabel=r"$T\,\mathcal{E}(T)$",
+        logx=True,
+        logy=True,
+    ),
 )
 def thm31_Dexp(ctx: Ctx, *, K: int, eta: float, vnorm: float, tmax_T0: int) -> Evidence:
     """DERIVED constant vs the secondary note's Theta(K D^4 / (eta T)) [S]. Pass: T_max excess(T_max) /
@@ -252,6 +373,32 @@ def thm31_Dexp(ctx: Ctx, *, K: int, eta: float, vnorm: float, tmax_T0: int) -> E
             0.2, "rate rule: tolerance of the last local exponent of T_on", "spec pass criterion (half-width)"
         ),
     ),
+    tex=r"$T^*$ grows like $D^2$ and like $1/\|V^*\|_F^2$ (proxy: the onset $T_{\mathrm{on}}$ of the "
+    r"$1/T$ regime; exponent $2$ in $D$ and in $1/\|V^*\|_F$)",
+    plot=[
+        dict(
+            x="D",
+            curves=[("T_on_D", r"onset $T_{\mathrm{on}}$")],
+            slope=2.0,
+            theory_label="theory: $D^{2}$",
+            xlabel="$D$",
+            ylabel=r"$T_{\mathrm{on}}$",
+            logx=True,
+            logy=True,
+            title="against $D$",
+        ),
+        dict(
+            x="vnorm",
+            curves=[("T_on_vnorm", r"onset $T_{\mathrm{on}}$")],
+            slope=-2.0,
+            theory_label=r"theory: $\|V^*\|_F^{-2}$",
+            xlabel=r"$\|V^*\|_F$",
+            ylabel=r"$T_{\mathrm{on}}$",
+            logx=True,
+            logy=True,
+            title=r"against $\|V^*\|_F$",
+        ),
+    ],
 )
 def thm31_Tstar(
     ctx: Ctx,

@@ -38,6 +38,22 @@ from verify.zhang2026.claims._rules import CONST_2PC, REDUCTION, SLOPE_CF, SLOPE
         ),
         misaligned=Rule(1e-3, "raw Gumbel: alignment residual at t = 1 at least this (Lemma C.2 broken)"),
     ),
+    tex=r"trained by online SGD on standardised $t(5)$ or raw (non-centred) Gumbel inputs, "
+    r"$\mathcal{E}(T)\sim T^{-1}$ with the Gaussian constant $DK(D-K)/(4\eta)$; raw Gumbel breaks "
+    r"Lemma C.2's alignment at $t=1$",
+    plot=dict(
+        x="t5_t",
+        curves=[
+            ("t5_excess_seed0", "$t(5)$ inputs, first seed"),
+            dict(y="gumbel_raw_excess_seed0", x="gumbel_raw_t", label="raw Gumbel inputs, first seed"),
+        ],
+        slope=-1.0,
+        theory_label="theory: $T^{-1}$",
+        xlabel="SGD steps $T$",
+        ylabel=r"excess loss $\mathcal{E}(T)$",
+        logx=True,
+        logy=True,
+    ),
 )
 def nongauss(
     ctx: Ctx,
@@ -114,6 +130,18 @@ def nongauss(
         dense_below=Rule(1e-12, "dense S*: the excess counts as reached 0 below this", "spec pass criterion"),
         below_floor=Rule(1e-9, "relative amount GD may go below the minimised floor (optimiser round-off)"),
         gap_ratio=Rule(0.5, "gap to the floor at steps_floor at most this times the gap at steps_floor / 10"),
+    ),
+    tex=r"non-uniform $S^*$: a weighted $K$-support keeps $\Theta(1/T)$ and its constant, a dense $S^*$ "
+    r"converges exponentially, unequal column sums leave a positive floor",
+    plot=dict(
+        x="a_t",
+        curves=[("a_excess", r"weighted support $(0.6,0.3,0.1)$")],
+        slope=-1.0,
+        theory_label="theory: $T^{-1}$",
+        xlabel="GD steps $T$",
+        ylabel=r"excess loss $\mathcal{E}(T)$",
+        logx=True,
+        logy=True,
     ),
 )
 def nonuniformS(

@@ -1,0 +1,128 @@
+"""Regenerate the page images in ``reports/examples/``: the report's front page, its first table page and
+its first figure page, as small PNGs (pdftoppm, from poppler-utils).
+
+    python -m reports.examples                      # run every claim (quick profile, 2 jobs), then draw
+    python -m reports.examples --from results.json  # from saved results
+
+It writes the report to ``--out`` (default ``reports/out``), compiles ``main.tex`` twice with pdflatex,
+prints the page count and the overfull boxes over 1pt, and renders the three pages at the highest of
+70, 60, 50 dpi that keeps each image under 150 KB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from reports.build import build_report, pdflatex_log_problems
+
+EXAMPLES = Path(__file__).resolve().parent / "examples"
+MAX_BYTES = 150_000
+DPIS = (70, 60, 50)
+
+
+def compile_twice(folder: Path) -> tuple[int, list[str]]:
+    """Run pdflatex twice in ``folder``; (pages, problems: overfull boxes over 1pt and undefined refs)."""
+    exe = shutil.which("pdflatex")
+    if exe is None:
+        raise SystemExit("pdflatex is not installed")
+    for _ in range(2):
+        proc = subprocess.run(
+            [exe, "-interaction=nonstopmode", "-halt-on-error", "main.tex"],
+            cwd=folder,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        if proc.returncode != 0:
+            raise SystemExit(f"pdflatex failed:\n{proc.stdout[-3000:]}")
+    log = (folder / "main.log").read_text(errors="replace")
+    pages = re.search(r"Output written on main\.pdf \((\d+) pages?", log)
+    return int(pages.group(1)) if pages else 0, pdflatex_log_problems(log)
+
+
+def label_page(folder: Path, prefix: str) -> int | None:
+    """The page of the first label starting with ``prefix`` (``tab:``, ``fig:``) in ``main.aux``."""
+    aux = (folder / "main.aux").read_text(errors="replace")
+    m = re.search(r"\\newlabel\{" + re.escape(prefix) + r"[^}]*\}\{\{[^}]*\}\{(\d+)\}", aux)
+    return int(m.group(1)) if m else None
+
+
+def render(pdf: Path, page: int, target: Path) -> int:
+    """``page`` of ``pdf`` as ``target`` (PNG) at the highest dpi of DPIS under MAX_BYTES; its size."""
+    exe = shutil.which("pdftoppm")
+    if exe is None:
+        raise SystemExit("pdftoppm is not installed (apt-get install poppler-utils)")
+    for dpi in DPIS:
+        stem = target.with_suffix("")
+        subprocess.run(
+            [
+                exe,
+                "-r",
+                str(dpi),
+                "-png",
+                "-f",
+                str(page),
+                "-l",
+                str(page),
+                "-singlefile",
+                str(pdf),
+                str(stem),
+            ],
+            check=True,
+            timeout=120,
+        )
+        size = target.stat().st_size
+        if size < MAX_BYTES:
+            return size
+    return size
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m reports.examples", description=__doc__.split("\n\n")[0])
+    p.add_argument("--from", dest="from_", metavar="RESULTS", help="saved results (default: run every claim)")
+    p.add_argument("--out", default="reports/out", help="report folder (default reports/out)")
+    p.add_argument("--jobs", type=int, default=2, help="worker processes for the run (default 2)")
+    p.add_argument("--examples", default=str(EXAMPLES), help="where the PNGs go (default reports/examples)")
+    args = p.parse_args(argv)
+    from verify.core.parallel import run_claims
+    from verify.core.registry import match_claims
+    from verify.core.results import read_results, write_results
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    if args.from_:
+        results = read_results(Path(args.from_))
+    else:
+        results = run_claims(match_claims([]), profile="quick", seed=0, jobs=args.jobs)
+        write_results(out / "results.json", results, "quick", 0)
+    written = build_report(results, out)
+    for note in written.notes:
+        print(note, file=sys.stderr)
+    pages, problems = compile_twice(out)
+    print(
+        f"{out / 'main.pdf'}: {pages} pages; {len(problems)} overfull boxes over 1pt or undefined references"
+    )
+    for line in problems:
+        print(f"  {line}")
+    first = sorted({r.paper for r in results})[0]
+    targets = {
+        "front.png": 1,
+        "table.png": label_page(out, f"tab:{first}") or 2,
+        "figure.png": label_page(out, "fig:") or 2,
+    }
+    dest = Path(args.examples)
+    dest.mkdir(parents=True, exist_ok=True)
+    for name, page in targets.items():
+        size = render(out / "main.pdf", page, dest / name)
+        print(f"{dest / name}: page {page}, {size / 1000:.0f} KB")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,268 @@
+"""Text for LaTeX: escaping, and the plain-ASCII mathematics of notes, statements and errata set as math.
+
+Claim notes and plain statements are written in ASCII (``beta_2^2``, ``T^-1/2``, ``||A - S*||_F``,
+``1.00e+41``, ``<=``). :func:`prose` escapes such a text for LaTeX and sets those pieces as inline math
+(``\\ensuremath``), so no caret, underscore or ``e+41`` reaches the page literally. It also cleans what
+should never have been printed: NumPy reprs (``np.float64(0.3)``), comma-less arrays (``[0.1 0.2]``),
+quoted dict keys and a doubled verdict prefix (``inconclusive: inconclusive:``). The output is always
+valid LaTeX: every piece of math is built from a restricted alphabet.
+"""
+
+from __future__ import annotations
+
+import re
+
+import mpmath
+
+from reports.typeset import tex_num
+
+_ESCAPES = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\ensuremath{\$}",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
+}
+#: Non-ASCII characters the documents may meet, as LaTeX (anything else becomes "?").
+_UNICODE = {
+    "≤": r"\ensuremath{\le}",
+    "≥": r"\ensuremath{\ge}",
+    "×": r"\ensuremath{\times}",
+    "−": "-",
+    "–": "--",
+    "—": "---",
+    "…": r"\dots{}",
+    "·": r"\ensuremath{\cdot}",
+    "→": r"\ensuremath{\to}",
+    "±": r"\ensuremath{\pm}",
+    "√": r"\ensuremath{\surd}",
+    "∞": r"\ensuremath{\infty}",
+    "≈": r"\ensuremath{\approx}",
+    "∼": r"\ensuremath{\sim}",
+    "‖": r"\ensuremath{\|}",
+    "‘": "`",
+    "’": "'",
+    "“": "``",
+    "”": "''",
+    "é": r"\'e",
+    "è": r"\`e",
+    "ö": r"\"o",
+    "ü": r"\"u",
+    "α": r"\ensuremath{\alpha}",
+    "β": r"\ensuremath{\beta}",
+    "γ": r"\ensuremath{\gamma}",
+    "δ": r"\ensuremath{\delta}",
+    "ε": r"\ensuremath{\varepsilon}",
+    "η": r"\ensuremath{\eta}",
+    "θ": r"\ensuremath{\theta}",
+    "κ": r"\ensuremath{\kappa}",
+    "λ": r"\ensuremath{\lambda}",
+    "μ": r"\ensuremath{\mu}",
+    "ρ": r"\ensuremath{\rho}",
+    "σ": r"\ensuremath{\sigma}",
+    "τ": r"\ensuremath{\tau}",
+    "ζ": r"\ensuremath{\zeta}",
+    "Θ": r"\ensuremath{\Theta}",
+    "Σ": r"\ensuremath{\Sigma}",
+    "Φ": r"\ensuremath{\Phi}",
+}
+_ESC_RE = re.compile("|".join(re.escape(k) for k in _ESCAPES) + r"|[^\x00-\x7f]")
+
+
+def _escape_char(m: re.Match[str]) -> str:
+    c = m.group()
+    return _ESCAPES.get(c) or _UNICODE.get(c, "?")
+
+
+def escape(text: str) -> str:
+    """Escape LaTeX's special characters; known non-ASCII characters become LaTeX, others ``?``."""
+    return _ESC_RE.sub(_escape_char, str(text))
+
+
+GREEK = {
+    "alpha": r"\alpha",
+    "beta": r"\beta",
+    "gamma": r"\gamma",
+    "delta": r"\delta",
+    "epsilon": r"\varepsilon",
+    "eps": r"\varepsilon",
+    "zeta": r"\zeta",
+    "eta": r"\eta",
+    "theta": r"\theta",
+    "kappa": r"\kappa",
+    "lambda": r"\lambda",
+    "lam": r"\lambda",
+    "mu": r"\mu",
+    "nu": r"\nu",
+    "xi": r"\xi",
+    "rho": r"\rho",
+    "sigma": r"\sigma",
+    "tau": r"\tau",
+    "phi": r"\phi",
+    "psi": r"\psi",
+    "omega": r"\omega",
+    "Gamma": r"\Gamma",
+    "Delta": r"\Delta",
+    "Theta": r"\Theta",
+    "Lambda": r"\Lambda",
+    "Sigma": r"\Sigma",
+    "Phi": r"\Phi",
+    "Psi": r"\Psi",
+    "Omega": r"\Omega",
+}
+_GREEK_RE = "|".join(sorted(GREEK, key=len, reverse=True))
+_SAFE = r"A-Za-z0-9 ,.+\-*/"
+_SUP = rf"\{{[{_SAFE}()]{{1,20}}\}}|\([{_SAFE}]{{1,20}}\)|-?1/\d+|-?\d+(?:\.\d+)?|-?[A-Za-z]\w{{0,3}}|\*"
+_SUB = r"\{[A-Za-z0-9 ,]{1,12}\}|[A-Za-z0-9]{1,6}"
+_MATH_RE = re.compile(
+    r"(?P<sci>(?<![\w.])-?\d+(?:\.\d+)?[eE][+-]?\d+(?![\w.]))"
+    r"|(?P<dec>(?:(?<![\w.)\]])-)?(?<![\w.])\d+\.\d+(?![\w.])|(?<![\w.)\]])-\d+(?![\w.]))"
+    rf"|(?P<norm>\|\|(?:_(?P<nsub>{_SUB}))?(?:\^(?P<nsup>{_SUP}))?)"
+    r"|(?P<rel><=|>=|->|\+-|!=|(?<= )~(?= ))"
+    rf"|(?P<pbase>\))\^(?P<psup>{_SUP})"
+    rf"|(?<![\w\\])(?P<base>(?:{_GREEK_RE})(?![A-Za-z0-9])|[A-Za-z](?=[_^])|[A-Za-z][A-Za-z0-9]*(?=\^)"
+    r"|\d+(?:\.\d+)?(?=\^))"
+    rf"(?:_(?P<sub>{_SUB}))?(?:\^(?P<sup>{_SUP}))?(?![A-Za-z0-9])"
+    rf"|\^(?P<gsup>\([{_SAFE}]{{1,20}}\)[A-Za-z0-9]{{0,3}}|-?1/\d+|-?[A-Za-z0-9.]{{1,8}}|\*)"
+)
+_RELS = {"<=": r"\le", ">=": r"\ge", "->": r"\to", "+-": r"\pm", "!=": r"\ne", "~": r"\sim"}
+_NAMED_SUB = {"max": r"\max", "min": r"\min", "inf": r"\inf", "sup": r"\sup"}
+_ACCENTS = {"hat": r"\hat", "bar": r"\bar", "tilde": r"\tilde"}
+
+
+def _script(text: str) -> str:
+    """The inside of a sub- or superscript: brackets dropped, names as roman, Greek as symbols."""
+    text = text[1:-1] if text[:1] in "({" and text[-1:] in ")}" else text
+    out = []
+    for tok in re.split(r"([A-Za-z]+)", text):
+        if not tok:
+            continue
+        if tok in GREEK:
+            out.append(GREEK[tok] + " ")
+        elif tok in _NAMED_SUB:
+            out.append(_NAMED_SUB[tok] + " ")
+        elif tok.isalpha() and len(tok) > 1 and tok.islower():
+            out.append(rf"\mathrm{{{tok}}}")
+        else:
+            out.append(tok.replace(" ", r"\,"))
+    return "".join(out).strip()
+
+
+def _math(m: re.Match[str]) -> str:
+    if m.group("sci"):
+        s = m.group("sci")
+        mant = s.lower().split("e")[0].lstrip("-")
+        digits = len(mant.replace(".", "").lstrip("0")) or 1
+        return rf"\ensuremath{{{tex_num(mpmath.mpf(s), digits=digits)}}}"
+    if m.group("dec"):
+        return rf"\ensuremath{{{m.group('dec')}}}"
+    if m.group("norm"):
+        tex = r"\|"
+        if m.group("nsub"):
+            tex += "_{" + _script(m.group("nsub")) + "}"
+        if m.group("nsup"):
+            tex += "^{" + _script(m.group("nsup")) + "}"
+        return rf"\ensuremath{{{tex}}}"
+    if m.group("gsup"):
+        return r"\ensuremath{^{" + _script(m.group("gsup")) + "}}"
+    if m.group("pbase"):
+        return r")\ensuremath{^{" + _script(m.group("psup")) + "}}"
+    if m.group("rel"):
+        return rf"\ensuremath{{{_RELS[m.group('rel')]}}}"
+    base, sub, sup = m.group("base"), m.group("sub"), m.group("sup")
+    tex = GREEK.get(base, base)
+    if base not in GREEK and len(base) > 1 and base.isalpha():
+        tex = rf"\mathrm{{{base}}}"
+    if sub in _ACCENTS:
+        tex = rf"{_ACCENTS[sub]}{{{tex}}}"
+    elif sub == "star":
+        tex += "^*"
+    elif sub:
+        tex += "_{" + _script(sub) + "}"
+    if sup:
+        tex = ("{" + tex + "}" if sub in _ACCENTS or sub == "star" else tex) + "^{" + _script(sup) + "}"
+    return rf"\ensuremath{{{tex}}}"
+
+
+_NP_SCALAR = re.compile(r"\bnp\.(?:float|int|uint|bool_?)\d*\(([^()]*)\)")
+_ARRAY = re.compile(r"\[(\s*-?[\d.]+(?:[eE][+-]?\d+)?(?:\s+-?[\d.]+(?:[eE][+-]?\d+)?)+\s*)\]")
+_QUOTED = re.compile(r"'([A-Za-z_][\w ./-]*)'")
+_DOUBLED = re.compile(r"\b([A-Za-z_]+): \1:")
+
+
+def clean(text: str) -> str:
+    """Remove repr artefacts: ``np.float64(x)`` -> ``x``, ``[1 2 3]`` -> ``[1, 2, 3]``, ``'key'`` ->
+    ``key``, ``inconclusive: inconclusive:`` -> ``inconclusive:``."""
+    text = _NP_SCALAR.sub(r"\1", str(text))
+    text = _ARRAY.sub(lambda m: "[" + ", ".join(m.group(1).split()) + "]", text)
+    text = _QUOTED.sub(r"\1", text)
+    while _DOUBLED.search(text):
+        text = _DOUBLED.sub(r"\1:", text)
+    return text
+
+
+def prose(text: str) -> str:
+    """A plain ASCII text (a note, a statement, an errata line) as LaTeX, its mathematics set as math."""
+    text = clean(text)
+    out, pos = [], 0
+    for m in _MATH_RE.finditer(text):
+        out.append(escape(text[pos : m.start()]))
+        out.append(_math(m))
+        pos = m.end()
+    out.append(escape(text[pos:]))
+    return "".join(out)
+
+
+_CODE_RE = re.compile(r"`([^`]+)`")
+_BOLD_RE = re.compile(r"\*\*(.+?)\*\*")
+
+
+def inline_markdown(text: str) -> str:
+    """``code`` as typewriter (escaped, breakable at dots), **bold** as bold, the rest as :func:`prose`."""
+    parts = _CODE_RE.split(text)
+    out = []
+    for i, p in enumerate(parts):
+        if i % 2:
+            out.append(r"\texttt{" + escape(p).replace(".", r".\allowbreak{}") + "}")
+        else:
+            bits = _BOLD_RE.split(p)
+            out.append("".join(rf"\textbf{{{prose(b)}}}" if j % 2 else prose(b) for j, b in enumerate(bits)))
+    return "".join(out)
+
+
+def markdown_notes(md: str, env: str = "itemize") -> str:
+    """The small markdown subset of the errata files (##-headings, bullets, paragraphs) as LaTeX; bullets
+    go in the list environment ``env``."""
+    out: list[str] = []
+    in_list = False
+    for raw in md.splitlines():
+        line = raw.strip()
+        is_item = line.startswith(("- ", "* "))
+        if in_list and not is_item and line and not raw.startswith("  "):
+            out.append(rf"\end{{{env}}}")
+            in_list = False
+        if not line:
+            continue
+        if line.startswith("#"):
+            out.append(rf"\paragraph{{{inline_markdown(line.lstrip('#').strip())}}}")
+        elif is_item:
+            if not in_list:
+                out.append(rf"\begin{{{env}}}")
+                in_list = True
+            out.append(r"\item " + inline_markdown(line[2:]))
+        else:
+            out.append(inline_markdown(line))
+    if in_list:
+        out.append(rf"\end{{{env}}}")
+    return "\n".join(out) + "\n"
+
+
+__all__ = ["GREEK", "clean", "escape", "inline_markdown", "markdown_notes", "prose"]
