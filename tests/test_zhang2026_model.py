@@ -328,12 +328,11 @@ def test_moment_form_equals_empirical_loss(sz) -> None:
 
 
 def test_batched_gd_equals_population_gd() -> None:
-    from verify.zhang2026 import runs as R
 
     rng = np.random.default_rng(3)
     Vs = np.stack([Da.random_v(2, 3, rng, 4.0) for _ in range(2)])
     Ss = np.stack([Da.example("gcn_cycle", 8, 3), Da.s_selection(8, 2, np.array([1, 6]))])
-    ex, W, A = R.batched_population_gd(Vs, Ss, 0.1, [1, 10, 60])
+    ex, W, A = E.batched_population_gd(Vs, Ss, 0.1, [1, 10, 60])
     for k in range(2):
         ref = E.population_gd(Vs[k], Ss[k], Mo.random_orthogonal(8, rng), 0.1, [1, 10, 60])
         np.testing.assert_allclose(ex[:, k], ref.excess, rtol=1e-11)
@@ -342,10 +341,9 @@ def test_batched_gd_equals_population_gd() -> None:
 
 
 def test_sgd_with_huge_batches_tracks_population_gd() -> None:
-    from verify.zhang2026 import runs as R
 
-    p = R.SgdPoint(0, "t5", 4, 2, 2, 3, 0.1, 4.0, 20_000, 0.0, (1, 5, 20))
-    r = R.sgd_curve(p)
+    p = E.SgdPoint(0, "t5", 4, 2, 2, 3, 0.1, 4.0, 20_000, 0.0, (1, 5, 20))
+    r = E.sgd_curve(p)
     rng = np.random.default_rng([0, 1])
     S, V = Da.s_circulant(4, 2), Da.random_v(2, 3, rng, 4.0)
     ref = E.scalar_run(4, 2, 0.1, [1, 5, 20], 1.0, 16.0)
@@ -354,22 +352,20 @@ def test_sgd_with_huge_batches_tracks_population_gd() -> None:
 
 
 def test_asym_init_starts_off_the_two_level_form() -> None:
-    from verify.zhang2026 import runs as R
 
-    r = R.asym_curve(R.AsymPoint(0, 6, 2, 2, 3, 0.1, 4.0, 0.1, (1, 50)))
+    r = E.asym_curve(E.AsymPoint(0, 6, 2, 2, 3, 0.1, 4.0, 0.1, (1, 50)))
     assert r["resid"][0] > 1e-6 and r["spread_off"][0] > 1e-3
     assert r["resid"][-1] < r["resid"][0]
 
 
 def test_digits_stand_in_geometry() -> None:
     pytest.importorskip("sklearn")
-    from verify.zhang2026 import digits as G
 
-    X = G.load_patches()
+    X = Da.load_patches()
     assert X.shape == (1797, 9, 36) and 0.0 <= X.min() and X.max() <= 1.0
-    V = G.pca_filters(X, 4, 2.0)
+    V = Da.pca_filters(X, 4, 2.0)
     np.testing.assert_allclose(V @ V.T, 4.0 * np.eye(4), atol=1e-12)
-    assert G.border_rows().sum() == 20 and Da.is_uniform_teacher(Da.s_conv_pool(6, 3), 9)
+    assert Da.border_rows().sum() == 20 and Da.is_uniform_teacher(Da.s_conv_pool(6, 3), 9)
 
 
 def test_rate_parts_never_mask_a_violation() -> None:

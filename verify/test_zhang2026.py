@@ -12,8 +12,8 @@ from bounds import zhang2026 as B
 from tests.support import cached_run
 from verify.core import Verdict, get_claim, run_claim
 from verify.core.registry import match_claims
+from verify.numerics.softmax import softmax_vjp
 from verify.zhang2026 import data as Da
-from verify.zhang2026 import digits as G
 from verify.zhang2026 import experiments as E
 from verify.zhang2026 import model as Mo
 
@@ -188,13 +188,12 @@ def test_Tstar_flips_with_a_step_shrinking_in_D(monkeypatch) -> None:
 
 def test_examples_flip_with_a_wrong_attention_gradient(monkeypatch) -> None:
     """The attention gradient back-propagated through a row softmax (a wrong model)."""
-    from verify.zhang2026 import runs as R
 
-    orig = R.softmax_vjp
+    orig = softmax_vjp
     _flips(
         monkeypatch,
         "zhang2026.examples",
-        R,
+        E,
         "softmax_vjp",
         lambda A, G, axis: orig(A, G, axis=-1),
         seeds=[0],
@@ -207,11 +206,17 @@ def test_digits_finding_is_the_data(monkeypatch) -> None:
 
     def gaussian_patches() -> np.ndarray:
         X = np.random.default_rng(0).standard_normal((2000, 9, 36))
-        return X * np.where(G.border_rows(), 0.5, 1.0)[None, None, :]
+        return X * np.where(Da.border_rows(), 0.5, 1.0)[None, None, :]
 
     pytest.importorskip("sklearn")
     _flips(
-        monkeypatch, "zhang2026.digits", G, "load_patches", gaussian_patches, expect=Verdict.HOLDS, steps=1000
+        monkeypatch,
+        "zhang2026.digits",
+        Da,
+        "load_patches",
+        gaussian_patches,
+        expect=Verdict.HOLDS,
+        steps=1000,
     )
 
 
@@ -325,7 +330,7 @@ def test_digits_without_scikit_learn_is_inconclusive(monkeypatch) -> None:
     def missing() -> np.ndarray:
         raise ImportError("no sklearn")
 
-    monkeypatch.setattr(G, "load_patches", missing)
+    monkeypatch.setattr(Da, "load_patches", missing)
     r = run_claim("zhang2026.digits")
     assert r.verdict == Verdict.INCONCLUSIVE and any("scikit-learn" in n for n in r.notes)
 

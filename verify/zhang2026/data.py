@@ -161,3 +161,49 @@ def sample_inputs(kind: str, n: int, d: int, D: int, rng: np.random.Generator) -
     if kind == "exp":
         return rng.exponential(1.0, shape)
     return rng.exponential(1.0, shape) - 1.0
+
+
+# ---------------------------------------------------------------- digits stand-in for MNIST (scikit-learn)
+
+
+# A stand-in for the paper's MNIST experiment on scikit-learn's bundled 8x8 digits (no download).
+#
+# The paper's teacher is the first conv layer of a trained CNN followed by 3x3 average pooling (K = 9) on
+# MNIST; neither is available offline. The stand-in keeps the structure: each 8x8 image (pixels / 16) is
+# cut into 3x3 patches at stride 1 (a 6x6 patch grid, D = 36 tokens of d = 9 pixels), the teacher's
+# filters V* (M, 9) are the top-M principal directions of all patches scaled to rows of norm ``vscale``,
+# S* is 3x3 average pooling on the patch grid (4 blocks of K = 9), sigma = id, and the student is trained
+# by full-batch GD on all 1797 images from zero init. For sigma = id the empirical loss and its gradients
+# depend on the data only through the second-moment tensor (:func:`~verify.zhang2026.model.moment_loss_grad`),
+# so every step is exact and costs the same as a population step.
+
+GRID, PATCH, POOL = 6, 3, 3
+
+
+def load_patches() -> np.ndarray:
+    """The digits as patch tokens X (1797, 9, 36); raises ImportError without scikit-learn."""
+    from sklearn.datasets import load_digits  # the ``data`` extra; imported only here
+
+    img = load_digits().images / 16.0
+    cols = [
+        img[:, r : r + PATCH, c : c + PATCH].reshape(len(img), PATCH * PATCH)
+        for r in range(GRID)
+        for c in range(GRID)
+    ]
+    return np.stack(cols, axis=2)
+
+
+def pca_filters(X: np.ndarray, M_out: int, vscale: float) -> np.ndarray:
+    """V* (M_out, 9): the top principal directions of all patches (covariance), each row of norm vscale,
+    signed so that its pixel sum is positive."""
+    allp = X.transpose(0, 2, 1).reshape(-1, X.shape[1])
+    _, U = np.linalg.eigh(np.cov(allp.T))
+    V = U[:, ::-1][:, : check_int("M", M_out, low=1, high=X.shape[1])].T.copy()
+    V *= np.where(V.sum(axis=1) < 0, -1.0, 1.0)[:, None]
+    return check_positive("vscale", vscale) * V
+
+
+def border_rows() -> np.ndarray:
+    """Boolean (36,): the patch positions on the border of the 6x6 patch grid."""
+    r, c = np.divmod(np.arange(GRID * GRID), GRID)
+    return (r == 0) | (r == GRID - 1) | (c == 0) | (c == GRID - 1)

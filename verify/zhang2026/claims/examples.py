@@ -9,9 +9,7 @@ from bounds import zhang2026 as B
 from verify.core import Ctx, Evidence, Kind, Provenance, Verdict, claim
 from verify.core.record import Rule, Seeds
 from verify.zhang2026 import data as D
-from verify.zhang2026 import digits as G
 from verify.zhang2026 import experiments as E
-from verify.zhang2026 import runs as R
 from verify.zhang2026.claims._rates import RateParts, fit_decades, rate_times
 from verify.zhang2026.claims._rules import MAX_ENTRY, SLOPE_MC
 
@@ -71,7 +69,7 @@ def examples(ctx: Ctx, *, M: int, d: int, eta: float, vnorm: float, tmax_T0: int
             f"{name}: exactly K={K} entries 1/K per column", all(D.is_uniform_teacher(S, K) for S in Ss)
         )
         tt = rate_times(E.onset(n, K, eta, 1.0, vnorm**2), 10, tmax_T0)
-        runs = [("linear", R.batched_population_gd(Vs, Ss, eta, tt))]
+        runs = [("linear", E.batched_population_gd(Vs, Ss, eta, tt))]
         if leaky:
             full = [
                 E.population_gd(V, S, np.eye(n), eta, tt, act=E.LEAKY) for V, S in zip(Vs, Ss, strict=True)
@@ -136,8 +134,8 @@ def examples(ctx: Ctx, *, M: int, d: int, eta: float, vnorm: float, tmax_T0: int
     ),
 )
 def digits(ctx: Ctx, *, M: int, vscales: tuple[float, ...], steps: int) -> Evidence:
-    """MNIST experiment [S], on scikit-learn's 8x8 digits as a stand-in (:mod:`verify.zhang2026.digits`:
-    3x3 patches at stride 1 on a 6x6 grid, D = 36, d = 9; V* = top-M PCA filters with rows of norm
+    """MNIST experiment [S], on scikit-learn's 8x8 digits as a stand-in
+    (:func:`~verify.zhang2026.data.load_patches`: 3x3 patches at stride 1 on a 6x6 grid, D = 36, d = 9; V* = top-M PCA filters with rows of norm
     ``vscale``; 3x3 pooling, K = 9; sigma = id; full-batch GD on all 1797 images from zero init, exact
     through the data's second moments). The experiment is reconstructed (the paper's CNN filters, their
     scale, sigma, sizes and steps are not recovered), so a failure is our stand-in's, not a finding
@@ -145,15 +143,15 @@ def digits(ctx: Ctx, *, M: int, vscales: tuple[float, ...], steps: int) -> Evide
     below its running maximum <= ``cos_drop``; ||A - S*||_F at the end below its initial value; mean
     |A - S*| over border rows (keys) > over interior rows. Deterministic (no random draw)."""
     try:
-        X = G.load_patches()
+        X = D.load_patches()
     except ImportError:
         return Evidence(
             theory=1.0, measured=0.0, inconclusive="scikit-learn is not installed (the data extra)"
         )
     parts, notes, series = RateParts(), [], {}
-    tt = G.log_grid(steps)
+    tt = E.log_grid(steps)
     for vs in vscales:
-        r = G.run(X, M, vs, tt)
+        r = E.digits_run(X, M, vs, tt)
         if r.stopped:
             parts.exact(f"||v*_m|| = {vs:g}: GD finished", False, r.stopped)
             continue

@@ -11,7 +11,6 @@ from bounds.mp import to_float
 from verify.core import Ctx, Evidence, Kind, Provenance, claim
 from verify.core.record import Rule, Seeds
 from verify.zhang2026 import experiments as E
-from verify.zhang2026 import runs as R
 from verify.zhang2026.claims._rates import RateParts, fit_decades, rate_times
 from verify.zhang2026.claims._rules import CONST_2PC, MAX_ENTRY, SLOPE_CF, SLOPE_MC
 
@@ -60,7 +59,7 @@ def protocol(
     tmax_T0: int,
 ) -> Evidence:
     """Thm 3.1 [P] under the paper's experimental protocol [S]: online SGD
-    (:func:`verify.zhang2026.runs.sgd_curve`: a fresh batch of ``batch`` Gaussian inputs per step, labels
+    (:func:`~.experiments.sgd_curve`: a fresh batch of ``batch`` Gaussian inputs per step, labels
     V* X S* + N(0, tau^2) noise) from zero init, circulant (D, K) teacher, one problem and batch stream
     per seed. Rate rule (tolerance ``slope_tol``), pooled over the seeds, on the population excess of the
     iterates at T_0 10^(k/4) from 10 T_0 to tmax_T0 T_0 (label noise leaves an SGD floor ~ eta tau^2 /
@@ -68,10 +67,10 @@ def protocol(
     ||W_V - V*|| / ||V*|| <= ``value_err`` at T_max. Headline: the rate."""
     tt = rate_times(E.onset(D, K, eta, 1.0, vnorm**2), 10, tmax_T0)
     pts = [
-        R.SgdPoint(s, "gaussian", D, K, M, d, eta, vnorm, batch, tau, tuple(int(t) for t in tt))
+        E.SgdPoint(s, "gaussian", D, K, M, d, eta, vnorm, batch, tau, tuple(int(t) for t in tt))
         for s in ctx.seed_set
     ]
-    res = ctx.map(R.sgd_curve, pts)
+    res = ctx.map(E.sgd_curve, pts)
     ex = np.array([r["excess"] for r in res]).T
     parts = RateParts()
     name = f"excess ~ T^p (online SGD, batch {batch}, label noise {tau:g})"
@@ -128,7 +127,7 @@ def asym_init(
     ctx: Ctx, *, D: int, K: int, M: int, d: int, eta: float, vnorm: float, scale: float, tmax_T0: int
 ) -> Evidence:
     """DERIVED prediction (the zero-init reduction is exact; is it stable?). Per seed: population GD of
-    the full matrix model (:func:`verify.zhang2026.runs.asym_curve`) from W_V(0) = scale ||V*||_F Z/||Z||
+    the full matrix model (:func:`~.experiments.asym_curve`) from W_V(0) = scale ||V*||_F Z/||Z||
     and iid N(0, scale^2) logits, circulant (D, K) teacher. Rate rule (tolerance ``slope_tol``) pooled
     over seeds on the excess at T_0 10^(k/4) from 10 T_0; seed mean of T_max excess / tail_constant in
     ``const``; at every seed: the excess within ``vs_reduction`` of the zero-init (C1, g) reduction at
@@ -136,8 +135,8 @@ def asym_init(
     off-support attention at T_max at most ``spread_decay`` times its value at 10 T_0 (the on-support
     spread is reported). Headline: the rate."""
     tt = rate_times(E.onset(D, K, eta, 1.0, vnorm**2), 10, tmax_T0)
-    pts = [R.AsymPoint(s, D, K, M, d, eta, vnorm, scale, tuple(int(t) for t in tt)) for s in ctx.seed_set]
-    res = ctx.map(R.asym_curve, pts)
+    pts = [E.AsymPoint(s, D, K, M, d, eta, vnorm, scale, tuple(int(t) for t in tt)) for s in ctx.seed_set]
+    res = ctx.map(E.asym_curve, pts)
     ex = np.array([r["excess"] for r in res]).T
     red = E.scalar_run(D, K, eta, tt, 1.0, vnorm**2).excess[-1]
     parts = RateParts()

@@ -11,7 +11,6 @@ from verify.core.conditions import FAILS
 from verify.core.record import Rule, Seeds
 from verify.zhang2026 import data as Da
 from verify.zhang2026 import experiments as E
-from verify.zhang2026 import runs as R
 from verify.zhang2026.claims._rates import RateParts, fit_decades, rate_times
 from verify.zhang2026.claims._rules import CONST_2PC, REDUCTION, SLOPE_CF, SLOPE_MC
 
@@ -69,7 +68,7 @@ def nongauss(
     kinds: tuple[str, ...],
 ) -> Evidence:
     """DERIVED prediction (linear sigma: only the inputs' mean and variance enter the population loss).
-    Per input law and seed of the set: online SGD (:func:`verify.zhang2026.runs.sgd_curve`, a fresh batch
+    Per input law and seed of the set: online SGD (:func:`~.experiments.sgd_curve`, a fresh batch
     of ``batch`` inputs per step, noise-free labels) from zero init, step eta (eta / 2 for non-centred
     laws, for the stability of the mean term), the population excess of each iterate at T_0 10^(k/4)
     from 10 T_0 to tmax_T0 T_0 (T_0 at the law's variance). Per law: the rate rule (tolerance
@@ -82,8 +81,8 @@ def nongauss(
         step = eta if mu == 0 else eta / 2
         tt = rate_times(E.onset(D, K, step, var, vnorm**2), 10, tmax_T0)
         times = (1, *(int(t) for t in tt))
-        pts = [R.SgdPoint(s, kind, D, K, M, d, step, vnorm, batch, 0.0, times) for s in ctx.seed_set]
-        res = ctx.map(R.sgd_curve, pts)
+        pts = [E.SgdPoint(s, kind, D, K, M, d, step, vnorm, batch, 0.0, times) for s in ctx.seed_set]
+        res = ctx.map(E.sgd_curve, pts)
         ex = np.array([r["excess"][1:] for r in res]).T
         parts.rate(
             f"{kind}: excess ~ T^p (online SGD, batch {batch})",
