@@ -135,13 +135,13 @@ def examples(ctx: Ctx, *, M: int, d: int, eta: float, vnorm: float, tmax_T0: int
 )
 def digits(ctx: Ctx, *, M: int, vscales: tuple[float, ...], steps: int) -> Evidence:
     """MNIST experiment [S], on scikit-learn's 8x8 digits as a stand-in
-    (:func:`~verify.zhang2026.data.load_patches`: 3x3 patches at stride 1 on a 6x6 grid, D = 36, d = 9;
-    V* = top-M PCA filters with rows of norm ``vscale``; 3x3 pooling, K = 9; sigma = id; full-batch GD on all 1797 images from zero init, exact
-    through the data's second moments). The experiment is reconstructed (the paper's CNN filters, their
-    scale, sigma, sizes and steps are not recovered), so a failure is our stand-in's, not a finding
-    against the paper. Per teacher scale: cos(W_V, V*) at the end >= ``cos_final``; its largest fall
-    below its running maximum <= ``cos_drop``; ||A - S*||_F at the end below its initial value; mean
-    |A - S*| over border rows (keys) > over interior rows. Deterministic (no random draw)."""
+    (:func:`~verify.zhang2026.data.load_patches`: 3x3 patches at stride 1 on a 6x6 grid, D = 36, d = 9; V* =
+    top-M PCA filters with rows of norm ``vscale``; 3x3 pooling, K = 9; sigma = id; full-batch GD on all 1797
+    images from zero init, exact through the data's second moments). The experiment is reconstructed (the
+    paper's CNN filters, their scale, sigma, sizes and steps are not recovered), so a failure is our
+    stand-in's, not a finding against the paper. Per teacher scale: cos(W_V, V*) at the end >= ``cos_final``; its
+    largest fall below its running maximum <= ``cos_drop``; ||A - S*||_F at the end below its initial value;
+    mean |A - S*| over border rows (keys) > over interior rows. Deterministic (no random draw)."""
     try:
         X = D.load_patches()
     except ImportError:
