@@ -139,8 +139,8 @@ def digits(ctx: Ctx, *, M: int, vscales: tuple[float, ...], steps: int) -> Evide
     top-M PCA filters with rows of norm ``vscale``; 3x3 pooling, K = 9; sigma = id; full-batch GD on all 1797
     images from zero init, exact through the data's second moments). The experiment is reconstructed (the
     paper's CNN filters, their scale, sigma, sizes and steps are not recovered), so a failure is our
-    stand-in's, not a finding against the paper. Per teacher scale: cos(W_V, V*) at the end >= ``cos_final``; its
-    largest fall below its running maximum <= ``cos_drop``; ||A - S*||_F at the end below its initial value;
+    stand-in's, not a finding against the paper. Per teacher scale: cos(W_V, V*) at the end >=
+    ``cos_final``; its largest fall below its running maximum <= ``cos_drop``; ||A - S*||_F at the end below its initial value;
     mean |A - S*| over border rows (keys) > over interior rows. Deterministic (no random draw)."""
     try:
         X = D.load_patches()
