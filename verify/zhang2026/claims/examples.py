@@ -140,8 +140,9 @@ def digits(ctx: Ctx, *, M: int, vscales: tuple[float, ...], steps: int) -> Evide
     images from zero init, exact through the data's second moments). The experiment is reconstructed (the
     paper's CNN filters, their scale, sigma, sizes and steps are not recovered), so a failure is our
     stand-in's, not a finding against the paper. Per teacher scale: cos(W_V, V*) at the end >=
-    ``cos_final``; its largest fall below its running maximum <= ``cos_drop``; ||A - S*||_F at the end below its initial value;
-    mean |A - S*| over border rows (keys) > over interior rows. Deterministic (no random draw)."""
+    ``cos_final``; its largest fall below its running maximum <= ``cos_drop``; ||A - S*||_F at the end
+    below its initial value; mean |A - S*| over border rows (keys) > over interior rows. Deterministic (no
+    random draw)."""
     try:
         X = D.load_patches()
     except ImportError:
