@@ -31,7 +31,9 @@ class Kind(StrEnum):
 
 
 class Provenance(StrEnum):
-    """How sure the formula is (``shared/papers/README.md``)."""
+    """How sure the formula is: EXACT (the paper's own text), EXACT-from-reviews (as the reviews quote
+    it), THIRD-PARTY (a secondary account), DERIVED (derived by us from exact statements),
+    RECONSTRUCTED (our reconstruction of what the paper leaves unrecovered)."""
 
     EXACT = "EXACT"
     EXACT_FROM_REVIEWS = "EXACT-from-reviews"
