@@ -40,6 +40,8 @@ def _conc_gap(ctx: Ctx, widths: list[int], N: int, d: int, d_s: int) -> np.ndarr
     seeds=Seeds.EVERY,
     consistency=True,
     rules={"z_max": Rule(4.0, "Monte-Carlo error allowed, in standard errors", _SPEC)},
+    tex=r"$\mathbb{E}[F_{\mathrm{pre}}F_{\mathrm{pre}}^\top\mid W_Q,W_K]=d_mG$ with $G$ in "
+    "arc-cosine closed form (Monte Carlo within $4$ s.e.)",
 )
 def alpha_gram(ctx: Ctx, *, N: int, d: int, d_s: int, draws: int) -> Evidence:
     """Lemma on alpha, closed form of G. Consistency check (a closed form against Monte Carlo: it tests our
@@ -74,6 +76,8 @@ def alpha_gram(ctx: Ctx, *, N: int, d: int, d_s: int, draws: int) -> Evidence:
     seeds=Seeds.EVERY,
     consistency=True,
     rules={"tol": Rule(-1e-10, "round-off in lambda_min, relative to |G|_2", _SPEC)},
+    tex=r"$G-\frac{\eta_V}{4}\bar Z\bar Z^\top-\frac{\eta_V}{2\pi}rr^\top\succeq0$, hence "
+    r"$\lambda_{\min}(G)\ge\frac{\eta_V}{4}\sigma_{\min}(\bar Z)^2$",
 )
 def alpha_psd(ctx: Ctx, *, sets: int) -> Evidence:
     """Lemma on alpha, Hermite floor (ReLU Hermite expansion + Schur product theorem). Consistency check: an
@@ -109,6 +113,8 @@ def alpha_psd(ctx: Ctx, *, sets: int) -> Evidence:
         "width_per_N": Rule(64, "the concentration regime: d_m >= width_per_N N", _SPEC),
         "level": Rule(0.95, "one-sided level of the reported upper limit of the mean gap", "attncheck"),
     },
+    tex=r"LeCun init: $\alpha^2/d_m$ concentrates at $\lambda_{\min}(G)$; the mean of "
+    r"$|\alpha^2/(d_m\lambda_{\min}(G))-1|$ is $\le0.1$ at $d_m=64N$",
 )
 def alpha_conc(ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int) -> Evidence:
     """Lemma on alpha, concentration (matrix Chernoff; order-level, RECONSTRUCTED). Kind: upper, seeds pooled.
@@ -149,6 +155,18 @@ def alpha_conc(ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int) -> Evidence:
     rules={
         "tol": Rule(0.2, "our first criterion's slope <= -0.3 is the d_m^-1/2 law with 0.2 of room", _SPEC)
     },
+    tex=r"LeCun init: the relative gap $|\alpha^2/(d_m\lambda_{\min}(G))-1|$ decays like "
+    "$d_m^{-1/2}$",
+    plot=dict(
+        x="d_m",
+        curves=[("geo_mean", "relative gap (geometric mean over seeds)")],
+        slope=-0.5,
+        theory_label="theory: $d_m^{-1/2}$",
+        xlabel="width $d_m$",
+        ylabel=r"$|\alpha^2/(d_m\lambda_{\min}(G))-1|$",
+        logx=True,
+        logy=True,
+    ),
 )
 def alpha_conc_rate(ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int]) -> Evidence:
     """Lemma on alpha, concentration (our first criterion: "r decreases with slope <= -0.3"): alpha^2 / d_m is
@@ -172,6 +190,17 @@ def alpha_conc_rate(ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int]) ->
         "tol": Rule(0.2, "our first criterion's slope window [0.8, 1.2] around 1", _SPEC),
         "width_per_N": Rule(8, "alpha^2 is Theta(d_m) only for d_m >= width_per_N N", _SPEC),
     },
+    tex=r"LeCun init: $\alpha^2=\sigma_{\min}(F_{\mathrm{pre}}^0)^2=\Theta(d_m)$ (exponent $1$)",
+    plot=dict(
+        x="d_m",
+        curves=[("geo_mean", r"$\alpha^2$ (geometric mean over seeds)")],
+        slope=1.0,
+        theory_label="theory: $d_m^{1}$",
+        xlabel="width $d_m$",
+        ylabel=r"$\alpha^2=\sigma_{\min}(F_{\mathrm{pre}}^0)^2$",
+        logx=True,
+        logy=True,
+    ),
 )
 def alpha_width(ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int], tau0_power: float) -> Evidence:
     """Lemma on alpha: alpha^2 = Theta(d_m) under LeCun / He. Kind: rate, RECONSTRUCTED (order). theory: 1;
@@ -196,6 +225,8 @@ def alpha_width(ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int], tau0_p
         "ratio_window": Rule((1.9, 2.1), "the limit 2 with room for finite widths", _SPEC),
         "min_width": Rule(512, "the softmax is near-uniform only at large widths", _SPEC),
     },
+    tex=r"$\tau_0=d_m^{-1}$, large $d_m$: $\alpha_{\mathrm{He}}^2/\alpha_{\mathrm{LeCun}}^2\to2$ "
+    "(window $[1.9,2.1]$)",
 )
 def alpha_he_lecun(ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int) -> Evidence:
     """Lemma on alpha: with the softmax fixed, F_pre^He = sqrt 2 F_pre^LeCun; under d_m^-1 the softmax

@@ -26,6 +26,18 @@ _S_DEV_SEEDS = {"quick": 20, "paper": 40}
     seeds=Seeds.POOLED,
     n_seeds=_S_DEV_SEEDS,
     rules={"tol": Rule(0.15, "our first criterion's slope window [-0.65, -0.35] around -1/2", SPEC)},
+    tex=r"$\tau_0=d_m^{-1}$: $\max_{ij}|S_{ij}-1/d_s|$ decays like $d_m^{-1/2}$ (attention tends "
+    "to average pooling)",
+    plot=dict(
+        x="d_m",
+        curves=[("geo_mean", "deviation from uniform (geometric mean over seeds)")],
+        slope=-0.5,
+        theory_label="theory: $d_m^{-1/2}$",
+        xlabel="width $d_m$",
+        ylabel=r"$\max_{ij}|S_{ij}-1/d_s|$",
+        logx=True,
+        logy=True,
+    ),
 )
 def attn_degenerate(ctx: Ctx, *, widths: list[int], d: int, d_s: int) -> Evidence:
     """Wu et al. 2023 (reviews: "the softmax output tends to 1/d_s"). Kind: rate,
@@ -46,6 +58,18 @@ def attn_degenerate(ctx: Ctx, *, widths: list[int], d: int, d_s: int) -> Evidenc
     seeds=Seeds.POOLED,
     n_seeds=_S_DEV_SEEDS,
     rules={"tol": Rule(0.15, "our first criterion's window |slope| <= 0.15 (Theta(1): no trend)", SPEC)},
+    tex=r"$\tau_0=d_m^{-1/2}$: $\max_{ij}|S_{ij}-1/d_s|=\Theta(1)$ in $d_m$ (exponent $0$: no "
+    "uniform attention)",
+    plot=dict(
+        x="d_m",
+        curves=[("geo_mean", "deviation from uniform (geometric mean over seeds)")],
+        slope=0.0,
+        theory_label="theory: $d_m^{0}$",
+        xlabel="width $d_m$",
+        ylabel=r"$\max_{ij}|S_{ij}-1/d_s|$",
+        logx=True,
+        logy=False,
+    ),
 )
 def attn_nondegenerate(ctx: Ctx, *, widths: list[int], d: int, d_s: int) -> Evidence:
     """Scaling discussion, tau0 = d_m^-1/2 (CLT: the logits stay random and O(1)). Kind: rate (exponent 0),
@@ -64,6 +88,18 @@ def attn_nondegenerate(ctx: Ctx, *, widths: list[int], d: int, d_s: int) -> Evid
     paper=dict(widths=[256, 1024, 4096, 16384], N=10, d=16),
     seeds=Seeds.POOLED,
     rules={"tol": Rule(0.3, "our first criterion's window [-1.5, -0.7]: 1/d_m with 0.3 of room", SPEC)},
+    tex=r"$\tau_0=d_m^{-1}$: the $Q/K$ share of the NTK, $(\|J_Q\|^2+\|J_K\|^2)/\|J_V\|^2$, decays "
+    "like $d_m^{-1}$",
+    plot=dict(
+        x="d_m",
+        curves=[("geo_mean", "$Q/K$ share (geometric mean over seeds)")],
+        slope=-1.0,
+        theory_label="theory: $d_m^{-1}$",
+        xlabel="width $d_m$",
+        ylabel=r"$(\|J_Q\|^2+\|J_K\|^2)/\|J_V\|^2$",
+        logx=True,
+        logy=True,
+    ),
 )
 def qk_vanish(ctx: Ctx, *, widths: list[int], N: int, d: int, d_s: int) -> Evidence:
     """The reviews' "loss of pairwise token interaction".
@@ -85,6 +121,17 @@ def qk_vanish(ctx: Ctx, *, widths: list[int], N: int, d: int, d_s: int) -> Evide
     paper=dict(widths=[256, 1024, 4096, 16384], N=10, d=16),
     seeds=Seeds.POOLED,
     rules={"tol": Rule(0.3, "our first criterion's window |slope| <= 0.3 (Theta(1): no trend)", SPEC)},
+    tex=r"$\tau_0=d_m^{-1/2}$: $(\|J_Q\|^2+\|J_K\|^2)/\|J_V\|^2=\Theta(1)$ in $d_m$ (exponent $0$)",
+    plot=dict(
+        x="d_m",
+        curves=[("geo_mean", "$Q/K$ share (geometric mean over seeds)")],
+        slope=0.0,
+        theory_label="theory: $d_m^{0}$",
+        xlabel="width $d_m$",
+        ylabel=r"$(\|J_Q\|^2+\|J_K\|^2)/\|J_V\|^2$",
+        logx=True,
+        logy=False,
+    ),
 )
 def qk_vanish_sqrt(ctx: Ctx, *, widths: list[int], N: int, d: int, d_s: int) -> Evidence:
     """The counterpart of ``wu2023.qk.vanish`` under tau0 = d_m^-1/2. Kind: rate (exponent 0), DERIVED.
@@ -104,6 +151,22 @@ def qk_vanish_sqrt(ctx: Ctx, *, widths: list[int], N: int, d: int, d_s: int) -> 
     paper=dict(widths=[64, 256, 1024, 4096, 16384], steps=200),
     seeds=Seeds.POOLED,
     rules={"tol": Rule(0.2, "the d_m^-1/2 law; the window [-0.7, -0.3] of ntk.limit", "attncheck")},
+    tex=r"$\tau_0=d_m^{-1}$: at init "
+    r"$|f_{\mathrm{attn}}-f_{\mathrm{pool}}|/|f_{\mathrm{pool}}|=O(d_m^{-1/2})$, "
+    r"$f_{\mathrm{pool}}$ with $S=\mathbf{1}\mathbf{1}^\top/d_s$",
+    plot=dict(
+        x="d_m",
+        curves=[
+            ("geo_mean", r"$\tau_0=d_m^{-1}$ (the claim)"),
+            ("f_gap_sqrt", r"$\tau_0=d_m^{-1/2}$ (for contrast)"),
+        ],
+        slope=-0.5,
+        theory_label="theory: $d_m^{-1/2}$",
+        xlabel="width $d_m$",
+        ylabel=r"$|f_{\mathrm{attn}}-f_{\mathrm{pool}}|\,/\,|f_{\mathrm{pool}}|$",
+        logx=True,
+        logy=True,
+    ),
 )
 def review_pooling(ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int], steps: int) -> Evidence:
     """Reviewer question 3 (replace attention by pooling). Kind: rate, DERIVED (S - 1/d_s =

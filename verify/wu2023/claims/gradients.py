@@ -47,6 +47,8 @@ def _kink_free_setup(ctx: Ctx, key: int, init: str, p: float, **sizes: int) -> E
             20, "draws tried per (init, tau0) before the kink is declared unavoidable", "attncheck"
         ),
     },
+    tex=r"the hand-derived gradients of $\ell$ in $W_Q,W_K,W_V,w_O$ equal central differences "
+    r"(LeCun, He, NTK init; both $\tau_0$)",
 )
 def grad(ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int) -> Evidence:
     """Wu et al. 2023, Eq. (1.2) with the hand-derived gradients. Consistency check (the code's
@@ -91,6 +93,8 @@ def grad(ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int) -> Evidence:
     seeds=Seeds.EVERY,
     consistency=True,
     rules={"rtol": Rule(1e-12, "round-off margin on the constant 1/2", "spec pass criterion")},
+    tex=r"$\|\mathrm{diag}(p)-pp^\top\|_2\le\frac12$, so the row-wise softmax is "
+    r"$\frac12$-Lipschitz in $\|\cdot\|_F$",
 )
 def softmax_lip(ctx: Ctx, *, samples: int, k: int) -> Evidence:
     """Prop. 1 proof, the softmax fact behind rho. Consistency check: a mathematical fact about the softmax

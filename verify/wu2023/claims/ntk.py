@@ -24,6 +24,18 @@ from verify.wu2023.claims.common import SPEC, rate_evidence
     paper=dict(widths=[256, 1024, 4096, 16384]),
     seeds=Seeds.POOLED,
     rules={"tol": Rule(0.2, "our first criterion's slope window [-0.7, -0.3] around -1/2", SPEC)},
+    tex=r"NTK init, $\tau_0=d_m^{-1}$: $\|K(\theta_0)-K_\infty\|_F/\|K_\infty\|_F$ decays like "
+    "$d_m^{-1/2}$",
+    plot=dict(
+        x="d_m",
+        curves=[("geo_mean", "relative error (geometric mean over seeds)")],
+        slope=-0.5,
+        theory_label="theory: $d_m^{-1/2}$",
+        xlabel="width $d_m$",
+        ylabel=r"$\|K(\theta_0)-K_\infty\|_F\,/\,\|K_\infty\|_F$",
+        logx=True,
+        logy=True,
+    ),
 )
 def ntk_limit(ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int]) -> Evidence:
     """Thm 3 as we reconstruct it: K_inf = K_O + K_V (arc-cosine kernels of the token means; Q/K blocks
@@ -54,6 +66,8 @@ def ntk_limit(ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int]) -> Evide
     seeds=Seeds.EVERY,
     consistency=True,
     rules={"tol": Rule(1e-10, "round-off margin of exact eigenvalues, relative to |K_inf|_2", SPEC)},
+    tex=r"$\lambda_{\min}(K_\infty)\ge\sigma_{\min}(\bar X)^2/2$ and "
+    r"$\lambda_{\min}(K_O)\ge\mu_2^2\min_n\|\bar x_n\|^2\lambda_{\min}(U\circ U)$",
 )
 def ntk_mineig(ctx: Ctx, *, sets: int) -> Evidence:
     """Thm 3, our bounds on lambda_min(K_inf) (Hermite expansions of the step function and ReLU + Schur
@@ -89,6 +103,8 @@ def ntk_mineig(ctx: Ctx, *, sets: int) -> Evidence:
     paper=dict(d_m=16384, steps=400),
     seeds=Seeds.EVERY,
     n_seeds={"quick": 5, "paper": 10},
+    tex=r"NTK init, $\tau_0=d_m^{-1}$: $\ell_t\le(1-\gamma\lambda_{\min}(K_\infty)/2)^t\,\ell_0$ "
+    "at every $t$, for every draw",
 )
 def ntk_rate(ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int, steps: int) -> Evidence:
     """Thm 4 as we reconstruct it (Du et al. style rate, RECONSTRUCTED). Kind: upper, judged at every

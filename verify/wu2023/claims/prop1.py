@@ -28,6 +28,9 @@ _SPEC = "spec pass criterion"
     seeds=Seeds.EVERY,
     consistency=True,
     rules={"rtol": Rule(1e-10, "round-off margin of an exact inequality", _SPEC)},
+    tex="along GD, "
+    r"$\|\nabla\ell(\theta)\|^2\ge2\tau_1^2\sigma_{\min}(F_{\mathrm{pre}}(\theta))^2\,\ell(\theta)$ "
+    "(PL-type inequality)",
 )
 def pl(ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int, steps: int) -> Evidence:
     """Prop. 1 proof, the PL-type step (exact: only the w_O block). Consistency check: the full gradient
@@ -57,6 +60,8 @@ def pl(ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int, steps: int) -> Evidence:
     seeds=Seeds.EVERY,
     consistency=True,
     rules={"rtol": Rule(1e-8, "round-off margin of an exact inequality (eigenvalues of K)", _SPEC)},
+    tex=r"$\lambda_{\min}(K(\theta))\ge\tau_1^2\sigma_{\min}(F_{\mathrm{pre}}(\theta))^2$ at init "
+    "and along GD",
 )
 def ntk_floor(ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int, steps: int, every: int) -> Evidence:
     """NTK floor (K = K_O + PSD blocks, K_O = tau1^2 F F^T). Consistency check: the NTK is a sum
@@ -86,6 +91,9 @@ def ntk_floor(ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int, steps: int, every
     quick=dict(N=6, d=8, d_s=4, d_m=32, configs=8, pairs=5),
     paper=dict(configs=60, pairs=10),
     seeds=Seeds.EVERY,
+    tex="on the ball: "
+    r"$\|F_{\mathrm{pre}}(\theta)-F_{\mathrm{pre}}(\theta')\|_F\le\rho\|\theta-\theta'\|$ and "
+    r"$\|J(\theta)\|_2\le z$",
 )
 def lipschitz(ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int, configs: int, pairs: int) -> Evidence:
     """Prop. 1 proof (softmax 1/2-Lipschitz, convex-combination and pooling bounds). Kind: upper,
@@ -136,6 +144,17 @@ def _prop1_notes(g: float, tau1: float, alpha: float, ok_t: int, steps: int, L, 
             1e-12, "round-off allowance (relative to l_s) in the sufficient-decrease premise", "attncheck"
         )
     },
+    tex=r"Prop.~1: $\ell_t\le(1-\gamma\tau_1^2\alpha^2/4)^t\,\ell_0$ wherever sufficient decrease "
+    r"and $\sigma_{\min}(F_{\mathrm{pre}}^s)\ge\alpha/2$ held for $s\le t$",
+    plot=dict(
+        x="t",
+        curves=[("loss", "training loss")],
+        theory="bound",
+        theory_label=r"Prop. 1: $(1-\gamma\tau_1^2\alpha^2/4)^t\,\ell_0$",
+        xlabel="GD step $t$",
+        ylabel=r"loss $\ell_t$",
+        logy=True,
+    ),
 )
 def prop1(
     ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int, steps: int, tau0_power: float, init: str, regime: str
@@ -187,6 +206,18 @@ def prop1(
     paper=dict(N=20, d=32, widths=[1024, 2048, 4096, 8192, 16384]),
     expect=Verdict.VACUOUS,
     seeds=Seeds.POOLED,
+    tex="the width $d_m^*$ at which Prop.~1's conditions C1, C2 would hold at init "
+    "(extrapolated), against the largest $d_m$ run",
+    plot=dict(
+        x="d_m",
+        curves=[("c1", "condition C1"), ("c2", "condition C2")],
+        const=1.0,
+        theory_label=r"condition holds (ratio $\geq1$)",
+        xlabel="width $d_m$",
+        ylabel="ratio at init",
+        logx=True,
+        logy=True,
+    ),
 )
 def prop1_vacuous(ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int], tau0_power: float) -> Evidence:
     """Reviewer question "are the conditions non-vacuous at concrete sizes?". Kind:
@@ -218,6 +249,16 @@ def prop1_vacuous(ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int], tau0
     quick=dict(N=10, d=16, d_s=4, d_m=128, steps=200, tau0_power=0.5),
     paper=dict(N=100, d=128, d_s=8, d_m=2048, steps=400),
     seeds=Seeds.EVERY,
+    tex=r"the per-step decay $-\frac1T\log(\ell_T/\ell_0)$ is at least Prop.~1's rate "
+    r"$-\log(1-\gamma\alpha^2/4)$",
+    plot=dict(
+        x="t",
+        curves=[("log10_loss", "training loss")],
+        theory="log10_bound",
+        theory_label=r"Prop. 1 rate from $\ell_0$",
+        xlabel="GD step $t$",
+        ylabel=r"$\log_{10}\ell_t$",
+    ),
 )
 def review_logplot(
     ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int, steps: int, tau0_power: float

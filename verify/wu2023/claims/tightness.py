@@ -79,6 +79,23 @@ def _tight(ctx: Ctx, p: float, claimed: float, Ns, d, d_s, widths, steps, frac) 
     seeds=Seeds.POOLED,
     n_seeds={"quick": 3, "paper": 20},
     rules=RULES,
+    tex=r"Thm~1, $\tau_0=d_m^{-1/2}$, fixed $d\ge N$: the least $d_m$ at which GD reaches "
+    r"$\ell\le10^{-2}\ell_0$ with Prop.~1's premises grows like $N^2$",
+    plot=dict(
+        x="width",
+        curves=[
+            ("success N=2", "$N=2$"),
+            ("success N=4", "$N=4$"),
+            ("success N=8", "$N=8$"),
+            ("success N=16", "$N=16$"),
+            ("success N=32", "$N=32$"),
+        ],
+        const=1.0,
+        theory_label="every seed succeeds",
+        xlabel="width $d_m$",
+        ylabel="share of seeds that succeed",
+        logx=True,
+    ),
 )
 def thm1_tight(
     ctx: Ctx, *, Ns: list[int], d: int, d_s: int, widths: list[int], steps: int, frac: float
@@ -105,6 +122,23 @@ def thm1_tight(
     seeds=Seeds.POOLED,
     n_seeds={"quick": 3, "paper": 20},
     rules=RULES,
+    tex=r"Thm~2, $\tau_0=d_m^{-1}$, fixed $d\ge N$: the least $d_m$ at which GD reaches "
+    r"$\ell\le10^{-2}\ell_0$ with Prop.~1's premises grows like $N$",
+    plot=dict(
+        x="width",
+        curves=[
+            ("success N=2", "$N=2$"),
+            ("success N=4", "$N=4$"),
+            ("success N=8", "$N=8$"),
+            ("success N=16", "$N=16$"),
+            ("success N=32", "$N=32$"),
+        ],
+        const=1.0,
+        theory_label="every seed succeeds",
+        xlabel="width $d_m$",
+        ylabel="share of seeds that succeed",
+        logx=True,
+    ),
 )
 def thm2_tight(
     ctx: Ctx, *, Ns: list[int], d: int, d_s: int, widths: list[int], steps: int, frac: float

@@ -43,6 +43,8 @@ def _thm_width(ctx: Ctx, p: float, N: int, d: int, d_s: int, reachable: int) -> 
     paper=dict(N=100, d=128, d_s=8, reachable=65536),
     expect=Verdict.VACUOUS,
     seeds=Seeds.EVERY,
+    tex="the width Thm~1's reconstructed conditions C1, C2 require on Gaussian data "
+    r"($\tau_0=d_m^{-1/2}$), against a reachable $d_m$",
 )
 def thm1_width(ctx: Ctx, *, N: int, d: int, d_s: int, reachable: int) -> Evidence:
     """Wu et al. 2023, Thm 1 (LeCun, tau0 = d_m^-1/2, width Omega~(N^2) [EXACT, abstract]). Kind:
@@ -64,6 +66,8 @@ def thm1_width(ctx: Ctx, *, N: int, d: int, d_s: int, reachable: int) -> Evidenc
     paper=dict(N=100, d=128, d_s=8, reachable=65536),
     expect=Verdict.VACUOUS,
     seeds=Seeds.EVERY,
+    tex="the width Thm~2's reconstructed conditions C1, C2 require on Gaussian data "
+    r"($\tau_0=d_m^{-1}$), against a reachable $d_m$",
 )
 def thm2_width(ctx: Ctx, *, N: int, d: int, d_s: int, reachable: int) -> Evidence:
     """Wu et al. 2023, Thm 2 (tau0 = d_m^-1, width Omega~(N) [EXACT-from-reviews]). Kind: condition,
@@ -134,6 +138,18 @@ _ORDER_RULES = {
     seeds=Seeds.POOLED,
     n_seeds={"quick": 6, "paper": 10},  # 3 seeds leave the quick local slopes too noisy to settle
     rules=_ORDER_RULES,
+    tex="the width Thm~1's reconstructed conditions require grows like $N^2$ ($d=2N$; the "
+    r"abstract's $\tilde\Omega(N^2)$)",
+    plot=dict(
+        x="N",
+        curves=[("geo_mean", "required width (geometric mean over seeds)")],
+        slope=2.0,
+        theory_label="Thm 1: $N^{2}$",
+        xlabel="number of examples $N$ ($d=2N$)",
+        ylabel="required width $d_m$",
+        logx=True,
+        logy=True,
+    ),
 )
 def thm1_order(
     ctx: Ctx, *, Ns: list[int], d_factor: float, d_power: float, d_s: int, which: str, ratio_widths: list[int]
@@ -159,6 +175,18 @@ def thm1_order(
     seeds=Seeds.POOLED,
     n_seeds={"quick": 3, "paper": 20},
     rules=_ORDER_RULES,
+    tex="the width Thm~2's reconstructed conditions require grows like $N$ ($d=2N$; the reviews' "
+    r"$\tilde\Omega(N)$)",
+    plot=dict(
+        x="N",
+        curves=[("geo_mean", "required width (geometric mean over seeds)")],
+        slope=1.0,
+        theory_label="Thm 2: $N^{1}$",
+        xlabel="number of examples $N$ ($d=2N$)",
+        ylabel="required width $d_m$",
+        logx=True,
+        logy=True,
+    ),
 )
 def thm2_order(ctx: Ctx, *, Ns: list[int], d_factor: float, d_power: float, d_s: int, which: str) -> Evidence:
     """Wu et al. 2023, Thm 2: d_m = Omega~(N) with d growing like N^4 [EXACT-from-reviews]; conditions
@@ -182,6 +210,8 @@ def thm2_order(ctx: Ctx, *, Ns: list[int], d_factor: float, d_power: float, d_s:
     paper=dict(d_m=1024, d=128, trials=100),
     seeds=Seeds.POOLED,
     consistency=True,
+    tex=r"$P(\|W\|_2<\sqrt\eta\,(\sqrt{d_m}+\sqrt d+t))\ge1-e^{-t^2/2}$ for Gaussian $W$ of "
+    r"variance $\eta$ (LeCun $W_V$)",
 )
 def norms(ctx: Ctx, *, d_m: int, d: int, t: float, trials: int) -> Evidence:
     """Davidson-Szarek / Vershynin (explicit constant), used for lambda-bar in Thm 1/2. Consistency
@@ -213,6 +243,8 @@ def norms(ctx: Ctx, *, d_m: int, d: int, t: float, trials: int) -> Evidence:
     seeds=Seeds.EVERY,
     consistency=True,
     rules={"z_max": Rule(4.0, "Monte-Carlo error allowed, in standard errors", _SPEC)},
+    tex=r"$\mathbb{E}_{w_O}[\ell_0]=\frac12(\|y\|^2+\tau_1^2\eta_O\|F_{\mathrm{pre}}\|_F^2)$ "
+    "(Monte Carlo within $4$ s.e.)",
 )
 def norms_loss0(ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int, draws: int) -> Evidence:
     """Exact identity (f is linear in w_O with zero mean). Consistency check (a closed form against

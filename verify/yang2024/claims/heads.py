@@ -30,6 +30,15 @@ from verify.yang2024 import model as M
     quick={"config": "small", "steps": 1000},
     paper={"steps": 20_000},
     seeds=Seeds.EVERY,
+    tex=r"with $H=1$ the global minimum $L^*$ is not reachable: $\Delta(t)\ge$ an orthant floor $>0$ "
+    r"(softmax weights are positive)",
+    plot=dict(
+        x="t",
+        curves=[("Delta", r"measured $\Delta(t)$, $H=1$")],
+        xlabel="GD step $t$",
+        ylabel=r"$\Delta(t)=L(\theta_t)-L^*$",
+        logx=True,
+    ),
 )
 def multihead_H1(ctx: Ctx, *, config: str, steps: int) -> Evidence:
     """Yang et al. 2024, Sec. 3.3 (multi-head necessity; statement EXACT in words, floor DERIVED);
@@ -100,6 +109,22 @@ def _margins(seed: int, cfg: D.Config, deficits: tuple, steps: int) -> tuple[dic
     paper={"Ns": (4, 6, 8, 10), "deficits": (1, 2, 3), "steps": 20_000},
     rules={"roundoff_rel": ROUNDOFF_REL},
     seeds=Seeds.EVERY,
+    tex=r"$H<N$: the loss plateaus at the floor $\min_w\Delta(Q,w)>0$, resolved above round-off along the "
+    r"run; $H\ge N$: that floor is $0$ ($L^*$ attainable)",
+    plot=dict(
+        x="t_N4_H3",
+        curves=[
+            dict(y="floor_N4_H3", x="t_N4_H3", label="$N=4$, $H=3$"),
+            dict(y="floor_N6_H5", x="t_N6_H5", label="$N=6$, $H=5$"),
+            dict(y="floor_N8_H7", x="t_N8_H7", label="$N=8$, $H=7$"),
+        ],
+        const=1e-12,
+        theory_label="round-off level (the floor stays above)",
+        xlabel="GD step $t$",
+        ylabel=r"$\min_w\Delta(Q_t,w)\,/\,\Delta(0)$",
+        logx=True,
+        logy=True,
+    ),
 )
 def heads_HltN(ctx: Ctx, *, config: str, Ns: tuple, deficits: tuple, steps: int) -> Evidence:
     """Yang et al. 2024, Fig. 4 (the paper: for H < N 'the loss stops decreasing far from the minimum';
@@ -149,6 +174,19 @@ def heads_HltN(ctx: Ctx, *, config: str, Ns: tuple, deficits: tuple, steps: int)
     paper={"H_over_N": (1, 2, 4, 8, 16), "steps": 20_000},
     expect=Verdict.VIOLATED,
     seeds=Seeds.EVERY,
+    tex=r"Theorem 1's bound: the iterations to reach $\Delta\le10^{-3}\Delta(0)$, "
+    r"$\ln(10^3)/\ln(1/\rho(H))$, grow with $H$",
+    plot=dict(
+        x="H",
+        curves=[
+            ("bound_iterations", "iterations the bound guarantees"),
+            dict(y="observed_iterations", x="H_observed", label="GD iterations observed"),
+        ],
+        xlabel="number of heads $H$",
+        ylabel=r"iterations to $\Delta\leq10^{-3}\Delta(0)$",
+        logx=True,
+        logy=True,
+    ),
 )
 def heads_speed(
     ctx: Ctx, *, config: str, H_over_N: tuple, observed: tuple, target: float, steps: int

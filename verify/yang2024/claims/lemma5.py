@@ -26,6 +26,8 @@ from verify.yang2024 import model as M
     rules={"se_window": Rule(4, "Monte-Carlo window half-width in standard errors", "spec pass criterion")},
     seeds=Seeds.EVERY,
     consistency=True,
+    tex=r"Lemma 5: $L=\frac12\sum_k\|\bar Z(\hat a_k-A_{:,k})\|^2+L^*$, $\bar Z=(Z^\top Z+m\tau I_N)^{1/2}$, "
+    r"within 4 SE of Monte Carlo",
 )
 def lemma5(ctx: Ctx, *, config: str, H: int, draws: int) -> Evidence:
     """Yang et al. 2024, Lemma 5 (closed form of the population loss (9)); kind two-sided; DERIVED;
@@ -67,6 +69,8 @@ def lemma5(ctx: Ctx, *, config: str, H: int, draws: int) -> Evidence:
     rules={"tol": Rule(1e-10, "an exact identity, checked to round-off", "spec pass criterion")},
     seeds=Seeds.EVERY,
     consistency=True,
+    tex=r"$A=G^{-1}(Z^\top\tilde Z+m\tau[I_N,0])$ has $A_{:,k}=e_k$ and $c_k=0$ for every prompt token "
+    r"$k\le N$ (any $Z$, $\tau>0$)",
 )
 def A_identity(ctx: Ctx, *, cases: int) -> Evidence:
     """Yang et al. 2024, Lemma 5 (A and the constants c_k); kind upper; DERIVED; every seed.
@@ -106,6 +110,8 @@ def A_identity(ctx: Ctx, *, cases: int) -> Evidence:
             16, "atol = ulps eps |Delta| / h, the round-off of the difference at h/4", "attncheck"
         ),
     },
+    tex=r"the hand-derived $\partial L/\partial Q_h$ and $\partial L/\partial w_{h,k}$ equal central finite "
+    r"differences (relative error $\le10^{-6}$)",
 )
 def grad(ctx: Ctx, *, config: str, H: int, n_dirs: int) -> Evidence:
     """Yang et al. 2024, gradients of the closed-form loss; kind upper; DERIVED; every seed.
@@ -161,6 +167,8 @@ def grad(ctx: Ctx, *, config: str, H: int, n_dirs: int) -> Evidence:
     },
     seeds=Seeds.EVERY,
     consistency=True,
+    tex=r"with $H\ge N$ and $\operatorname{rank}C_k=N$ for every $k$, $L^*=\inf L$ is attained by solving "
+    r"for $w$ at fixed $Q$",
 )
 def Lstar_attained(ctx: Ctx, *, config: str, H_over_N: int) -> Evidence:
     """Yang et al. 2024, Lemma 5: L* = inf L is attained; kind upper; DERIVED; every seed.

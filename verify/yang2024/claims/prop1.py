@@ -44,6 +44,8 @@ def _prop1_summary(rows: list[E.Prop1Row], Hs: list[int], betas: tuple, N: int) 
     },
     seeds=Seeds.BINOMIAL,
     n_seeds={"quick": 50, "paper": 20},
+    tex=r"Proposition 1: $H\ge N$, Gaussian $Q^{(0)}$ $\Rightarrow$ $\operatorname{rank}C_k^{(0)}=N$ "
+    r"$\forall k$ a.s.\ (Assumption 2); $H<N$: rank $\le H$",
 )
 def prop1(ctx: Ctx, *, config: str, H_offsets: tuple, betas: tuple) -> Evidence:
     """Yang et al. 2024, Proposition 1; kind probability (claimed p = 1: "almost surely"); EXACT;
@@ -91,6 +93,8 @@ def prop1(ctx: Ctx, *, config: str, H_offsets: tuple, betas: tuple) -> Evidence:
     },
     seeds=Seeds.EVERY,
     n_seeds={"quick": 5},
+    tex=r"Assumption 3 is sufficient, not necessary: orthonormal or hypercube prompt tokens keep "
+    r"$\operatorname{rank}C_k=N$; a duplicate token $v_2=v_1$ breaks Assumption 2",
 )
 def prop1_assump3(ctx: Ctx, *, config: str, H_over_N: int) -> Evidence:
     """Yang et al. 2024, Assumption 3 / Proposition 1; kind qualitative; DERIVED (a reviewer's
@@ -141,6 +145,18 @@ def prop1_assump3(ctx: Ctx, *, config: str, H_over_N: int) -> Evidence:
         "window": Rule(3, "points per local slope and in the last-range fit", "attncheck"),
     },
     seeds=Seeds.POOLED,
+    tex=r"$\zeta_0=\min_k\lambda_{\min}(B_k^{(0)}B_k^{(0)\top})$ grows like $H^1$ for $H\gg N$ (it is tiny "
+    r"near $H=N$)",
+    plot=dict(
+        x="H",
+        curves=[("zeta0_seed0", "seed 0"), ("zeta0_seed1", "seed 1"), ("zeta0_seed2", "seed 2")],
+        slope=1.0,
+        theory_label="theory: $H^{1}$",
+        xlabel="number of heads $H$",
+        ylabel=r"$\zeta_0=\min_k\lambda_{\min}(B_k^{(0)}B_k^{(0)\top})$",
+        logx=True,
+        logy=True,
+    ),
 )
 def zeta0_scale(ctx: Ctx, *, config: str, H_over_N: tuple, betas: tuple) -> Evidence:
     """zeta_0 against the number of heads; kind rate (the shared rate rule); DERIVED; pooled over

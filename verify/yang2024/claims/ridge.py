@@ -34,6 +34,8 @@ def _random_ridge_case(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray
     rules={"tol": Rule(1e-9, "an exact identity, relative to the predictions' scale", "spec pass criterion")},
     seeds=Seeds.EVERY,
     consistency=True,
+    tex=r"$A^\top y=(y,\,Z_Q^\top(ZZ^\top+m\tau I)^{-1}Zy)$: copy the prompt labels, ridge regression with "
+    r"penalty $m\tau$ for the rest",
 )
 def ridge_equiv(ctx: Ctx, *, cases: int) -> Evidence:
     """Yang et al. 2024, Theorem 2 / eq. (20): the limit map is ridge regression; kind upper; DERIVED;
@@ -77,6 +79,8 @@ def ridge_equiv(ctx: Ctx, *, cases: int) -> Evidence:
     },
     seeds=Seeds.EVERY,
     consistency=True,
+    tex=r"Lemma 4: the expectation of (24) over the feature noise is the ridge objective (25), "
+    r"$\frac1{2N}\|y-Z^\top\lambda\|^2+\frac\tau2\|\lambda\|^2$",
 )
 def lemma4(ctx: Ctx, *, config: str, draws: int, grid: int) -> Evidence:
     """Yang et al. 2024, Lemma 4 (statement EXACT, closed form DERIVED); kind upper; every seed.
@@ -131,6 +135,8 @@ def _shapes_repdim(rng: np.random.Generator) -> tuple[int, int, float]:
     },
     seeds=Seeds.EVERY,
     consistency=True,
+    tex=r"$\hat\lambda=\hat\lambda_\tau$ iff $N=m$; $\|\hat\lambda\|\le\|\hat\lambda_\tau\|$ for $N<m$ and "
+    r"$\ge$ for $N>m$ (penalties $m\tau$ and $N\tau$)",
 )
 def repdim(ctx: Ctx, *, cases: int) -> Evidence:
     """Yang et al. 2024, Sec. 3.3 (representation dimension; claims EXACT in words, formulas
@@ -181,6 +187,18 @@ NS_PAPER = (50, 70, 90, 100, 110, 130, 150)  # Fig. 3: m = 100, N from 50 to 150
     expect=Verdict.VIOLATED,
     rules={"z": Rule(2.576, "99% normal band on each paired difference over the draws", "attncheck")},
     seeds=Seeds.EVERY,
+    tex=r"Fig.~3: the expected gap $\frac1K\mathbb{E}\|\hat y^*-\hat y_{\mathrm{best}}\|^2$ decreases as $N$ "
+    r"approaches $m$, from either side ($0$ at $N=m$)",
+    plot=dict(
+        x="N",
+        curves=[
+            ("gap_mean", "mean gap over draws"),
+            ("gap_lo", "lower end of its 99% band"),
+            ("gap_hi", "upper end of its 99% band"),
+        ],
+        xlabel="prompt length $N$ ($m=20$)",
+        ylabel=r"$\frac{1}{K}\mathbb{E}\|\hat y^*-\hat y_{\mathrm{best}}\|^2$",
+    ),
 )
 def fig3(ctx: Ctx, *, K: int, m: int, tau: float, Ns: tuple, draws: int) -> Evidence:
     """Yang et al. 2024, Fig. 3 and Sec. 3.3 (statement EXACT; the gap's closed form
@@ -247,6 +265,17 @@ def fig3(ctx: Ctx, *, K: int, m: int, tau: float, Ns: tuple, draws: int) -> Evid
     rules={"tie_rtol": Rule(1e-12, "N = m: a ratio above 1 + tie_rtol enters the maximum", "attncheck")},
     seeds=Seeds.EVERY,
     consistency=True,
+    tex=r"under $\mathbb{E}[\lambda\lambda^\top]=I$ the transformer's ridge (penalty $m\tau$) has expected "
+    r"error $\le$ the `best' ridge's ($N\tau$), every $N$",
+    plot=dict(
+        x="N",
+        curves=[("E_transformer", r"transformer's ridge, penalty $m\tau$")],
+        theory="E_best",
+        theory_label=r"bound: 'best' ridge, penalty $N\tau$",
+        xlabel="prompt length $N$ ($m=20$)",
+        ylabel=r"expected error $\frac{1}{K}\mathbb{E}\|Z_Q^\top(\hat\lambda-\lambda)\|^2$",
+        logy=True,
+    ),
 )
 def lmmse(ctx: Ctx, *, K: int, m: int, tau: float, Ns: tuple, draws: int) -> Evidence:
     """Transformer ridge = LMMSE under the training prior (a reviewer's question, DERIVED); kind upper;

@@ -34,6 +34,16 @@ PL_FRACTION = Rule(0.5, "the PL premise lambda_min(B_k^(t) B_k^(t)T) >= fraction
         "converged_from": Rule(2, "H / N from which GD must reach final_ratio in the budget", SPEC),
     },
     seeds=Seeds.EVERY,
+    tex=r"Theorem 1: GD with $\eta_w=\gamma^2\eta_Q$, $w^{(0)}=0$, from an init with $\zeta_0>0$ decreases "
+    r"$\Delta=L-L^*$ monotonically towards $0$",
+    plot=dict(
+        x="t",
+        curves=[("Delta_H6", "$H=N=6$"), ("Delta_H12", "$H=2N=12$"), ("Delta_H48", "$H=8N=48$")],
+        xlabel="GD step $t$",
+        ylabel=r"$\Delta(t)=L(\theta_t)-L^*$",
+        logx=True,
+        logy=True,
+    ),
 )
 def thm1_monotone(ctx: Ctx, *, config: str, H_over_N: tuple, steps: int, gamma: float) -> Evidence:
     """Yang et al. 2024, Theorem 1 (linear convergence implies per-step decrease); qualitative;
@@ -118,6 +128,30 @@ def _rate_run(H: int, r: E.Run, gamma: float, pl_fraction: float) -> RateRun:
     paper={"steps": 20_000},
     rules={"pl_fraction": PL_FRACTION},
     seeds=Seeds.EVERY,
+    tex=r"Theorem 1, eq.~(18): $\Delta(t)\le\rho^t\Delta(0)$, $\rho=1-\eta_Q\gamma^2\zeta_0/2$ "
+    r"(reconstructed), where the premises hold along the run",
+    plot=[
+        dict(
+            x="t",
+            curves=[("Delta_H12", r"measured $\Delta(t)$")],
+            theory="bound_H12",
+            theory_label=r"bound $\rho^t\Delta(0)$",
+            xlabel="GD step $t$",
+            ylabel=r"$\Delta(t)=L(\theta_t)-L^*$",
+            logy=True,
+            title="$H=2N=12$",
+        ),
+        dict(
+            x="t",
+            curves=[("Delta_H48", r"measured $\Delta(t)$")],
+            theory="bound_H48",
+            theory_label=r"bound $\rho^t\Delta(0)$",
+            xlabel="GD step $t$",
+            ylabel=r"$\Delta(t)=L(\theta_t)-L^*$",
+            logy=True,
+            title="$H=8N=48$",
+        ),
+    ],
 )
 def thm1_rate(ctx: Ctx, *, config: str, H_over_N: tuple, steps: int, gamma: float) -> Evidence:
     """Yang et al. 2024, Theorem 1, eq. (18); kind upper; RECONSTRUCTED (rho's constant is ours);
@@ -182,6 +216,17 @@ def thm1_rate(ctx: Ctx, *, config: str, H_over_N: tuple, steps: int, gamma: floa
         "grad_rtol": Rule(1e-10, "round-off allowed in ||dL/dw||^2 >= zeta_0 Delta", "attncheck"),
     },
     seeds=Seeds.EVERY,
+    tex=r"for $\gamma$ large enough, $\lambda_{\min}(B_k^{(t)}B_k^{(t)\top})\ge\zeta_0/2$ and "
+    r"$\|\nabla_\alpha\ell\|^2\ge\gamma^2\zeta_0\Delta$ at every step $t$",
+    plot=dict(
+        x="t",
+        curves=[("lam_min_over_zeta0_gamma1", r"$\gamma=1$"), ("lam_min_over_zeta0_gamma3", r"$\gamma=3$")],
+        const=0.5,
+        theory_label=r"premise: $\lambda_{\min}\geq\zeta_0/2$",
+        xlabel="GD step $t$ ($H=2N$)",
+        ylabel=r"$\min_k\lambda_{\min}(B_k^{(t)}B_k^{(t)\top})\,/\,\zeta_0$",
+        logx=True,
+    ),
 )
 def thm1_PL(ctx: Ctx, *, config: str, H_over_N: int, gammas: tuple, steps: int) -> Evidence:
     """Yang et al. 2024, Theorem 1 proof (PL step); qualitative; RECONSTRUCTED (eq. 15's threshold

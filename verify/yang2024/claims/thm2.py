@@ -31,6 +31,8 @@ from verify.yang2024.claims.thm1 import STEP_FACTOR
     },
     seeds=Seeds.EVERY,
     consistency=True,
+    tex=r"Theorem 2: after training, $\hat y\to(y,Z_Q^\top\hat\lambda)$ with "
+    r"$\hat\lambda=(ZZ^\top+m\tau I)^{-1}Zy$, in-domain and out-of-domain",
 )
 def thm2_limit(ctx: Ctx, *, config: str, H_over_N: int, steps: int, prompts: int) -> Evidence:
     """Yang et al. 2024, Theorem 2 (inference = ridge regression); kind upper; DERIVED; every seed.
@@ -72,6 +74,18 @@ def thm2_limit(ctx: Ctx, *, config: str, H_over_N: int, steps: int, prompts: int
     rules={"rtol": Rule(1e-12, "round-off margin of the bound", "spec pass criterion")},
     seeds=Seeds.EVERY,
     consistency=True,
+    tex=r"$\frac1{2K}\|\hat y(\theta)-\hat y^*\|^2\le\Delta(\theta)\|y\|^2/(K\lambda_{\min}(G))$ at every "
+    r"iterate and every prompt",
+    plot=dict(
+        x="t",
+        curves=[("max_ratio", "largest ratio over prompts")],
+        const=1.0,
+        theory_label=r"bound: ratio $\leq1$",
+        xlabel="GD step $t$",
+        ylabel="left side / right side of the bound",
+        logx=True,
+        logy=True,
+    ),
 )
 def thm2_bound(ctx: Ctx, *, config: str, H_over_N: int, steps: int, prompts: int) -> Evidence:
     """Yang et al. 2024, Theorem 2, deterministic inference bound; kind upper; DERIVED; every seed.
@@ -114,6 +128,8 @@ def thm2_bound(ctx: Ctx, *, config: str, H_over_N: int, steps: int, prompts: int
     assumptions=("||lambda|| <= B (Assumption 4; worst direction taken)",),
     quick={"config": "small", "delta": 0.01, "B_norm": 2.0, "draws": 100_000},
     seeds=Seeds.EVERY,
+    tex=r"$\|y\|^2\le Y_\delta$ with probability $\ge1-\delta$ whenever $\|\lambda\|\le B$ (Assumption 4; "
+    r"$Y_\delta$ reconstructed)",
 )
 def thm2_prob(ctx: Ctx, *, config: str, delta: float, B_norm: float, draws: int) -> Evidence:
     """Yang et al. 2024, Theorem 2 (probabilistic step: Laurent-Massart on ||y||^2); probability;
@@ -151,6 +167,18 @@ def thm2_prob(ctx: Ctx, *, config: str, delta: float, B_norm: float, draws: int)
     paper={"steps": 20_000},
     seeds=Seeds.EVERY,
     consistency=True,
+    tex=r"$\max_{k\le N}|\hat y_k-y_k|\le\sqrt{2\Delta\|y\|^2/\lambda_{\min}(G)}\to0$ with $\Delta$ "
+    r"(the prompt labels are copied)",
+    plot=dict(
+        x="Delta",
+        curves=[("max_copy_error", "largest copy error over prompts")],
+        slope=0.5,
+        theory_label=r"order of the bound: $\Delta^{1/2}$",
+        xlabel=r"$\Delta=L(\theta_t)-L^*$ along GD",
+        ylabel=r"$\max_{k\leq N}|\hat y_k-y_k|$",
+        logx=True,
+        logy=True,
+    ),
 )
 def thm2_copy(ctx: Ctx, *, config: str, H_over_N: int, steps: int, prompts: int) -> Evidence:
     """Yang et al. 2024, Theorem 2 (prompt tokens are copied); kind upper; DERIVED; every seed.
@@ -201,6 +229,18 @@ def _settle(ts: list[int], errs: list[float], eps: float) -> int | None:
     quick={"config": "small", "H_over_N": 2, "eps": 1e-2, "delta": 0.01, "prompts": 100, "steps": 3000},
     paper={"eps": 1e-4, "steps": 20_000},
     seeds=Seeds.EVERY,
+    tex=r"eq.~(21): $T\ge\ln\frac{\Delta(0)Y_\delta}{K\lambda_{\min}(G)\epsilon}/\ln\frac1\rho$ iterations "
+    r"give $\frac1{2K}\|\hat y-\hat y^*\|^2\le\epsilon$ when $\|\lambda\|\le B$",
+    plot=dict(
+        x="t",
+        curves=[("max_error", "largest error over prompts")],
+        const=1e-2,
+        theory_label=r"target $\epsilon=10^{-2}$ (quick profile)",
+        xlabel="GD step $t$",
+        ylabel=r"$\frac{1}{2K}\|\hat y-\hat y^*\|^2$",
+        logx=True,
+        logy=True,
+    ),
 )
 def thm2_iters(
     ctx: Ctx, *, config: str, H_over_N: int, eps: float, delta: float, prompts: int, steps: int
