@@ -78,7 +78,9 @@ class Rule:
     """A named pass rule of a claim (a tolerance, a window, a threshold) and why it is what it is.
 
     value: what the claim body reads (``ctx.rule(name)``); reason: one line on why this value;
-    source: where it comes from (the paper's statement, the spec's pass criterion, or the suite).
+    source: where it comes from: the paper's statement; a "reconstruction pass criterion" (the
+    criterion written down when the paper was encoded for this suite, where the paper states none);
+    or a choice of the suite ("attncheck").
     The report and the docs print every rule, so code and prose cannot drift apart.
     """
 

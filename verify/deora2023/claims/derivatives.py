@@ -24,7 +24,9 @@ from verify.numerics.gradcheck import check_grad, check_hvp
     quick=dict(cases=3),
     paper=dict(cases=40),
     rules={
-        "tol": Rule(1e-6, "scaled error |FD - g| / (tol (1 + |FD|)) of check_grad", "spec pass criterion")
+        "tol": Rule(
+            1e-6, "scaled error |FD - g| / (tol (1 + |FD|)) of check_grad", "reconstruction pass criterion"
+        )
     },
     tex=r"the hand-derived $\nabla_\theta\Phi(\theta;X)$ and $\nabla L(\theta)$ equal central finite "
     r"differences (scaled error at most $1$ at the tolerance $10^{-6}$)",
@@ -80,7 +82,9 @@ def _head_structure(Hp: np.ndarray, H: int, T: int, d: int) -> tuple[float, floa
     quick=dict(cases=2),
     paper=dict(cases=30),
     rules={
-        "rtol": Rule(1e-6, "relative tolerance of the HVP against finite differences", "spec pass criterion"),
+        "rtol": Rule(
+            1e-6, "relative tolerance of the HVP against finite differences", "reconstruction pass criterion"
+        ),
         "atol": Rule(1e-7, "absolute floor of the HVP comparison (entries near zero)", "attncheck"),
         "zero_atol": Rule(1e-9, "what counts as a zero Hessian entry (U-U block, cross-head)", "attncheck"),
         "qf_rtol": Rule(
@@ -150,7 +154,9 @@ def hvp(ctx: Ctx, *, cases: int) -> Evidence:
     statement="||diag(s)-ss^T|| <= 1/2, Var_s(a) <= range(a)^2/4, |k3_s(v,b,b)| <= range(v)range(b)^2/4",
     quick=dict(draws=2000),
     paper=dict(draws=20000),
-    rules={"rtol": Rule(1e-12, "round-off margin of the exact inequalities", "spec pass criterion")},
+    rules={
+        "rtol": Rule(1e-12, "round-off margin of the exact inequalities", "reconstruction pass criterion")
+    },
     tex=r"for $s=\mathrm{softmax}(a)$: $\|\mathrm{diag}(s)-ss^\top\|\le\frac12$, "
     r"$\mathrm{Var}_s(a)\le\frac14\,\mathrm{range}(a)^2$, "
     r"$|k_3^s(v,b,b)|\le\frac14\,\mathrm{range}(v)\,\mathrm{range}(b)^2$",

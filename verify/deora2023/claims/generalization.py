@@ -150,7 +150,7 @@ _GAP_RULES = {
         0.2,
         "last local slope within 0.2 of -1, as the spec's order-level window for the other 1/n-type rate "
         "(rate.K: [-1.4, -0.8])",
-        "spec pass criterion (by analogy)",
+        "reconstruction pass criterion (by analogy)",
     ),
     "K_max": Rule(
         20000, "step cap of the run to the target training loss (an error if reached)", "attncheck"

@@ -101,7 +101,7 @@ def _scaling_fit(ctx: Ctx, Hs: tuple[int, ...], n_inputs: int, which: int) -> tu
         "tol": Rule(
             0.15,
             "last local slope within 0.15 of -1/2: the narrower side of the spec's window [-0.65, -0.3]",
-            "spec pass criterion",
+            "reconstruction pass criterion",
         )
     },
     tex=r"at paired i.i.d.\ initialisation, $\|\nabla^2_\theta\Phi(\theta_0;X)\|\sim H^{-1/2}$",
@@ -144,7 +144,9 @@ def scaling_H(ctx: Ctx, *, Hs: tuple[int, ...], n_inputs: int) -> Evidence:
     paper=dict(Hs=(2, 4, 8, 16, 32, 64, 128), n_inputs=5),
     rules={
         "tol": Rule(
-            0.1, "last local slope within 0.1 of 0: the spec's window [-0.1, 0.1]", "spec pass criterion"
+            0.1,
+            "last local slope within 0.1 of 0: the spec's window [-0.1, 0.1]",
+            "reconstruction pass criterion",
         )
     },
     tex=r"at paired i.i.d.\ initialisation, $\|\nabla_\theta\Phi(\theta_0;X)\|=O(1)$ in $H$ (exponent $0$)",

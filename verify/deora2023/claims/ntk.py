@@ -25,7 +25,9 @@ from verify.numerics.fit import fit_rate
     seeds=Seeds.EVERY,
     quick=dict(n=40, H=8, lams=(0.0, 1.0, 10.0, 100.0, 1000.0)),
     rules={
-        "tol": Rule(1e-10, "an exact identity: round-off of float64 evaluations only", "spec pass criterion")
+        "tol": Rule(
+            1e-10, "an exact identity: round-off of float64 evaluations only", "reconstruction pass criterion"
+        )
     },
     tex=r"for $\theta_\star$ on the $U$ block, $\Phi(\theta_0+\lambda\theta_\star)=\Phi(\theta_0)+"
     r"\lambda\langle\nabla\Phi(\theta_0),\theta_\star\rangle$ exactly ($\Phi$ is linear in $U$)",
@@ -166,7 +168,11 @@ def real_eps(ctx: Ctx, *, n: int, H: int, eps: tuple[float, ...]) -> Evidence:
     statement="gamma_U = zeta S sqrt(T/2) (variant O) and zeta S sqrt(T) (variant A) when sigma = 0",
     seeds=Seeds.EVERY,
     quick=dict(n=40, H=4, S=2.0),
-    rules={"rtol": Rule(1e-4, "accuracy of the SVM solver on a closed-form margin", "spec pass criterion")},
+    rules={
+        "rtol": Rule(
+            1e-4, "accuracy of the SVM solver on a closed-form margin", "reconstruction pass criterion"
+        )
+    },
     tex=r"$U$-part NTK margin at $W_0=0$, $\sigma=0$: $\gamma_U=\zeta S\sqrt{T/2}$ (variant O) and "
     r"$\gamma_U=\zeta S\sqrt T$ (variant A)",
 )
@@ -235,7 +241,9 @@ def _ntk_table(ctx: Ctx, Hs: tuple[int, ...], inits: int) -> tuple[np.ndarray, n
     paper=dict(inits=10),
     rules={
         "tol": Rule(
-            0.2, "last local slope within 0.2 of -1/2: the spec's window [-0.7, -0.3]", "spec pass criterion"
+            0.2,
+            "last local slope within 0.2 of -1/2: the spec's window [-0.7, -0.3]",
+            "reconstruction pass criterion",
         )
     },
     tex=r"the across-initialisation relative spread of the NTK Gram matrix at $\theta_0$ decays like "

@@ -25,7 +25,7 @@ from verify.numerics.fit import fit_rate
         "tol": Rule(
             0.2,
             "last local slope within 0.2 of -1: the narrower side of the spec's window [-1.4, -0.8]",
-            "spec pass criterion",
+            "reconstruction pass criterion",
         )
     },
     tex=r"under NTK separability the training loss decays like $K^{-1}$ up to logarithmic factors: "
@@ -92,7 +92,7 @@ _LAZY_TOL = "last local slope within 0.1 of the exponent: the narrower side of t
     seeds=Seeds.POOLED,
     quick=_LAZY_QUICK,
     paper=_LAZY_PAPER,
-    rules={"tol": Rule(0.1, _LAZY_TOL + " [-0.6, -0.4]", "spec pass criterion")},
+    rules={"tol": Rule(0.1, _LAZY_TOL + " [-0.6, -0.4]", "reconstruction pass criterion")},
     tex=r"the relative movement $\|\theta_K-\theta_0\|/\|\theta_0\|$ scales like $H^{-1/2}$ (lazy regime)",
     plot=dict(
         x="H",
@@ -138,7 +138,7 @@ def lazy(ctx: Ctx, *, Hs: tuple[int, ...], n: int, eta: float, K: int) -> Eviden
     seeds=Seeds.POOLED,
     quick=_LAZY_QUICK,
     paper=_LAZY_PAPER,
-    rules={"tol": Rule(0.1, _LAZY_TOL + " [-0.1, 0.15]", "spec pass criterion")},
+    rules={"tol": Rule(0.1, _LAZY_TOL + " [-0.1, 0.15]", "reconstruction pass criterion")},
     tex=r"the absolute movement $\|\theta_K-\theta_0\|$ stays $O(1)$ in $H$ (exponent $0$)",
     plot=dict(
         x="H",

@@ -24,7 +24,7 @@ from verify.numerics.fit import fit_rate
     seeds=Seeds.EVERY,
     quick=dict(H=8, n=40, steps=100, random_points=2),
     paper=dict(steps=3000, random_points=20),
-    rules={"rtol": Rule(1e-10, "round-off margin of an exact inequality", "spec pass criterion")},
+    rules={"rtol": Rule(1e-10, "round-off margin of an exact inequality", "reconstruction pass criterion")},
     tex=r"self-bounded gradient: $\|\nabla L(\theta)\|\le\beta_2L(\theta)$, "
     r"$\beta_2=\max_i\|\nabla\Phi(\theta;X_i)\|$",
     plot=dict(
@@ -119,7 +119,7 @@ def sbwc(
         "tol": Rule(
             0.25,
             "the spec's 'kappa_hat sqrt(H) varies by < 2x over H = 2..32' as a slope: log 2 / log 16",
-            "spec pass criterion",
+            "reconstruction pass criterion",
         )
     },
     tex=r"the measured weak-convexity ratio $\hat\kappa=\max(0,-\lambda_{\min}(\nabla^2L))/L$ at a GD "

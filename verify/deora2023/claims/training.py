@@ -79,7 +79,7 @@ def _dtrain_run(ctx: Ctx, seed: int, ex: dict, K: int, eta: float) -> tuple[list
     quick=_TRAIN_QUICK,
     paper=_TRAIN_PAPER,
     rules={
-        "rtol": Rule(1e-9, "round-off margin of the bound", "spec pass criterion"),
+        "rtol": Rule(1e-9, "round-off margin of the bound", "reconstruction pass criterion"),
         "descent_rtol": Rule(1e-12, "round-off allowed in P1, relative to L_k", "attncheck"),
         "c_max": Rule(1.0, "premise P2: c < c_max", "spec Sect. 5.2"),
     },

@@ -14,7 +14,7 @@ from verify.core.record import Seeds, Verdict
 from verify.wu2023 import data as D
 from verify.wu2023 import experiments as E
 
-_SPEC = "spec pass criterion"
+_SPEC = "reconstruction pass criterion"
 _FLOOR = Rule(1e-3, "bounded away from 0 whenever N <= d / d_per_N", _SPEC)
 _D_PER_N = Rule(2, "A3 in this form needs d >= N; checked with a margin of 2", _SPEC)
 

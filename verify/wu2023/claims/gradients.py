@@ -38,8 +38,12 @@ def _kink_free_setup(ctx: Ctx, key: int, init: str, p: float, **sizes: int) -> E
     quick=dict(N=3, d=6, d_s=5, d_m=12),
     paper=dict(N=6, d_m=60),
     rules={
-        "fd_rtol": Rule(1e-6, "relative part of the allowed |analytic - numeric|", "spec pass criterion"),
-        "fd_atol": Rule(1e-6, "absolute part of the allowed |analytic - numeric|", "spec pass criterion"),
+        "fd_rtol": Rule(
+            1e-6, "relative part of the allowed |analytic - numeric|", "reconstruction pass criterion"
+        ),
+        "fd_atol": Rule(
+            1e-6, "absolute part of the allowed |analytic - numeric|", "reconstruction pass criterion"
+        ),
         "kink_margin": Rule(
             1e-4, "finite differences are invalid across a ReLU kink: closer points are redrawn", "attncheck"
         ),
@@ -92,7 +96,7 @@ def grad(ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int) -> Evidence:
     paper=dict(samples=20000),
     seeds=Seeds.EVERY,
     consistency=True,
-    rules={"rtol": Rule(1e-12, "round-off margin on the constant 1/2", "spec pass criterion")},
+    rules={"rtol": Rule(1e-12, "round-off margin on the constant 1/2", "reconstruction pass criterion")},
     tex=r"$\|\mathrm{diag}(p)-pp^\top\|_2\le\frac12$, so the row-wise softmax is "
     r"$\frac12$-Lipschitz in $\|\cdot\|_F$",
 )

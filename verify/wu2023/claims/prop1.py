@@ -14,7 +14,7 @@ from verify.core.record import Seeds
 from verify.wu2023 import experiments as E
 from verify.wu2023 import model as M
 
-_SPEC = "spec pass criterion"
+_SPEC = "reconstruction pass criterion"
 
 
 @claim(

@@ -23,7 +23,11 @@ from verify.yang2024 import model as M
     assumptions=("E[lambda lambda^T] = I (Assumption 1)", "noise variance tau on the representation"),
     quick={"config": "small", "H": 6, "draws": 100_000},
     paper={"draws": 1_000_000},
-    rules={"se_window": Rule(4, "Monte-Carlo window half-width in standard errors", "spec pass criterion")},
+    rules={
+        "se_window": Rule(
+            4, "Monte-Carlo window half-width in standard errors", "reconstruction pass criterion"
+        )
+    },
     seeds=Seeds.EVERY,
     consistency=True,
     tex=r"Lemma 5: $L=\frac12\sum_k\|\bar Z(\hat a_k-A_{:,k})\|^2+L^*$, $\bar Z=(Z^\top Z+m\tau I_N)^{1/2}$, "
@@ -66,7 +70,7 @@ def lemma5(ctx: Ctx, *, config: str, H: int, draws: int) -> Evidence:
     assumptions=("tau > 0",),
     quick={"cases": 40},
     paper={"cases": 400},
-    rules={"tol": Rule(1e-10, "an exact identity, checked to round-off", "spec pass criterion")},
+    rules={"tol": Rule(1e-10, "an exact identity, checked to round-off", "reconstruction pass criterion")},
     seeds=Seeds.EVERY,
     consistency=True,
     tex=r"$A=G^{-1}(Z^\top\tilde Z+m\tau[I_N,0])$ has $A_{:,k}=e_k$ and $c_k=0$ for every prompt token "
@@ -104,7 +108,7 @@ def A_identity(ctx: Ctx, *, cases: int) -> Evidence:
     statement="hand-derived dL/dQ_h and dL/dw_{h,k} match central differences (rel. error <= 1e-6)",
     quick={"config": "small", "H": 6, "n_dirs": 20},
     rules={
-        "rtol": Rule(1e-6, "relative error allowed per compared value", "spec pass criterion"),
+        "rtol": Rule(1e-6, "relative error allowed per compared value", "reconstruction pass criterion"),
         "h": Rule(1e-5, "central-difference step (and h/4): Delta ~ 70 needs h above 1e-6", "attncheck"),
         "roundoff_ulps": Rule(
             16, "atol = ulps eps |Delta| / h, the round-off of the difference at h/4", "attncheck"
@@ -162,7 +166,7 @@ def grad(ctx: Ctx, *, config: str, H: int, n_dirs: int) -> Evidence:
     quick={"config": "small", "H_over_N": 2},
     paper={"config": "paper"},
     rules={
-        "rel_tol": Rule(1e-8, "L(Q, w*) - L* allowed, relative to L*", "spec pass criterion"),
+        "rel_tol": Rule(1e-8, "L(Q, w*) - L* allowed, relative to L*", "reconstruction pass criterion"),
         "rank_ulps": Rule(1e3, "rank N means sigma_min > rank_ulps eps ||C_k||_2", "attncheck"),
     },
     seeds=Seeds.EVERY,

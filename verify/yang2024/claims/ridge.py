@@ -31,7 +31,11 @@ def _random_ridge_case(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray
     statement="A^T y = (y, Z_Q^T (Z Z^T + m tau I)^{-1} Z y): copy plus ridge with penalty m tau",
     quick={"cases": 60},
     paper={"cases": 1000},
-    rules={"tol": Rule(1e-9, "an exact identity, relative to the predictions' scale", "spec pass criterion")},
+    rules={
+        "tol": Rule(
+            1e-9, "an exact identity, relative to the predictions' scale", "reconstruction pass criterion"
+        )
+    },
     seeds=Seeds.EVERY,
     consistency=True,
     tex=r"$A^\top y=(y,\,Z_Q^\top(ZZ^\top+m\tau I)^{-1}Zy)$: copy the prompt labels, ridge regression with "

@@ -15,7 +15,7 @@ from verify.core.record import Seeds
 from verify.yang2024 import data as D
 from verify.yang2024 import experiments as E
 
-SPEC = "spec pass criterion"
+SPEC = "reconstruction pass criterion"
 PL_FRACTION = Rule(0.5, "the PL premise lambda_min(B_k^(t) B_k^(t)T) >= fraction zeta_0", "paper Thm 1 (43b)")
 
 

@@ -26,8 +26,10 @@ from verify.yang2024.claims.thm1 import STEP_FACTOR
     assumptions=("Delta(T) <= 1e-8",),
     quick={"config": "small", "H_over_N": 8, "steps": 20_000, "prompts": 200},
     rules={
-        "tol": Rule(1e-6, "mean (1/K) ||y-hat - y-hat*||^2 allowed after training", "spec pass criterion"),
-        "trained": Rule(1e-8, "Delta(T) at most this: the trained regime", "spec pass criterion"),
+        "tol": Rule(
+            1e-6, "mean (1/K) ||y-hat - y-hat*||^2 allowed after training", "reconstruction pass criterion"
+        ),
+        "trained": Rule(1e-8, "Delta(T) at most this: the trained regime", "reconstruction pass criterion"),
     },
     seeds=Seeds.EVERY,
     consistency=True,
@@ -71,7 +73,7 @@ def thm2_limit(ctx: Ctx, *, config: str, H_over_N: int, steps: int, prompts: int
     "at every iterate and every prompt",
     quick={"config": "small", "H_over_N": 2, "steps": 3000, "prompts": 100},
     paper={"steps": 20_000},
-    rules={"rtol": Rule(1e-12, "round-off margin of the bound", "spec pass criterion")},
+    rules={"rtol": Rule(1e-12, "round-off margin of the bound", "reconstruction pass criterion")},
     seeds=Seeds.EVERY,
     consistency=True,
     tex=r"$\frac1{2K}\|\hat y(\theta)-\hat y^*\|^2\le\Delta(\theta)\|y\|^2/(K\lambda_{\min}(G))$ at every "

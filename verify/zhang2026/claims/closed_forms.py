@@ -25,7 +25,9 @@ from verify.zhang2026.claims._rules import MC_Z
     rules=dict(
         mc_z=MC_Z,
         grad_rtol=Rule(
-            1e-6, "relative error of hand gradients against central differences", "spec pass criterion"
+            1e-6,
+            "relative error of hand gradients against central differences",
+            "reconstruction pass criterion",
         ),
         grad_eps=Rule(1e-5, "central-difference step of the gradient check"),
         grad_atol_rel=Rule(
@@ -69,7 +71,9 @@ def closedform(ctx: Ctx, *, D: int, K: int, M: int, d: int, N: int) -> Evidence:
     paper=dict(steps=1000),
     seeds=Seeds.EVERY,
     consistency=True,
-    rules=dict(atol=Rule(1e-10, "max difference of (A, W_V) between choices of P", "spec pass criterion")),
+    rules=dict(
+        atol=Rule(1e-10, "max difference of (A, W_V) between choices of P", "reconstruction pass criterion")
+    ),
     tex=r"the trajectory $(A^{(t)},W_V^{(t)})$ is the same for every orthogonal $P$",
 )
 def P_invariance(ctx: Ctx, *, D: int, K: int, M: int, d: int, eta: float, steps: int) -> Evidence:
@@ -93,7 +97,9 @@ def P_invariance(ctx: Ctx, *, D: int, K: int, M: int, d: int, eta: float, steps:
     paper=dict(steps=100_000),
     seeds=Seeds.EVERY,
     consistency=True,
-    rules=dict(atol=Rule(1e-9, "max deviation of the recursion from full-matrix GD", "spec pass criterion")),
+    rules=dict(
+        atol=Rule(1e-9, "max deviation of the recursion from full-matrix GD", "reconstruction pass criterion")
+    ),
     tex=r"full-matrix population GD equals the two-scalar $(C_1,g)$ recursion",
 )
 def scalar_reduction(

@@ -25,7 +25,9 @@ from verify.zhang2026.claims._rates import RateParts
     consistency=True,
     rules=dict(
         rel_err=Rule(
-            1e-10, "relative error of the excess against the geometric formula", "spec pass criterion"
+            1e-10,
+            "relative error of the excess against the geometric formula",
+            "reconstruction pass criterion",
         ),
         kq=Rule(1e-14, "max |W_KQ^(t)| (it stays exactly 0 up to round-off)"),
     ),
@@ -108,7 +110,9 @@ def K0(ctx: Ctx, *, D: int, M: int, d: int, eta: float, steps: int) -> Evidence:
     quick=dict(D=8, K=2, M=2, vnorm=2.0, steps=3000),
     rules=dict(
         factors=Rule(
-            (0.25, 0.5, 1.0), "step sizes judged, as multiples of the heuristic bound", "spec pass criterion"
+            (0.25, 0.5, 1.0),
+            "step sizes judged, as multiples of the heuristic bound",
+            "reconstruction pass criterion",
         ),
         monotone_rtol=Rule(
             1e-12, "an increase of the excess below this relative round-off is not an increase"

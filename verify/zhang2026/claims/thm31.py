@@ -41,7 +41,9 @@ def _curve(D: int, K: int, eta: float, v2: float, act: str, times: np.ndarray) -
     rules=dict(
         slope_tol=SLOPE_CF,
         c1_window=Rule(
-            (0.0, 0.05), "C1(T_max) - 1: above 1 (from above) and close to it", "spec pass criterion"
+            (0.0, 0.05),
+            "C1(T_max) - 1: above 1 (from above) and close to it",
+            "reconstruction pass criterion",
         ),
         max_entry=MAX_ENTRY,
     ),
@@ -243,9 +245,13 @@ def thm31_const(ctx: Ctx, *, eta: float, vnorm: float, tmax_T0: int) -> Evidence
     paper=dict(tmax_T0=10_000),
     expect=Verdict.VIOLATED,
     rules=dict(
-        start_T0=Rule(10, "the envelope is judged on [start_T0 T_0, T_max] (T >= T*)", "spec pass criterion"),
-        max_over_min=Rule(3.0, "max / min of T excess(T) on that range", "spec pass criterion"),
-        envelope=Rule((0.5, 2.0), "min and max of T excess / derived constant", "spec pass criterion"),
+        start_T0=Rule(
+            10, "the envelope is judged on [start_T0 T_0, T_max] (T >= T*)", "reconstruction pass criterion"
+        ),
+        max_over_min=Rule(3.0, "max / min of T excess(T) on that range", "reconstruction pass criterion"),
+        envelope=Rule(
+            (0.5, 2.0), "min and max of T excess / derived constant", "reconstruction pass criterion"
+        ),
     ),
     tex=r"$c_{\mathrm{lo}}/T\le\mathcal{E}(T)\le c_{\mathrm{hi}}/T$ for $T\ge T^*$; reconstructed: on "
     r"$[10T_0,T_{\max}]$ the max/min of $T\,\mathcal{E}(T)$ is at most $3$ and both lie within "
@@ -370,7 +376,9 @@ def thm31_Dexp(ctx: Ctx, *, K: int, eta: float, vnorm: float, tmax_T0: int) -> E
     rules=dict(
         onset_slope=Rule(-0.9, "the 1/T regime starts once the factor-2 local slope stays at or below this"),
         exponent_tol=Rule(
-            0.2, "rate rule: tolerance of the last local exponent of T_on", "spec pass criterion (half-width)"
+            0.2,
+            "rate rule: tolerance of the last local exponent of T_on",
+            "reconstruction pass criterion (half-width)",
         ),
     ),
     tex=r"$T^*$ grows like $D^2$ and like $1/\|V^*\|_F^2$ (proxy: the onset $T_{\mathrm{on}}$ of the "

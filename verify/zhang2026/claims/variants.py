@@ -126,7 +126,9 @@ def nongauss(
         reduction=REDUCTION,
         slope_tol=SLOPE_CF,
         const=CONST_2PC,
-        dense_below=Rule(1e-12, "dense S*: the excess counts as reached 0 below this", "spec pass criterion"),
+        dense_below=Rule(
+            1e-12, "dense S*: the excess counts as reached 0 below this", "reconstruction pass criterion"
+        ),
         below_floor=Rule(1e-9, "relative amount GD may go below the minimised floor (optimiser round-off)"),
         gap_ratio=Rule(0.5, "gap to the floor at steps_floor at most this times the gap at steps_floor / 10"),
     ),
