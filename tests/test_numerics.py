@@ -192,3 +192,62 @@ def test_binomial_test_bad_input() -> None:
         binomial_test(11, 10, 0.9)
     with pytest.raises(ValueError, match="p0 must lie in"):
         binomial_test(5, 10, 1.5)
+
+
+# ---------------------------------------------------------------- gradient descent bookkeeping
+
+
+def _gd_pair(params, loss_and_grad, eta, steps: int, **kw):
+    """The same run with the default bookkeeping and with ``norms=False``."""
+    from verify.numerics.gd import gradient_descent
+
+    return (
+        gradient_descent(params, loss_and_grad, eta, steps, **kw),
+        gradient_descent(params, loss_and_grad, eta, steps, norms=False, **kw),
+    )
+
+
+def _same_run(a, b) -> None:
+    """Bit-identical loss trajectory, extras, final params and end state; b has no norms recorded."""
+    np.testing.assert_array_equal(a.loss, b.loss)
+    assert a.extras.keys() == b.extras.keys()
+    for k in a.extras:
+        np.testing.assert_array_equal(a.extras[k], b.extras[k])
+    pa = a.params.blocks() if hasattr(a.params, "blocks") else a.params
+    pb = b.params.blocks() if hasattr(b.params, "blocks") else b.params
+    for k in pa:
+        np.testing.assert_array_equal(pa[k], pb[k])
+    assert (a.state, a.stopped) == (b.state, b.stopped)
+    assert len(a.grad_norm) == len(a.drift) == len(a.loss) > 0
+    assert b.grad_norm.size == b.drift.size == 0 and all(v.size == 0 for v in b.drift_blocks.values())
+
+
+def test_gd_without_norms_is_bit_identical_on_a_model() -> None:
+    """yang2024's model (ParamBlocks, two blocks, per-block steps): the loss trajectory, a recorder's
+    values and the final parameters are the same bits with and without the per-step norms."""
+    from verify.yang2024 import data as D
+    from verify.yang2024 import model as Ym
+
+    rng = np.random.default_rng(0)
+    p = D.make_problem(rng=rng, **D.SMALL)
+    model = Ym.Transformer(12, excess=True)
+    th0 = model.init(p, 1.0, rng)
+    lg = lambda th: model.loss_and_grad(th, p)  # noqa: E731
+    rec = {"gw_sq": lambda th, g, loss, t: float(np.sum(g["w"] ** 2))}
+    a, b = _gd_pair(th0, lg, {"Q": 1e-3, "w": 9e-3}, 300, record=rec)
+    _same_run(a, b)
+    a, b = _gd_pair(th0, lg, {"Q": 1e-3, "w": 9e-3}, 300, stop_below=0.5 * a.loss[0])
+    _same_run(a, b)
+    assert b.stopped is not None and len(b.loss) < 301
+
+
+def test_gd_without_norms_stops_at_the_same_step() -> None:
+    """Divergence (an overflowing gradient, a non-finite loss) ends both runs at the same step."""
+    grad_blowup = lambda p: (1.0, {"x": p["x"] * 1e100})  # noqa: E731  (x grows 999-fold per step)
+    a, b = _gd_pair({"x": np.ones(3)}, grad_blowup, 1e-97, 40)
+    _same_run(a, b)
+    assert b.state == "diverged" and 10 < len(b.loss) < 40
+    nan_loss = lambda p: (float("nan") if p["x"][0] < 0 else float(p["x"][0]), {"x": np.ones(1)})  # noqa: E731
+    a, b = _gd_pair({"x": np.array([2.5])}, nan_loss, 1.0, 10)
+    _same_run(a, b)
+    assert b.state == "diverged" and len(b.loss) == 3

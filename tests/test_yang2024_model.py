@@ -111,6 +111,78 @@ def test_attention_is_column_stochastic_and_matches_shared_softmax(inst: tuple) 
     np.testing.assert_allclose(softmax(U.copy(), axis=1, overwrite=True), S, rtol=1e-12)
 
 
+def _plain_loss_grad(
+    th: M.Params, p: D.Problem, excess: bool
+) -> tuple[float, M.Params, np.ndarray, M.Params]:
+    """The loss, both gradients and S straight from the formulas (no restructuring, einsum only): the
+    oracle the hot path is pinned to. S = softmax_n(V^T Q_h V_all) with the max shift, R = sum_h w_h S_h
+    - A, L = 1/2 tr(R^T G R) (+ L*), dL/dw = sum_n S GR, dL/dQ_h = V [w (diag(s) - s s^T) GR] V_all^T.
+    Also the gradients' term magnitudes (the same sums over absolute values): the scale of the round-off
+    where the terms cancel (a saturated softmax makes dL/dQ cancel to round-off)."""
+    S = softmax(np.einsum("dn,hde,ek->hnk", p.V, th.Q, p.V_all, optimize=True), axis=1)
+    R = np.einsum("hnk,hk->nk", S, th.w) - p.A
+    GR = p.G @ R
+    value = 0.5 * float(np.sum(R * GR)) + (0.0 if excess else p.Lstar)
+    gw = np.einsum("hnk,nk->hk", S, GR)
+    jac_gr = S * GR[None] - S * gw[:, None, :]  # (diag(s) - s s^T) GR_k
+    gQ = np.einsum("dn,hnk,hk,ek->hde", p.V, jac_gr, th.w, p.V_all, optimize=True)
+    terms = S * (np.abs(GR)[None] + np.abs(gw)[:, None, :])
+    scale = M.Params(
+        Q=np.einsum("dn,hnk,hk,ek->hde", abs(p.V), terms, abs(th.w), abs(p.V_all), optimize=True),
+        w=np.einsum("hnk,nk->hk", S, np.abs(GR)),
+    )
+    return value, M.Params(gQ, gw), S, scale
+
+
+def _rel(a: np.ndarray, b: np.ndarray, scale: np.ndarray | None = None) -> float:
+    """||a - b|| / ||scale|| (default scale: b)."""
+    return float(np.linalg.norm(a - b) / max(np.linalg.norm(b if scale is None else scale), 1e-300))
+
+
+@given(instances(), st.booleans(), st.sampled_from([1.0, 30.0, 300.0]))
+def test_hot_path_matches_the_plain_formulas(inst: tuple, excess: bool, scale: float) -> None:
+    """loss_grad_attention (unnormalised softmax folded into w / z, shift-free exponentials when the
+    scores are bounded, work buffers) equals the direct formulas to 1e-12 relative, with Q scaled so
+    that both the shift-free and the max-shifted path run (scale 300: scores far beyond SHIFT_FREE).
+    Gradients relative to their term magnitudes: with a saturated softmax dL/dQ itself is round-off."""
+    p, th, _ = inst
+    th = th.replace(Q=scale * th.Q)
+    value, g, S = M.Transformer(th.Q.shape[0], excess=excess).loss_grad_attention(th, p)
+    ref_value, ref_g, ref_S, terms = _plain_loss_grad(th, p, excess)
+    assert value == pytest.approx(ref_value, rel=1e-12, abs=1e-12 * abs(p.Lstar))
+    assert _rel(g.Q, ref_g.Q, terms.Q) <= 1e-12 and _rel(g.w, ref_g.w, terms.w) <= 1e-12
+    assert _rel(S, ref_S) <= 1e-12
+
+
+def test_hot_path_at_the_paper_size_both_shift_paths() -> None:
+    """At the benchmark configuration (K=200, N=30, d=100, H=64) the shift-free path runs at beta = 1 and
+    the max shift at beta = 60; both match the plain formulas to 1e-12 relative, and the returned arrays
+    are not the work buffers (a second call leaves the first results unchanged)."""
+    rng = np.random.default_rng(0)
+    p = D.make_problem(rng=rng, **D.PAPER)
+    model = M.Transformer(64)
+    th = model.init(p, 1.0, rng).replace(w=0.3 * rng.standard_normal((64, p.K)))
+    for beta, bounded in ((1.0, True), (60.0, False)):
+        thb = th.replace(Q=beta * th.Q)
+        P = np.matmul(p.VT, thb.Q).reshape(64, -1)
+        assert M._scores_bounded(P, M._max_token_norm(p.V_all)) is bounded
+        value, g, S = model.loss_grad_attention(thb, p)
+        keep = (g.Q.copy(), g.w.copy(), S.copy())
+        ref_value, ref_g, ref_S, _ = _plain_loss_grad(thb, p, excess=False)
+        assert value == pytest.approx(ref_value, rel=1e-12)
+        assert _rel(g.Q, ref_g.Q) <= 1e-12 and _rel(g.w, ref_g.w) <= 1e-12 and _rel(S, ref_S) <= 1e-12
+        model.loss_and_grad(th.replace(Q=-th.Q), p)
+        for a, b in zip((g.Q, g.w, S), keep, strict=True):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_score_bound_refuses_non_finite_and_degenerate_inputs() -> None:
+    P = np.ones((2, 3))
+    assert M._scores_bounded(P, 1.0) and not M._scores_bounded(P, 1e3)
+    assert not M._scores_bounded(np.full((2, 3), np.nan), 1.0)
+    assert M._scores_bounded(P, 0.0)  # zero tokens: every score is 0
+
+
 def test_prediction_is_linear_in_prompt_labels() -> None:
     rng = np.random.default_rng(1)
     p = D.make_problem(rng=rng, **D.SMALL)
@@ -349,3 +421,31 @@ def test_run_gd_step_factor_and_stop() -> None:
     assert half.eta_Q == pytest.approx(0.5 * full.eta_Q, rel=1e-15)
     stop = E.run_gd(1, cfg, 48, steps=5000, stop_below=1e-2)
     assert stop.traj.loss[-1] < 1e-2 <= stop.traj.loss[-2] and len(stop.traj.loss) < 5001
+
+
+def test_run_gd_records_norms_only_for_tracked_runs() -> None:
+    """Plain runs skip the per-step gradient norms and drift (no claim reads them); tracked runs keep
+    them (thm1 notes the Q drift). The loss trajectory does not depend on it (tests/test_numerics.py)."""
+    cfg = D.Config.named("small")
+    plain = E.run_gd(0, cfg, 6, steps=30)
+    tracked = E.run_gd(0, cfg, 6, steps=30, track_B=True)
+    assert plain.traj.grad_norm.size == plain.traj.drift.size == 0
+    assert tracked.traj.drift_blocks["Q"].size == tracked.traj.loss.size == 31
+    np.testing.assert_array_equal(plain.traj.loss, tracked.traj.loss)
+
+
+def test_hot_path_work_buffers_are_per_thread() -> None:
+    """Threads evaluating different models at once get the results of a sequential evaluation (the work
+    buffers are thread-local)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    rng = np.random.default_rng(3)
+    p = D.make_problem(rng=rng, **D.SMALL)
+    thetas = [E.random_theta(p, H, rng) for H in (3, 7, 12, 20)] * 8
+    seq = [M.Transformer(th.Q.shape[0]).loss_and_grad(th, p) for th in thetas]
+    with ThreadPoolExecutor(4) as pool:
+        par = list(pool.map(lambda th: M.Transformer(th.Q.shape[0]).loss_and_grad(th, p), thetas))
+    for (a, ga), (b, gb) in zip(seq, par, strict=True):
+        assert a == b
+        np.testing.assert_array_equal(ga.Q, gb.Q)
+        np.testing.assert_array_equal(ga.w, gb.w)

@@ -1,10 +1,11 @@
 """Benchmarks for zhang2026: one population-GD step (D=64, K=8, M=16, d=32; hand gradients vs PyTorch
-autograd of the same closed-form loss, float64 CPU) and 10^6 steps of the scalar reduction."""
+autograd of the same closed-form loss, float64 CPU) and 10^6 steps of the scalar reduction. Timing
+harness and target: ``conftest.py`` (median of alternating rounds, one thread each, ratio under
+``extra_info["ratio_numpy_over_torch"]``)."""
 
 from __future__ import annotations
 
 import math
-import timeit
 
 import numpy as np
 import pytest
@@ -28,8 +29,7 @@ def _numpy_step(th, P, V, S):
     return {k: th[k] - ETA * g[k] for k in th}
 
 
-def _torch_step_fn(P, V, S):
-    torch = pytest.importorskip("torch")
+def _torch_step_fn(torch, P, V, S):
     Pt, Vt, St = (torch.tensor(x, dtype=torch.float64) for x in (P, V, S))
     ss, vv = float((St * St).sum()), float((Vt * Vt).sum())
     sq = math.sqrt(D)
@@ -43,7 +43,7 @@ def _torch_step_fn(P, V, S):
         with torch.no_grad():
             return W_V - ETA * gv, W_KQ - ETA * gk
 
-    return torch, step
+    return step
 
 
 def test_bench_population_step_numpy(benchmark) -> None:
@@ -52,34 +52,15 @@ def test_bench_population_step_numpy(benchmark) -> None:
     assert out["W_V"].shape == (M, d)
 
 
-def test_bench_population_step_vs_torch(benchmark) -> None:
+def test_bench_population_step_vs_torch(versus_torch, torch1) -> None:
     S, V, P, th = _problem()
-    torch, tstep = _torch_step_fn(P, V, S)
-    Wv, Wk = (torch.tensor(th[k], dtype=torch.float64) for k in ("W_V", "W_KQ"))
+    tstep = _torch_step_fn(torch1, P, V, S)
+    Wv, Wk = (torch1.tensor(th[k], dtype=torch1.float64) for k in ("W_V", "W_KQ"))
     new_t = tstep(Wv, Wk)
     new_n = _numpy_step(th, P, V, S)
     np.testing.assert_allclose(new_t[0].numpy(), new_n["W_V"], rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(new_t[1].numpy(), new_n["W_KQ"], rtol=1e-10, atol=1e-14)
-    t_np = min(timeit.repeat(lambda: _numpy_step(th, P, V, S), number=50, repeat=5)) / 50
-    t_pt = min(timeit.repeat(lambda: tstep(Wv, Wk), number=50, repeat=5)) / 50
-    threads = torch.get_num_threads()
-    try:  # informational: torch restricted to one thread (numpy's 64x64 products run on one anyway)
-        torch.set_num_threads(1)
-        t_pt1 = min(timeit.repeat(lambda: tstep(Wv, Wk), number=50, repeat=5)) / 50
-    finally:
-        torch.set_num_threads(threads)
-    ratio = t_np / t_pt
-    benchmark.extra_info.update(
-        numpy_us=t_np * 1e6,
-        torch_us=t_pt * 1e6,
-        torch_threads=threads,
-        ratio_numpy_over_torch=ratio,
-        torch_1thread_us=t_pt1 * 1e6,
-        ratio_numpy_over_torch_1thread=t_np / t_pt1,
-    )
-    benchmark(tstep, Wv, Wk)
-    if not benchmark.disabled:  # a timing target is judged only in a real benchmark run
-        assert ratio <= 0.5, f"numpy step {t_np * 1e6:.1f} us vs torch autograd {t_pt * 1e6:.1f} us"
+    versus_torch(lambda: _numpy_step(th, P, V, S), lambda: tstep(Wv, Wk), number=50, rounds=21)
 
 
 def test_bench_scalar_reduction_1e6_steps(benchmark) -> None:

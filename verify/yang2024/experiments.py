@@ -126,9 +126,11 @@ def run_gd(
     """GD from the paper's initialisation (Sec. 2.3) with eta_w = gamma^2 eta_Q (cached).
 
     track_B: also record min_k lambda_min(B_k^(t) B_k^(t)T) at every step (the PL premise, extras
-    "lam_min_BBt") and ||dL/dw||^2 (extras "gw_sq"). snapshot_every: keep theta_t every that many
-    steps (and the last one). step_factor: eta_Q = step_factor / (gamma^2 max_k lambda_max) (1: the
-    default rule). stop_below: stop once Delta is below it (the run's state is then ``converged``).
+    "lam_min_BBt") and ||dL/dw||^2 (extras "gw_sq"), and keep the gradient norms and drift (the
+    trajectory's ``grad_norm`` and ``drift`` are empty otherwise). snapshot_every: keep theta_t every
+    that many steps (and the last one). step_factor: eta_Q = step_factor / (gamma^2 max_k lambda_max)
+    (1: the default rule). stop_below: stop once Delta is below it (the run's state is then
+    ``converged``).
     """
     stop = None if stop_below is None else float(stop_below)
     return _run_gd(
@@ -180,14 +182,18 @@ def _run_gd(
     delta0 = model.excess_loss(theta0, problem)
 
     def loss_and_grad(th: M.Params) -> tuple[float, M.Params]:
-        value, g, S = model.loss_grad_attention(th, problem)
-        last_S[:] = [S]
+        value, g, S = model.loss_grad_attention(th, problem, attention=track_B)
+        if S is not None:  # the attention at theta_t, for the PL recorder
+            last_S[:] = [S]
         if not value <= DIVERGED * max(delta0, 1.0):  # divergence guard: the loop stops cleanly
             return math.inf, g
         return value, g
 
     etas = {"Q": eta_Q, "w": gamma**2 * eta_Q}
-    traj = gradient_descent(theta0, loss_and_grad, etas, steps, record=record, stop_below=stop_below)
+    # gradient norms and drift: only the tracked runs' claims read them (thm1 notes the Q drift)
+    traj = gradient_descent(
+        theta0, loss_and_grad, etas, steps, record=record, stop_below=stop_below, norms=track_B
+    )
     for arr in (traj.loss, traj.grad_norm, traj.drift, *traj.extras.values()):
         _freeze(arr)
     return Run(problem, zeta0, eta_Q, gamma, traj, snaps)
