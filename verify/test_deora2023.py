@@ -241,6 +241,18 @@ def test_gradbound_catches_inflated_gradient(monkeypatch: pytest.MonkeyPatch) ->
     assert _verdict("deora2023.gradbound", **ONE) == Verdict.VIOLATED
 
 
+def test_gradbound_search_finds_a_bound_one_percent_too_small(monkeypatch: pytest.MonkeyPatch) -> None:
+    """beta_2^2 made 1 % smaller: random draws (worst ratio 0.82) miss it; the worst-case search, which
+    attains the bound (ratio 1.0000 at H = 1, T = d = 2), finds the counterexample and records it."""
+    orig = B.grad_bound_sq
+    monkeypatch.setattr(B, "grad_bound_sq", lambda *a: 0.99 * orig(*a))
+    no_search = run_claim("deora2023.gradbound", search=(2, 3, 2, 1, 0), **ONE)
+    assert no_search.verdict == Verdict.HOLDS
+    r = run_claim("deora2023.gradbound", **ONE)
+    assert r.verdict == Verdict.VIOLATED and r.worst["ratio"] > 1 and len(r.worst["z"]) == 12
+    assert any("counterexample" in n for n in r.notes)
+
+
 def test_hessbound_catches_inflated_hessian(monkeypatch: pytest.MonkeyPatch) -> None:
     """Hessian blocks 3x those of Phi (the full model and, through them, V1) exceed beta_3/sqrt(H)."""
     orig = M.phi_head_blocks

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from scipy import stats
@@ -24,6 +24,7 @@ from verify.deora2023 import data as D
 from verify.deora2023 import model as M
 from verify.numerics.gd import Trajectory, gradient_descent
 from verify.numerics.softmax import softmax
+from verify.numerics.worstcase import WorstCase, worst_case
 
 Params = Mapping[str, np.ndarray]
 MODEL = M.MultiHeadAttention()
@@ -828,3 +829,21 @@ def clear_caches() -> None:
     """Forget the cached sweeps (a test that perturbs the model must not see earlier results)."""
     for fn in _CACHED:
         fn.cache_clear()
+
+
+def grad_ratio_search(
+    rng: np.random.Generator, H: int, T: int, d: int, starts: int, maxiter: int
+) -> WorstCase:
+    """Worst case of ||grad Phi(theta; X)||^2 / beta_2^2 over every theta = (U, W) and one sample X (T, d):
+    the search variable z is (U, W, X) flattened; starts are N(0, 1) draws."""
+    sizes = (H * T * d, H * d * d)
+
+    def ratio(z: np.ndarray) -> float:
+        U, W, X = np.split(z, np.cumsum(sizes))
+        params = {"U": U.reshape(H, T, d), "W": W.reshape(H, d, d)}
+        return float(grad_ratio(params, X.reshape(1, T, d))[0])
+
+    w = worst_case(
+        ratio, lambda g: g.standard_normal(sum(sizes) + T * d), rng, starts=starts, maxiter=maxiter
+    )
+    return replace(w, argument={"H": H, "T": T, "d": d})
