@@ -71,6 +71,12 @@ def test_cli_run_exit_codes_and_json(toy_claims, tmp_path, capsys) -> None:
     assert main(["run", "toy.upper", "toy.rate", "toy.vacuous", "toy.finding", "--json", str(out)]) == 0
     text = capsys.readouterr().out
     assert "toy.finding" in text and "1.00e+41" in text
+    # the summary: counts per paper, then findings (EXACT-from-reviews toy.finding) apart
+    assert (
+        "findings against a paper's own statement (EXACT, EXACT-from-reviews, THIRD-PARTY): toy.finding"
+        in text
+    )
+    assert "our reconstruction does not reproduce the paper (DERIVED, RECONSTRUCTED): none" in text
     results = read_results(out)
     verdicts = {r.claim_id: r.verdict for r in results}
     assert verdicts == {

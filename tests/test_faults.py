@@ -403,7 +403,8 @@ def test_the_fault_claims_hold_in_one_process(plugin) -> None:
     ids = ["toyfault.killer", "toyfault.sweepkill", "toyfault.unpicklable"]
     proc, _ = _attncheck(_env(plugin), "run", *ids, "--jobs", "1", "--quiet")
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
-    assert [line.split()[:2] for line in proc.stdout.splitlines()[2:]] == [[i, "holds"] for i in ids]
+    rows = proc.stdout.split("\n\n")[0].splitlines()[2:]  # the verdict table, before the summary
+    assert [line.split()[:2] for line in rows] == [[i, "holds"] for i in ids]
 
 
 def test_a_killed_sweep_point_names_its_claim_and_jobs_are_capped(plugin, marks, tmp_path, session) -> None:

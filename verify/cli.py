@@ -41,6 +41,7 @@ from verify.core.progress import Progress
 from verify.core.record import Result
 from verify.core.registry import Claim, match_claims, registry
 from verify.core.results import ResultsError, read_results, read_results_doc, write_results
+from verify.core.summary import summary_table
 from verify.docs import DEFAULT_DOCS
 
 #: The largest seed set ``--seeds`` accepts.
@@ -226,6 +227,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     except Interrupted as exc:
         return _interrupted(exc, len(claims), args, out)
     print(results_table(results, wide=args.wide))
+    print()
+    print(summary_table(results))
     if out is not None:
         write_results(out, results, args.profile, args.seed)
         print(f"results written to {out}", file=sys.stderr)
@@ -251,6 +254,8 @@ def cmd_report(args: argparse.Namespace) -> int:
             return _interrupted(exc, len(claims), args, out / "results.json")
         write_results(out / "results.json", results, args.profile, args.seed)
     print(results_table(results))
+    print()
+    print(summary_table(results))
     written = build_report(results, out, figures=not args.no_figures)
     for note in written.notes:
         print(note, file=sys.stderr)

@@ -48,7 +48,9 @@ def summarise(results: list[Result]) -> list[PaperSummary]:
 
 
 def summary_table(results: list[Result]) -> str:
-    """The terminal summary: one row per paper."""
+    """The terminal summary: one row per paper (claims about the paper by verdict, findings,
+    reconstruction mismatches, consistency checks apart), then the findings and the reconstruction
+    mismatches by id, each on its own line."""
     verdicts = [str(v) for v in Verdict]
     header = ["paper", *verdicts, "claims", "findings", "recon. mismatches", "consistency (holds/all)"]
     rows = [
@@ -68,7 +70,19 @@ def summary_table(results: list[Result]) -> str:
         cells = zip(r, widths, strict=True)
         return "  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(cells))
 
-    return "\n".join(line(r) for r in [header, *rows])
+    table = [line(r) for r in [header, *rows]]
+    by_paper = summarise(results)
+    findings = [c for s in by_paper for c in s.findings]
+    mismatches = [c for s in by_paper for c in s.mismatches]
+    table += [
+        "",
+        "findings against a paper's own statement (EXACT, EXACT-from-reviews, THIRD-PARTY): "
+        + (", ".join(findings) or "none"),
+        "our reconstruction does not reproduce the paper (DERIVED, RECONSTRUCTED): "
+        + (", ".join(mismatches) or "none"),
+        "consistency checks (tests of the code, not confirmations of a paper) are counted apart",
+    ]
+    return "\n".join(table)
 
 
 __all__ = ["PaperSummary", "summarise", "summary_table"]
