@@ -1,6 +1,6 @@
 """Theory side of Deora, Ghaderi, Taheri, Thrampoulidis (TMLR 2024, arXiv 2310.12680).
 
-The paper body could not be read (spec shared/papers/deora2023.md, section 0): the paper's own
+The paper body could not be read (only its abstract, summaries and reviews): the paper's own
 constants are NOT RECOVERED. Every function says which formula it evaluates and its tag:
 
 * DERIVED (spec sections 3-7): bounds proved in the spec for the reconstructed model
@@ -19,7 +19,15 @@ import math
 
 import mpmath
 
-from bounds.checks import check_int, check_positive, check_prob, check_real
+from bounds.checks import (
+    check_bool,
+    check_choice,
+    check_int,
+    check_positive,
+    check_prob,
+    check_real,
+    finite_result,
+)
 from bounds.mp import DPS, MpReal, mp
 
 # ----------------------------------------------------------------------------------------------
@@ -29,12 +37,14 @@ from bounds.mp import DPS, MpReal, mp
 SOFTMAX_JACOBIAN_NORM = 0.5
 
 
+@finite_result
 def variance_bound(value_range: float) -> float:
     """Popoviciu: Var_s(a) <= range(a)^2 / 4."""
     r = check_real("value_range", value_range, low=0.0)
     return r * r / 4.0
 
 
+@finite_result
 def kappa3_bound(range_v: float, range_b: float) -> float:
     """|kappa3_s(v, b, b)| <= range(v) range(b)^2 / 4 (third central mixed moment under s)."""
     rv, rb = check_real("range_v", range_v, low=0.0), check_real("range_b", range_b, low=0.0)
@@ -45,6 +55,7 @@ def kappa3_bound(range_v: float, range_b: float) -> float:
 # sections 3.2, 3.3: model-level gradient and Hessian bounds [DERIVED]
 
 
+@finite_result
 def grad_bound_sq(T: int, R: float, mean_sq_value_norm: float) -> float:
     """beta_2(theta)^2 = T R^2 + T R^6 (1/H) sum_h ||U_h||_F^2 >= ||grad Phi(theta; X)||^2 (Sec. 3.2).
 
@@ -56,6 +67,7 @@ def grad_bound_sq(T: int, R: float, mean_sq_value_norm: float) -> float:
     return T * R**2 + T * R**6 * m
 
 
+@finite_result
 def beta3(T: int, R: float, max_value_norm: float) -> float:
     """beta_3(theta) = sqrt(T) R^3 (1 + 2 R^2 max_h ||U_h||_F) (Sec. 3.3); V1: T = 1."""
     T = check_int("T", T)
@@ -64,11 +76,13 @@ def beta3(T: int, R: float, max_value_norm: float) -> float:
     return math.sqrt(T) * R**3 * (1.0 + 2.0 * R**2 * u)
 
 
+@finite_result
 def hess_bound(T: int, R: float, max_value_norm: float, H: int) -> float:
     """||grad^2 Phi(theta; X)||_2 <= beta_3(theta) / sqrt(H) (Sec. 3.3)."""
     return beta3(T, R, max_value_norm) / math.sqrt(check_int("H", H))
 
 
+@finite_result
 def beta2_ball(T: int, R: float, U0_fro: float, r: float, H: int) -> float:
     """beta_2(r) = sqrt(T R^2 + T R^6 (||U_0||_F + r)^2 / H): gradient bound on ||theta - theta_0|| <= r."""
     U0 = check_real("U0_fro", U0_fro, low=0.0)
@@ -77,6 +91,7 @@ def beta2_ball(T: int, R: float, U0_fro: float, r: float, H: int) -> float:
     return math.sqrt(grad_bound_sq(T, R, (U0 + r) ** 2 / H))
 
 
+@finite_result
 def beta3_ball(T: int, R: float, ubar0: float, r: float) -> float:
     """beta_3(r) = sqrt(T) R^3 (1 + 2 R^2 (ubar_0 + r)) on the ball of radius r around theta_0."""
     return beta3(T, R, check_real("ubar0", ubar0, low=0.0) + check_real("r", r, low=0.0))
@@ -86,16 +101,19 @@ def beta3_ball(T: int, R: float, ubar0: float, r: float) -> float:
 # section 4.1: loss-level self-bounded properties [DERIVED]
 
 
+@finite_result
 def sb_grad_bound(beta2: float, L: float) -> float:
     """Self-bounded gradient: ||grad L(theta)|| <= beta_2 L(theta), beta_2 = max_i ||grad Phi_i||."""
     return check_real("beta2", beta2, low=0.0) * check_real("L", L, low=0.0)
 
 
+@finite_result
 def weak_convexity_modulus(beta3_value: float, H: int) -> float:
     """kappa = beta_3 / sqrt(H): lambda_min(grad^2 L) >= -kappa L (self-bounded weak convexity)."""
     return check_real("beta3_value", beta3_value, low=0.0) / math.sqrt(check_int("H", H))
 
 
+@finite_result
 def smoothness_bounds(beta2: float, beta3_value: float, H: int, L: float) -> tuple[float, float]:
     """(self-bounded, global) smoothness of the logistic empirical risk:
     ||grad^2 L|| <= (beta_2^2 + beta_3/sqrt(H)) L   and   ||grad^2 L|| <= beta_2^2/4 + beta_3/sqrt(H)."""
@@ -108,18 +126,21 @@ def smoothness_bounds(beta2: float, beta3_value: float, H: int, L: float) -> tup
 # section 4.2: generalized local quasi-convexity [DERIVED]
 
 
+@finite_result
 def qc_a(c: float) -> float:
     """a = c / (2 - c) for c = kappa D^2 in [0, 1)."""
     c = check_real("c", c, low=0.0, high=1.0, high_open=True)
     return c / (2.0 - c)
 
 
+@finite_result
 def qc_segment_max(L_max_endpoints: float, c: float) -> float:
     """max over the segment of L <= max(L(theta), L(theta')) / (1 - c/2)."""
     c = check_real("c", c, low=0.0, high=1.0, high_open=True)
     return check_real("L_max_endpoints", L_max_endpoints, low=0.0) / (1.0 - c / 2.0)
 
 
+@finite_result
 def qc_inner_lower(L: float, L_prime: float, c: float) -> float:
     """<grad L(theta), theta - theta'> >= (1 - a) L(theta) - (1 + a) L(theta'), a = c/(2-c)."""
     a = qc_a(c)
@@ -130,6 +151,7 @@ def qc_inner_lower(L: float, L_prime: float, c: float) -> float:
 # section 5.2: Theorem D-train [DERIVED]
 
 
+@finite_result
 def dtrain_bound(L_ref: float, D0: float, eta: float, K: int, c: float, L0: float, LK: float) -> float:
     """(1/K) sum_{k<K} L_k <= ((1+a)/(1-a)) L(theta_ref) + D_0^2/(2 eta (1-a) K) + (L_0 - L_K)/((1-a) K)."""
     a = qc_a(c)
@@ -140,6 +162,7 @@ def dtrain_bound(L_ref: float, D0: float, eta: float, K: int, c: float, L0: floa
     return (1 + a) / (1 - a) * L_ref + D0**2 / (2 * eta * (1 - a) * K) + (L0 - LK) / ((1 - a) * K)
 
 
+@finite_result
 def dtrain_dbar_sq(D0: float, eta: float, a: float, K: int, L_ref: float, L0: float) -> float:
     """D_k^2 <= D_0^2 + 2 eta (1 + a) K L(theta_ref) + 2 eta L_0 =: Dbar^2 for all k <= K."""
     check_real("a", a, low=0.0, high=1.0)
@@ -150,6 +173,7 @@ def dtrain_dbar_sq(D0: float, eta: float, a: float, K: int, L_ref: float, L0: fl
     )
 
 
+@finite_result
 def convex_limit(L_ref: float, D0: float, eta: float, K: int, L0: float, LK: float = 0.0) -> float:
     """The H -> infinity limit of the D-train bound: L(theta_ref) + D_0^2/(2 eta K) + (L_0 - L_K)/K."""
     return dtrain_bound(L_ref, D0, eta, K, 0.0, L0, LK)
@@ -166,17 +190,19 @@ def _worst_case_c(
         return mp(b3) * mp(dbar_sq) / mpmath.sqrt(check_int("H", H))
 
 
+@finite_result(may_be_inf=True)
 def dtrain_worst_case(
     H: int, T: int, R: float, ubar0: float, D0: float, eta: float, K: int, L_ref: float, L0: float
 ) -> MpReal:
     """The D-train bound with the worst-case modulus kappa = beta_3(r)/sqrt(H) of Sec. 3.3 (L_K
-    dropped, i.e. the largest value); +inf (mpf) where c(H) >= 1 and the theorem says nothing."""
+    dropped, i.e. the largest value); ``mpmath.inf`` where c(H) >= 1 and the theorem says nothing."""
     c = _worst_case_c(H, T, R, ubar0, D0, eta, K, L_ref, L0)
-    if c >= 1:
+    if c >= 1 or float(c) >= 1:  # c within half an ulp of 1 also says nothing
         return mpmath.inf
     return mp(dtrain_bound(L_ref, D0, eta, K, float(c), L0, 0.0))
 
 
+@finite_result
 def required_heads(
     T: int, R: float, ubar0: float, D0: float, eta: float, K: int, L_ref: float, L0: float, c: float = 0.5
 ) -> MpReal:
@@ -189,6 +215,7 @@ def required_heads(
         return (mp(b3) * mp(dbar_sq) / mp(c)) ** 2
 
 
+@finite_result
 def paper_form_train_bound(L_ref: float, dist: float, eta: float, K: int) -> float:
     """[RECONSTRUCTED, constants NOT CONFIRMED]
     L(theta_K) <= 2 L(theta) + (5/4) ||theta - theta_0||^2 / (eta K)."""
@@ -201,6 +228,7 @@ def paper_form_train_bound(L_ref: float, dist: float, eta: float, K: int) -> flo
 # section 6: generalization [DERIVED Theorem D-gen; RECONSTRUCTED paper form]
 
 
+@finite_result
 def gen_premise(Gamma: float, beta2: float, eta: float, K: int, n: int) -> bool:
     """Premise of D-gen: Gamma beta_2^2 eta K <= n / 2."""
     return (
@@ -212,6 +240,7 @@ def gen_premise(Gamma: float, beta2: float, eta: float, K: int, n: int) -> bool:
     )
 
 
+@finite_result
 def gen_bound(Gamma: float, beta2: float, eta: float, n: int, sum_mean_losses: float) -> float:
     """E[L(theta_K)] - E[L_hat(theta_K)] <= (4 Gamma beta_2^2 eta / n) sum_{k<K} E L_hat(theta_k)."""
     return (
@@ -224,6 +253,7 @@ def gen_bound(Gamma: float, beta2: float, eta: float, n: int, sum_mean_losses: f
     )
 
 
+@finite_result
 def paper_form_gen_rate(g: float, eta: float, K: int, n: int, beta2: float) -> float:
     """[RECONSTRUCTED order, constants ours] E L(theta_K) = O(g^2/(eta K) + beta_2^2 (eta + g^2)/n);
     returned without the O(.) constant."""
@@ -238,6 +268,7 @@ def paper_form_gen_rate(g: float, eta: float, K: int, n: int, beta2: float) -> f
 # section 7: NTK separability => realizability [DERIVED], rates [RECONSTRUCTED form]
 
 
+@finite_result
 def g_eps_full(B0: float, eps: float, gamma: float) -> float:
     """g(eps) = lambda_eps = 2 (B_0 + log(1/eps)) / gamma (full theta_*, needs the H premise)."""
     return (
@@ -247,6 +278,7 @@ def g_eps_full(B0: float, eps: float, gamma: float) -> float:
     )
 
 
+@finite_result
 def g_eps_U(B0: float, eps: float, gamma_U: float) -> float:
     """g(eps) = (B_0 + log(1/eps)) / gamma_U (theta_* on the U block only; exact, any H)."""
     return (check_real("B0", B0, low=0.0) + math.log(1.0 / check_prob("eps", eps))) / check_positive(
@@ -254,12 +286,14 @@ def g_eps_U(B0: float, eps: float, gamma_U: float) -> float:
     )
 
 
+@finite_result
 def taylor_remainder_bound(lam: float, H: int, beta3_lam: float) -> float:
     """(lambda^2 / (2 sqrt(H))) beta_3(lambda): the second-order loss in y Phi(theta_0 + lambda theta_*)."""
     lam = check_real("lam", lam, low=0.0)
     return lam * lam / (2.0 * math.sqrt(check_int("H", H))) * check_real("beta3_lam", beta3_lam, low=0.0)
 
 
+@finite_result
 def realizability_heads(lam: float, beta3_lam: float, gamma: float) -> MpReal:
     """The H premise of Sec. 7.1: sqrt(H) >= lambda beta_3(lambda) / gamma, as a required H (mpf)."""
     with mpmath.workdps(DPS):
@@ -270,13 +304,14 @@ def realizability_heads(lam: float, beta3_lam: float, gamma: float) -> MpReal:
         ) ** 2
 
 
+@finite_result
 def ntk_train_rate(K: int, B0: float, gamma: float, eta: float, L0: float, U_only: bool = False) -> float:
     """[explicit numbers DERIVED, Õ(1/K) form RECONSTRUCTED] D-train with c = 1/2 and eps = 1/K:
     L(theta_K) <= (1/K) [2 + 3 (B_0 + log K)^2 / (eta gamma^2) + 1.5 L_0]  (U-only: 3/(4 ...))."""
     K = check_int("K", K)
     B0, gamma = check_real("B0", B0, low=0.0), check_positive("gamma", gamma)
     eta, L0 = check_positive("eta", eta), check_real("L0", L0, low=0.0)
-    coef = 0.75 if U_only else 3.0
+    coef = 0.75 if check_bool("U_only", U_only) else 3.0
     return (2.0 + coef * (B0 + math.log(K)) ** 2 / (eta * gamma**2) + 1.5 * L0) / K
 
 
@@ -284,10 +319,12 @@ def ntk_train_rate(K: int, B0: float, gamma: float, eta: float, L0: float, U_onl
 # section 9.2: mixture margins at W = 0 [DERIVED]
 
 
+@finite_result
 def mixture_margin_U(zeta: float, S: float, T: int, variant: str) -> float:
     """U-part NTK margin at W_0 = 0, sigma = 0: zeta S sqrt(T/2) (variant O), zeta S sqrt(T) (A)."""
     zeta = check_real("zeta", zeta, low=0.0, high=1.0, low_open=True)
     S, T = check_positive("S", S), check_int("T", T)
+    check_choice("variant", variant, ("O", "A"))
     if variant == "O":
         return zeta * S * math.sqrt(T / 2.0)
     if variant == "A":
@@ -295,6 +332,7 @@ def mixture_margin_U(zeta: float, S: float, T: int, variant: str) -> float:
     raise ValueError(f"variant must be one of ('O', 'A'), got {variant!r}")
 
 
+@finite_result
 def mixture_margin_noisy_lower(zeta: float, S: float, T: int, sigma: float, n: int, delta: float) -> float:
     """With probability >= 1 - delta (variant O):
     gamma_U >= sqrt(T) zeta S / sqrt(2) - sigma sqrt(2 log(n / delta))."""
@@ -303,6 +341,7 @@ def mixture_margin_noisy_lower(zeta: float, S: float, T: int, sigma: float, n: i
     return base - sigma * math.sqrt(2.0 * math.log(check_int("n", n) / check_prob("delta", delta)))
 
 
+@finite_result
 def ideal_attention_margin(S: float, T: int) -> float:
     """Margin if every head attended only to relevant tokens (variant O): S sqrt(T/2) = gamma_U / zeta."""
     return check_positive("S", S) * math.sqrt(check_int("T", T) / 2.0)

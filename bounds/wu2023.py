@@ -1,5 +1,5 @@
 """Theory side of Wu, Liu, Chrysos, Cevher (NeurIPS 2023, arXiv 2311.01575), "On the Convergence of
-Encoder-only Shallow Transformers", as reconstructed in ``shared/papers/wu2023.md``.
+Encoder-only Shallow Transformers", as reconstructed from its abstract and reviews.
 
 Only the paper's abstract and reviews could be read, so every constant below is ours (tags in the
 docstrings). Contents:
@@ -25,10 +25,31 @@ from typing import Any
 import mpmath
 import numpy as np
 
-from bounds.checks import check_array, check_choice, check_int, check_positive, check_prob, check_real
+from bounds.checks import (
+    check_array,
+    check_blocks,
+    check_choice,
+    check_int,
+    check_positive,
+    check_prob,
+    check_real,
+    check_real_mp,
+    check_steps,
+    finite_result,
+)
 from bounds.mp import DPS, mp
 
 INITS = ("lecun", "he", "ntk")
+#: The two softmax scalings tau0 = d_m^-power of Theorems 1 and 2.
+TAU0_POWERS = (0.5, 1.0)
+#: The four trained blocks W_Q, W_K, W_V, w_O (keys of the norm / radius mappings of Prop. 1).
+BLOCKS = ("Q", "K", "V", "O")
+#: relu_hermite_sq evaluates r! in float64, which holds r! up to r = 170.
+MAX_HERMITE_ORDER = 170
+#: required_width searches d_m up to 10^max_log10 with max_log10 at most this (~0.3 s at the cap).
+MAX_LOG10_WIDTH = 1000.0
+#: Correlations beyond [-1, 1] by at most this much are round-off and are clipped; more is refused.
+CORR_SLACK = 1e-9
 
 #: Width order of Theorem 1 (tau0 = d_m^-1/2): "quadratic over-parameterisation" [EXACT, abstract].
 THM1_WIDTH_ORDER = 2.0
@@ -50,6 +71,7 @@ class InitVariances:
     tau1: float
 
 
+@finite_result
 def init_variances(init: str, d: int, d_m: int) -> InitVariances:
     """LeCun: 1/d, 1/d, 1/d, 1/d_m, tau1 = 1; He: twice LeCun; NTK: all 1, tau1 = d_m^-1/2."""
     check_choice("init", init, INITS)
@@ -61,9 +83,10 @@ def init_variances(init: str, d: int, d_m: int) -> InitVariances:
     return InitVariances(1.0, 1.0, 1.0, 1.0, 1 / math.sqrt(d_m))
 
 
+@finite_result
 def tau0(d_m: int, power: float) -> float:
     """Softmax scaling tau0 = d_m^-power, power 0.5 (Thm 1) or 1 (Thm 2) [EXACT]."""
-    check_choice("power", power, (0.5, 1.0))
+    check_choice("power", power, TAU0_POWERS)
     return float(check_int("d_m", d_m)) ** (-float(power))
 
 
@@ -72,21 +95,43 @@ def tau0(d_m: int, power: float) -> float:
 # ---------------------------------------------------------------------------------------------------
 
 
-def kappa1(u: np.ndarray) -> np.ndarray:
-    """E[relu(g) relu(g')] for standard normals with correlation u: (sqrt(1-u^2) + u(pi - arccos u))/2pi."""
-    u = np.clip(np.asarray(u, dtype=np.float64), -1.0, 1.0)
+def _corr(u: Any) -> np.ndarray:
+    u = check_array("u", u)
+    if u.size and float(np.max(np.abs(u))) > 1.0 + CORR_SLACK:
+        raise ValueError(f"u must hold correlations in [-1, 1], got max |u| = {float(np.max(np.abs(u))):g}")
+    return u
+
+
+def _kappa1(u: np.ndarray) -> np.ndarray:
+    u = np.clip(u, -1.0, 1.0)
     return (np.sqrt(1.0 - u * u) + u * (np.pi - np.arccos(u))) / (2 * np.pi)
 
 
-def kappa0(u: np.ndarray) -> np.ndarray:
-    """E[1[g>0] 1[g'>0]] with correlation u: (pi - arccos u) / 2pi."""
-    u = np.clip(np.asarray(u, dtype=np.float64), -1.0, 1.0)
+def _kappa0(u: np.ndarray) -> np.ndarray:
+    u = np.clip(u, -1.0, 1.0)
     return (np.pi - np.arccos(u)) / (2 * np.pi)
 
 
+@finite_result
+def kappa1(u: np.ndarray) -> np.ndarray:
+    """E[relu(g) relu(g')] for standard normals with correlation u: (sqrt(1-u^2) + u(pi - arccos u))/2pi.
+
+    u: correlations in [-1, 1], any shape (round-off up to 1e-9 beyond is clipped)."""
+    return _kappa1(_corr(u))
+
+
+@finite_result
+def kappa0(u: np.ndarray) -> np.ndarray:
+    """E[1[g>0] 1[g'>0]] with correlation u: (pi - arccos u) / 2pi (u as in :func:`kappa1`)."""
+    return _kappa0(_corr(u))
+
+
+@finite_result
 def relu_hermite_sq(r: int) -> float:
-    """mu_r^2 of ReLU for even r >= 2: ((r-3)!!)^2 / (2 pi r!) (mu_2^2 = 1/4pi) [DERIVED]."""
-    r = check_int("r", r, low=2)
+    """mu_r^2 of ReLU for even r in [2, 170]: ((r-3)!!)^2 / (2 pi r!) (mu_2^2 = 1/4pi) [DERIVED].
+
+    Evaluated in float64, which holds r! up to r = 170 (:data:`MAX_HERMITE_ORDER`)."""
+    r = check_int("r", r, low=2, high=MAX_HERMITE_ORDER)
     if r % 2:
         raise ValueError(f"r must be even, got {r}")
     dfact = math.prod(range(r - 3, 0, -2)) if r > 3 else 1
@@ -105,35 +150,39 @@ def _cosines(Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 # ---------------------------------------------------------------------------------------------------
 
 
+@finite_result
 def expected_gram(Z: np.ndarray, eta_V: float) -> np.ndarray:
     """G with E[F_pre F_pre^T | W_Q, W_K] = d_m G.
 
     Z: (N, d_s, d), Z[n, s] = z_{n,s} = row s of S_n X_n (scaled tokens). Returns (N, N):
     G[n, m] = eta_V / d_s^2 sum_{s,s'} |z_ns| |z_ms'| kappa1(cos(z_ns, z_ms')).
     """
-    Z = check_array("Z", Z, ndim=3)
+    Z = check_array("Z", Z, ndim=3, nonempty=True)
     eta_V = check_positive("eta_V", eta_V)
     N, d_s, d = Z.shape
     nrm, U = _cosines(Z.reshape(N * d_s, d))
-    M = np.outer(nrm, nrm) * kappa1(U)
+    M = np.outer(nrm, nrm) * _kappa1(U)  # cosines computed here: their round-off is clipped
     return eta_V / d_s**2 * M.reshape(N, d_s, N, d_s).sum(axis=(1, 3))
 
 
+@finite_result
 def hermite_floor(Z: np.ndarray, eta_V: float) -> np.ndarray:
     """(eta_V/4) Zbar Zbar^T + (eta_V/2pi) r r^T <= G in the PSD order; Zbar[n] = mean_s z_ns,
     r[n] = mean_s |z_ns|. Z: (N, d_s, d); returns (N, N)."""
-    Z = check_array("Z", Z, ndim=3)
+    Z = check_array("Z", Z, ndim=3, nonempty=True)
     eta_V = check_positive("eta_V", eta_V)
     Zbar = Z.mean(axis=1)
     r = np.linalg.norm(Z, axis=-1).mean(axis=1)
     return eta_V / 4 * Zbar @ Zbar.T + eta_V / (2 * np.pi) * np.outer(r, r)
 
 
+@finite_result
 def alpha_sq_floor(Zbar: np.ndarray, eta_V: float, d_m: int) -> float:
     """d_m (eta_V/4) sigma_min(Zbar)^2: the order of alpha^2 the Hermite floor gives (zero if N > d)."""
-    Zbar = check_array("Zbar", Zbar, ndim=2)
+    Zbar = check_array("Zbar", Zbar, ndim=2, nonempty=True)
+    d_m, eta_V = check_int("d_m", d_m), check_positive("eta_V", eta_V)
     ev = np.linalg.eigvalsh(Zbar @ Zbar.T)[0]
-    return check_int("d_m", d_m) * check_positive("eta_V", eta_V) / 4 * max(float(ev), 0.0)
+    return d_m * eta_V / 4 * max(float(ev), 0.0)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -162,17 +211,26 @@ class Prop1:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
 
+@finite_result
 def token_stats(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """c_n = max_s |x_ns| and X2_n = ||X_n||_2 (spectral). X: (N, d_s, d) -> two (N,) arrays."""
-    X = check_array("X", X, ndim=3)
+    X = check_array("X", X, ndim=3, nonempty=True)
     return np.linalg.norm(X, axis=-1).max(axis=1), np.linalg.norm(X, ord=2, axis=(1, 2))
 
 
+@finite_result
 def rho_z(
     c: np.ndarray, X2: np.ndarray, lam_bar: dict[str, float], tau0: float, tau1: float, d_s: int
 ) -> tuple[float, float]:
     """rho = sqrt(sum_n a_n^2 + b_n^2 + c_n^2), z = tau1 sqrt(sum_n c_n^2 lV^2 + lO^2 (c^2+a^2+b^2)),
-    a_n = tau0 X2_n^3 lV lK / (2 sqrt d_s), b_n = tau0 X2_n^3 lV lQ / (2 sqrt d_s) [DERIVED]."""
+    a_n = tau0 X2_n^3 lV lK / (2 sqrt d_s), b_n = tau0 X2_n^3 lV lQ / (2 sqrt d_s) [DERIVED].
+
+    c, X2: (N,) arrays >= 0 (:func:`token_stats`); lam_bar: {Q, K, V, O} -> lambda-bar >= 0."""
+    c = check_array("c", c, ndim=1, nonempty=True, low=0.0)
+    X2 = check_array("X2", X2, shape=c.shape, low=0.0, match="c")
+    lam_bar = check_blocks("lam_bar", lam_bar, BLOCKS)
+    tau0, tau1 = check_positive("tau0", tau0), check_positive("tau1", tau1)
+    d_s = check_int("d_s", d_s)
     a = tau0 * X2**3 * lam_bar["V"] * lam_bar["K"] / (2 * math.sqrt(d_s))
     b = tau0 * X2**3 * lam_bar["V"] * lam_bar["Q"] / (2 * math.sqrt(d_s))
     rho = float(np.sqrt(np.sum(a**2 + b**2 + c**2)))
@@ -180,6 +238,7 @@ def rho_z(
     return rho, z
 
 
+@finite_result(may_be_inf=True)
 def prop1_quantities(
     X: np.ndarray,
     norms0: dict[str, float],
@@ -191,23 +250,32 @@ def prop1_quantities(
     radii: dict[str, float] | None = None,
 ) -> Prop1:
     """All Prop. 1 quantities from the (scaled) tokens X (N, d_s, d), the initial spectral norms
-    ``norms0`` {Q, K, V, O}, alpha = sigma_min(F_pre^0) and the initial (sum) loss. Radii default to
-    C_b = ||W_b^0||_2 (ours: the paper's C_b are NOT RECOVERED)."""
-    X = check_array("X", X, ndim=3)
+    ``norms0`` {Q, K, V, O} (>= 0), alpha = sigma_min(F_pre^0) and the initial (sum) loss. Radii
+    default to C_b = ||W_b^0||_2 (ours: the paper's C_b are NOT RECOVERED).
+
+    Degenerate cases (documented infinities, ``mpmath.inf``): ``path`` is infinite when alpha = 0 (then
+    c1 = 0: C1 fails); ``c1`` is infinite when the path bound is 0 (loss0 = 0 or z = 0: nothing to
+    travel); ``c2`` is infinite when rho z loss0 = 0 (the right side of C2 is 0, so C2 holds)."""
+    X = check_array("X", X, ndim=3, nonempty=True)
+    check_blocks("norms0", norms0, BLOCKS)
     alpha = check_real("alpha", alpha, low=0.0)
     loss0 = check_real("loss0", loss0, low=0.0)
     tau0, tau1 = check_positive("tau0", tau0), check_positive("tau1", tau1)
+    if radii is not None:
+        check_blocks("radii", radii, BLOCKS)
     radii = dict(norms0) if radii is None else dict(radii)
-    lam = {k: float(norms0[k]) + float(radii[k]) for k in ("Q", "K", "V", "O")}
+    lam = {k: float(norms0[k]) + float(radii[k]) for k in BLOCKS}
     c, X2 = token_stats(X)
     rho, z = rho_z(c, X2, lam, tau0, tau1, X.shape[1])
     need = 8 * z * math.sqrt(2 * loss0)
-    path = need / (tau1**2 * alpha**2) if alpha > 0 else math.inf
-    c1 = min(radii.values()) / path if path > 0 else math.inf
-    c2 = tau1**2 * alpha**3 / (16 * rho * z * math.sqrt(2 * loss0)) if loss0 > 0 else math.inf
+    path = need / (tau1**2 * alpha**2) if alpha > 0 else mpmath.inf
+    c1 = 0.0 if alpha == 0 else (min(radii.values()) / path if path > 0 else mpmath.inf)
+    denom = 16 * rho * z * math.sqrt(2 * loss0)
+    c2 = tau1**2 * alpha**3 / denom if denom > 0 else mpmath.inf
     return Prop1(lam, radii, rho, z, alpha, loss0, tau1, c1, c2, path)
 
 
+@finite_result
 def rate_factor(gamma: float, tau1: float, alpha: float) -> float:
     """q = 1 - gamma tau1^2 alpha^2 / 4 (sum loss) [RECONSTRUCTED Prop. 1; the reviews name this form]."""
     gamma = check_positive("gamma", gamma)
@@ -217,28 +285,35 @@ def rate_factor(gamma: float, tau1: float, alpha: float) -> float:
     return q
 
 
+@finite_result
 def rate_bound(loss0: float, gamma: float, tau1: float, alpha: float, t: np.ndarray) -> np.ndarray:
-    """Prop. 1 bound loss0 * q^t at the steps t (array of ints >= 0); sum-loss convention."""
-    t = np.asarray(t, dtype=np.float64)
-    if np.any(t < 0):
-        raise ValueError("t must be >= 0")
+    """Prop. 1 bound loss0 * q^t at the steps t (whole numbers >= 0, any shape); sum-loss convention."""
+    t = check_steps("t", t)
+    loss0 = check_real("loss0", loss0, low=0.0)
     q = rate_factor(gamma, tau1, alpha)
-    return check_real("loss0", loss0, low=0.0) * q**t
+    return loss0 * q**t
 
 
+@finite_result
 def sum_loss_gamma(gamma: float, N: int, loss_norm: str) -> float:
     """GD on the mean loss with step gamma is GD on the sum loss with step gamma / N."""
     check_choice("loss_norm", loss_norm, ("sum", "mean"))
-    return check_positive("gamma", gamma) / (check_int("N", N) if loss_norm == "mean" else 1)
+    gamma, N = check_positive("gamma", gamma), check_int("N", N)
+    return gamma / (N if loss_norm == "mean" else 1)
 
 
+@finite_result
 def expected_loss0(y: np.ndarray, F: np.ndarray, tau1: float, eta_O: float) -> float:
-    """E_{w_O}[l_0] = 1/2 (|y|^2 + tau1^2 eta_O |F_pre|_F^2) (sum loss; exact) [DERIVED]."""
-    y = check_array("y", y, ndim=1)
-    F = check_array("F", F, ndim=2)
+    """E_{w_O}[l_0] = 1/2 (|y|^2 + tau1^2 eta_O |F_pre|_F^2) (sum loss; exact) [DERIVED].
+
+    y: (N,) labels; F: (N, d_m) pre-output features F_pre."""
+    y = check_array("y", y, ndim=1, nonempty=True)
+    F = check_array("F", F, shape=(y.size, None), nonempty=True, match="y")
+    tau1 = check_positive("tau1", tau1)
     return 0.5 * (float(y @ y) + tau1**2 * check_positive("eta_O", eta_O) * float(np.sum(F * F)))
 
 
+@finite_result
 def gaussian_norm_bound(eta: float, rows: int, cols: int, t: float) -> float:
     """sqrt(eta) (sqrt(rows) + sqrt(cols) + t): P(||W||_2 >= it) <= exp(-t^2/2) for i.i.d. N(0, eta)
     entries (Davidson-Szarek / Vershynin, explicit constant)."""
@@ -256,7 +331,10 @@ def gaussian_norm_bound(eta: float, rows: int, cols: int, t: float) -> float:
 class DataSummary:
     """What the width thresholds need from a data set (N examples of d_s tokens of dimension d):
     sum_c2 = sum_n c_n^2, sum_x6 = sum_n X2_n^6, y_sq = |y|^2, lam0 = lambda_min(G / eta_V),
-    trG = tr(G / eta_V) (G the expected feature Gram, per unit eta_V)."""
+    trG = tr(G / eta_V) (G the expected feature Gram, per unit eta_V).
+
+    Validated on construction: N, d, d_s integers >= 1; sum_c2, sum_x6, y_sq, trG finite and >= 0;
+    lam0 finite (<= 0 means the width conditions never hold); lam0 > 0 needs sum_c2 > 0 and trG > 0."""
 
     N: int
     d: int
@@ -267,30 +345,62 @@ class DataSummary:
     lam0: float
     trG: float
 
+    def __post_init__(self) -> None:
+        for name in ("N", "d", "d_s"):
+            check_int(name, getattr(self, name))
+        for name in ("sum_c2", "sum_x6", "y_sq", "trG"):
+            check_real(name, getattr(self, name), low=0.0)
+        if check_real("lam0", self.lam0) > 0:
+            if self.sum_c2 == 0:
+                raise ValueError("sum_c2 must be > 0 when lam0 > 0 (lambda_min(G) > 0 needs tokens X != 0)")
+            if self.trG == 0:
+                raise ValueError("trG must be > 0 when lam0 > 0 (the trace of G_unit is >= N lam0)")
 
+
+@finite_result
 def summarise(X: np.ndarray, y: np.ndarray, G_unit: np.ndarray) -> DataSummary:
     """DataSummary from tokens X (N, d_s, d), labels y (N,), and G / eta_V (N, N)."""
-    X = check_array("X", X, ndim=3)
+    X = check_array("X", X, ndim=3, nonempty=True)
     c, X2 = token_stats(X)
-    G_unit = check_array("G_unit", G_unit, shape=(X.shape[0], X.shape[0]))
-    return DataSummary(
-        X.shape[0],
-        X.shape[2],
-        X.shape[1],
+    y = check_array("y", y, shape=(X.shape[0],), match="X")
+    G_unit = check_array("G_unit", G_unit, shape=(X.shape[0], X.shape[0]), match="X")
+    if np.any(np.diag(G_unit) < 0):
+        raise ValueError("G_unit must be a Gram matrix: its diagonal has a negative entry")
+    values = (
         float(np.sum(c**2)),
         float(np.sum(X2**6)),
-        float(np.sum(np.asarray(y) ** 2)),
+        float(np.sum(y**2)),
         float(np.linalg.eigvalsh(G_unit)[0]),
         float(np.trace(G_unit)),
     )
+    if not np.all(np.isfinite(values)):
+        raise OverflowError("a data summary overflows float64")
+    return DataSummary(X.shape[0], X.shape[2], X.shape[1], *values)
 
 
+def _check_summary(s: Any) -> DataSummary:
+    if not isinstance(s, DataSummary):
+        raise TypeError(f"s must be a DataSummary (see summarise), got {type(s).__name__}")
+    return s
+
+
+@finite_result
 def proxy_ratios(
     d_m: Any, s: DataSummary, *, tau0_power: float, init: str = "lecun", delta: float = 0.5
 ) -> tuple[Any, Any]:
     """(C1 ratio, C2 ratio) at width d_m (mpf) with the initial quantities replaced by their
     high-probability values: ||W_b^0||_2 -> sqrt(eta)(sqrt d_m + sqrt d), ||w_O^0|| -> sqrt(eta_O d_m),
-    C_b = ||W_b^0|| (ours), alpha^2 -> (1 - delta) d_m lam0 eta_V, l_0 -> E[l_0]."""
+    C_b = ||W_b^0|| (ours), alpha^2 -> (1 - delta) d_m lam0 eta_V, l_0 -> E[l_0].
+
+    d_m: a real >= 1 (int, float or mpf, beyond float64 too); s.lam0 must be >= 0 (with lam0 = 0 both
+    ratios are 0; :func:`required_width` returns ``mpmath.inf`` for lam0 <= 0 without calling this)."""
+    check_real_mp("d_m", d_m, low=1)
+    _check_summary(s)
+    if s.lam0 < 0:
+        raise ValueError(f"s.lam0 must be >= 0 (alpha^2 = (1 - delta) d_m lam0 eta_V), got {s.lam0}")
+    check_choice("tau0_power", tau0_power, TAU0_POWERS)
+    check_choice("init", init, INITS)
+    check_prob("delta", delta)
     with mpmath.workdps(DPS):
         dm = mp(d_m)
         d, d_s = mp(s.d), mp(s.d_s)
@@ -320,6 +430,7 @@ def proxy_ratios(
         return c1, c2
 
 
+@finite_result(may_be_inf=True)
 def required_width(
     s: DataSummary,
     *,
@@ -332,9 +443,15 @@ def required_width(
     """Smallest d_m (mpf) from which the chosen proxy conditions ("c1", "c2" or "both") hold on the
     log10-grid (step 1/2) up to 10^max_log10 (checked every 5 decades above the first success),
     refined by bisection on log10 d_m; ``mpmath.inf`` if they never hold there. The ratios grow like
-    powers of d_m at large width; the coarse re-check guards against a non-monotone stretch."""
+    powers of d_m at large width; the coarse re-check guards against a non-monotone stretch.
+
+    ``max_log10`` lies in [0, 1000] (:data:`MAX_LOG10_WIDTH`; the search costs ~0.3 s at the cap)."""
     check_choice("which", which, ("c1", "c2", "both"))
     check_prob("delta", delta)
+    _check_summary(s)
+    check_choice("tau0_power", tau0_power, TAU0_POWERS)
+    check_choice("init", init, INITS)
+    max_log10 = check_real("max_log10", max_log10, low=0.0, high=MAX_LOG10_WIDTH)
     if s.lam0 <= 0:
         return mpmath.inf
 
@@ -364,17 +481,22 @@ def required_width(
         return mpmath.ceil(mpmath.power(10, hi))
 
 
+@finite_result(may_be_inf=True)
 def thm1_width(s: DataSummary, *, init: str = "lecun", delta: float = 0.5, which: str = "both") -> Any:
     """Theorem 1 (tau0 = d_m^-1/2): the width at which the reconstructed Prop. 1 conditions hold
-    (claimed order N^2 [EXACT, abstract]; the conditions' own order is what the claims measure)."""
+    (claimed order N^2 [EXACT, abstract]; the conditions' own order is what the claims measure);
+    ``mpmath.inf`` when the conditions never hold up to d_m = 1e100 (or lam0 <= 0)."""
     return required_width(s, tau0_power=0.5, init=init, delta=delta, which=which)
 
 
+@finite_result(may_be_inf=True)
 def thm2_width(s: DataSummary, *, init: str = "lecun", delta: float = 0.5, which: str = "both") -> Any:
-    """Theorem 2 (tau0 = d_m^-1): as :func:`thm1_width` (claimed order N [EXACT-from-reviews])."""
+    """Theorem 2 (tau0 = d_m^-1): as :func:`thm1_width` (claimed order N [EXACT-from-reviews]);
+    ``mpmath.inf`` when the conditions never hold up to d_m = 1e100 (or lam0 <= 0)."""
     return required_width(s, tau0_power=1.0, init=init, delta=delta, which=which)
 
 
+@finite_result
 def thm2_min_dim(N: int) -> float:
     """N^4: the order at which Theorem 2 needs d to grow [EXACT-from-reviews; constant NOT RECOVERED,
     taken as 1 here]."""
@@ -386,37 +508,45 @@ def thm2_min_dim(N: int) -> float:
 # ---------------------------------------------------------------------------------------------------
 
 
+@finite_result
 def limiting_ntk(Xbar: np.ndarray, *, scale_O: float = 1.0, scale_V: float = 1.0) -> dict[str, np.ndarray]:
     """K_O = scale_O |x_n||x_m| kappa1(u), K_V = scale_V <x_n, x_m> kappa0(u) for token means Xbar
     (N, d). scale_O = tau1^2 d_m eta_V, scale_V = tau1^2 d_m eta_O (both 1 under NTK init)."""
-    Xbar = check_array("Xbar", Xbar, ndim=2)
+    Xbar = check_array("Xbar", Xbar, ndim=2, nonempty=True)
     nrm, U = _cosines(Xbar)
-    K_O = check_positive("scale_O", scale_O) * np.outer(nrm, nrm) * kappa1(U)
-    K_V = check_positive("scale_V", scale_V) * (Xbar @ Xbar.T) * kappa0(U)
+    K_O = check_positive("scale_O", scale_O) * np.outer(nrm, nrm) * _kappa1(U)
+    K_V = check_positive("scale_V", scale_V) * (Xbar @ Xbar.T) * _kappa0(U)
     return {"K_O": K_O, "K_V": K_V, "K": K_O + K_V}
 
 
+@finite_result
 def ntk_mineig_linear(Xbar: np.ndarray, *, scale_O: float = 1.0, scale_V: float = 1.0) -> float:
     """lambda_min(K_inf) >= (scale_O + scale_V)/4 sigma_min(Xbar)^2 (= 1/2 sigma_min^2 under NTK init)."""
-    Xbar = check_array("Xbar", Xbar, ndim=2)
+    Xbar = check_array("Xbar", Xbar, ndim=2, nonempty=True)
     ev = max(float(np.linalg.eigvalsh(Xbar @ Xbar.T)[0]), 0.0)
     return (check_positive("scale_O", scale_O) + check_positive("scale_V", scale_V)) / 4 * ev
 
 
+@finite_result
 def ntk_mineig_hermite(Xbar: np.ndarray, r: int = 2, *, scale_O: float = 1.0) -> float:
-    """lambda_min(K_O) >= scale_O mu_r^2 min_n |x_n|^2 lambda_min(U^{o r}), U the cosine matrix."""
-    Xbar = check_array("Xbar", Xbar, ndim=2)
+    """lambda_min(K_O) >= scale_O mu_r^2 min_n |x_n|^2 lambda_min(U^{o r}), U the cosine matrix (even
+    r in [2, 170], as :func:`relu_hermite_sq`)."""
+    Xbar = check_array("Xbar", Xbar, ndim=2, nonempty=True)
+    relu_hermite_sq(r)  # validates r before U**r is formed
     nrm, U = _cosines(Xbar)
     ev = float(np.linalg.eigvalsh(U**r)[0])
     return check_positive("scale_O", scale_O) * relu_hermite_sq(r) * float(np.min(nrm)) ** 2 * ev
 
 
+@finite_result
 def ntk_rate_bound(loss0: float, gamma: float, lam0: float, t: np.ndarray) -> np.ndarray:
-    """(1 - gamma lam0 / 2)^t loss0 [RECONSTRUCTED, Du et al. style NTK-regime rate]."""
+    """(1 - gamma lam0 / 2)^t loss0 [RECONSTRUCTED, Du et al. style NTK-regime rate]; t: steps, whole
+    numbers >= 0 (any shape)."""
+    t = check_steps("t", t)
     q = 1 - check_positive("gamma", gamma) * check_real("lam0", lam0, low=0.0) / 2
     if q < 0:
         raise ValueError(f"gamma lam0 must be <= 2, got q = {q}")
-    return check_real("loss0", loss0, low=0.0) * q ** np.asarray(t, dtype=np.float64)
+    return check_real("loss0", loss0, low=0.0) * q**t
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -432,46 +562,67 @@ SOFTMAX_LIP = 0.5
 # ---------------------------------------------------------------------------------------------------
 
 
+@finite_result
 def assumption1(X: np.ndarray) -> float:
     """A1 bounded data: returns C_x = max token norm (the assumption holds for any finite set; the
     paper's bound is NOT RECOVERED). X: (N, d_s, d)."""
-    return float(np.max(np.linalg.norm(check_array("X", X, ndim=3), axis=-1)))
+    return float(np.max(np.linalg.norm(check_array("X", X, ndim=3, nonempty=True), axis=-1)))
 
 
+@finite_result
 def assumption2(X: np.ndarray) -> float:
     """A2 linearly independent tokens in each example: min_n sigma_min(X_n) (0 if some X_n has rank
     < d_s, always when d < d_s). X: (N, d_s, d)."""
-    X = check_array("X", X, ndim=3)
+    X = check_array("X", X, ndim=3, nonempty=True)
     if X.shape[1] > X.shape[2]:
         return 0.0
     return float(np.min(np.linalg.svd(X, compute_uv=False)[:, -1]))
 
 
+@finite_result
 def assumption3_covariance(X: np.ndarray) -> np.ndarray:
     """A3 as the reviews describe it: similarity of the empirical covariances X_i^T X_i, X_j^T X_j.
     Returns the off-diagonal cosines <C_i, C_j>_F / (|C_i|_F |C_j|_F), i < j (the paper's tail
-    bound and its constant c-hat are NOT RECOVERED). X: (N, d_s, d) -> (N(N-1)/2,)."""
-    X = check_array("X", X, ndim=3)
+    bound and its constant c-hat are NOT RECOVERED). X: (N, d_s, d) -> (N(N-1)/2,); every X_n must
+    have a nonzero token (a zero covariance has no direction)."""
+    X = check_array("X", X, ndim=3, nonempty=True)
     C = np.einsum("nsd,nse->nde", X, X).reshape(X.shape[0], -1)
-    C /= np.linalg.norm(C, axis=1, keepdims=True)
+    nrm = np.linalg.norm(C, axis=1, keepdims=True)
+    if np.any(nrm == 0):
+        raise ValueError(f"X: example {int(np.argmin(nrm[:, 0]))} has only zero tokens (its covariance is 0)")
+    C /= nrm
     M = C @ C.T
     return M[np.triu_indices(X.shape[0], k=1)]
 
 
+def _pooled_means(name: str, Z: Any) -> np.ndarray:
+    Z = check_array(name, Z, ndim=2, nonempty=True)
+    if not np.any(Z):
+        raise ValueError(f"{name} must not be all zero (the ratio is 0/0)")
+    return Z
+
+
+@finite_result
 def assumption3_pooled(Zbar: np.ndarray) -> float:
     """A3 as the spec reconstructs it: N sigma_min(Zbar)^2 / |Zbar|_F^2 (scale-free; 0 if N > d).
-    Zbar: (N, d), rows = attention-weighted token means."""
-    Zbar = check_array("Zbar", Zbar, ndim=2)
+    Zbar: (N, d), rows = attention-weighted token means, not all zero."""
+    Zbar = _pooled_means("Zbar", Zbar)
     ev = max(float(np.linalg.eigvalsh(Zbar @ Zbar.T)[0]), 0.0)
-    return Zbar.shape[0] * ev / float(np.sum(Zbar * Zbar))
+    total = float(np.sum(Zbar * Zbar))
+    if total == 0:
+        raise OverflowError("|Zbar|_F^2 underflows to 0")
+    return Zbar.shape[0] * ev / total
 
 
+@finite_result
 def assumption4(Xbar: np.ndarray) -> float:
     """A4 (tau0 = d_m^-1) positive definiteness, read as lambda_min(Xbar Xbar^T) > 0 for the token
     means (the limit of A3 when the attention is uniform); returns N lambda_min / tr."""
-    return assumption3_pooled(Xbar)
+    return assumption3_pooled(_pooled_means("Xbar", Xbar))
 
 
+@finite_result
 def slope_window(claimed: float, half: float) -> list[float]:
-    """[claimed - half, claimed + half] (spec pass windows on fitted slopes)."""
-    return [float(claimed) - float(half), float(claimed) + float(half)]
+    """[claimed - half, claimed + half] (spec pass windows on fitted slopes); half >= 0."""
+    claimed, half = check_real("claimed", claimed), check_real("half", half, low=0.0)
+    return [claimed - half, claimed + half]

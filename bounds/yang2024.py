@@ -2,7 +2,7 @@
 Representations: Contextual Generalization of Trained Transformers".
 
 Pure functions of the problem data (tokens' representations ``Z`` (m x N), ``Z_Q`` (m x (K-N)), the
-noise level ``tau``) and of measured scalars. Provenance per function (spec ``yang2024.md``):
+noise level ``tau``) and of measured scalars. Provenance per function:
 
 * DERIVED (checked numerically): :func:`gram`, :func:`zbar`, :func:`target_matrix` (A), :func:`loss_floor`
   (L*, including the "+ m tau" the extraction lost), :func:`closed_form_loss` (Lemma 5), the ridge
@@ -25,7 +25,16 @@ import mpmath
 import numpy as np
 from scipy.optimize import nnls
 
-from bounds.checks import check_array, check_int, check_positive, check_prob, check_real
+from bounds.checks import (
+    check_array,
+    check_int,
+    check_positive,
+    check_prob,
+    check_real,
+    check_real_mp,
+    check_steps,
+    finite_result,
+)
 from bounds.mp import DPS, mp
 
 EPS = float(np.finfo(np.float64).eps)
@@ -34,13 +43,14 @@ EPS = float(np.finfo(np.float64).eps)
 
 
 def _zpair(Z: np.ndarray, Z_Q: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    Z = check_array("Z", Z, ndim=2)
+    Z = check_array("Z", Z, ndim=2, nonempty=True)
     if Z_Q is None:
         return Z, np.zeros((Z.shape[0], 0))
-    Z_Q = check_array("Z_Q", Z_Q, shape=(Z.shape[0], None))
+    Z_Q = check_array("Z_Q", Z_Q, shape=(Z.shape[0], None), nonempty=True, match="Z")
     return Z, Z_Q
 
 
+@finite_result
 def gram(Z: np.ndarray, tau: float) -> np.ndarray:
     """G = Z^T Z + m tau I_N (N x N), Z: (m, N). Invertible for tau > 0."""
     Z, _ = _zpair(Z)
@@ -49,18 +59,23 @@ def gram(Z: np.ndarray, tau: float) -> np.ndarray:
     return Z.T @ Z + m * tau * np.eye(n)
 
 
+@finite_result
 def zbar(G: np.ndarray) -> np.ndarray:
     """Z-bar = G^{1/2} (symmetric PSD square root, by eigendecomposition), G: (N, N) SPD."""
-    G = check_array("G", G, ndim=2)
+    G = check_array("G", G, ndim=2, nonempty=True)
+    if G.shape[0] != G.shape[1]:
+        raise ValueError(f"G must be square, got shape {G.shape}")
     lam, U = np.linalg.eigh((G + G.T) / 2)
     if lam[0] <= 0:
         raise ValueError(f"G must be positive definite, smallest eigenvalue {lam[0]:g}")
     return (U * np.sqrt(lam)) @ U.T
 
 
+@finite_result
 def target_matrix(Z: np.ndarray, Z_Q: np.ndarray, tau: float) -> np.ndarray:
     """A = G^{-1}(Z^T Z-tilde + m tau [I_N, 0]) = [I_N, G^{-1} Z^T Z_Q] (N x K), from its definition."""
     Z, Z_Q = _zpair(Z, Z_Q)
+    tau = check_positive("tau", tau)
     G = gram(Z, tau)
     m, n = Z.shape
     Zt = np.concatenate([Z, Z_Q], axis=1)
@@ -69,6 +84,7 @@ def target_matrix(Z: np.ndarray, Z_Q: np.ndarray, tau: float) -> np.ndarray:
     return np.linalg.solve(G, rhs)
 
 
+@finite_result
 def const_terms(Z: np.ndarray, Z_Q: np.ndarray, tau: float) -> np.ndarray:
     """The paper's constants c_k (k <= N, which vanish) and c'_k + m tau (k > N), shape (K,).
 
@@ -76,6 +92,7 @@ def const_terms(Z: np.ndarray, Z_Q: np.ndarray, tau: float) -> np.ndarray:
     c'_k = ||z_k||^2 + m tau - z_k^T Z G^{-1} Z^T z_k (fresh target noise adds the m tau).
     """
     Z, Z_Q = _zpair(Z, Z_Q)
+    tau = check_positive("tau", tau)
     G = gram(Z, tau)
     m, n = Z.shape
     Zt = np.concatenate([Z, Z_Q], axis=1)
@@ -85,9 +102,11 @@ def const_terms(Z: np.ndarray, Z_Q: np.ndarray, tau: float) -> np.ndarray:
     return np.sum(Zt * Zt, axis=0) + m * tau - quad
 
 
+@finite_result
 def loss_floor(Z: np.ndarray, Z_Q: np.ndarray, tau: float) -> float:
     """L* = 1/2 sum_{k>N} (||z_k||^2 + m tau - z_k^T Z G^{-1} Z^T z_k) (Lemma 5, DERIVED)."""
     Z, Z_Q = _zpair(Z, Z_Q)
+    tau = check_positive("tau", tau)
     G = gram(Z, tau)
     m = Z.shape[0]
     P = Z.T @ Z_Q
@@ -95,18 +114,20 @@ def loss_floor(Z: np.ndarray, Z_Q: np.ndarray, tau: float) -> float:
     return float(0.5 * np.sum(np.sum(Z_Q * Z_Q, axis=0) + m * tau - quad))
 
 
+@finite_result
 def closed_form_loss(Ahat: np.ndarray, A: np.ndarray, G: np.ndarray, Lstar: float) -> float:
     """L = 1/2 sum_k ||Z-bar (a-hat_k - A_k)||^2 + L* = 1/2 tr(R^T G R) + L*, R = Ahat - A (N x K)."""
-    A = check_array("A", A, ndim=2)
-    Ahat = check_array("Ahat", Ahat, shape=A.shape)
-    G = check_array("G", G, shape=(A.shape[0], A.shape[0]))
+    A = check_array("A", A, ndim=2, nonempty=True)
+    Ahat = check_array("Ahat", Ahat, shape=A.shape, match="A")
+    G = check_array("G", G, shape=(A.shape[0], A.shape[0]), match="A")
     R = Ahat - A
-    return float(0.5 * np.sum(R * (G @ R)) + check_real("Lstar", Lstar))
+    return float(0.5 * np.sum(R * (G @ R)) + check_real("Lstar", Lstar, low=0.0))
 
 
 # -------------------------------------------------------- Assumption 2 / Theorem 1 (RECONSTRUCTED)
 
 
+@finite_result
 def zeta0(B: np.ndarray) -> float:
     """zeta_0 = min_k lambda_min(B_k B_k^T) for B: (K, N, H), B_k = Z-bar C_k.
 
@@ -114,7 +135,7 @@ def zeta0(B: np.ndarray) -> float:
     <= 1e-8); otherwise min_k sigma_min(B_k)^2 by SVD, accurate to eps sigma_max in sigma, so the tiny
     zeta_0 near H = N is still resolved. H < N gives 0 (rank B_k <= H < N).
     """
-    B = check_array("B", B, ndim=3)
+    B = check_array("B", B, ndim=3, nonempty=True)
     n, h = B.shape[1], B.shape[2]
     if h < n:
         return 0.0
@@ -125,6 +146,7 @@ def zeta0(B: np.ndarray) -> float:
     return float(np.min(s[:, n - 1]) ** 2)
 
 
+@finite_result
 def rate_factor(eta_Q: float, gamma: float, zeta_0: float) -> mpmath.mpf:
     """rho = 1 - eta_Q gamma^2 zeta_0 / 2 (Theorem 1, eq. 18; RECONSTRUCTED form), as mpf."""
     eta_Q, gamma = check_positive("eta_Q", eta_Q), check_positive("gamma", gamma)
@@ -136,72 +158,92 @@ def rate_factor(eta_Q: float, gamma: float, zeta_0: float) -> mpmath.mpf:
     return rho
 
 
+@finite_result
 def rate_bound(delta0: float, rho: mpmath.mpf, t: np.ndarray) -> list[mpmath.mpf]:
-    """Delta(t) <= rho^t Delta(0) (Theorem 1, RECONSTRUCTED), one mpf per entry of t."""
+    """Delta(t) <= rho^t Delta(0) (Theorem 1, RECONSTRUCTED), one mpf per entry of t.
+
+    rho in [0, 1] (checked exactly, as mpf); t: a 1-d array of whole step counts >= 0 (a fractional
+    step is refused, not truncated)."""
     delta0 = check_real("delta0", delta0, low=0.0)
-    check_real("rho", rho, low=0.0, high=1.0)
-    t = np.asarray(t)
-    if t.ndim != 1 or np.any(t < 0):
-        raise ValueError("t must be a 1-d array of non-negative step counts")
+    check_real_mp("rho", rho, low=0, high=1)
+    check_steps("t", t, ndim=1)
     with mpmath.workdps(DPS):
         r, d0 = mp(rho), mp(delta0)
-        return [d0 * r ** int(s) for s in t]
+        return [d0 * r ** int(s) for s in np.asarray(t)]
 
 
 # --------------------------------------------------------------- Theorem 2: ridge limit (DERIVED)
 
 
+@finite_result
 def ridge(Z: np.ndarray, y: np.ndarray, penalty: float) -> np.ndarray:
     """(Z Z^T + penalty I_m)^{-1} Z y for Z: (m, N), y: (N,) or (n, N) -> (m,) or (n, m)."""
     Z, _ = _zpair(Z)
-    y = check_array("y", y)
-    if y.shape[-1] != Z.shape[1] or y.ndim > 2:
-        raise ValueError(f"y must have shape (N,) or (n, N) with N = {Z.shape[1]}, got {y.shape}")
+    y = check_array("y", y, nonempty=True)
+    if y.ndim not in (1, 2) or y.shape[-1] != Z.shape[1]:
+        raise ValueError(f"y must have shape (N,) or (n, N), N = {Z.shape[1]} columns of Z, got {y.shape}")
     penalty = check_positive("penalty", penalty)
     M = np.linalg.solve(Z @ Z.T + penalty * np.eye(Z.shape[0]), Z)  # (m, N)
     return y @ M.T
 
 
+@finite_result
 def transformer_ridge(Z: np.ndarray, y: np.ndarray, tau: float) -> np.ndarray:
     """lambda-hat = (Z Z^T + m tau I)^{-1} Z y: the ridge the trained transformer performs (eq. 20)."""
-    return ridge(Z, y, np.shape(Z)[0] * check_positive("tau", tau))
+    Z, _ = _zpair(Z)
+    penalty = Z.shape[0] * check_positive("tau", tau)
+    if not math.isfinite(penalty):
+        raise OverflowError("the penalty overflows float64")
+    return ridge(Z, y, penalty)
 
 
+@finite_result
 def best_ridge(Z: np.ndarray, y: np.ndarray, tau: float) -> np.ndarray:
     """lambda-hat_tau = (Z Z^T + N tau I)^{-1} Z y: the paper's "best" ridge (eqs. 24-25, Lemma 4)."""
-    return ridge(Z, y, np.shape(Z)[1] * check_positive("tau", tau))
+    Z, _ = _zpair(Z)
+    penalty = Z.shape[1] * check_positive("tau", tau)
+    if not math.isfinite(penalty):
+        raise OverflowError("the penalty overflows float64")
+    return ridge(Z, y, penalty)
 
 
+@finite_result
 def ridge_predictions(Z: np.ndarray, Z_Q: np.ndarray, y: np.ndarray, lam: np.ndarray) -> np.ndarray:
     """(y_1..y_N, Z_Q^T lambda) for prompts y: (n, N) and estimates lam: (n, m) -> (n, K)."""
     Z, Z_Q = _zpair(Z, Z_Q)
-    y = check_array("y", y, shape=(None, Z.shape[1]))
-    lam = check_array("lam", lam, shape=(y.shape[0], Z.shape[0]))
+    y = check_array("y", y, shape=(None, Z.shape[1]), nonempty=True, match="Z")
+    lam = check_array("lam", lam, shape=(y.shape[0], Z.shape[0]), match="y and Z")
     return np.concatenate([y, lam @ Z_Q], axis=1)
 
 
+@finite_result
 def limit_predictor(A: np.ndarray, y: np.ndarray) -> np.ndarray:
     """y-hat* = A^T y (eq. 8 at A-hat = A), A: (N, K), y: (n, N) -> (n, K)."""
-    A = check_array("A", A, ndim=2)
-    y = check_array("y", y, shape=(None, A.shape[0]))
+    A = check_array("A", A, ndim=2, nonempty=True)
+    y = check_array("y", y, shape=(None, A.shape[0]), nonempty=True, match="A")
     return y @ A
 
 
+@finite_result
 def inference_bound(delta: float, y_norm2: np.ndarray, K: int, lam_min_G: float) -> np.ndarray:
-    """Delta ||y||^2 / (K lambda_min(G)) >= (1/(2K)) ||y-hat - y-hat*||^2 (Thm 2, deterministic step)."""
+    """Delta ||y||^2 / (K lambda_min(G)) >= (1/(2K)) ||y-hat - y-hat*||^2 (Thm 2, deterministic step).
+
+    delta: the function gap Delta >= 0; y_norm2: squared prompt norms >= 0 (any shape)."""
     delta = check_real("delta", delta, low=0.0)
     K = check_int("K", K)
     lam_min_G = check_positive("lam_min_G", lam_min_G)
-    return delta * check_array("y_norm2", y_norm2) / (K * lam_min_G)
+    return delta * check_array("y_norm2", y_norm2, low=0.0) / (K * lam_min_G)
 
 
+@finite_result
 def copy_bound(delta: float, y_norm2: np.ndarray, lam_min_G: float) -> np.ndarray:
     """max_{k<=N} |y-hat_k - y_k| <= sqrt(2 Delta ||y||^2 / lambda_min(G)) (DERIVED)."""
     delta = check_real("delta", delta, low=0.0)
     lam_min_G = check_positive("lam_min_G", lam_min_G)
-    return np.sqrt(2 * delta * check_array("y_norm2", y_norm2) / lam_min_G)
+    return np.sqrt(2 * delta * check_array("y_norm2", y_norm2, low=0.0) / lam_min_G)
 
 
+@finite_result
 def prob_bound(B: float, Z_norm2: float, tau: float, N: int, delta: float) -> float:
     """Y_delta = 2 B^2 (||Z||_2^2 + tau (N + 2 sqrt(N ln(1/delta)) + 2 ln(1/delta))).
 
@@ -214,15 +256,16 @@ def prob_bound(B: float, Z_norm2: float, tau: float, N: int, delta: float) -> fl
     return 2 * B**2 * (Z_norm2 + tau * (N + 2 * math.sqrt(N * x) + 2 * x))
 
 
+@finite_result(may_be_inf=True)
 def iterations_needed(
     delta0: float, Y: float, K: int, lam_min_G: float, eps: float, rho: mpmath.mpf
 ) -> mpmath.mpf:
     """T >= ln(Delta(0) Y / (K lambda_min(G) eps)) / ln(1/rho): sufficient for (1/(2K))||y-hat - y-hat*||^2
-    <= eps (eq. 21 re-derived; RECONSTRUCTED). Infinite (mpf inf) for rho = 1; 0 if already below."""
+    <= eps (eq. 21 re-derived; RECONSTRUCTED). Infinite (``mpmath.inf``) for rho = 1; 0 if already below."""
     delta0, Y = check_positive("delta0", delta0), check_positive("Y", Y)
     K, eps = check_int("K", K), check_positive("eps", eps)
     lam_min_G = check_positive("lam_min_G", lam_min_G)
-    check_real("rho", rho, low=0.0, high=1.0)
+    check_real_mp("rho", rho, low=0, high=1)
     with mpmath.workdps(DPS):
         num = mpmath.log(mp(delta0) * mp(Y) / (K * mp(lam_min_G) * mp(eps)))
         if num <= 0:
@@ -236,11 +279,12 @@ def iterations_needed(
 # ------------------------------------------------------------- Lemma 4, Fig. 3, LMMSE (DERIVED)
 
 
+@finite_result
 def lemma4_objective(Z: np.ndarray, y: np.ndarray, lam: np.ndarray, tau: float) -> np.ndarray:
     """(1/(2N)) ||y - Z^T lambda||^2 + (tau/2) ||lambda||^2 for lam: (g, m) -> (g,) (eq. 25)."""
     Z, _ = _zpair(Z)
-    y = check_array("y", y, shape=(Z.shape[1],))
-    lam = check_array("lam", lam, shape=(None, Z.shape[0]))
+    y = check_array("y", y, shape=(Z.shape[1],), match="Z")
+    lam = check_array("lam", lam, shape=(None, Z.shape[0]), nonempty=True, match="Z")
     tau = check_positive("tau", tau)
     r = y[None, :] - lam @ Z
     return 0.5 * np.sum(r * r, axis=1) / Z.shape[1] + 0.5 * tau * np.sum(lam * lam, axis=1)
@@ -250,6 +294,7 @@ def _ridge_map(Z: np.ndarray, penalty: float) -> np.ndarray:
     return np.linalg.solve(Z @ Z.T + penalty * np.eye(Z.shape[0]), Z)
 
 
+@finite_result
 def fig3_gap(Z: np.ndarray, Z_Q: np.ndarray, tau: float) -> float:
     """(1/K) E ||y-hat* - y-hat_best||^2 = (1/K) tr(D G D^T), D = Z_Q^T (M_{m tau} - M_{N tau}),
     M_c = (Z Z^T + c I)^{-1} Z, under E[lambda lambda^T] = I (so E[y y^T] = G)."""
@@ -261,6 +306,7 @@ def fig3_gap(Z: np.ndarray, Z_Q: np.ndarray, tau: float) -> float:
     return float(np.sum(D * (D @ gram(Z, tau))) / K)
 
 
+@finite_result
 def expected_error(Z: np.ndarray, Z_Q: np.ndarray, tau: float, penalty: float) -> float:
     """(1/K) E ||Z_Q^T (M y - lambda)||^2 = (1/K) tr(Z_Q^T [(M Z^T - I)(M Z^T - I)^T + m tau M M^T] Z_Q)
     for the ridge map M = (Z Z^T + penalty I)^{-1} Z under E[lambda lambda^T] = I."""
@@ -277,15 +323,18 @@ def expected_error(Z: np.ndarray, Z_Q: np.ndarray, tau: float, penalty: float) -
 # ---------------------------------------------------------- multi-head necessity (DERIVED, H = 1)
 
 
+@finite_result
 def orthant_floor(Zbar: np.ndarray, A: np.ndarray) -> float:
     """Lower bound on Delta for H = 1: a-hat_k = w_k s_k with s_k in the simplex lies in the closed
     nonnegative or nonpositive orthant, so Delta >= 1/2 sum_k min(NNLS(Zbar, Zbar A_k)^2,
     NNLS(Zbar, -Zbar A_k)^2). Positive whenever some A_k has entries of both signs."""
-    Zbar = check_array("Zbar", Zbar, ndim=2)
-    A = check_array("A", A, shape=(Zbar.shape[1], None))
+    Zbar = check_array("Zbar", Zbar, ndim=2, nonempty=True)
+    A = check_array("A", A, shape=(Zbar.shape[1], None), nonempty=True, match="Zbar")
     total = 0.0
     for k in range(A.shape[1]):  # NNLS per column; not a training hot path
         b = Zbar @ A[:, k]
+        if not np.all(np.isfinite(b)):
+            raise OverflowError("Zbar A overflows float64")
         r_plus = nnls(Zbar, b)[1]
         r_minus = nnls(Zbar, -b)[1]
         total += min(r_plus, r_minus) ** 2

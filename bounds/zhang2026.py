@@ -1,19 +1,22 @@
 """Theory side of Zhang, Zhao, Gu, Cao (ICLR 2026, arXiv 2603.22801): rates, constants, conditions.
 
-Spec: shared/papers/zhang2026.md. The paper's own constants (T*, the upper / lower constants of the
-Theta(1/T) rate, the epsilon of Thm 3.2) are NOT RECOVERED; what is here is either the paper's shape
-(exponents; EXACT-from-reviews), the spec's reconstruction of its conditions (RECONSTRUCTED), or exact
-facts of the reference model derived in the spec (DERIVED). Every function says which. Parametrisation:
+Reconstructed from the abstract, reviews and summaries. The paper's own constants (T*, the upper /
+lower constants of the Theta(1/T) rate, the epsilon of Thm 3.2) are NOT RECOVERED; what is here is
+either the paper's shape (exponents; EXACT-from-reviews), the reconstruction of its conditions
+(RECONSTRUCTED), or exact facts of the reference model derived for it (DERIVED). Every function says
+which. Parametrisation:
 Lam = P^T W_KQ P / sqrt(D), P^T P = I, column softmax, 1/2-normalised squared loss, zero init.
 """
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 
 import mpmath
+import numpy as np
 
-from bounds.checks import check_int, check_positive, check_real
+from bounds.checks import check_int, check_positive, check_real, finite_result
 from bounds.mp import DPS, MpReal, mp
 
 #: Thm 3.1(c) [P]: excess(T) = Theta(T^RATE_EXPONENT).
@@ -36,6 +39,7 @@ def _check_dk(D: int, K: int) -> tuple[int, int]:
     return D, check_int("K", K, low=1, high=D - 1)
 
 
+@finite_result
 def tail_constant(D: int, K: int | Sequence[int], eta: float) -> MpReal:
     """DERIVED (spec §6.3): lim_T T * excess(T) = sum_i K_i (D - K_i) / (4 eta).
 
@@ -44,14 +48,21 @@ def tail_constant(D: int, K: int | Sequence[int], eta: float) -> MpReal:
     """
     D = check_int("D", D, low=2)
     eta = check_positive("eta", eta)
-    ks = [K] * D if isinstance(K, int) else list(K)
+    if isinstance(K, numbers.Integral) and not isinstance(K, bool):
+        k = check_int("K", K, low=1, high=D - 1)
+        with mpmath.workdps(DPS):  # D equal columns: D K (D - K), exact integer arithmetic
+            return mp(D * k * (D - k)) / (4 * mp(eta))
+    if not isinstance(K, Sequence | np.ndarray) or isinstance(K, str):
+        raise TypeError(f"K must be one int or a sequence of D = {D} ints, got {type(K).__name__}")
+    ks = list(K)
     if len(ks) != D:
         raise ValueError(f"K must be one int or D = {D} per-column sizes, got {len(ks)}")
-    ks = [check_int("K_i", k, low=1, high=D - 1) for k in ks]
+    ks = [check_int(f"K[{i}]", k, low=1, high=D - 1) for i, k in enumerate(ks)]
     with mpmath.workdps(DPS):
         return mpmath.fsum(mp(k) * (D - k) for k in ks) / (4 * mp(eta))
 
 
+@finite_result
 def kappa(D: int, K: int, eta: float, sx2: float, v2: float) -> MpReal:
     """DERIVED (spec §6.2): eps_{t+1} - eps_t ~ -kappa eps_t^3 with kappa = eta sx2 ||V*||^2 / (K (D-K)^2)."""
     D, K = _check_dk(D, K)
@@ -60,6 +71,7 @@ def kappa(D: int, K: int, eta: float, sx2: float, v2: float) -> MpReal:
         return mp(eta) * sx2 * v2 / (K * mp(D - K) ** 2)
 
 
+@finite_result
 def onset_T0(D: int, K: int, eta: float, sx2: float, v2: float) -> MpReal:
     """DERIVED proxy for the paper's T* (spec §6.4): T_0 = 1/(2 kappa) = K (D-K)^2 / (2 eta sx2 ||V*||_F^2).
 
@@ -69,6 +81,7 @@ def onset_T0(D: int, K: int, eta: float, sx2: float, v2: float) -> MpReal:
         return 1 / (2 * kappa(D, K, eta, sx2, v2))
 
 
+@finite_result
 def eps_asymptotic(T: float, D: int, K: int, eta: float, sx2: float, v2: float) -> MpReal:
     """DERIVED (spec §6.2): off-support attention mass eps(T) ~ (2 kappa T)^(-1/2)."""
     T = check_positive("T", T)
@@ -76,6 +89,7 @@ def eps_asymptotic(T: float, D: int, K: int, eta: float, sx2: float, v2: float) 
         return 1 / mpmath.sqrt(2 * kappa(D, K, eta, sx2, v2) * T)
 
 
+@finite_result
 def deqk_excess(t: int, eta: float, sx2: float, v2: float) -> MpReal:
     """DERIVED (spec §6.5), D = K: W_KQ = 0 and excess(t) = 1/2 sx2 ||V*||^2 (1 - eta sx2)^(2t) exactly."""
     t = check_int("t", t, low=0)
@@ -84,17 +98,20 @@ def deqk_excess(t: int, eta: float, sx2: float, v2: float) -> MpReal:
         return mp(sx2) * v2 / 2 * (1 - mp(eta) * sx2) ** (2 * t)
 
 
+@finite_result
 def c1_first_step(eta: float, sx2: float) -> MpReal:
     """DERIVED (spec §5.3): C1(1) = eta sx2 for a column-stochastic S* (linear sigma, zero init)."""
     return mp(check_positive("eta", eta)) * check_positive("sx2", sx2)
 
 
+@finite_result
 def kq_level_ratio(D: int, K: int) -> MpReal:
     """DERIVED (spec §5.3): C2 / C3 = (D - K) / K exactly (softmax gradients sum to 0 per column)."""
     D, K = _check_dk(D, K)
     return mp(D - K) / K
 
 
+@finite_result
 def ood_B_op_bound(v_op: float, delta_op: float, ex2: float) -> MpReal:
     """DERIVED (spec §5.4 (ii)): B(T) <= 1/2 ||V*||_op^2 ||S* - C1 A||_op^2 E||X~||_F^2 (any X~)."""
     v_op = check_real("v_op", v_op, low=0.0)
@@ -104,6 +121,7 @@ def ood_B_op_bound(v_op: float, delta_op: float, ex2: float) -> MpReal:
         return mp(v_op) ** 2 * mp(delta_op) ** 2 * ex2 / 2
 
 
+@finite_result
 def ood_B_exact(
     tr_vsv: float, sx2: float, v2: float, excess_id: float, D: int, C1: float, vmu2: float
 ) -> MpReal:
@@ -117,6 +135,7 @@ def ood_B_exact(
         return mp(tr_vsv) / (mp(sx2) * v2) * excess_id + mp(D) / 2 * (1 - mp(C1)) ** 2 * vmu2
 
 
+@finite_result
 def ood_upper(A_T: float, B_T: float) -> MpReal:
     """DERIVED (spec §5.4 (i), Cauchy-Schwarz): L_OOD <= (sqrt(A_T) + sqrt(B(T)))^2."""
     A_T, B_T = check_real("A_T", A_T, low=0.0), check_real("B_T", B_T, low=0.0)
@@ -124,6 +143,7 @@ def ood_upper(A_T: float, B_T: float) -> MpReal:
         return (mpmath.sqrt(mp(A_T)) + mpmath.sqrt(mp(B_T))) ** 2
 
 
+@finite_result
 def eta_paper(M: int, D: int, const: float = 1.0) -> MpReal:
     """RECONSTRUCTED (spec A5, [S]): eta <= const / (M D^(5/2)); the constant is NOT RECOVERED (1 here)."""
     M, D = check_int("M", M), check_int("D", D)
@@ -131,6 +151,7 @@ def eta_paper(M: int, D: int, const: float = 1.0) -> MpReal:
         return mp(check_positive("const", const)) / (M * mp(D) ** mpmath.mpf(2.5))
 
 
+@finite_result
 def eta_heuristic(D: int, K: int, sx2: float, v2: float) -> MpReal:
     """DERIVED heuristic (spec §10 stepsize): eta <= 1/2 min(K / (sx2 D), D K / (sx2 ||V*||_F^2)).
 
@@ -144,6 +165,7 @@ def eta_heuristic(D: int, K: int, sx2: float, v2: float) -> MpReal:
         return min(mp(K) / (sx2 * D), mp(D) * K / (sx2 * v2)) / 2
 
 
+@finite_result
 def dimension_condition(M: int, K: int) -> None:
     """NOT RECOVERED (spec A4): D >= Omega(poly(M, K)); the polynomial is unknown, so nothing to evaluate."""
     check_int("M", M), check_int("K", K)

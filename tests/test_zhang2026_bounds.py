@@ -79,7 +79,7 @@ def test_step_size_conditions() -> None:
 @pytest.mark.parametrize(
     ("fn", "args", "exc", "name"),
     [
-        (B.tail_constant, (8, 8, 0.1), ValueError, "K_i"),
+        (B.tail_constant, (8, 8, 0.1), ValueError, "K"),
         (B.tail_constant, (8, 2, -0.1), ValueError, "eta"),
         (B.tail_constant, (8, [2, 2], 0.1), ValueError, "D = 8"),
         (B.onset_T0, (8, 0, 0.1, 1.0, 1.0), ValueError, "K"),
@@ -141,3 +141,68 @@ def test_input_moments(kind: str) -> None:
 def test_sample_inputs_bad_kind() -> None:
     with pytest.raises(ValueError, match="kind"):
         Da.sample_inputs("cauchy", 10, 2, 3, np.random.default_rng(0))
+
+
+# -------------------------------------------------------------------------------------------------
+# pinned formulas (issue 14, item 7): every formula of bounds/zhang2026.py against an independent mpmath
+# evaluation written out here (Sect. 5.3, 5.4, 6.2-6.5 and 10 of the reconstruction), at a small point
+# and at paper scale (D = 81, K = 9: the MNIST pooling teacher; D = 32). A changed exponent or constant
+# fails.
+# -------------------------------------------------------------------------------------------------
+
+DPS = 40
+M_ = mpmath.mpf
+
+
+def _pin(got, want, rel: float = 1e-25) -> None:
+    g = got if isinstance(got, mpmath.mpf) else M_(float(got))
+    assert abs(g - want) <= rel * abs(want), (g, want)
+
+
+@pytest.mark.parametrize(
+    ("D", "K", "M", "eta", "sx2", "v2"),
+    [(8, 2, 2, 0.05, 1.0, 4.0), (81, 9, 16, 0.003, 1.7, 16.0), (32, 2, 4, 0.05, 1.0, 2.5)],
+)
+def test_pinned_tail_mechanism(D: int, K: int, M: int, eta: float, sx2: float, v2: float) -> None:
+    with mpmath.workdps(DPS):
+        e, s, v = M_(eta), M_(sx2), M_(v2)
+        _pin(B.tail_constant(D, K, eta), M_(D) * K * (D - K) / (4 * e))  # Sect. 6.3
+        ks = [1 + (i % (D - 1)) for i in range(D)]
+        _pin(B.tail_constant(D, ks, eta), mpmath.fsum(M_(k) * (D - k) for k in ks) / (4 * e))
+        kap = e * s * v / (K * M_(D - K) ** 2)  # Sect. 6.2
+        _pin(B.kappa(D, K, eta, sx2, v2), kap)
+        _pin(B.onset_T0(D, K, eta, sx2, v2), M_(K) * (D - K) ** 2 / (2 * e * s * v))  # Sect. 6.4
+        for T in (1e3, 1e7):
+            _pin(B.eps_asymptotic(T, D, K, eta, sx2, v2), (2 * kap * M_(T)) ** M_(-0.5))
+        _pin(B.kq_level_ratio(D, K), M_(D - K) / K)  # Sect. 5.3
+        _pin(B.c1_first_step(eta, sx2), e * s)
+        _pin(B.eta_paper(M, D), 1 / (M * M_(D) ** (M_(5) / 2)))  # A5: 1 / (M D^(5/2))
+        _pin(B.eta_paper(M, D, 0.3), M_(0.3) / (M * M_(D) ** (M_(5) / 2)))
+        want = min(M_(K) / (s * D), M_(D) * K / (s * v)) / 2  # Sect. 10 stepsize heuristic
+        _pin(B.eta_heuristic(D, K, sx2, v2), want, 1e-15)  # sx2 * D is a float64 product there
+
+
+@pytest.mark.parametrize(
+    ("t", "eta", "sx2", "v2"), [(0, 0.1, 1.0, 4.0), (200, 0.1, 1.0, 4.0), (10**5, 0.02, 1.3, 9.0)]
+)
+def test_pinned_deqk_excess(t: int, eta: float, sx2: float, v2: float) -> None:
+    with mpmath.workdps(DPS):
+        want = M_(sx2) * M_(v2) / 2 * (1 - M_(eta) * M_(sx2)) ** (2 * t)  # Sect. 6.5, exact
+        _pin(B.deqk_excess(t, eta, sx2, v2), want, 1e-24)
+
+
+@pytest.mark.parametrize(
+    ("v_op", "d_op", "ex2", "A_T", "D", "C1"),
+    [(2.0, 0.5, 3.0, 1.0, 8, 0.9), (5.3, 0.013, 81 * 5.0, 0.37, 81, 1.004)],
+)
+def test_pinned_ood_bounds(v_op: float, d_op: float, ex2: float, A_T: float, D: int, C1: float) -> None:
+    with mpmath.workdps(DPS):
+        Bop = M_(v_op) ** 2 * M_(d_op) ** 2 * M_(ex2) / 2  # Sect. 5.4 (ii)
+        _pin(B.ood_B_op_bound(v_op, d_op, ex2), Bop)
+        tr, sx2, v2, ex, vmu2 = M_(3.5), M_(1.2), M_(4.0), M_(0.004), M_(2.5)
+        want = tr / (sx2 * v2) * ex + M_(D) / 2 * (1 - M_(C1)) ** 2 * vmu2  # Sect. 5.4 (iii)
+        _pin(B.ood_B_exact(3.5, 1.2, 4.0, 0.004, D, C1, 2.5), want, 1e-15)
+        _pin(B.ood_upper(A_T, float(Bop)), (mpmath.sqrt(M_(A_T)) + mpmath.sqrt(M_(float(Bop)))) ** 2)
+    assert (B.RATE_EXPONENT, B.RECOVERY_EXPONENT, B.NOTE_D_EXPONENT) == (-1.0, -0.5, 4.0)
+    assert (B.TSTAR_D_EXPONENT, B.TSTAR_V_EXPONENT) == (2.0, -2.0)
+    assert (B.OOD_SLOPE_INDEPENDENT, B.OOD_SLOPE_MISMATCH) == (-1.0, -0.5)
