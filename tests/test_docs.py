@@ -1,0 +1,45 @@
+"""The claim docs under docs/ are generated from the registry and must be current; nothing the
+project ships cites a path outside the repository."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from verify.cli import main
+from verify.docs import DEFAULT_DOCS, pages, stale_pages
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_committed_docs_are_current() -> None:
+    stale = stale_pages()
+    assert not stale, f"stale docs pages {stale}: run `attncheck docs` and commit docs/"
+
+
+def test_every_paper_has_a_page_listing_every_claim() -> None:
+    from verify.core.registry import registry
+
+    text = pages()
+    for c in registry().values():
+        assert f"### `{c.id}`" in text[f"{c.record.paper}.md"]
+        for name, rule in c.record.rules:
+            assert f"`{name}`" in text[f"{c.record.paper}.md"] and rule.reason in text[f"{c.record.paper}.md"]
+
+
+def test_docs_check_flags_a_stale_page(tmp_path: Path, capsys) -> None:
+    assert main(["docs", "--out", str(tmp_path)]) == 0
+    assert main(["docs", "--out", str(tmp_path), "--check"]) == 0
+    (tmp_path / "wu2023.md").write_text("edited by hand\n")
+    assert main(["docs", "--out", str(tmp_path), "--check"]) == 1
+    assert "wu2023.md" in capsys.readouterr().err
+
+
+def test_nothing_cites_a_path_outside_the_repository() -> None:
+    """Users never see the project's private specs: README, docs, errata and code must not cite them."""
+    outside = re.compile(r"shared/(papers|seeds)|\.\./shared")
+    files = [ROOT / "README.md", *DEFAULT_DOCS.glob("*.md")]
+    for sub in ("bounds", "verify", "reports"):
+        files += [p for p in (ROOT / sub).rglob("*") if p.suffix in (".py", ".md")]
+    cited = [str(p.relative_to(ROOT)) for p in files if outside.search(p.read_text(encoding="utf-8"))]
+    assert not cited, f"cite a path users cannot read: {cited}"
