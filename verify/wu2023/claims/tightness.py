@@ -66,6 +66,18 @@ def _tight(ctx: Ctx, p: float, claimed: float, Ns, d, d_s, widths, steps, frac) 
     return Evidence(theory=claimed, measured=fit, tol=ctx.rule("tol"), series=series, notes=notes)
 
 
+#: The success frequency against width, one curve per N (quick-profile N values).
+SUCCESS_PLOT = dict(
+    x="width",
+    curves=[(f"success N={n}", f"$N={n}$") for n in (2, 4, 8, 16, 32)],
+    const=1.0,
+    theory_label="every seed succeeds",
+    xlabel="width $d_m$",
+    ylabel="share of seeds that succeed",
+    logx=True,
+)
+
+
 @claim(
     "wu2023.thm1.tight",
     reference="Thm 1; reviewer question (is the width condition tight?)",
@@ -81,21 +93,7 @@ def _tight(ctx: Ctx, p: float, claimed: float, Ns, d, d_s, widths, steps, frac) 
     rules=RULES,
     tex=r"Thm~1, $\tau_0=d_m^{-1/2}$, fixed $d\ge N$: the least $d_m$ at which GD reaches "
     r"$\ell\le10^{-2}\ell_0$ with Prop.~1's premises grows like $N^2$",
-    plot=dict(
-        x="width",
-        curves=[
-            ("success N=2", "$N=2$"),
-            ("success N=4", "$N=4$"),
-            ("success N=8", "$N=8$"),
-            ("success N=16", "$N=16$"),
-            ("success N=32", "$N=32$"),
-        ],
-        const=1.0,
-        theory_label="every seed succeeds",
-        xlabel="width $d_m$",
-        ylabel="share of seeds that succeed",
-        logx=True,
-    ),
+    plot=SUCCESS_PLOT,
 )
 def thm1_tight(
     ctx: Ctx, *, Ns: list[int], d: int, d_s: int, widths: list[int], steps: int, frac: float
@@ -124,21 +122,7 @@ def thm1_tight(
     rules=RULES,
     tex=r"Thm~2, $\tau_0=d_m^{-1}$, fixed $d\ge N$: the least $d_m$ at which GD reaches "
     r"$\ell\le10^{-2}\ell_0$ with Prop.~1's premises grows like $N$",
-    plot=dict(
-        x="width",
-        curves=[
-            ("success N=2", "$N=2$"),
-            ("success N=4", "$N=4$"),
-            ("success N=8", "$N=8$"),
-            ("success N=16", "$N=16$"),
-            ("success N=32", "$N=32$"),
-        ],
-        const=1.0,
-        theory_label="every seed succeeds",
-        xlabel="width $d_m$",
-        ylabel="share of seeds that succeed",
-        logx=True,
-    ),
+    plot=SUCCESS_PLOT,
 )
 def thm2_tight(
     ctx: Ctx, *, Ns: list[int], d: int, d_s: int, widths: list[int], steps: int, frac: float

@@ -82,6 +82,30 @@ def thm31_recovery(ctx: Ctx, *, D: int, K: int, eta: float, vnorm: float, tmax_T
     return parts.evidence(series=series, params=dict(T_max=int(tt[-1])))
 
 
+#: The four examples' curves as the rate claims store them: (series prefix, legend).
+_EXAMPLE_CURVES = (
+    ("conv_pool D=16 K=4", r"conv + pool ($D=16$, $K=4$)"),
+    ("gcn_cycle D=8 K=3", r"cycle GCN ($D=8$, $K=3$)"),
+    ("selection D=8 K=2", r"selection ($D=8$, $K=2$)"),
+    ("group_sparse D=8 K=1", r"group-sparse ($D=8$, $K=1$)"),
+)
+
+
+def _tail_panel(act: str, title: str) -> dict:
+    """The excess loss of the four examples against T for one activation, with the T^-1 slope."""
+    return dict(
+        x=f"{_EXAMPLE_CURVES[0][0]} {act}: t",
+        curves=[dict(y=f"{k} {act}: excess", x=f"{k} {act}: t", label=lab) for k, lab in _EXAMPLE_CURVES],
+        slope=-1.0,
+        theory_label="theory: $T^{-1}$",
+        xlabel="GD steps $T$",
+        ylabel=r"excess loss $\mathcal{E}(T)$",
+        logx=True,
+        logy=True,
+        title=title,
+    )
+
+
 @claim(
     "zhang2026.thm31.rate",
     reference="Thm 3.1(c); Fig. 2(a)",
@@ -95,72 +119,7 @@ def thm31_recovery(ctx: Ctx, *, D: int, K: int, eta: float, vnorm: float, tmax_T
     rules=dict(slope_tol=SLOPE_CF),
     tex=r"the excess population loss $\mathcal{E}(T)$ is $\Theta(1/T)$: tail exponent $-1$ on Examples "
     r"2.1--2.4, for linear $\sigma$ and leaky ReLU",
-    plot=[
-        dict(
-            x="conv_pool D=16 K=4 linear: t",
-            curves=[
-                dict(
-                    y="conv_pool D=16 K=4 linear: excess",
-                    x="conv_pool D=16 K=4 linear: t",
-                    label=r"conv + pool ($D=16$, $K=4$)",
-                ),
-                dict(
-                    y="gcn_cycle D=8 K=3 linear: excess",
-                    x="gcn_cycle D=8 K=3 linear: t",
-                    label=r"cycle GCN ($D=8$, $K=3$)",
-                ),
-                dict(
-                    y="selection D=8 K=2 linear: excess",
-                    x="selection D=8 K=2 linear: t",
-                    label=r"selection ($D=8$, $K=2$)",
-                ),
-                dict(
-                    y="group_sparse D=8 K=1 linear: excess",
-                    x="group_sparse D=8 K=1 linear: t",
-                    label=r"group-sparse ($D=8$, $K=1$)",
-                ),
-            ],
-            slope=-1.0,
-            theory_label="theory: $T^{-1}$",
-            xlabel="GD steps $T$",
-            ylabel=r"excess loss $\mathcal{E}(T)$",
-            logx=True,
-            logy=True,
-            title="linear $\\sigma$",
-        ),
-        dict(
-            x="conv_pool D=16 K=4 leaky: t",
-            curves=[
-                dict(
-                    y="conv_pool D=16 K=4 leaky: excess",
-                    x="conv_pool D=16 K=4 leaky: t",
-                    label=r"conv + pool ($D=16$, $K=4$)",
-                ),
-                dict(
-                    y="gcn_cycle D=8 K=3 leaky: excess",
-                    x="gcn_cycle D=8 K=3 leaky: t",
-                    label=r"cycle GCN ($D=8$, $K=3$)",
-                ),
-                dict(
-                    y="selection D=8 K=2 leaky: excess",
-                    x="selection D=8 K=2 leaky: t",
-                    label=r"selection ($D=8$, $K=2$)",
-                ),
-                dict(
-                    y="group_sparse D=8 K=1 leaky: excess",
-                    x="group_sparse D=8 K=1 leaky: t",
-                    label=r"group-sparse ($D=8$, $K=1$)",
-                ),
-            ],
-            slope=-1.0,
-            theory_label="theory: $T^{-1}$",
-            xlabel="GD steps $T$",
-            ylabel=r"excess loss $\mathcal{E}(T)$",
-            logx=True,
-            logy=True,
-            title="leaky ReLU $\\sigma$",
-        ),
-    ],
+    plot=[_tail_panel("linear", "linear $\\sigma$"), _tail_panel("leaky", "leaky ReLU $\\sigma$")],
 )
 def thm31_rate(ctx: Ctx, *, eta: float, vnorm: float, tmax_T0: int) -> Evidence:
     """Thm 3.1(c) [P]: excess(T) = Theta(T^RATE_EXPONENT). Rate rule (tolerance ``slope_tol``) on the
