@@ -217,6 +217,13 @@ def cmd_docs(args: argparse.Namespace) -> int:
     return 0
 
 
+def _print_verdicts(results: list[Result], *, wide: bool = False) -> None:
+    """The verdict table, then the summary (findings and reconstruction mismatches apart)."""
+    print(results_table(results, wide=wide))
+    print()
+    print(summary_table(results))
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     claims = _select(args.patterns)
     out = Path(args.json) if args.json else None
@@ -226,9 +233,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         results = _run(args, claims)
     except Interrupted as exc:
         return _interrupted(exc, len(claims), args, out)
-    print(results_table(results, wide=args.wide))
-    print()
-    print(summary_table(results))
+    _print_verdicts(results, wide=args.wide)
     if out is not None:
         write_results(out, results, args.profile, args.seed)
         print(f"results written to {out}", file=sys.stderr)
@@ -253,9 +258,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         except Interrupted as exc:
             return _interrupted(exc, len(claims), args, out / "results.json")
         write_results(out / "results.json", results, args.profile, args.seed)
-    print(results_table(results))
-    print()
-    print(summary_table(results))
+    _print_verdicts(results)
     written = build_report(results, out, figures=not args.no_figures)
     for note in written.notes:
         print(note, file=sys.stderr)
