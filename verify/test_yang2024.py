@@ -103,6 +103,12 @@ def test_finding_claims_hold(cid: str, profile: str) -> None:
     assert cached_run(cid, profile).verdict == Verdict.HOLDS
 
 
+@pytest.mark.parametrize("cid", sorted(FINDINGS))
+def test_findings_are_violated_at_another_seed_set(cid: str) -> None:
+    """A finding must show at every seed set, not only the default one (seeds 10-12 here)."""
+    assert run_claim(cid, seed=10).verdict == Verdict.VIOLATED
+
+
 def test_results_are_bit_identical_for_a_seed() -> None:
     a = run_claim("yang2024.prop1", seed_set=[3, 4, 5]).to_dict()
     b = run_claim("yang2024.prop1", seed_set=[3, 4, 5]).to_dict()
