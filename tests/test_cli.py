@@ -105,7 +105,7 @@ def test_process_pool_gives_the_serial_results(toy_claims, jobs) -> None:
     serial = run_claims(claims, seed=3)
     pooled = run_claims(claims, seed=3, jobs=jobs)  # claims spread over workers
     one = run_claims(match_claims(["toy.rate"]), seed=3, jobs=jobs)  # sweep points spread
-    strip = lambda r: {**r.to_dict(), "wall_time": 0}  # noqa: E731
+    strip = lambda r: {**r.to_dict(), "wall_time": 0, "cpu_time": 0}  # noqa: E731
     assert [strip(r) for r in pooled] == [strip(r) for r in serial]
     assert strip(one[0]) == strip(next(r for r in serial if r.claim_id == "toy.rate"))
 
@@ -121,7 +121,7 @@ def test_python_dash_m_verify(toy_claims) -> None:
 def test_dask_local_cluster_gives_the_serial_results() -> None:
     """Real (importable) claims: Dask workers are fresh processes that import them by name."""
     pytest.importorskip("dask.distributed")
-    strip = lambda r: {**r.to_dict(), "wall_time": 0}  # noqa: E731
+    strip = lambda r: {**r.to_dict(), "wall_time": 0, "cpu_time": 0}  # noqa: E731
     claims = match_claims(["wu2023.alpha.he_lecun", "wu2023.attn.degenerate", "zhang2026.K0"])
     serial = run_claims(claims, seed=2)
     assert [strip(r) for r in run_claims(claims, seed=2, jobs=2, dask="local")] == [strip(r) for r in serial]

@@ -60,22 +60,51 @@ def test_a_non_finite_ratio_is_refused() -> None:
 
 def test_a_claim_reports_its_worst_case_and_it_round_trips(tmp_path) -> None:
     from verify.cli import read_results, write_results
-    from verify.core import Ctx, Evidence, Kind, Provenance, claim, run_claim
+    from verify.core import Ctx, Evidence, Kind, Provenance, Search, claim, run_claim
     from verify.core.record import Seeds
     from verify.core.registry import _unregister
 
+    search = Search(ratio="|A x| / (10 |x|)", space="x in R^6", budget="budget")
+
     @claim("toyw.opnorm", reference="toy", kind=Kind.UPPER, provenance=Provenance.EXACT, statement="toy",
-           quick={}, seeds=Seeds.EVERY)  # fmt: skip
-    def opnorm(ctx: Ctx) -> Evidence:
+           quick={"budget": (2, 30)}, seeds=Seeds.EVERY, search=search)  # fmt: skip
+    def opnorm(ctx: Ctx, *, budget: tuple[int, int]) -> Evidence:
         """toy"""
-        w = worst_case(_ratio(10.0), lambda rng: rng.standard_normal(6), ctx.rng(0), starts=2, maxiter=30)
+        w = worst_case(_ratio(10.0), lambda rng: rng.standard_normal(6), ctx.rng(0), starts=budget[0],
+                       maxiter=budget[1])  # fmt: skip
         return Evidence(theory=10.0, measured=10.0 * w.ratio, worst=w)
 
     try:
         r = run_claim("toyw.opnorm")
+        missing = run_claim("toyw.opnorm", budget=(0, 0))  # a search that cannot even start
     finally:
         _unregister("toyw.opnorm")
+    assert missing.verdict == "error" and "starts" in missing.notes[0]
     assert r.worst["ratio"] >= 1 - TIGHT_RTOL and any("tight" in n for n in r.notes)
     assert all("worst_ratio" in row for row in r.per_seed)
     write_results(tmp_path / "r.json", [r], "quick", 0)
     assert read_results(tmp_path / "r.json")[0].worst == r.worst
+
+
+def test_a_declared_search_and_the_evidence_must_agree() -> None:
+    from verify.core import Ctx, Evidence, Kind, Provenance, Search, claim, run_claim
+    from verify.core.registry import _unregister
+
+    search = Search(ratio="r", space="s", budget="budget")
+
+    @claim("toyw.nosearch", reference="toy", kind=Kind.UPPER, provenance=Provenance.EXACT, statement="toy",
+           quick={"budget": 1}, search=search)  # fmt: skip
+    def nosearch(ctx: Ctx, *, budget: int) -> Evidence:
+        """toy"""
+        return Evidence(theory=1.0, measured=0.5)
+
+    try:
+        r = run_claim("toyw.nosearch")
+    finally:
+        _unregister("toyw.nosearch")
+    assert r.verdict == "error" and "declares a worst-case search" in r.notes[0]
+    with pytest.raises(ValueError, match="search budget 'nope' is not a parameter"):
+        claim("toyw.bad", reference="t", kind=Kind.UPPER, provenance=Provenance.EXACT, statement="t",
+              quick={"budget": 1}, search=Search(ratio="r", space="s", budget="nope"))(nosearch)  # fmt: skip
+    with pytest.raises(ValueError, match="Search.space must be a non-empty string"):
+        Search(ratio="r", space=" ", budget="b")

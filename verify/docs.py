@@ -55,6 +55,17 @@ def _rules(c: Claim) -> list[str]:
     return ["- pass rules:", "", *rows, ""]
 
 
+def _search(c: Claim) -> list[str]:
+    s = c.record.search
+    if s is None:
+        return []
+    quick, paper = dict(c.record.quick)[s.budget], c.record.params_for("paper")[s.budget]
+    return [
+        f"- worst-case search ({s.method}): maximises {s.ratio} over {s.space}; budget `{s.budget}`: "
+        f"quick {_value(quick)}, paper {_value(paper)}"
+    ]
+
+
 def _seeds(c: Claim) -> str:
     rec = c.record
     if str(rec.seeds) == "none":
@@ -82,7 +93,7 @@ def claim_section(c: Claim) -> str:
         lines.append(f"- expected verdict: `{rec.expect}` (a documented result; see the errata)")
     if rec.assumptions:
         lines.append("- checked before judging: " + "; ".join(rec.assumptions))
-    lines += [*_params(c), *_rules(c)]
+    lines += [*_search(c), *_params(c), *_rules(c)]
     if doc:
         lines += ["", doc]
     return "\n".join(lines).rstrip() + "\n"

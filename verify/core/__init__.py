@@ -8,7 +8,7 @@ side (``bounds/``) and the experiment side (``verify/<paper>/``) and returns an
 
 from verify.core.context import Ctx
 from verify.core.parallel import run_claims
-from verify.core.record import ClaimRecord, Evidence, Kind, Provenance, Result, Rule, Verdict
+from verify.core.record import ClaimRecord, Evidence, Kind, Provenance, Result, Rule, Search, Verdict
 from verify.core.registry import claim, get_claim, match_claims, registry
 from verify.core.runner import run_claim
 
@@ -20,6 +20,7 @@ __all__ = [
     "Provenance",
     "Result",
     "Rule",
+    "Search",
     "Verdict",
     "claim",
     "get_claim",

@@ -108,6 +108,30 @@ class Curve:
 
 
 @dataclass(frozen=True)
+class Search:
+    """The worst-case search a claim runs for a bound stated for every input of a set
+    (:mod:`verify.numerics.worstcase`), declared for the docs and the report.
+
+    ratio: what is maximised (measured / bound, or bound / measured for a lower bound); space: the set
+    searched and its parametrisation, in words; budget: the claim parameter that holds the search's
+    size and budget (its quick and paper values are the profiles' budgets); method: the optimiser.
+    """
+
+    ratio: str
+    space: str
+    budget: str
+    method: str = "multi-start L-BFGS-B"
+
+    def __post_init__(self) -> None:
+        for name in ("ratio", "space", "budget", "method"):
+            if not (isinstance(getattr(self, name), str) and getattr(self, name).strip()):
+                raise ValueError(f"Search.{name} must be a non-empty string, got {getattr(self, name)!r}")
+
+    def as_dict(self) -> dict[str, str]:
+        return {"ratio": self.ratio, "space": self.space, "budget": self.budget, "method": self.method}
+
+
+@dataclass(frozen=True)
 class Plot:
     """One panel of the report's figures: a claim's ``series`` against its theory.
 
@@ -190,7 +214,9 @@ class ClaimRecord:
     code (a gradient check, a closed form against Monte Carlo, a tautology), never a confirmation of
     the paper: counted apart. tex: the statement in LaTeX (text mode, math in ``$...$``), written from
     the paper's notation, for the report (empty: the report prints ``statement``); plot: the panels
-    (:class:`Plot`) drawing the claim's series against its theory (empty: no figure).
+    (:class:`Plot`) drawing the claim's series against its theory (empty: no figure); search: the
+    worst-case search of a bound stated for every input (:class:`Search`; its evidence then carries a
+    ``worst``).
     """
 
     id: str
@@ -209,6 +235,7 @@ class ClaimRecord:
     consistency: bool = False
     tex: str = ""
     plot: tuple[Plot, ...] = ()
+    search: Search | None = None
 
     def params_for(self, profile: str) -> dict[str, Any]:
         quick = dict(self.quick)
@@ -232,6 +259,7 @@ class ClaimRecord:
             "consistency": self.consistency,
             "tex": self.tex,
             "plot": [p.as_dict() for p in self.plot],
+            "search": None if self.search is None else self.search.as_dict(),
         }
 
 
@@ -289,6 +317,7 @@ class Result:
     notes: list[str] = field(default_factory=list)
     series: dict[str, Any] = field(default_factory=dict)
     wall_time: float = 0.0
+    cpu_time: float = 0.0
     versions: dict[str, str] = field(default_factory=dict)
     per_seed: list[dict[str, Any]] = field(default_factory=list)
     headline: dict[str, Any] | None = None

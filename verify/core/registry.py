@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from verify.core.context import SEED_COUNTS
-from verify.core.record import ClaimRecord, Evidence, Kind, Plot, Provenance, Rule, Seeds, Verdict
+from verify.core.record import ClaimRecord, Evidence, Kind, Plot, Provenance, Rule, Search, Seeds, Verdict
 
 ClaimFn = Callable[..., Evidence]
 
@@ -51,6 +51,7 @@ def claim(
     consistency: bool = False,
     tex: str | None = None,
     plot: Plot | Mapping[str, Any] | Iterable[Plot | Mapping[str, Any]] | None = None,
+    search: Search | None = None,
 ) -> Callable[[ClaimFn], ClaimFn]:
     """Register ``fn(ctx: Ctx, *, <params>) -> Evidence`` as the claim ``id`` (``<paper>.<name>``).
 
@@ -62,7 +63,9 @@ def claim(
     :data:`~verify.core.context.SEED_COUNTS`; consistency: a check of the code, not of the paper.
     tex: the statement in LaTeX for the report (None: the plain ``statement``); plot: one
     :class:`~verify.core.record.Plot` (or the dict of its fields) or several (panels) drawing the claim's
-    series against its theory (None: no figure).
+    series against its theory (None: no figure); search: the worst-case search the claim runs
+    (:class:`~verify.core.record.Search`, its budget a keyword parameter), for a bound stated for every
+    input of a set.
     """
     if "." not in id:
         raise ValueError(f"claim id must look like '<paper>.<name>', got {id!r}")
@@ -78,6 +81,8 @@ def claim(
     plots = _plots(id, plot)
     if tex is not None and not (isinstance(tex, str) and tex.strip()):
         raise ValueError(f"claim {id!r}: tex must be a non-empty string or None")
+    if search is not None and not isinstance(search, Search):
+        raise TypeError(f"claim {id!r}: search must be a Search, got {type(search).__name__}")
     for name, rule in (rules or {}).items():
         if not isinstance(rule, Rule):
             raise TypeError(f"claim {id!r}: rule {name!r} must be a Rule, got {type(rule).__name__}")
@@ -104,11 +109,14 @@ def claim(
             consistency=bool(consistency),
             tex=(tex or "").strip(),
             plot=plots,
+            search=search,
         )
         c = Claim(record, fn)
         missing = set(c.param_names()) - set(dict(record.quick))
         if missing:
             raise ValueError(f"claim {id!r}: parameters {sorted(missing)} have no quick default")
+        if search is not None and search.budget not in c.param_names():
+            raise ValueError(f"claim {id!r}: the search budget {search.budget!r} is not a parameter")
         unknown = set(dict(record.quick)) | set(dict(record.paper_params))
         unknown -= set(c.param_names())
         if unknown:

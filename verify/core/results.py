@@ -6,7 +6,7 @@ One result (``schema: "attncheck.result/1"``)::
      "kind": Kind, "provenance": Provenance, "statement": str, "profile": "quick" | "paper",
      "params": {str: Value}, "seeds": [int], "theory": Value, "measured": Value,
      "slack": float | null, "verdict": Verdict, "expected": Verdict, "notes": [str],
-     "series": {str: Value}, "wall_time": float, "versions": {str: str}}
+     "series": {str: Value}, "wall_time": float, "cpu_time": float, "versions": {str: str}}
 
 A results file (``schema: "attncheck.results/1"``)::
 
@@ -123,10 +123,11 @@ def result_from_dict(d: Any, where: str = "result") -> Result:
         _check_type(v, str, f"{where}.versions[{k!r}]")
     if d["slack"] is not None:
         _check_number(d["slack"], f"{where}.slack")
-    wall = d.get("wall_time", 0.0)
-    _check_number(wall, f"{where}.wall_time")
-    if wall < 0:
-        raise ResultsError(f"{where}.wall_time: must be >= 0, got {wall!r}")
+    for name in ("wall_time", "cpu_time"):
+        t = d.get(name, 0.0)
+        _check_number(t, f"{where}.{name}")
+        if t < 0:
+            raise ResultsError(f"{where}.{name}: must be >= 0, got {t!r}")
     for name, value in d.items():  # every field, the typed ones above included, holds only Values
         _check_value(value, f"{where}.{name}")
     body = {k: from_jsonable(v) for k, v in d.items()}

@@ -55,7 +55,7 @@ def run_claim(
     if unknown:
         raise ValueError(f"claim {c.id!r} has no parameters {sorted(unknown)}; it takes {c.param_names()}")
     params.update(overrides)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     try:
         with single_thread():
             j = evaluate(c, profile=profile, seeds=seed_list, mapper=mapper, params=params)
@@ -81,6 +81,7 @@ def run_claim(
         last = traceback.format_exception_only(exc)[-1].strip()
         result = error_result(c, profile=profile, seed=seed, note=last, params=params)
     result.wall_time = time.perf_counter() - start
+    result.cpu_time = time.process_time() - cpu
     return result
 
 

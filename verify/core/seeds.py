@@ -71,6 +71,10 @@ def _call(c: Claim, ctx: Ctx, params: dict[str, Any]) -> Evidence:
     ev = c.fn(ctx, **params)
     if not isinstance(ev, Evidence):
         raise TypeError(f"claim {c.id!r} returned {type(ev).__name__}, not Evidence")
+    if c.record.search is not None and ev.worst is None:
+        raise ValueError(f"claim {c.id!r} declares a worst-case search, but its evidence has no worst")
+    if c.record.search is None and ev.worst is not None:
+        raise ValueError(f"claim {c.id!r} returns a worst case, but declares no search (Search)")
     return ev
 
 

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from verify.core import Ctx, Evidence, Kind, Provenance, Rule, claim
+from verify.core import Ctx, Evidence, Kind, Provenance, Rule, Search, claim
 from verify.core.record import Seeds
 from verify.deora2023 import experiments as E
 from verify.numerics.fit import RateFit, fit_rate
@@ -25,6 +25,12 @@ from verify.numerics.fit import RateFit, fit_rate
     paper=dict(cases=200, trained_steps=1000, search=(1, 2, 2, 20, 300)),
     tex=r"$\|\nabla_\theta\Phi(\theta;X)\|^2\le TR^2+TR^6\,\frac1H\sum_h\|U_h\|_F^2=:\beta_2^2$, "
     r"$R=\max_t\|x_t\|$",
+    search=Search(
+        ratio="||grad Phi(theta; X)||^2 / beta_2^2",
+        space="every theta = (U, W) and one sample X (T, d), unconstrained (the bound scales with R and "
+        "||U_h||_F), at (H, T, d) = search[:3]; starts N(0, 1)",
+        budget="search",
+    ),
 )
 def gradbound(
     ctx: Ctx, *, cases: int, trained_steps: int, search: tuple[int, int, int, int, int]
