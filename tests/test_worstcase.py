@@ -106,5 +106,5 @@ def test_a_declared_search_and_the_evidence_must_agree() -> None:
     with pytest.raises(ValueError, match="search budget 'nope' is not a parameter"):
         claim("toyw.bad", reference="t", kind=Kind.UPPER, provenance=Provenance.EXACT, statement="t",
               quick={"budget": 1}, search=Search(ratio="r", space="s", budget="nope"))(nosearch)  # fmt: skip
-    with pytest.raises(ValueError, match="Search.space must be a non-empty string"):
+    with pytest.raises(ValueError, match=r"Search\.space must be a non-empty string"):
         Search(ratio="r", space=" ", budget="b")
