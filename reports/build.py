@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-from reports.figures import make_figures
+from reports.figures import make_figures, worst_figures
 from reports.latex import (
     Panel,
     RunInfo,
@@ -86,9 +86,11 @@ def build_report(
         info = run_info(results, commit=git_commit(), date=now)
     written = Written(out / "main.tex")
     figs: dict = {}
+    worst: dict[str, Path] = {}
     if figures:
         figs, notes = make_figures(results, out, records)
         written.notes += notes
+        worst = worst_figures(results, out)
     else:
         written.notes.append("figures skipped: --no-figures")
     papers = sorted({r.paper for r in results})
@@ -103,6 +105,12 @@ def build_report(
                 caption = rf"{claim_name(r.claim_id)}{title} ({escape(str(r.verdict).replace('_', ' '))})"
                 panels.append(Panel(lab, path.relative_to(out).as_posix(), caption))
                 refs.setdefault(r.claim_id, []).append(lab)
+        if paper in worst:
+            caption = (
+                "bounds stated for every input: typical ratio (random draws) and worst ratio found by the "
+                "search, the bound at 1"
+            )
+            panels.append(Panel(label("fig", f"{paper}.worst"), worst[paper].relative_to(out).as_posix(), caption))
         for name, text in (
             (f"{paper}.tex", paper_section(paper, rs, records, panels, refs, errata(paper))),
             (f"{paper}-details.tex", details_table(paper, rs)),
@@ -116,7 +124,7 @@ def build_report(
     (out / "front.tex").write_text(front_page(results, info, records), encoding="utf-8")
     written.main_tex.write_text(main_tex(papers), encoding="utf-8")
     written.files += [out / "summary.tex", out / "front.tex", written.main_tex]
-    written.files += [p for panels in figs.values() for _, p in panels]
+    written.files += [p for panels in figs.values() for _, p in panels] + list(worst.values())
     return written
 
 

@@ -214,6 +214,21 @@ def _theory(ax: Any, plot: Plot, series: Mapping[str, Any], first: tuple[list, l
         ax.plot(x, [y0 * (v / x0) ** plot.slope for v in x], label=plot.theory_label, **kw)
 
 
+SKIPPED = "figures skipped: matplotlib is not installed (pip install 'attncheck[figures]')"
+
+
+def _matplotlib() -> bool:
+    """matplotlib is importable (with the non-interactive backend selected)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 def make_figures(
     results: Sequence[Result], out: Path, records: Mapping[str, ClaimRecord]
 ) -> tuple[dict[str, list[tuple[Plot, Path]]], list[str]]:
@@ -228,13 +243,8 @@ def make_figures(
     todo = [(r, plots) for r, plots in todo if r.series]
     if not todo:
         return {}, []
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot
-    except ImportError:
-        return {}, ["figures skipped: matplotlib is not installed (pip install 'attncheck[figures]')"]
+    if not _matplotlib():
+        return {}, [SKIPPED]
     figdir = out / "fig"
     figdir.mkdir(parents=True, exist_ok=True)
     paths: dict[str, list[tuple[Plot, Path]]] = {}
@@ -251,4 +261,46 @@ def make_figures(
     return paths, notes
 
 
-__all__ = ["STYLE", "draw", "make_figures", "missing_keys"]
+def draw_worst(results: Sequence[Result], path: Path) -> bool:
+    """One paper's bounds searched at their worst case: the typical ratio (random draws, open marker)
+    and the worst ratio found (filled), measured / bound on a log axis with the bound at 1 (dashed);
+    False when no result carries a search."""
+    import matplotlib.pyplot as plt
+
+    rows = [(r.claim_id.split(".", 1)[1], r.worst) for r in results if r.worst]
+    rows = [(n, w) for n, w in rows if _finite(w.get("typical")) and _finite(w.get("ratio"))]
+    rows = [(n, w) for n, w in rows if w["typical"] > 0 and w["ratio"] > 0]
+    if not rows:
+        return False
+    with plt.rc_context(STYLE):
+        fig, ax = plt.subplots(figsize=(FIGSIZE[0], 0.95 + 0.2 * len(rows)))
+        ys = list(range(len(rows)))[::-1]
+        for y, (_, w) in zip(ys, rows, strict=True):
+            ax.plot([w["typical"], w["ratio"]], [y, y], color="0.6", lw=0.8, zorder=1)
+        ax.plot([w["typical"] for _, w in rows], ys, "o", mfc="white", color="C0", label="typical (random draws)")
+        ax.plot([w["ratio"] for _, w in rows], ys, "o", color="C3", label="worst case found")
+        ax.axvline(1.0, color=THEORY_COLOR, ls="--", lw=0.9, label="bound")
+        ax.set_xscale("log")
+        ax.set_yticks(ys, [n for n, _ in rows])
+        ax.set_ylim(-0.7, len(rows) - 0.3)
+        ax.set_xlabel("measured / bound (lower bounds: bound / measured)")
+        xs = [v for _, w in rows for v in (w["typical"], w["ratio"])] + [1.0]
+        _axis(ax.xaxis, True, xs, ticks_at_data=False)
+        ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3, frameon=False, fontsize=6)
+        fig.tight_layout(pad=0.3)
+        fig.savefig(path, metadata={"CreationDate": None})
+        plt.close(fig)
+    return True
+
+
+def worst_figures(results: Sequence[Result], out: Path) -> dict[str, Path]:
+    """``<out>/fig/<paper>-worst.pdf`` (:func:`draw_worst`) for every paper with a searched bound."""
+    papers = sorted({r.paper for r in results if r.worst})
+    if not papers or not _matplotlib():
+        return {}
+    (out / "fig").mkdir(parents=True, exist_ok=True)
+    paths = {p: out / "fig" / f"{p}-worst.pdf" for p in papers}
+    return {p: f for p, f in paths.items() if draw_worst([r for r in results if r.paper == p], f)}
+
+
+__all__ = ["SKIPPED", "STYLE", "draw", "draw_worst", "make_figures", "missing_keys", "worst_figures"]

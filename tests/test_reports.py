@@ -36,6 +36,7 @@ STRICT_PAPERS = frozenset({"deora2023", "wu2023", "yang2024", "zhang2026"})
 GOLDEN_PAGES = 4
 REAL_PAGES = 8
 REAL_CLAIMS = (
+    "deora2023.gradbound",
     "deora2023.scaling.H",
     "deora2023.softmax",
     "deora2023.train.Hmono",
@@ -254,6 +255,20 @@ def test_figures_are_drawn_from_the_declaration_and_referenced(tmp_path: Path) -
     assert r"Fig.~\ref{fig:toy-upper}" in (tmp_path / "toy.tex").read_text()
 
 
+def test_searched_bounds_get_a_typical_vs_worst_figure_per_paper(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    from reports.figures import worst_figures
+
+    results = _golden_results()
+    assert worst_figures(results, tmp_path) == {}  # no search, no figure
+    w = {"ratio": 0.999, "typical": 0.4, "z": [0.0], "starts": 2, "evaluations": 9, "method": "L-BFGS-B"}
+    searched = [dataclasses.replace(results[0], worst=w), *results[1:]]
+    paths = worst_figures(searched, tmp_path)
+    assert list(paths) == [results[0].paper] and paths[results[0].paper].stat().st_size > 0
+    build_report(searched, tmp_path, figures=True, records=TOY_RECORDS)
+    assert f"fig/{results[0].paper}-worst.pdf" in (tmp_path / f"{results[0].paper}.tex").read_text()
+
+
 def test_figures_are_skipped_with_a_note_without_matplotlib(tmp_path: Path, monkeypatch) -> None:
     import builtins
 
@@ -339,7 +354,8 @@ def test_real_quick_run_compiles_cleanly(tmp_path: Path) -> None:
     written = build_report(results, tmp_path, figures=True)
     assert not [n for n in written.notes if "lack the declared keys" in n], written.notes
     figs = sorted(p.name for p in (tmp_path / "fig").glob("*.pdf"))
-    assert len(figs) >= 8, figs
+    assert len(figs) >= 8 and "deora2023-worst.pdf" in figs, figs
+    assert "deora2023-worst.pdf" in (tmp_path / "deora2023.tex").read_text()
     log, pages = _compile_twice(tmp_path)
     assert not pdflatex_log_problems(log), pdflatex_log_problems(log)
     assert "There were undefined references" not in log
