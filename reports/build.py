@@ -110,7 +110,9 @@ def build_report(
                 "bounds stated for every input: typical ratio (random draws) and worst ratio found by the "
                 "search, the bound at 1"
             )
-            panels.append(Panel(label("fig", f"{paper}.worst"), worst[paper].relative_to(out).as_posix(), caption))
+            panels.append(
+                Panel(label("fig", f"{paper}.worst"), worst[paper].relative_to(out).as_posix(), caption)
+            )
         for name, text in (
             (f"{paper}.tex", paper_section(paper, rs, records, panels, refs, errata(paper))),
             (f"{paper}-details.tex", details_table(paper, rs)),

@@ -223,7 +223,7 @@ def _matplotlib() -> bool:
         import matplotlib
 
         matplotlib.use("Agg")
-        import matplotlib.pyplot  # noqa: F401
+        import matplotlib.pyplot
     except ImportError:
         return False
     return True
@@ -277,7 +277,9 @@ def draw_worst(results: Sequence[Result], path: Path) -> bool:
         ys = list(range(len(rows)))[::-1]
         for y, (_, w) in zip(ys, rows, strict=True):
             ax.plot([w["typical"], w["ratio"]], [y, y], color="0.6", lw=0.8, zorder=1)
-        ax.plot([w["typical"] for _, w in rows], ys, "o", mfc="white", color="C0", label="typical (random draws)")
+        ax.plot(
+            [w["typical"] for _, w in rows], ys, "o", mfc="white", color="C0", label="typical (random draws)"
+        )
         ax.plot([w["ratio"] for _, w in rows], ys, "o", color="C3", label="worst case found")
         ax.axvline(1.0, color=THEORY_COLOR, ls="--", lw=0.9, label="bound")
         ax.set_xscale("log")
