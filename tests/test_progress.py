@@ -50,3 +50,48 @@ def test_on_a_terminal_the_status_line_is_redrawn_and_cleared() -> None:
     p.close()
     text = out.getvalue()
     assert "\r\x1b[K" in text and "[1/3] toy.slow: holds" in text and text.endswith("\r\x1b[K")
+
+
+STATUS: list[str] = []
+LIVE: list[Progress] = []
+
+
+def _point(x: int) -> int:
+    STATUS.append(LIVE[0].status())
+    return x
+
+
+def test_the_status_line_shows_the_sweep_points_of_the_running_claim() -> None:
+    from verify.core import Ctx, Evidence, Kind, Provenance, claim, run_claims
+    from verify.core.registry import _unregister, get_claim
+
+    @claim("toyp.sweep", reference="toy", kind=Kind.UPPER, provenance=Provenance.EXACT, statement="toy",
+           quick={})  # fmt: skip
+    def sweep(ctx: Ctx) -> Evidence:
+        """toy"""
+        return Evidence(theory=10.0, measured=float(sum(ctx.map(_point, range(3)))))
+
+    LIVE[:] = [Progress(1, io.StringIO(), live=False)]
+    STATUS.clear()
+    try:
+        run_claims([get_claim("toyp.sweep")], progress=LIVE[0])
+    finally:
+        _unregister("toyp.sweep")
+    assert [s.split("running: ")[1] for s in STATUS] == [f"toyp.sweep (0s, {k}/3 points)" for k in range(3)]
+
+
+def _claim_like(n: int) -> int:
+    from verify.core import Ctx
+
+    return sum(Ctx().map(abs, range(n)))
+
+
+def test_a_pool_worker_counts_its_sweep_points_where_the_parent_reads_them() -> None:
+    from multiprocessing.sharedctypes import RawArray
+
+    from verify.core.parallel import _completed
+    from verify.core.progress import points
+
+    counts = RawArray("q", 4)
+    assert sorted(i for i, _ in _completed(_claim_like, [(3,), (5,)], 2, counts)) == [0, 1]
+    assert points(counts, 0) == (3, 3) and points(counts, 2) == (5, 5)

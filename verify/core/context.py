@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from bounds.checks import check_choice, check_int
+from verify.core.progress import count_points
 
 PROFILES = ("quick", "paper")
 #: The smallest seed set of a claim with random draws, per profile (a claim may ask for more).
@@ -18,7 +19,11 @@ Mapper = Callable[[Callable[[Any], Any], list[Any]], list[Any]]
 
 
 def serial_map(fn: Callable[[Any], Any], items: list[Any]) -> list[Any]:
-    return [fn(x) for x in items]
+    out = []
+    for x in items:
+        out.append(fn(x))
+        count_points(done=1)
+    return out
 
 
 @dataclass
@@ -57,4 +62,6 @@ class Ctx:
             raise KeyError(f"no pass rule {name!r}; the claim declares {sorted(self.rules)}") from None
 
     def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> list[Any]:
-        return list(self.mapper(fn, list(items)))
+        items = list(items)
+        count_points(total=len(items))
+        return list(self.mapper(fn, items))

@@ -32,6 +32,7 @@ from typing import Any, Protocol
 
 from bounds.checks import check_int
 from verify.core.context import Mapper, serial_map
+from verify.core.progress import Progress, count_points, points, track_points
 from verify.core.record import Result
 from verify.core.registry import Claim, get_claim
 from verify.core.runner import error_result, run_claim
@@ -132,12 +133,13 @@ def check_dask_address(address: str) -> str:
 # ---------------------------------------------------------------- local process pool
 
 _STARTED: Any = None  # in a worker: the pool's shared array, task index -> pid of the worker running it
+_POINTS: Any = None  # in a worker running whole claims: task i's sweep points at [2i], [2i + 1]
 
 
-def _worker_init(started: Any) -> None:
+def _worker_init(started: Any, counts: Any = None) -> None:
     """A worker ignores SIGINT (the parent decides), dies on SIGTERM, and dies with its parent (Linux)."""
-    global _STARTED
-    _STARTED = started
+    global _STARTED, _POINTS
+    _STARTED, _POINTS = started, counts
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if sys.platform.startswith("linux"):
@@ -152,6 +154,8 @@ class _NotPicklable(Exception):
 
 def _task(i: int, fn: Callable[..., Any], args: tuple[Any, ...]) -> bytes:
     _STARTED[i] = os.getpid()
+    if _POINTS is not None:
+        track_points(_POINTS, 2 * i)
     with single_thread():
         value = fn(*args)
     try:
@@ -221,9 +225,10 @@ def _culprits(lost: Sequence[int], started: Any, procs: Mapping[int, Any]) -> se
 
 
 def _completed(
-    fn: Callable[..., Any], calls: Sequence[tuple[Any, ...]], workers: int
+    fn: Callable[..., Any], calls: Sequence[tuple[Any, ...]], workers: int, counts: Any = None
 ) -> Iterator[tuple[int, _Outcome]]:
-    """``fn(*calls[i])`` on fork workers; yields ``(i, outcome)`` in completion order.
+    """``fn(*calls[i])`` on fork workers; yields ``(i, outcome)`` in completion order. counts: shared
+    memory (2 per call) where each call counts its sweep points (:func:`verify.core.progress.points`).
 
     A worker that dies breaks the pool: the task it was running is a crash (named); the other lost
     tasks (running on the workers the pool then terminated, still queued, or finished with their
@@ -242,7 +247,7 @@ def _completed(
     while todo:
         started = RawArray("q", len(calls))
         ex = ProcessPoolExecutor(
-            min(workers, len(todo)), mp_context=ctx, initializer=_worker_init, initargs=(started,)
+            min(workers, len(todo)), mp_context=ctx, initializer=_worker_init, initargs=(started, counts)
         )
         procs: dict[int, Any] = {}
         try:
@@ -292,6 +297,7 @@ def _pool_map(workers: int) -> Mapper:
                 if o.error is not None:
                     raise o.error
                 out[i] = o.value
+                count_points(done=1)
         return out
 
     return map_
@@ -352,7 +358,9 @@ class _DaskExecutor:
                 yield c, error_result(c, profile=profile, seed=seed, note=note)
 
     def map(self, fn: Callable[[Any], Any], items: list[Any]) -> list[Any]:
-        return self._client.gather(self._client.map(fn, items, pure=False))
+        out = self._client.gather(self._client.map(fn, items, pure=False))
+        count_points(done=len(items))
+        return out
 
     def shutdown(self) -> None:
         self._client.close()
@@ -403,7 +411,10 @@ def run_claims(
             if len(claims) >= workers > 1:
                 _run_spread(claims, profile, seed, seed_set, workers, ex, costs or {}, progress, finish)
             else:
+                if isinstance(progress, Progress):
+                    progress.points = lambda _: points()
                 for c in claims:
+                    track_points()
                     if progress:
                         progress.started(c.id)
                     finish(run_claim(c, profile=profile, seed=seed, seed_set=seed_set, mapper=mapper))
@@ -443,7 +454,11 @@ def _run_spread(
             start_next()
         return
     calls = [(c.id, profile, seed, seed_set) for c in order]
-    with contextlib.closing(_completed(_run_by_id, calls, workers)) as outcomes:
+    counts = RawArray("q", 2 * len(calls))
+    if isinstance(progress, Progress):
+        at = {c.id: 2 * i for i, c in enumerate(order)}
+        progress.points = lambda claim_id: points(counts, at[claim_id])
+    with contextlib.closing(_completed(_run_by_id, calls, workers, counts)) as outcomes:
         for i, o in outcomes:
             c = order[i]
             if o.crash or o.error is not None:

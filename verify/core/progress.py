@@ -1,9 +1,10 @@
 """Live progress of a run, on stderr.
 
 On a terminal: one status line, redrawn in place twice a second (claims done / total, the running
-claims with their time so far, elapsed time, an estimate of the time left), with a line per finished
-claim printed above it. When the stream is not a terminal, or under ``CI``: only the plain line per
-finished claim, in completion order. ``attncheck --quiet`` uses no :class:`Progress` at all.
+claims with their time so far and their sweep points done / total, elapsed time, an estimate of the
+time left), with a line per finished claim printed above it. When the stream is not a terminal, or
+under ``CI``: only the plain line per finished claim, in completion order. ``attncheck --quiet`` uses
+no :class:`Progress` at all.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ import shutil
 import sys
 import threading
 import time
-from typing import TextIO
+from collections.abc import Callable
+from typing import Any, TextIO
 
 from verify.core.record import Result
 
@@ -23,6 +25,32 @@ _WRITE = threading.Lock()
 os.register_at_fork(before=_WRITE.acquire, after_in_parent=_WRITE.release, after_in_child=_WRITE.release)
 
 _CLEAR = "\r\x1b[K"
+
+#: The sweep points (done, total) of the claim running in this process, at ``_COUNTS[_AT]`` and
+#: ``_COUNTS[_AT + 1]``: ``Ctx.map`` adds the total, the mappers count each point done. A pool worker
+#: running a whole claim counts into shared memory (:mod:`verify.core.parallel`), which the parent reads.
+_COUNTS: Any = [0, 0]
+_AT = 0
+
+
+def track_points(counts: Any = None, at: int = 0) -> None:
+    """Count this process's sweep points from 0 into ``counts[at]`` (done), ``counts[at + 1]`` (total);
+    default: a fresh pair of this process."""
+    global _COUNTS, _AT
+    _COUNTS, _AT = ([0, 0], 0) if counts is None else (counts, at)
+    _COUNTS[_AT] = _COUNTS[_AT + 1] = 0
+
+
+def count_points(*, done: int = 0, total: int = 0) -> None:
+    """Add sweep points done and / or to do to this process's count."""
+    _COUNTS[_AT] += done
+    _COUNTS[_AT + 1] += total
+
+
+def points(counts: Any = None, at: int = 0) -> tuple[int, int]:
+    """(done, total) sweep points: this process's count, or ``counts[at:at + 2]`` when given."""
+    c, a = (_COUNTS, _AT) if counts is None else (counts, at)
+    return int(c[a]), int(c[a + 1])
 
 
 def is_live(stream: TextIO) -> bool:
@@ -39,7 +67,8 @@ class Progress:
     """Reports a run of ``total`` claims to ``stream`` (default stderr).
 
     live: redraw a status line (default: :func:`is_live` of the stream); interval: seconds between
-    redraws. Call :meth:`started` / :meth:`finished` per claim and :meth:`close` at the end.
+    redraws. Call :meth:`started` / :meth:`finished` per claim and :meth:`close` at the end. The runner
+    sets ``points`` (claim id -> sweep points done / total) where it can read them.
     """
 
     def __init__(
@@ -50,6 +79,7 @@ class Progress:
         self.live = is_live(self.stream) if live is None else live
         self.done = 0
         self._running: dict[str, float] = {}
+        self.points: Callable[[str], tuple[int, int]] | None = None
         self._start = time.monotonic()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -79,10 +109,14 @@ class Progress:
             if self.done
             else "estimating"
         )
-        running = ", ".join(f"{cid} ({_duration(now - t)})" for cid, t in list(self._running.items()))
+        running = ", ".join(self._claim(cid, now - t) for cid, t in list(self._running.items()))
         return f"[{self.done}/{self.total}] {_duration(elapsed)} elapsed, {left}" + (
             f" | running: {running}" if running else ""
         )
+
+    def _claim(self, claim_id: str, seconds: float) -> str:
+        done, total = self.points(claim_id) if self.points else (0, 0)
+        return f"{claim_id} ({_duration(seconds)}" + (f", {done}/{total} points)" if total else ")")
 
     def close(self) -> None:
         """Stop redrawing and clear the status line."""
@@ -107,4 +141,4 @@ class Progress:
             self._redraw()
 
 
-__all__ = ["Progress", "is_live"]
+__all__ = ["Progress", "count_points", "is_live", "points", "track_points"]
