@@ -16,7 +16,7 @@ from verify.core import Evidence, Kind, Result, Verdict
 from verify.core.format import fmt_sci
 from verify.core.judge import ROUNDOFF_RTOL, judge
 from verify.core.record import to_jsonable
-from verify.numerics.fit import SlopeFit
+from verify.numerics.fit import RateFit, SlopeFit
 from verify.numerics.gd import gradient_descent
 
 # ---------------------------------------------------------------- verdict rules
@@ -59,9 +59,9 @@ def test_bounds_at_mpmath_magnitudes() -> None:
 def test_two_sided_rate_identity_probability_qualitative() -> None:
     assert judge(Kind.TWO_SIDED, Evidence(theory=[-0.65, -0.35], measured=-0.5))[0] == Verdict.HOLDS
     assert judge(Kind.TWO_SIDED, Evidence(theory=[-0.65, -0.35], measured=-0.3))[0] == Verdict.VIOLATED
-    fit = SlopeFit(-0.98, 0.0, -1.02, -0.94, 0.95, 10, "t")
-    assert judge(Kind.RATE, Evidence(theory=-1, measured=fit))[0] == Verdict.HOLDS
-    assert judge(Kind.RATE, Evidence(theory=-0.5, measured=fit))[0] == Verdict.VIOLATED
+    fit = RateFit(-0.98, 0.0, -1.02, -0.94, 0.95, 10, "t", local=(-0.9, -0.95, -0.98))
+    assert judge(Kind.RATE, Evidence(theory=-1, measured=fit, tol=0.05))[0] == Verdict.HOLDS
+    assert judge(Kind.RATE, Evidence(theory=-0.5, measured=fit, tol=0.05))[0] == Verdict.VIOLATED
     v, slack, _ = judge(Kind.IDENTITY, Evidence(theory=2.0, measured=2.0 + 2e-13, rtol=1e-12))
     assert v == Verdict.HOLDS and slack == pytest.approx(1.0, abs=0.01)
     assert judge(Kind.IDENTITY, Evidence(theory=2.0, measured=2.1, rtol=1e-3))[0] == Verdict.VIOLATED
@@ -79,8 +79,10 @@ def test_assumption_failures_and_inconclusive_come_first() -> None:
 
 
 def test_judge_refuses_malformed_evidence() -> None:
-    with pytest.raises(TypeError, match="SlopeFit"):
+    with pytest.raises(TypeError, match="RateFit"):
         judge(Kind.RATE, Evidence(theory=-1, measured=-1.0))
+    with pytest.raises(TypeError, match="RateFit"):  # a plain log-log fit carries no local slopes
+        judge(Kind.RATE, Evidence(theory=-1, measured=SlopeFit(-1.0, 0.0, -1.1, -0.9, 0.95, 5, "t"), tol=0.1))
     with pytest.raises(ValueError, match="rtol"):
         judge(Kind.IDENTITY, Evidence(theory=1.0, measured=1.0))
     with pytest.raises(TypeError, match="bool"):

@@ -243,15 +243,8 @@ def test_fit_rate_interval_has_observations_minus_parameters_dof(window: int, n_
 
 
 def test_rate_verdict_at_the_edge_of_the_interval() -> None:
-    """A SlopeFit claim holds exactly when its t interval (n - 2 dof, written out above) contains the
-    exponent. A RateFit claim holds by the interval alone when it contains the exponent and is no wider
-    than the claim's tol (rule 1 of the rate rule; its other rules read the local slopes)."""
-    _, lo, hi = _ols_t_interval(np.log(X5), np.log(Y5), 0.95)
-    fit = fit_loglog(X5, Y5)
-    eps = 1e-6 * (hi - lo)
-    for edge, inward in ((lo, +1), (hi, -1)):
-        assert _verdict(Kind.RATE, theory=edge + inward * eps, measured=fit) == Verdict.HOLDS
-        assert _verdict(Kind.RATE, theory=edge - inward * eps, measured=fit) == Verdict.VIOLATED
+    """A rate claim holds by the interval alone when it contains the exponent and is no wider than the
+    claim's tol (rule 1 of the rate rule; its other rules read the local slopes)."""
     x = np.array([10.0, 20.0, 40.0, 80.0, 160.0])
     y = _seeds(x, -1.0, [0.0, 0.1, -0.05], 0.02)
     rfit = fit_rate(x, y)

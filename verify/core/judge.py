@@ -214,21 +214,13 @@ def judge(kind: Kind, ev: Evidence) -> tuple[Verdict, float | None, list[str]]:
         m = float(ev.measured)
         ok = lo - rtol * abs(lo) <= m <= hi + rtol * abs(hi)
         return (Verdict.HOLDS if ok else Verdict.VIOLATED), _window(m, lo, hi), notes
-    if kind == Kind.RATE and isinstance(ev.measured, RateFit):
-        return _rate(float(ev.theory), ev.measured, ev.tol)
     if kind == Kind.RATE:
-        fit = ev.measured
-        if not isinstance(fit, SlopeFit):
-            raise TypeError(f"rate evidence must carry a SlopeFit as measured, got {type(fit).__name__}")
-        exponent = float(ev.theory)
-        dist = abs(fit.slope - exponent)
-        half = (fit.hi - fit.lo) / 2
-        slack = log10(half / dist) if dist > 0 and half > 0 else None
-        notes.append(
-            f"slope {fit.slope:.4f}, {fit.level:.0%} CI [{fit.lo:.4f}, {fit.hi:.4f}] ({fit.method}, "
-            f"n={fit.n}); claimed {exponent:g}"
-        )
-        return (Verdict.HOLDS if fit.contains(exponent) else Verdict.VIOLATED), slack, notes
+        if not isinstance(ev.measured, RateFit):
+            raise TypeError(
+                "rate evidence must carry a RateFit (verify.numerics.fit.fit_rate) as measured, got "
+                f"{type(ev.measured).__name__}"
+            )
+        return _rate(float(ev.theory), ev.measured, ev.tol)
     if kind == Kind.CONDITION:
         slack = _log_ratio(ev.measured, ev.theory)
         if mp(ev.theory) <= mp(ev.measured):

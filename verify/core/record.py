@@ -23,7 +23,7 @@ class Kind(StrEnum):
     UPPER = "upper"  # measured <= theory
     LOWER = "lower"  # measured >= theory
     TWO_SIDED = "two-sided"  # theory = [lo, hi], lo <= measured <= hi
-    RATE = "rate"  # theory = exponent, measured = SlopeFit; CI must contain exponent
+    RATE = "rate"  # theory = exponent, measured = RateFit, tol; the rate rule of verify.core.judge
     CONDITION = "condition"  # theory = required size, measured = largest reachable size
     PROBABILITY = "probability"  # theory = 1 - delta, measured = [successes, trials]
     IDENTITY = "identity"  # measured == theory to a stated relative tolerance
