@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import io
 import json
 
 import pytest
 
 from verify.cli import main, parse_seeds, read_results
 from verify.core import Kind, Provenance, Verdict, claim, match_claims, run_claim, run_claims
+from verify.core.progress import Progress
 
 
 def test_run_claim_judges_and_records(toy_claims) -> None:
@@ -108,6 +110,16 @@ def test_process_pool_gives_the_serial_results(toy_claims, jobs) -> None:
     strip = lambda r: {**r.to_dict(), "wall_time": 0, "cpu_time": 0}  # noqa: E731
     assert [strip(r) for r in pooled] == [strip(r) for r in serial]
     assert strip(one[0]) == strip(next(r for r in serial if r.claim_id == "toy.rate"))
+
+
+def test_the_seeds_of_one_claim_spread_over_a_process_pool_and_give_the_serial_result() -> None:
+    claim = match_claims(["wu2023.softmax.lip"])
+    assert str(claim[0].record.seeds) == "every"
+    strip = lambda r: {**r.to_dict(), "wall_time": 0, "cpu_time": 0}  # noqa: E731
+    progress = Progress(1, io.StringIO(), live=False)
+    spread = run_claims(claim, jobs=2, progress=progress)[0]
+    assert progress.points is not None and progress.points(claim[0].id) == (3, 3)  # seeds as points
+    assert strip(spread) == strip(run_claims(claim)[0]) and len(spread.seeds) == 3
 
 
 def test_python_dash_m_verify(toy_claims) -> None:

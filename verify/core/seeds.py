@@ -12,17 +12,22 @@ How the seeds combine follows the statement (:class:`~verify.core.record.Seeds`,
 - ``binomial``: one call per seed, each returning success (``measured`` a bool, ``theory`` the
   claimed probability); the exact binomial rule judges k successes of n seeds.
 
+The calls of an ``every`` or ``binomial`` claim are independent: under a parallel map (``--jobs`` on a
+single claim, ``--dask``) they are the sweep points, spread over the workers (each seed's own sweeps
+then run serially in its worker); the evidence is the serial run's, bit for bit.
+
 Every per-seed verdict and value is kept in the result (``per_seed``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from verify.core.context import Ctx, Mapper
+from verify.core.context import Ctx, Mapper, serial_map
 from verify.core.judge import judge
+from verify.core.progress import count_points
 from verify.core.record import ClaimRecord, Evidence, Kind, Seeds, Verdict
 from verify.core.registry import Claim
 
@@ -161,6 +166,22 @@ def _binomial(per: list[tuple[int, Evidence]]) -> Judged:
                   combined.params, None, None, rows)  # fmt: skip
 
 
+@dataclass(frozen=True)
+class _SeedCall:
+    """One seed's call of an ``every`` / ``binomial`` claim (a sweep point of a parallel map)."""
+
+    claim: Claim
+    ctx: Ctx
+    params: dict[str, Any]
+
+
+def _seed_call(call: _SeedCall) -> Evidence:
+    try:
+        return _call(call.claim, call.ctx, call.params)
+    except Exception as exc:
+        raise RuntimeError(f"seed {call.ctx.seed}: {type(exc).__name__}: {exc}") from exc
+
+
 def evaluate(c: Claim, *, profile: str, seeds: list[int], mapper: Mapper, params: dict[str, Any]) -> Judged:
     """Run claim ``c`` over ``seeds`` as its record's :class:`Seeds` says and combine the verdicts."""
     rec = c.record
@@ -173,12 +194,13 @@ def evaluate(c: Claim, *, profile: str, seeds: list[int], mapper: Mapper, params
         return _single(
             rec.kind, _call(c, ctx(seeds[0]), params), seeds[:1] if rec.seeds == Seeds.NONE else seeds
         )
-    per: list[tuple[int, Evidence]] = []
-    for s in seeds:
-        try:
-            per.append((s, _call(c, ctx(s), params)))
-        except Exception as exc:
-            raise RuntimeError(f"seed {s}: {type(exc).__name__}: {exc}") from exc
+    if mapper is serial_map:
+        evidence = [_seed_call(_SeedCall(c, ctx(s), params)) for s in seeds]
+    else:  # the seeds are the sweep points; each seed's own sweeps run serially in its worker
+        calls = [_SeedCall(c, replace(ctx(s), mapper=serial_map), params) for s in seeds]
+        count_points(total=len(calls))
+        evidence = mapper(_seed_call, calls)
+    per = list(zip(seeds, evidence, strict=True))
     if rec.seeds == Seeds.BINOMIAL:
         return _binomial(per)
     return _every(rec.kind, [(s, _single(rec.kind, ev, [s])) for s, ev in per], rec.expect)
