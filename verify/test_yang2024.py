@@ -370,6 +370,38 @@ def test_lmmse_catches_swapped_estimators(monkeypatch: pytest.MonkeyPatch) -> No
         E.fig3_draws.cache_clear()
 
 
+@pytest.mark.parametrize(
+    ("cid", "bound"), [("yang2024.thm2.bound", "inference_bound"), ("yang2024.thm2.copy", "copy_bound")]
+)
+def test_thm2_search_finds_a_bound_one_percent_too_small(
+    monkeypatch: pytest.MonkeyPatch, cid: str, bound: str
+) -> None:
+    """The bound made 1 % smaller: the GD iterates x prompts and the search's random start (largest ratio
+    0.23 for thm2.bound, 0.17 for thm2.copy at seed 0) miss it; the worst-case search, which attains the
+    bound (ratio 1 - 8e-12 and 1 - 9e-5 on K = 3, N = 2, d = m = 2, H = 4), finds the counterexample
+    and records it."""
+    orig = getattr(B, bound)
+    monkeypatch.setattr(B, bound, lambda *a: 0.99 * orig(*a))
+    no_search = _run(cid, seed_set=[0], search=(3, 2, 2, 2, 4, 1, 0))
+    assert no_search.verdict == Verdict.HOLDS, no_search.notes
+    r = _run(cid, seed_set=[0])
+    assert r.verdict == Verdict.VIOLATED and r.worst["ratio"] > 1 and len(r.worst["z"]) == 16 + 12 + 2
+    assert any("counterexample" in n for n in r.notes)
+
+
+def test_multihead_H1_search_finds_a_floor_one_percent_too_high(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The orthant floor made 1 % higher: GD (min_t Delta / floor = 2.7) and the search's random starts
+    (largest floor / Delta 0.37 at seed 0) miss it; the search, which approaches the floor as the softmax
+    saturates (floor / Delta = 1 - 8e-6 on K = 3, N = 2, d = m = 2), finds the counterexample."""
+    orig = B.orthant_floor
+    monkeypatch.setattr(B, "orthant_floor", lambda *a: 1.01 * orig(*a))
+    no_search = _run("yang2024.multihead.H1", seed_set=[0], search=(3, 2, 2, 2, 3, 0))
+    assert no_search.verdict == Verdict.HOLDS, no_search.notes
+    r = _run("yang2024.multihead.H1", seed_set=[0])
+    assert r.verdict == Verdict.VIOLATED and r.worst["ratio"] > 1 and len(r.worst["z"]) == 4
+    assert any("counterexample" in n for n in r.notes)
+
+
 def test_multihead_H1_catches_too_high_floor(monkeypatch: pytest.MonkeyPatch) -> None:
     orig = B.orthant_floor
     monkeypatch.setattr(B, "orthant_floor", lambda *a: 3.0 * orig(*a))

@@ -340,3 +340,16 @@ def test_selection_and_gcn_examples_differ() -> None:
     (_, n2, k2), (_, n3, k3) = E.EXAMPLES[1], E.EXAMPLES[2]
     assert (n2, k2) != (n3, k3)
     assert not np.array_equal(Da.example("gcn_cycle", n2, k2) > 0, Da.example("selection", n3, k3) > 0)
+
+
+def test_thm32_search_finds_an_op_norm_bound_one_percent_too_small(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Thm 3.2 (ii)'s op-norm bound made 1 % smaller: the Monte Carlo laws (largest B / bound 0.20 at
+    seed 0) and the search's random start miss it; the worst-case search over OOD laws, which attains the
+    bound (ratio 1 - 6e-6 at a rank-one point mass), finds the counterexample and records it."""
+    orig = B.ood_B_op_bound
+    monkeypatch.setattr(B, "ood_B_op_bound", lambda *a: 0.99 * orig(*a))
+    no_search = run_claim("zhang2026.thm32.bounds", seed_set=[0], search=(1, 0), raise_errors=True)
+    assert no_search.verdict == Verdict.HOLDS, no_search.notes
+    r = run_claim("zhang2026.thm32.bounds", seed_set=[0], raise_errors=True)
+    assert r.verdict == Verdict.VIOLATED and r.worst["ratio"] > 1 and len(r.worst["z"]) == 3 * 8
+    assert any("counterexample" in n for n in r.notes)

@@ -15,7 +15,7 @@ import functools
 import itertools
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import mpmath
 import numpy as np
@@ -26,6 +26,7 @@ from bounds.checks import check_int, check_positive
 from verify.core import Ctx
 from verify.core.format import fmt_sci
 from verify.numerics.gd import RunState, Trajectory, gradient_descent
+from verify.numerics.worstcase import WorstCase, worst_case
 from verify.yang2024 import data as D
 from verify.yang2024 import model as M
 
@@ -333,6 +334,75 @@ def inference_error(params: M.Params, problem: D.Problem, y: np.ndarray) -> np.n
     """(1/K) ||y-hat - y-hat*||^2 per prompt, (n,)."""
     diff = M.Transformer(params.Q.shape[0]).predict(params, problem, y) - ridge_limit(problem, y)
     return np.sum(diff * diff, axis=1) / problem.K
+
+
+def inference_ratio(params: M.Params, problem: D.Problem, y: np.ndarray) -> np.ndarray:
+    """LHS / RHS of Theorem 2's deterministic bound per prompt of y (n, N): (1/(2K)) ||y-hat - y-hat*||^2
+    over bounds.inference_bound(Delta(theta), ||y||^2, K, lambda_min(G)), (n,); y-hat* = A^T y
+    (bounds.limit_predictor, the proof's form; equal to the ridge by yang2024.ridge_equiv)."""
+    model = M.Transformer(params.Q.shape[0])
+    diff = model.predict(params, problem, y) - B.limit_predictor(problem.A, y)
+    rhs = B.inference_bound(
+        model.excess_loss(params, problem), np.sum(y * y, axis=1), problem.K, problem.lam_min_G
+    )
+    return 0.5 * np.sum(diff * diff, axis=1) / problem.K / rhs
+
+
+def copy_error(params: M.Params, problem: D.Problem, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """(max_{k<=N} |y-hat_k - y_k| per prompt of y (n, N), its ratio to bounds.copy_bound(Delta, ||y||^2,
+    lambda_min(G)), Delta(theta)): the copy bound of Theorem 2."""
+    model = M.Transformer(params.Q.shape[0])
+    err = np.max(np.abs(model.predict(params, problem, y)[:, : problem.N] - y), axis=1)
+    Delta = model.excess_loss(params, problem)
+    return err, err / B.copy_bound(Delta, np.sum(y * y, axis=1), problem.lam_min_G), Delta
+
+
+def _search_argument(problem: D.Problem, H: int) -> dict[str, float]:
+    """The sizes that replay a search's z on ``problem_for(seed, Config(K, N, d, m, tau))``."""
+    p = problem
+    return {"K": p.K, "N": p.N, "d": p.d, "m": p.m, "tau": p.tau, "H": H}
+
+
+def theta_prompt_search(
+    rng: np.random.Generator,
+    problem: D.Problem,
+    H: int,
+    ratio: Callable[[M.Params, D.Problem, np.ndarray], np.ndarray],
+    starts: int,
+    maxiter: int,
+) -> WorstCase:
+    """Worst case of ``ratio(theta, problem, y[None])[0]`` over every theta = (Q, w) of H heads and one
+    prompt y (N,): z = (Q, w, y) flattened, unconstrained (both bounds of Theorem 2 are homogeneous in y
+    and hold for any theta); starts N(0, 1) (Q at the paper's init scale beta = 1)."""
+    p = problem
+    sizes = (H * p.d * p.d, H * p.K)
+
+    def r(z: np.ndarray) -> float:
+        Q, w, y = np.split(z, np.cumsum(sizes))
+        return float(ratio(M.Params(Q=Q.reshape(H, p.d, p.d), w=w.reshape(H, p.K)), p, y[None])[0])
+
+    found = worst_case(r, lambda g: g.standard_normal(sum(sizes) + p.N), rng, starts=starts, maxiter=maxiter)
+    return replace(found, argument=_search_argument(p, H))
+
+
+def one_head_search(
+    rng: np.random.Generator, problem: D.Problem, starts: int, maxiter: int, first: np.ndarray | None = None
+) -> WorstCase:
+    """Worst case of orthant floor / Delta(Q, w) over every one-head theta = (Q, w): at fixed Q, Delta is a
+    least-squares problem in w with minimum :func:`fixed_Q_floor`, so z = Q (d, d) flattened and w is
+    the exact minimiser (the ratio is maximised over w in closed form); starts N(0, 1), the first of
+    them replaced by ``first`` (a Q, e.g. the end of a GD run on the same problem) when given."""
+    d = problem.d
+    floor = B.orthant_floor(problem.Zbar, problem.A)
+    pending = [] if first is None else [np.asarray(first, dtype=np.float64).ravel()]
+    found = worst_case(
+        lambda z: floor / fixed_Q_floor(z.reshape(1, d, d), problem),
+        lambda g: pending.pop() if pending else g.standard_normal(d * d),
+        rng,
+        starts=starts,
+        maxiter=maxiter,
+    )
+    return replace(found, argument=_search_argument(problem, 1))
 
 
 def thin(x: np.ndarray, n: int = 200) -> list[float]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -25,6 +25,7 @@ from verify.core import Ctx
 from verify.numerics.gd import RunState, gradient_descent
 from verify.numerics.gradcheck import GradReport, check_grad
 from verify.numerics.softmax import softmax, softmax_vjp
+from verify.numerics.worstcase import WorstCase, worst_case
 from verify.zhang2026 import data as D
 from verify.zhang2026 import model as M
 
@@ -779,6 +780,29 @@ def ood_curves(
         c.bound_i.append(to_float(B.ood_upper(A_T, Bex if kind != "correlated" else bop)))
         c.B_op.append(bop)
     return c
+
+
+def ood_op_search(
+    rng: np.random.Generator, V: np.ndarray, S: np.ndarray, C1: float, g: float, starts: int, maxiter: int
+) -> WorstCase:
+    """Worst case of B / bounds.ood_B_op_bound (Thm 3.2 (ii)) over every law of X~ with finite second
+    moments, at the trained state W_V = C1 V*, A = the two-level attention of gap g: both sides are
+    linear in the law (B = 1/2 E||f*(X~) - TF(X~)||_F^2, the bound in E||X~||_F^2), so the ratio of a
+    mixture is at most the largest ratio of its components and the worst law is a point mass X~ = X;
+    both are homogeneous of degree 2 in X, so z is X (d, D) flattened and scaled onto the unit sphere.
+    Starts N(0, 1)."""
+    A = M.two_level_attention(g, S)
+    v_op, delta_op = float(np.linalg.norm(V, 2)), float(np.linalg.norm(S - C1 * A, 2))
+    bound = to_float(B.ood_B_op_bound(v_op, delta_op, 1.0))  # E||X~||_F^2 = 1 on the sphere
+    d, n = V.shape[1], S.shape[0]
+
+    def ratio(z: np.ndarray) -> float:
+        VX = V @ (z / np.linalg.norm(z)).reshape(d, n)
+        diff = VX @ S - C1 * (VX @ A)  # f*(X) - TF(X)
+        return 0.5 * float(np.sum(diff * diff)) / bound
+
+    found = worst_case(ratio, lambda r: r.standard_normal(d * n), rng, starts=starts, maxiter=maxiter)
+    return replace(found, argument={"C1": C1, "g": g, "d": d, "D": n})
 
 
 @dataclass(frozen=True)
