@@ -166,13 +166,6 @@ def test_bad_seeds_option_is_a_usage_error(text: str, capsys) -> None:
     assert "--seeds" in err and "Traceback" not in err
 
 
-def test_one_seed_for_a_pooled_claim_is_a_usage_error_before_any_work(capsys) -> None:
-    assert main(["run", "--seeds", "0", "deora2023.ntk.concentration", "wu2023.pl"]) == 2
-    err = capsys.readouterr().err
-    assert "--seeds" in err and "deora2023.ntk.concentration" in err and "at least 2 seeds" in err
-    assert "[1/" not in err  # nothing ran
-
-
 def test_seeds_option_sets_every_seeded_claim(toy_claims, tmp_path) -> None:
     out = tmp_path / "r.json"
     assert main(["run", "toy.upper", "--seeds", "5-7", "--json", str(out), "--quiet"]) == 0

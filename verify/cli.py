@@ -41,7 +41,6 @@ from verify.core.progress import Progress
 from verify.core.record import Result
 from verify.core.registry import Claim, match_claims, registry
 from verify.core.results import ResultsError, read_results, read_results_doc, write_results
-from verify.core.seeds import seed_set
 from verify.core.summary import summary_table
 from verify.docs import DEFAULT_DOCS
 
@@ -151,11 +150,6 @@ def _costs(args: argparse.Namespace, workers: int) -> dict[str, float]:
 
 
 def _run(args: argparse.Namespace, claims: list[Claim]) -> list[Result]:
-    for c in claims if args.seed_set is not None else ():
-        try:
-            seed_set(c.record, args.profile, args.seed, args.seed_set)
-        except ValueError as exc:
-            raise UsageError(f"--seeds: {exc}") from None
     workers, note = cap_jobs(args.jobs)
     if note:
         print(f"attncheck: note: {note}", file=sys.stderr)

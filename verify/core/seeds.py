@@ -49,11 +49,6 @@ def seed_set(rec: ClaimRecord, profile: str, base: int, override: Sequence[int] 
         seeds = [int(s) for s in override]
         if not seeds or min(seeds) < 0 or len(set(seeds)) != len(seeds):
             raise ValueError(f"seeds must be distinct integers >= 0, got {list(override)}")
-        if rec.seeds == Seeds.POOLED and len(seeds) < 2:
-            raise ValueError(
-                f"claim {rec.id!r} pools one replicate per seed into a fit with a confidence interval: "
-                f"it needs at least 2 seeds, got {seeds}"
-            )
         return seeds[:1] if rec.seeds == Seeds.NONE else seeds
     if rec.seeds == Seeds.NONE:
         return [base]
