@@ -117,6 +117,27 @@ def test_ntk_blocks_sum_and_output_block() -> None:
         np.testing.assert_allclose(Kb[b], Jb @ Jb.T, rtol=1e-10, atol=1e-14)
 
 
+@pytest.mark.parametrize("init", INITS)
+def test_feature_jacobian_matches_finite_differences(init: str) -> None:
+    """Row (n, m) of ``feature_jacobian`` (what the wu2023.lipschitz search measures) is the gradient of
+    F_pre[n, m] in (W_Q, W_K, W_V): central differences of the features; ``params_from_flat`` inverts
+    ``Params.flat``."""
+    model, th, batch = _setup(7, init, 0.5, N=2, d=3, d_s=3, d_m=4)
+    flat = th.flat()
+    assert np.array_equal(E.params_from_flat(flat, model.d, model.d_m).flat(), flat)
+    J = E.feature_jacobian(model, th, batch)
+    eps = 1e-6
+    num = np.empty_like(J)
+    for i in range(J.shape[1]):
+        step = np.zeros_like(flat)
+        step[i] = eps
+        Fp, Fm = (
+            model.features(E.params_from_flat(flat + s, model.d, model.d_m), batch) for s in (step, -step)
+        )
+        num[:, i] = ((Fp - Fm) / (2 * eps)).ravel()
+    np.testing.assert_allclose(J, num, rtol=1e-6, atol=1e-8)
+
+
 @given(seed=st.integers(0, 10_000), p=st.sampled_from([0.5, 1.0]))
 def test_permuting_examples_leaves_the_loss_trajectory_unchanged(seed: int, p: float) -> None:
     s = E.make_setup(seed, 0, N=6, d=8, d_s=3, d_m=16, tau0_power=p, regime="active")

@@ -119,29 +119,42 @@ def test_grad_property(seed: int, d_m: int, N: int) -> None:
     assert _holds("wu2023.grad", seed, d_m=d_m, N=N, d=4, d_s=3)
 
 
+#: Worst-case search budgets of one start and no local iteration (the starting draw only): the property
+#: runs below check the random draws at many seeds; the searches have their own tests further down.
+_NO_SEARCH: dict[str, tuple[int, ...]] = {
+    "wu2023.softmax.lip": (2, 1, 0),
+    "wu2023.alpha.psd": (2, 2, 2, 1, 0),
+    "wu2023.ntk.mineig": (2, 2, 1, 0),
+    "wu2023.pl": (2, 2, 2, 2, 1, 0),
+    "wu2023.ntk.floor": (2, 2, 2, 2, 1, 0),
+    "wu2023.lipschitz": (1, 2, 1, 1, 1, 0, 0),
+}
+
+
 @given(seed=st.integers(0, 10_000), k=st.integers(2, 9))
 def test_softmax_lip_property(seed: int, k: int) -> None:
-    assert _holds("wu2023.softmax.lip", seed, k=k, samples=500)
+    assert _holds("wu2023.softmax.lip", seed, k=k, samples=500, search=_NO_SEARCH["wu2023.softmax.lip"])
 
 
 @given(seed=st.integers(0, 10_000))
 def test_alpha_psd_and_ntk_mineig_property(seed: int) -> None:
-    assert _holds("wu2023.alpha.psd", seed, sets=10)
-    assert _holds("wu2023.ntk.mineig", seed, sets=20)
+    assert _holds("wu2023.alpha.psd", seed, sets=10, search=_NO_SEARCH["wu2023.alpha.psd"])
+    assert _holds("wu2023.ntk.mineig", seed, sets=20, search=_NO_SEARCH["wu2023.ntk.mineig"])
 
 
 @settings(max_examples=5)
 @given(seed=st.integers(0, 10_000), N=st.integers(2, 8), d_m=st.sampled_from([16, 32, 64]))
 def test_pl_and_ntk_floor_property(seed: int, N: int, d_m: int) -> None:
     kw = dict(N=N, d=2 * N, d_m=d_m, steps=20)
-    assert _holds("wu2023.pl", seed, **kw)
-    assert _holds("wu2023.ntk.floor", seed, every=10, **kw)
+    assert _holds("wu2023.pl", seed, search=_NO_SEARCH["wu2023.pl"], **kw)
+    assert _holds("wu2023.ntk.floor", seed, every=10, search=_NO_SEARCH["wu2023.ntk.floor"], **kw)
 
 
 @settings(max_examples=5)
 @given(seed=st.integers(0, 10_000), d_m=st.sampled_from([8, 16, 32]))
 def test_lipschitz_property(seed: int, d_m: int) -> None:
-    assert _holds("wu2023.lipschitz", seed, d_m=d_m, configs=6, pairs=3)
+    kw = dict(d_m=d_m, configs=6, pairs=3, search=_NO_SEARCH["wu2023.lipschitz"])
+    assert _holds("wu2023.lipschitz", seed, **kw)
 
 
 @settings(max_examples=6)
@@ -531,3 +544,82 @@ def test_premise_run_reports_the_first_failed_premise() -> None:
     huge = E.premise_run(E.PremisePoint(d_m=256, step_factor=50.0, **kw))
     assert huge["success"] == 0.0 and huge["failed"] == "sufficient decrease"
     assert G.RunState.CONVERGED == "converged"
+
+
+# -------------------------------------------------------------------------------------------------
+# worst-case searches (issue 17): each finds what the random draws miss
+# -------------------------------------------------------------------------------------------------
+
+
+def _search_catches(cid: str, **kw) -> None:
+    """``cid`` at seed 0 holds without its search (the starting draws only) and is violated with it, the
+    search recording a counterexample (worst ratio > 1) whose argument replays."""
+    r0 = run_claim(cid, seed_set=[0], raise_errors=True, search=_NO_SEARCH[cid], **kw)
+    assert r0.verdict == Verdict.HOLDS, (r0.measured, r0.notes)
+    r = run_claim(cid, seed_set=[0], raise_errors=True, **kw)
+    assert r.verdict == Verdict.VIOLATED and r.worst["ratio"] > 1, (r.measured, r.notes)
+    assert any("counterexample" in n for n in r.notes)
+
+
+def test_lipschitz_search_finds_a_rho_one_percent_too_small(monkeypatch) -> None:
+    """rho made 1 % smaller: the random draws (max ratio 0.08 at seed 0) miss it; the search, which attains
+    rho (worst ratio 1.000000 at N = 1, d_s = 2, d = d_m = 1: two equal tokens, W_Q, W_K -> 0 or W_V -> 0,
+    where rho reduces to the W_V term sqrt(sum_n c_n^2)), finds the counterexample."""
+    _wrap(monkeypatch, B, "rho_z", lambda orig: lambda *a: (0.99 * orig(*a)[0], orig(*a)[1]))
+    _search_catches("wu2023.lipschitz")
+
+
+def test_softmax_lip_search_finds_a_constant_one_percent_too_small(monkeypatch) -> None:
+    """1/2 made 1 % smaller: the random pairs of logit matrices (max Lipschitz ratio 0.42 of 1/2 at seed 0)
+    miss it; the search over pairs, which attains 1/2 (ratio 0.999995: two equal logits in a row, L' -> L),
+    finds it. (The claim's planted two-point p catches it too, through the Jacobian.)"""
+    monkeypatch.setattr(B, "SOFTMAX_LIP", 0.495)
+    r = run_claim("wu2023.softmax.lip", seed_set=[0], raise_errors=True)
+    assert r.verdict == Verdict.VIOLATED and r.worst["ratio"] > 1 > r.worst["typical"], r.worst
+
+
+def test_alpha_psd_search_finds_a_floor_one_percent_too_high(monkeypatch) -> None:
+    """eta_V/4 sigma_min(Zbar)^2 made 1 % larger: the random token sets (ratio to lambda_min(G) at most 0.72
+    at seed 0) miss it; the search, which attains the floor (ratio 1 - 5e-10 at N = d_s = d = 2: the second
+    example's tokens are -c z_2, c z_1 for the first's z_1, z_2, so every even Hermite term of G is singular
+    in the direction the linear term's minimum takes), finds it."""
+    _wrap(monkeypatch, B, "alpha_sq_floor", lambda orig: lambda *a: 1.01 * orig(*a))
+    _search_catches("wu2023.alpha.psd")
+
+
+def test_ntk_mineig_search_finds_a_smaller_kernel(monkeypatch) -> None:
+    """A limiting NTK 0.58 times ours: the random token-mean sets (lambda_min / bound >= 1.78 for ours at
+    seed 0, so 1.03) miss it; the search (worst bound / lambda_min 0.5946 for the linear bound at N = d = 2,
+    so lambda_min / bound 1.68 and 0.975) finds it."""
+    _wrap(
+        monkeypatch,
+        B,
+        "limiting_ntk",
+        lambda orig: lambda X, **k: {b: 0.58 * v for b, v in orig(X, **k).items()},
+    )
+    _search_catches("wu2023.ntk.mineig")
+
+
+def test_pl_and_floor_searches_find_a_floor_one_percent_too_high(monkeypatch) -> None:
+    """sigma_min(F_pre)^2 made 1 % larger: GD and its iterates (measured / bound >= 1.8 for pl and 1.9 for the
+    NTK floor at seed 0) miss it; the searches over theta, which attain both bounds (ratio 1: w_O -> 0
+    removes the Q/K/V blocks of K and of the gradient, and the residual takes F_pre's smallest singular
+    direction), find it."""
+    _wrap(monkeypatch, M, "sigma_min_sq", lambda orig: lambda F: 1.01 * orig(F))
+    _search_catches("wu2023.pl")
+    _search_catches("wu2023.ntk.floor")
+
+
+@pytest.mark.parametrize(
+    "ratio, shape",
+    [
+        (lambda A: E.softmax_lip_ratio(A, 1e-12), (2, 2, 2)),
+        (lambda A: E.hermite_gap(A, 1e-10)[0], (2, 2, 2)),
+        (lambda A: E.ntk_mineig_ratio(A, 1e-10, "hermite"), (3, 3)),
+    ],
+)
+def test_array_search_beats_its_draws_and_replays(ratio, shape: tuple[int, ...]) -> None:
+    """A search improves on its starting draws, stays a bound (ratio <= 1) and its argument replays."""
+    w = E.array_search(ratio, shape, np.random.default_rng(0), 2, 50)
+    assert w.typical < w.ratio <= 1 and w.argument["shape"] == list(shape)
+    assert ratio(np.reshape(w.z, shape)) == w.ratio

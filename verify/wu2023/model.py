@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import NamedTuple
 
 import numpy as np
@@ -93,11 +94,13 @@ class ShallowTransformer:
         check_choice("loss_norm", self.loss_norm, ("sum", "mean"))
         check_positive("tau0_mult", self.tau0_mult)
 
-    @property
+    # tau0 and tau1 are read at every forward and backward pass; the configuration is frozen, so each is
+    # computed once per instance (the checked bounds functions cost more than a small model's pass)
+    @cached_property
     def tau0(self) -> float:
         return self.tau0_mult * B.tau0(self.d_m, self.tau0_power)
 
-    @property
+    @cached_property
     def tau1(self) -> float:
         return B.init_variances(self.init, self.d, self.d_m).tau1
 
