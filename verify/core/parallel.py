@@ -310,6 +310,20 @@ def _run_by_id(claim_id: str, profile: str, seed: int, seed_set: tuple[int, ...]
 # ---------------------------------------------------------------- Dask
 
 
+def _run_on_cluster(c: Claim, profile: str, seed: int, seed_set: tuple[int, ...] | None) -> Result:
+    """Claim ``c`` as a Dask task whose seeds and sweep points are tasks of the same cluster: the claim
+    task leaves its worker's thread pool while it waits (``worker_client``), so a long claim is spread
+    over every worker instead of running on one."""
+    from dask.distributed import worker_client
+
+    with worker_client() as client:
+
+        def mapper(fn: Callable[[Any], Any], items: list[Any]) -> list[Any]:
+            return client.gather(client.map(fn, items, pure=False))
+
+        return run_claim(c, profile=profile, seed=seed, seed_set=seed_set, mapper=mapper)
+
+
 class _DaskExecutor:
     """A Dask client offering what :func:`run_claims` needs: ``map`` and running claims."""
 
@@ -346,8 +360,7 @@ class _DaskExecutor:
 
         # the claim travels by value, its functions by reference: workers import verify.<paper>.claims
         futures = {
-            self._client.submit(run_claim, c, profile=profile, seed=seed, seed_set=seed_set, pure=False): c
-            for c in claims
+            self._client.submit(_run_on_cluster, c, profile, seed, seed_set, pure=False): c for c in claims
         }
         for fut in dask_completed(futures):
             c = futures[fut]
