@@ -1,0 +1,31 @@
+"""The timing summary behind the README's tables: totals, shares and the longest-first schedule."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from reports.timing import main, makespan, timing_table
+from tests.test_reports import _golden_results
+from verify.cli import read_results
+from verify.core.results import write_results
+
+
+def test_makespan_is_the_longest_first_schedule() -> None:
+    assert makespan([3, 3, 2, 2, 2], 2) == 7  # longest first; the optimum (6) is not the claim
+    assert makespan([5, 1, 1], 1) == 7 and makespan([5, 1, 1], 3) == 5 and makespan([], 2) == 0
+    with pytest.raises(ValueError, match="workers"):
+        makespan([1.0], 0)
+
+
+def test_the_table_ranks_claims_by_cpu_time(tmp_path, capsys) -> None:
+    base = _golden_results()
+    results = [dataclasses.replace(r, cpu_time=10.0 * (i + 1), wall_time=1.0) for i, r in enumerate(base)]
+    text = timing_table(results, top=1, workers=2)
+    first = max(results, key=lambda r: r.cpu_time)
+    assert f"| `{first.claim_id}` |" in text and f"every other claim ({len(results) - 1})" in text
+    write_results(tmp_path / "r.json", results, "quick", 0)
+    assert main(["--from", str(tmp_path / "r.json"), "--top", "1"]) == 0
+    assert capsys.readouterr().out == text
+    assert read_results(tmp_path / "r.json")[0].cpu_time == results[0].cpu_time
