@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 from scipy import stats
 from scipy.optimize import minimize
+from scipy.special import expit
 
 from bounds import deora2023 as B
 from bounds.checks import check_array, check_int
@@ -107,6 +108,28 @@ def shift(params: Params, direction: np.ndarray, lam: float) -> dict[str, np.nda
     full = np.zeros(M.n_params(H, T, d))
     full[: direction.size] = direction
     return M.unpack(M.pack(params) + lam * full, H, T, d)
+
+
+def taylor_ratios(
+    params0: Params, X: np.ndarray, y: np.ndarray, directions: np.ndarray, lams: np.ndarray | list[float]
+) -> np.ndarray:
+    """(k, len(lams)): per direction theta_* (a row of ``directions`` (k, p), unit vectors, packed) and per
+    lambda in ``lams``, the largest (over samples) Taylor deficit
+    max(0, -(y Phi(theta_0 + lam theta_*) - y Phi(theta_0) - lam y <grad Phi(theta_0), theta_*>)) divided
+    by lam^2 beta_3(lam) / (2 sqrt(H)), beta_3(lam) = sqrt(T) R^3 (1 + 2R^2 (ubar_0 + lam)), R the token
+    radius of X."""
+    H, T, _ = M.check_params(params0)
+    directions = check_array("directions", directions, ndim=2)
+    yphi0 = y * M.phi(params0, X)
+    lin = (directions @ M.features(params0, X).T) * y  # (k, n)
+    u0, R = value_norm_max(params0), D.token_radius(X)
+    out = np.empty((directions.shape[0], len(lams)))
+    for j, lam in enumerate(np.asarray(lams, dtype=np.float64)):
+        bound = B.taylor_remainder_bound(float(lam), H, B.beta3(T, R, u0 + float(lam)))
+        for i, v in enumerate(directions):
+            yphi = y * M.phi(shift(params0, v, float(lam)), X)
+            out[i, j] = max(0.0, float(np.max(-(yphi - yphi0 - lam * lin[i])))) / bound
+    return out
 
 
 @dataclass(frozen=True)
@@ -277,70 +300,107 @@ def grad_ratio(params: Params, X: np.ndarray) -> np.ndarray:
     return np.array([g / B.grad_bound_sq(T, D.token_radius(x[None]), m) for g, x in zip(g2, X, strict=True)])
 
 
-def hess_ratio(params: Params, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(||grad^2 Phi_i|| / (beta_3/sqrt H), and the same for the single-query variant V1 (query row 0,
-    sqrt(T) -> 1, at the V1 point u_h = U_{h,0}: :func:`verify.deora2023.model.v1_head_blocks`)) for
-    every sample."""
-    H, T, _ = M.check_params(params)
-    blocks = M.phi_head_blocks(params, X)
+def _sym_norms(blocks: np.ndarray) -> np.ndarray:
+    """Spectral norm of the symmetrised per-head blocks (n, H, q, q), max over heads: (n,)."""
     blocks = (blocks + np.swapaxes(blocks, -1, -2)) / 2
-    norms = np.max(np.abs(np.linalg.eigvalsh(blocks)), axis=(1, 2))
-    sub = M.v1_head_blocks(params, X)  # the V1 model's own Hessian (rows t >= 1 of U absent)
-    sub = (sub + np.swapaxes(sub, -1, -2)) / 2
-    norms1 = np.max(np.abs(np.linalg.eigvalsh(sub)), axis=(1, 2))
+    return np.max(np.abs(np.linalg.eigvalsh(blocks)), axis=(1, 2))
+
+
+def _per_sample_radius(X: np.ndarray) -> np.ndarray:
+    return np.array([D.token_radius(x[None]) for x in X])
+
+
+def hess_ratio_full(params: Params, X: np.ndarray) -> np.ndarray:
+    """||grad^2 Phi_i|| / (beta_3/sqrt H) for every sample (exact, by the per-head blocks)."""
+    H, T, _ = M.check_params(params)
     u = value_norm_max(params)
+    bounds = np.array([B.hess_bound(T, r, u, H) for r in _per_sample_radius(X)])
+    return _sym_norms(M.phi_head_blocks(params, X)) / bounds
+
+
+def hess_ratio_v1(params: Params, X: np.ndarray) -> np.ndarray:
+    """The same for the single-query variant V1 (query row 0, sqrt(T) -> 1) at the V1 point u_h = U_{h,0},
+    with the V1 model's own Hessian (:func:`verify.deora2023.model.v1_head_blocks`; rows t >= 1 of U
+    absent)."""
+    H, _, _ = M.check_params(params)
     u1 = float(np.max(np.linalg.norm(params["U"][:, 0, :], axis=1)))
-    R = np.array([D.token_radius(x[None]) for x in X])
-    full = norms / np.array([B.hess_bound(T, r, u, H) for r in R])
-    v1 = norms1 / np.array([B.hess_bound(1, r, u1, H) for r in R])
-    return full, v1
+    bounds = np.array([B.hess_bound(1, r, u1, H) for r in _per_sample_radius(X)])
+    return _sym_norms(M.v1_head_blocks(params, X)) / bounds
+
+
+def hess_ratio(params: Params, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(:func:`hess_ratio_full`, :func:`hess_ratio_v1`) for every sample."""
+    return hess_ratio_full(params, X), hess_ratio_v1(params, X)
+
+
+def _jacobian_ratios(s: np.ndarray) -> np.ndarray:
+    """||diag(s) - s s^T|| / (1/2) for every row of s (m, T)."""
+    J = np.einsum("mi,ij->mij", s, np.eye(s.shape[1])) - s[:, :, None] * s[:, None, :]
+    return np.linalg.eigvalsh(J)[:, -1] / B.SOFTMAX_JACOBIAN_NORM
+
+
+def _variance_ratios(s: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """Var_s(a) / (range(a)^2 / 4) for every row."""
+    var = np.sum(s * a**2, 1) - np.sum(s * a, 1) ** 2
+    return var / np.vectorize(B.variance_bound)(np.ptp(a, axis=1))
+
+
+def _kappa3_ratios(s: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """|k3_s(a, b, b)| / (range(a) range(b)^2 / 4) for every row."""
+    k3 = np.sum(s * (a - np.sum(s * a, 1, keepdims=True)) * (b - np.sum(s * b, 1, keepdims=True)) ** 2, 1)
+    return np.abs(k3) / np.vectorize(B.kappa3_bound)(np.ptp(a, axis=1), np.ptp(b, axis=1))
+
+
+#: The softmax facts: name -> (how many length-T vectors the inequality takes, logits first; row ratios).
+SOFTMAX_FACTS = {"jacobian": (1, _jacobian_ratios), "variance": (2, _variance_ratios),
+                 "kappa3": (3, _kappa3_ratios)}  # fmt: skip
 
 
 def softmax_ratios(rng: np.random.Generator, draws: int) -> dict[str, float]:
     """Largest ratio to its bound of ||diag(s) - s s^T||, Var_s(a) and |k3_s(a, b, b)| over random softmax
     vectors (T in [2, 50], logit scale up to 50) plus the extremal two-point s = (1/2, 1/2, 0, ...)."""
-    worst = {"jacobian": 0.0, "variance": 0.0, "kappa3": 0.0}
+    worst = dict.fromkeys(SOFTMAX_FACTS, 0.0)
     for T in range(2, 51, 8):
         m = max(1, draws // 7)
         z = rng.standard_normal((m, T)) * rng.uniform(0, 50, size=(m, 1))
         s = softmax(z)  # the softmax the model uses
         s = np.concatenate([s, np.pad([[0.5, 0.5]], ((0, 0), (0, T - 2)))])
-        J = np.einsum("mi,ij->mij", s, np.eye(T)) - s[:, :, None] * s[:, None, :]
-        worst["jacobian"] = max(
-            worst["jacobian"], float(np.max(np.linalg.eigvalsh(J)[:, -1])) / B.SOFTMAX_JACOBIAN_NORM
-        )
         a = rng.standard_normal((s.shape[0], T)) * rng.uniform(0.1, 10, size=(s.shape[0], 1))
         b = rng.standard_normal(a.shape)
-        ra, rb = np.ptp(a, axis=1), np.ptp(b, axis=1)
-        var = np.sum(s * a**2, 1) - np.sum(s * a, 1) ** 2
-        worst["variance"] = max(worst["variance"], float(np.max(var / np.vectorize(B.variance_bound)(ra))))
-        k3 = np.sum(s * (a - np.sum(s * a, 1, keepdims=True)) * (b - np.sum(s * b, 1, keepdims=True)) ** 2, 1)
-        worst["kappa3"] = max(
-            worst["kappa3"], float(np.max(np.abs(k3) / np.vectorize(B.kappa3_bound)(ra, rb)))
-        )
+        for name, (k, fn) in SOFTMAX_FACTS.items():
+            worst[name] = max(worst[name], float(np.max(fn(s, *(a, b)[: k - 1]))))
     return worst
+
+
+def sbgrad_ratio(
+    params: Params, X: np.ndarray, y: np.ndarray, L: float | None = None, grads: Params | None = None
+) -> float:
+    """||grad L(theta)|| / (beta_2 L(theta)), beta_2 = max_i ||grad Phi_i|| (L and its gradient are
+    computed unless given)."""
+    if grads is None or L is None:
+        L, grads = M.loss_and_grad(params, X, y)
+    gnorm = math.sqrt(sum(float(np.sum(g**2)) for g in grads.values()))
+    return gnorm / B.sb_grad_bound(float(np.max(M.grad_norms(params, X))), L)
 
 
 def sbgrad_ratios(
     seed: int, H: int, n: int, steps: int, random_points: int
 ) -> tuple[np.ndarray, list[float]]:
-    """||grad L|| / (beta_2 L) at every GD iterate (eta = 1) from theta_0 and at ``random_points``
-    random theta (entries N(0, 1)), beta_2 = max_i ||grad Phi_i||."""
+    """:func:`sbgrad_ratio` at every GD iterate (eta = 1) from theta_0 and at ``random_points`` random
+    theta (entries N(0, 1))."""
     pr = make_problem(_rng(seed, 1), _rng(seed, 2), n=n, H=H)
     X, y = pr.X, pr.y
-
-    def ratio(theta, grads=None, L=None, t=None):
-        if grads is None:
-            L, grads = M.loss_and_grad(theta, X, y)
-        gnorm = math.sqrt(sum(float(np.sum(g**2)) for g in grads.values()))
-        return gnorm / B.sb_grad_bound(float(np.max(M.grad_norms(theta, X))), L)
-
     traj = gradient_descent(
-        pr.params0, lambda th: M.loss_and_grad(th, X, y, validate=False), 1.0, steps, record={"ratio": ratio}
+        pr.params0,
+        lambda th: M.loss_and_grad(th, X, y, validate=False),
+        1.0,
+        steps,
+        record={"ratio": lambda th, grads, L, t: sbgrad_ratio(th, X, y, L, grads)},
     )
     rng = _rng(seed, 3)
     rand = [
-        ratio({k: rng.standard_normal(v.shape) for k, v in pr.params0.items()}) for _ in range(random_points)
+        sbgrad_ratio({k: rng.standard_normal(v.shape) for k, v in pr.params0.items()}, X, y)
+        for _ in range(random_points)
     ]
     return traj.extras["ratio"], rand
 
@@ -355,12 +415,38 @@ class QuasiconvexPairs:
     used: int
 
 
+def qc_c(th: Params, th2: Params, R: float) -> float:
+    """c = kappa D^2 with D = ||theta - theta'|| and kappa = beta_3(R, larger endpoint value norm)/sqrt(H)
+    (max_h ||U_h|| on the segment is at most its value at an endpoint)."""
+    H, T, _ = M.check_params(th)
+    kappa = B.weak_convexity_modulus(B.beta3(T, R, max(value_norm_max(th), value_norm_max(th2))), H)
+    return kappa * dist(th, th2) ** 2
+
+
+def qc_inner_ratio(th: Params, th2: Params, X: np.ndarray, y: np.ndarray, c: float) -> float:
+    """(1-a) L(t) / (<grad L(t), t-t'> + (1+a) L(t')): above 1 iff the inner-product inequality fails
+    (inf when the denominator is not positive)."""
+    L1, g1 = M.loss_and_grad(th, X, y)
+    L2 = M.loss(th2, X, y)
+    inner = sum(float(np.sum(g1[k] * (th[k] - th2[k]))) for k in th)
+    a = B.qc_a(c)
+    den = inner + (1 + a) * L2
+    return (B.qc_inner_lower(L1, L2, c) + (1 + a) * L2) / den if den > 0 else math.inf
+
+
+def qc_segment_ratio(
+    th: Params, th2: Params, X: np.ndarray, y: np.ndarray, c: float, seg_points: int
+) -> float:
+    """max_seg L (1 - c/2) / max(L(t), L(t')), the segment maximum on ``seg_points`` points."""
+    seg = max(M.loss(lerp(th, th2, s), X, y) for s in np.linspace(0, 1, seg_points))
+    return seg / B.qc_segment_max(max(M.loss(th, X, y), M.loss(th2, X, y)), c)
+
+
 def quasiconvex_pairs(
     seed: int, H: int, n: int, pairs: int, seg_points: int, c_max: float
 ) -> QuasiconvexPairs:
     """Pairs theta = theta_0 + N(0, 0.1^2), theta' = theta + D u (u a unit direction, D log-uniform in
-    [0.01, 2]); kappa = beta_3(larger endpoint value norm)/sqrt(H), c = kappa D^2; pairs with
-    c >= c_max are skipped (the inequalities assume c < 1)."""
+    [0.01, 2]); c = :func:`qc_c`; pairs with c >= c_max are skipped (the inequalities assume c < 1)."""
     pr = make_problem(_rng(seed, 1), _rng(seed, 2), n=n, H=H)
     X, y, R = pr.X, pr.y, pr.R
     rng = _rng(seed, 3)
@@ -371,22 +457,12 @@ def quasiconvex_pairs(
         nu = math.sqrt(sum(float(np.sum(v**2)) for v in u.values()))
         Dist = float(np.exp(rng.uniform(np.log(0.01), np.log(2.0))))
         th2 = {k: th[k] + Dist * u[k] / nu for k in th}
-        kappa = B.weak_convexity_modulus(
-            B.beta3(pr.mix.T, R, max(value_norm_max(th), value_norm_max(th2))), H
-        )
-        c = kappa * Dist * Dist
+        c = qc_c(th, th2, R)
         if c >= c_max:
             continue
         used += 1
-        L1, g1 = M.loss_and_grad(th, X, y)
-        L2 = M.loss(th2, X, y)
-        inner = sum(float(np.sum(g1[k] * (th[k] - th2[k]))) for k in th)
-        lower = B.qc_inner_lower(L1, L2, c)  # (1-a)L1 - (1+a)L2
-        a = B.qc_a(c)
-        den = inner + (1 + a) * L2
-        r1s.append((lower + (1 + a) * L2) / den if den > 0 else math.inf)
-        seg = max(M.loss(lerp(th, th2, s), X, y) for s in np.linspace(0, 1, seg_points))
-        r2s.append(seg / B.qc_segment_max(max(L1, L2), c))
+        r1s.append(qc_inner_ratio(th, th2, X, y, c))
+        r2s.append(qc_segment_ratio(th, th2, X, y, c, seg_points))
     return QuasiconvexPairs(r1s, r2s, used)
 
 
@@ -467,6 +543,17 @@ def wc_point(p: WcPoint) -> dict[str, float]:
         "beta3": B.beta3(T, D.token_radius(X), value_norm_max(params)),
         "H": H,
     }
+
+
+def sbwc_ratio(q: Mapping[str, float]) -> float:
+    """max(0, -lambda_min(grad^2 L)) / ((beta_3/sqrt(H)) L) at a :func:`wc_point`."""
+    return max(0.0, -q["lam_min"]) / (B.weak_convexity_modulus(q["beta3"], int(q["H"])) * q["L"])
+
+
+def smooth_ratios(q: Mapping[str, float]) -> tuple[float, float]:
+    """||grad^2 L|| divided by the (self-bounded, global) smoothness bounds at a :func:`wc_point`."""
+    sb, glob = B.smoothness_bounds(q["beta2"], q["beta3"], int(q["H"]), q["L"])
+    return q["norm"] / sb, q["norm"] / glob
 
 
 @dataclass(frozen=True)
@@ -831,19 +918,229 @@ def clear_caches() -> None:
         fn.cache_clear()
 
 
+# ---- worst-case searches (verify/numerics/worstcase.py) ------------------------------------------------
+
+#: Box of the loss-level searches: U entries (polar: ||U||_F) and R below LOSS_BOX, so that |y Phi| stays
+#: far below the ~745 where the logistic loss underflows to 0.
+LOSS_BOX = 10.0
+#: Smallest token radius of the loss-level searches (R -> 0 is a limit of some of their worst cases).
+LOSS_R_MIN = 1e-6
+#: Smallest step lambda of the Taylor search (R = 1): smaller steps add round-off, not new cases.
+TAYLOR_LAM_MIN = 1e-3
+ONE_LABEL = np.ones(1)
+
+
+def _search(
+    ratio: Callable[[np.ndarray], float],
+    dim: int,
+    rng: np.random.Generator,
+    starts: int,
+    maxiter: int,
+    argument: dict[str, object],
+) -> WorstCase:
+    """:func:`worst_case` from N(0, 1) starts in R^dim, recording ``argument`` (what replays z)."""
+    w = worst_case(ratio, lambda g: g.standard_normal(dim), rng, starts=starts, maxiter=maxiter)
+    return replace(w, argument=argument)
+
+
+def _split(z: np.ndarray, sizes: tuple[int, ...]) -> list[np.ndarray]:
+    return np.split(z, np.cumsum(sizes)[:-1])
+
+
+def _unit_tokens(x: np.ndarray, T: int, d: int) -> np.ndarray:
+    """One sample (1, T, d) scaled to token radius R = 1."""
+    X = x.reshape(1, T, d)
+    return X / D.token_radius(X)
+
+
 def grad_ratio_search(
     rng: np.random.Generator, H: int, T: int, d: int, starts: int, maxiter: int
 ) -> WorstCase:
     """Worst case of ||grad Phi(theta; X)||^2 / beta_2^2 over every theta = (U, W) and one sample X (T, d):
     the search variable z is (U, W, X) flattened; starts are N(0, 1) draws."""
-    sizes = (H * T * d, H * d * d)
+    sizes = (H * T * d, H * d * d, T * d)
 
     def ratio(z: np.ndarray) -> float:
-        U, W, X = np.split(z, np.cumsum(sizes))
+        U, W, X = _split(z, sizes)
         params = {"U": U.reshape(H, T, d), "W": W.reshape(H, d, d)}
         return float(grad_ratio(params, X.reshape(1, T, d))[0])
 
-    w = worst_case(
-        ratio, lambda g: g.standard_normal(sum(sizes) + T * d), rng, starts=starts, maxiter=maxiter
+    return _search(ratio, sum(sizes), rng, starts, maxiter, {"H": H, "T": T, "d": d})
+
+
+def _polar_U(u: np.ndarray, root: float, T: int, d: int) -> np.ndarray:
+    """U (1, T, d) with its first u.size / d rows along u, the others 0, and ||U||_F = (root / 2)^2: the polar
+    form reaches U = 0, where beta_3 has a kink and the Hessian bound is attained, at a smooth maximum (the
+    1/2 starts ||U||_F near 1/4, away from the basin of the weaker maximum at ||U|| R^2 -> infinity)."""
+    U = np.zeros((1, T, d))
+    U[0, : u.size // d] = (root / 2) ** 2 * (u / np.linalg.norm(u)).reshape(-1, d)
+    return U
+
+
+def hess_ratio_search(
+    rng: np.random.Generator, variant: str, T: int, d: int, starts: int, maxiter: int
+) -> WorstCase:
+    """Worst case of ||grad^2 Phi|| / (beta_3/sqrt H) over every theta and one sample X (T, d) at H = 1, for
+    the full model (``variant`` "full") or V1 ("V1": U holds only the query row u). z = (direction of U,
+    l, W, X): U in polar form (:func:`_polar_U`; the bound has a kink at U = 0, where it can be attained),
+    X scaled to R = 1 (the ratio is invariant under (X, U, W) -> (c X, U/c^2, W/c^2)). H = 1 loses nothing:
+    the Hessian is block-diagonal over heads and beta_3 uses max_h ||U_h||, so the ratio at H heads is at
+    most that of its worst head alone."""
+    rows = {"full": T, "V1": 1}[variant]
+    sizes = (rows * d, 1, d * d, T * d)
+    measure = hess_ratio_full if variant == "full" else hess_ratio_v1
+
+    def ratio(z: np.ndarray) -> float:
+        u, root, W, x = _split(z, sizes)
+        params = {"U": _polar_U(u, float(root[0]), T, d), "W": W.reshape(1, d, d)}
+        return float(measure(params, _unit_tokens(x, T, d))[0])
+
+    return _search(ratio, sum(sizes), rng, starts, maxiter, {"variant": variant, "H": 1, "T": T, "d": d})
+
+
+def softmax_ratio_search(
+    rng: np.random.Generator, T: int, starts: int, maxiter: int, rtol: float
+) -> dict[str, WorstCase]:
+    """Worst case of each softmax fact (:data:`SOFTMAX_FACTS`) over the logits and the vectors it takes:
+    z = (logits, a, b)[:k T]. The ratio is divided by 1 + rtol (the claim's round-off margin: the
+    Jacobian and Popoviciu bounds are attained exactly, where float64 lands on either side of 1)."""
+    out = {}
+    for name, (k, fn) in SOFTMAX_FACTS.items():
+
+        def ratio(z: np.ndarray, k: int = k, fn: Callable[..., np.ndarray] = fn) -> float:
+            rows = z.reshape(k, 1, T)
+            return float(fn(softmax(rows[0]), *rows[1:])[0]) / (1 + rtol)
+
+        out[name] = _search(ratio, k * T, rng, starts, maxiter, {"fact": name, "T": T, "rtol": rtol})
+    return out
+
+
+def _soft_clamp(v: float, lo: float, hi: float) -> float:
+    """lo + softplus(v - lo) - softplus(v - hi): about v between lo and hi, smoothly into (lo, hi)."""
+    return lo + float(np.logaddexp(0.0, v - lo) - np.logaddexp(0.0, v - hi))
+
+
+def _bounded_point(
+    z: np.ndarray, H: int, T: int, d: int, polar: bool
+) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """theta and one sample X from z = (U, W, x, r) (``polar``: (u, l, W, x, r)), of size
+    :func:`_bounded_dim`: U = b tanh(z_U / b) entrywise (``polar``: U = ||U||_F u/||u|| with ||U||_F =
+    b tanh(l^2 / b), so that U = 0, a kink of beta_3, is a smooth point), W = z_W / R^2 (attention logits of
+    order z_W at any R), X = R x / max_t ||x_t|| with log R = r smoothly clamped (:func:`_soft_clamp`) to
+    (log R_min, log b); b = :data:`LOSS_BOX`, R_min = :data:`LOSS_R_MIN`."""
+    u, root, W, x, r = _split(z, (H * T * d, int(polar), H * d * d, T * d, 1))
+    R = math.exp(_soft_clamp(float(r[0]), math.log(LOSS_R_MIN), math.log(LOSS_BOX)))
+    if polar:
+        U = LOSS_BOX * math.tanh(float(root[0]) ** 2 / LOSS_BOX) * u / np.linalg.norm(u)
+    else:
+        U = LOSS_BOX * np.tanh(u / LOSS_BOX)
+    return {"U": U.reshape(H, T, d), "W": W.reshape(H, d, d) / R**2}, R * _unit_tokens(x, T, d)
+
+
+def _bounded_dim(H: int, T: int, d: int, polar: bool) -> int:
+    return H * T * d + int(polar) + H * d * d + T * d + 1
+
+
+def _curvature(params: dict[str, np.ndarray], X: np.ndarray) -> dict[str, float]:
+    """:func:`wc_point` of one sample with label +1, exact (dense)."""
+    H, T, d = M.check_params(params)
+    return wc_point(WcPoint(params, X, ONE_LABEL, M.n_params(H, T, d)))
+
+
+#: The loss-level searches: name -> (ratio at (theta, X) given rtol, polar U (:func:`_bounded_point`)).
+#: sbwc is attained at U = 0 (polar); the others lie where U is not small.
+LOSS_RATIOS: dict[str, tuple[Callable[..., float], bool]] = {
+    "sbwc": (lambda p, X, rtol: sbwc_ratio(_curvature(p, X)), True),
+    "smooth": (lambda p, X, rtol: max(smooth_ratios(_curvature(p, X))), False),
+    "sbgrad": (lambda p, X, rtol: sbgrad_ratio(p, X, ONE_LABEL) / (1 + rtol), False),
+}
+
+
+def loss_point(w: WorstCase) -> dict[str, float]:
+    """The :func:`wc_point` at the argument of a :func:`loss_ratio_search` result (replays its z)."""
+    a = w.argument
+    params, X = _bounded_point(np.array(w.z), int(a["H"]), int(a["T"]), int(a["d"]), bool(a["polar"]))
+    return _curvature(params, X)
+
+
+def loss_ratio_search(
+    rng: np.random.Generator,
+    which: str,
+    H: int,
+    T: int,
+    d: int,
+    starts: int,
+    maxiter: int,
+    rtol: float = 0.0,
+) -> WorstCase:
+    """Worst case of a loss-level ratio (:data:`LOSS_RATIOS`) over every theta and a one-sample data set
+    (X, y = +1) in the box of :func:`_bounded_point`: ``which`` is "sbwc" (:func:`sbwc_ratio`), "smooth"
+    (the larger of the two :func:`smooth_ratios`; both from the exact dense Hessian of L, :func:`wc_point`)
+    or "sbgrad" (:func:`sbgrad_ratio`, divided by 1 + rtol: it is attained as y Phi -> infinity, where
+    float64 lands on either side of 1). One sample loses nothing: each bound is a sum over samples of
+    per-sample terms that the per-sample bound dominates, with beta_2, beta_3 the largest over samples;
+    y = +1 loses nothing: y Phi(theta; X) = Phi(theta; y X)."""
+    measure, polar = LOSS_RATIOS[which]
+
+    def ratio(z: np.ndarray) -> float:
+        return float(measure(*_bounded_point(z, H, T, d, polar), rtol))
+
+    arg = {"ratio": which, "H": H, "T": T, "d": d, "polar": polar, "box": LOSS_BOX, "rtol": rtol}
+    return _search(ratio, _bounded_dim(H, T, d, polar), rng, starts, maxiter, arg)
+
+
+def taylor_ratio_search(rng: np.random.Generator, T: int, d: int, starts: int, maxiter: int) -> WorstCase:
+    """Worst case of the Taylor ratio (:func:`taylor_ratios`) over every theta_0, every lambda >=
+    :data:`TAYLOR_LAM_MIN` and one sample X (T, d) at H = 1, along theta_* = +-(the eigenvector of the most
+    negative eigenvalue of grad^2 Phi(theta_0; X)), the direction of the largest second-order deficit (the
+    larger ratio of the two signs): z = (U_0 polar as in :func:`_polar_U`, W_0, X, z_lam) with
+    lambda = lambda_min + (z_lam / 10)^2, X scaled to R = 1 (the ratio is invariant under
+    (X, U_0, W_0, lambda) -> (c X, U_0/c^2, W_0/c^2, lambda/c^2)). H = 1 loses nothing: the Hessian is
+    block-diagonal over heads and the step's norm splits over them."""
+    sizes = (T * d, 1, d * d, T * d, 1)
+
+    def lam(z_lam: float) -> float:
+        return TAYLOR_LAM_MIN + (z_lam / 10) ** 2
+
+    def ratio(z: np.ndarray) -> float:
+        u, root, W, x, z_lam = _split(z, sizes)
+        params0 = {"U": _polar_U(u, float(root[0]), T, d), "W": W.reshape(1, d, d)}
+        X = _unit_tokens(x, T, d)
+        v = np.linalg.eigh(M.hessian_phi(params0, X[0]))[1][:, 0]
+        return float(np.max(taylor_ratios(params0, X, ONE_LABEL, np.stack([v, -v]), [lam(z_lam[0])])))
+
+    return _search(
+        ratio, sum(sizes), rng, starts, maxiter, {"H": 1, "T": T, "d": d, "lam_min": TAYLOR_LAM_MIN}
     )
-    return replace(w, argument={"H": H, "T": T, "d": d})
+
+
+def _qc_distance(params: Params, R: float, c: float) -> float:
+    """The D with kappa_hi(D) D^2 = c, kappa_hi(D) = beta_3(R, u + D)/sqrt(H) >= the kappa of any pair at
+    distance D (u = max_h ||U_h|| of theta): the real root of a cubic increasing on D > 0."""
+    H, T, _ = M.check_params(params)
+    A = B.weak_convexity_modulus(B.beta3(T, R, value_norm_max(params)), H)  # the D^2 coefficient
+    C = 2 * math.sqrt(T) * R**5 / math.sqrt(H)  # the D^3 coefficient: beta_3 is affine in u
+    roots = np.roots([C, A, 0.0, -c])
+    return float(max(r.real for r in roots if abs(r.imag) <= 1e-12 * abs(r) and r.real > 0))
+
+
+def quasiconvex_search(
+    rng: np.random.Generator, H: int, T: int, d: int, starts: int, maxiter: int, c_max: float
+) -> WorstCase:
+    """Worst case of the inner-product inequality (:func:`qc_inner_ratio`) over every theta, unit direction
+    u and one-sample data set (X, y = +1) in the box of :func:`_bounded_point`, theta' = theta + D u with
+    D from c_hi = c_max sigmoid(z_c) (:func:`_qc_distance`), so that c = kappa D^2 <= c_hi < c_max:
+    z = (theta and X as in the box, u, z_c)."""
+    p = M.n_params(H, T, d)
+    sizes = (_bounded_dim(H, T, d, False), p, 1)
+
+    def ratio(z: np.ndarray) -> float:
+        point, u, zc = _split(z, sizes)
+        th, X = _bounded_point(point, H, T, d, False)
+        R = D.token_radius(X)
+        step = _qc_distance(th, R, c_max * float(expit(zc[0]))) * u / np.linalg.norm(u)
+        th2 = {k: v + s for (k, v), s in zip(th.items(), M.unpack(step, H, T, d).values(), strict=True)}
+        return qc_inner_ratio(th, th2, X, ONE_LABEL, qc_c(th, th2, R))
+
+    arg = {"H": H, "T": T, "d": d, "box": LOSS_BOX, "c_max": c_max}
+    return _search(ratio, sum(sizes), rng, starts, maxiter, arg)
