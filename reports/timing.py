@@ -30,6 +30,8 @@ def makespan(times: Sequence[float], workers: int) -> float:
 
 
 def _minutes(seconds: float) -> str:
+    if seconds < 10:
+        return f"{seconds:.1f} s"
     return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.1f} min"
 
 
