@@ -1,6 +1,7 @@
 """Paper-scale runs: every claim at the papers' sizes (``pytest --runslow verify/test_paper_profile.py``).
 
-Marked slow (about half an hour on 2 cores in all); the default run covers the quick profile.
+Marked slow (about 3.6 hours of CPU in all, see the README's timing section); the default run covers
+the quick profile.
 """
 
 from __future__ import annotations
