@@ -50,3 +50,8 @@ def cached_run(claim_id: str, profile: str = "quick", seed: int = 0) -> Result:
     The baseline gate and the claim tests share these runs; callers must not mutate the result.
     """
     return run_claim(claim_id, profile=profile, seed=seed)
+
+
+def without_times(r: Result) -> dict:
+    """``r.to_dict()`` without its wall and CPU times: what must be bit-identical between two runs."""
+    return {k: v for k, v in r.to_dict().items() if k not in ("wall_time", "cpu_time")}

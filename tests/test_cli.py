@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from tests.support import without_times
 from verify.cli import main, parse_seeds, read_results
 from verify.core import Kind, Provenance, Verdict, claim, match_claims, run_claim, run_claims
 from verify.core.progress import Progress
@@ -107,19 +108,17 @@ def test_process_pool_gives_the_serial_results(toy_claims, jobs) -> None:
     serial = run_claims(claims, seed=3)
     pooled = run_claims(claims, seed=3, jobs=jobs)  # claims spread over workers
     one = run_claims(match_claims(["toy.rate"]), seed=3, jobs=jobs)  # sweep points spread
-    strip = lambda r: {**r.to_dict(), "wall_time": 0, "cpu_time": 0}  # noqa: E731
-    assert [strip(r) for r in pooled] == [strip(r) for r in serial]
-    assert strip(one[0]) == strip(next(r for r in serial if r.claim_id == "toy.rate"))
+    assert [without_times(r) for r in pooled] == [without_times(r) for r in serial]
+    assert without_times(one[0]) == without_times(next(r for r in serial if r.claim_id == "toy.rate"))
 
 
 def test_the_seeds_of_one_claim_spread_over_a_process_pool_and_give_the_serial_result() -> None:
     claim = match_claims(["wu2023.softmax.lip"])
     assert str(claim[0].record.seeds) == "every"
-    strip = lambda r: {**r.to_dict(), "wall_time": 0, "cpu_time": 0}  # noqa: E731
     progress = Progress(1, io.StringIO(), live=False)
     spread = run_claims(claim, jobs=2, progress=progress)[0]
     assert progress.points is not None and progress.points(claim[0].id) == (3, 3)  # seeds as points
-    assert strip(spread) == strip(run_claims(claim)[0]) and len(spread.seeds) == 3
+    assert without_times(spread) == without_times(run_claims(claim)[0]) and len(spread.seeds) == 3
 
 
 def test_python_dash_m_verify(toy_claims) -> None:
@@ -133,12 +132,12 @@ def test_python_dash_m_verify(toy_claims) -> None:
 def test_dask_local_cluster_gives_the_serial_results() -> None:
     """Real (importable) claims: Dask workers are fresh processes that import them by name."""
     pytest.importorskip("dask.distributed")
-    strip = lambda r: {**r.to_dict(), "wall_time": 0, "cpu_time": 0}  # noqa: E731
     claims = match_claims(["wu2023.alpha.he_lecun", "wu2023.attn.degenerate", "zhang2026.K0"])
     serial = run_claims(claims, seed=2)
-    assert [strip(r) for r in run_claims(claims, seed=2, jobs=2, dask="local")] == [strip(r) for r in serial]
+    spread = run_claims(claims, seed=2, jobs=2, dask="local")
+    assert [without_times(r) for r in spread] == [without_times(r) for r in serial]
     sweep = match_claims(["wu2023.attn.degenerate"])  # one claim: its sweep points go to the workers
-    assert strip(run_claims(sweep, seed=2, jobs=2, dask="local")[0]) == strip(serial[1])
+    assert without_times(run_claims(sweep, seed=2, jobs=2, dask="local")[0]) == without_times(serial[1])
 
 
 def test_a_backend_that_cannot_start_is_a_usage_error(toy_claims, monkeypatch, capsys) -> None:
