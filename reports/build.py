@@ -36,10 +36,10 @@ class Written:
     notes: list[str] = field(default_factory=list)
 
 
-def errata(paper: str) -> str | None:
-    """The text of ``verify/<paper>/errata.md``, or None when the paper has none."""
+def companion(paper: str, name: str = "errata.md") -> str | None:
+    """The text of ``verify/<paper>/<name>`` (``errata.md``, ``derivations.md``), or None when absent."""
     try:
-        f = resources.files(f"verify.{paper}") / "errata.md"
+        f = resources.files(f"verify.{paper}") / name
         return f.read_text(encoding="utf-8") if f.is_file() else None
     except ModuleNotFoundError:
         return None
@@ -114,7 +114,18 @@ def build_report(
                 Panel(label("fig", f"{paper}.worst"), worst[paper].relative_to(out).as_posix(), caption)
             )
         for name, text in (
-            (f"{paper}.tex", paper_section(paper, rs, records, panels, refs, errata(paper))),
+            (
+                f"{paper}.tex",
+                paper_section(
+                    paper,
+                    rs,
+                    records,
+                    panels,
+                    refs,
+                    companion(paper),
+                    derivations=companion(paper, "derivations.md") is not None,
+                ),
+            ),
             (f"{paper}-details.tex", details_table(paper, rs)),
         ):
             path = out / name
@@ -140,4 +151,11 @@ def pdflatex_log_problems(log: str, *, hbox_pt: float = 1.0) -> list[str]:
     return bad
 
 
-__all__ = ["Written", "build_report", "errata", "git_commit", "pdflatex_log_problems", "registered_records"]
+__all__ = [
+    "Written",
+    "build_report",
+    "companion",
+    "git_commit",
+    "pdflatex_log_problems",
+    "registered_records",
+]

@@ -440,9 +440,18 @@ def paper_section(
     panels: Sequence[Panel],
     figure_refs: Mapping[str, list[str]],
     errata: str | None,
+    *,
+    derivations: bool = False,
 ) -> str:
-    """``<paper>.tex``: the section with the table, the figures and the errata."""
+    """``<paper>.tex``: the section with the table, the figures and the errata; ``derivations``: the paper
+    has ``verify/<paper>/derivations.md``, which the references "derivation Sect. N" cite."""
     text = rf"\section{{{escape(PAPER_TITLES.get(paper, paper))}}}\label{{{label('sec', paper)}}}" + "\n"
+    if derivations:
+        text += (
+            r"References ``derivation Sect.~$N$'' cite our derivations and reconstructions for this paper, "
+            rf"\texttt{{verify/{escape(paper)}/derivations.md}} (shipped with attncheck), not the paper."
+            + "\n\n"
+        )
     text += paper_table(paper, results, records, figure_refs)
     if panels:
         text += figures_tex(paper, panels)

@@ -1,9 +1,10 @@
 """The paper's order of claims, derived from their references (by section, then theorem).
 
 A reference names the paper's result first (``Thm 3.1(c)``, ``Lemma C.2``, ``Prop. 1``, ``Fig. 2a``,
-``Examples 2.1-2.4``, ``Sect. 4.5``) and may add the spec's section (``spec Sect. 5.3``). The key is
-(group, numbers, sub-part, kind, claim id) of the first numbered mention: group 0 when it is a result
-or section of the paper, 1 when it is a spec section (``spec Sec. 3.3``), 2 when the reference names
+``Examples 2.1-2.4``, ``Sect. 4.5``) or a section of our derivations for the paper
+(``derivation Sect. 5.3``, in ``verify/<paper>/derivations.md``). The key is (group, numbers, sub-part,
+kind, claim id) of the first numbered mention: group 0 when it is a result or section of the paper, 1
+when it is a section of our derivations, 2 when the reference names
 none (reviewer questions, reference-model checks); numbers are its dotted numbers (an appendix letter
 counts after every numbered section); the claim id is the stable fallback.
 """
@@ -52,7 +53,7 @@ _ALIASES = {
 }
 _NUM = r"(?P<num>[A-Z]?\d+(?:\.\d+)*|[A-Z](?:\.\d+)+)(?P<part>\(?[a-z]\)?)?"
 _MENTION = re.compile(
-    r"(?P<spec>spec\s+)?\b(?P<kind>"
+    r"(?P<ours>derivation\s+)?\b(?P<kind>"
     + "|".join(sorted(_ALIASES, key=len, reverse=True))
     + r")\.?\s*\(?"
     + _NUM,
@@ -78,7 +79,7 @@ def reference_key(reference: str, claim_id: str = "") -> tuple:
         return (2, (), "", 0, claim_id)
     kind = _ALIASES[m.group("kind").lower()]
     part = (m.group("part") or "").strip("()")
-    group = 1 if m.group("spec") else 0
+    group = 1 if m.group("ours") else 0
     return (group, _numbers(m.group("num")), part, _KINDS[kind], claim_id)
 
 

@@ -12,6 +12,7 @@ profiles, every pass rule with its reason and source, and the claim function's d
 from __future__ import annotations
 
 import inspect
+from importlib import resources
 from pathlib import Path
 
 from verify.core.papers import Paper, papers
@@ -99,6 +100,16 @@ def claim_section(c: Claim) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
+def _companions(key: str) -> list[str]:
+    """Links to the paper's derivations (cited as "derivation Sect. N") and errata, where they exist."""
+    files = resources.files(f"verify.{key}")
+    what = {"derivations.md": "our derivations and reconstructions, cited as \"derivation Sect. N\"",
+            "errata.md": "the errata: how seeds combine, corrections, findings, worst cases"}  # fmt: skip
+    lines = [f"- {text}: [`verify/{key}/{name}`](../verify/{key}/{name})"
+             for name, text in what.items() if (files / name).is_file()]  # fmt: skip
+    return [*lines, ""] if lines else []
+
+
 def paper_page(paper: Paper) -> str:
     """The Markdown page of one paper."""
     info = paper.info
@@ -113,6 +124,7 @@ def paper_page(paper: Paper) -> str:
         "",
         body,
         "",
+        *_companions(info.key),
         f"## Claims ({len(claims)})",
         "",
         "| claim | kind | provenance | reference |",

@@ -1,5 +1,4 @@
-"""Claims whose spec row lists several pass conditions at once (a slope window AND a constant AND a
-tolerance ...).
+"""Claims with several pass conditions at once (a slope window AND a constant AND a tolerance ...).
 
 Each condition k gets a normalised violation r_k (<= 1 means it holds): ``|x - centre| / half-width``
 for a window, ``|x| / tol`` for a tolerance, ``low / x`` for a lower threshold, 0 or "infinitely

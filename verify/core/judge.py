@@ -19,7 +19,7 @@ qualitative    measured is True                            none
 
 Round-off margin of upper/lower bounds: :data:`ROUNDOFF_RTOL` relative to the larger magnitude, i.e.
 the accumulated float64 error of the O(1e4)-deep reductions the reference models perform; a claim
-uses another value only when its spec states one (recorded in the result). An upper bound whose
+uses another value only when it states one (its rule, recorded in the result). An upper bound whose
 theory value reaches ``Evidence.trivial`` (e.g. a loss bound above the initial loss) is ``vacuous``.
 For two negative values (e.g. "slope <= -0.3") the log ratio is of the magnitudes, oriented the same
 way; slack that is undefined (mixed signs, measured exactly 0, exact identities) is ``None``.
@@ -203,7 +203,7 @@ def judge(kind: Kind, ev: Evidence) -> tuple[Verdict, float | None, list[str]]:
             rel = "above the upper" if kind == Kind.UPPER else "below the lower"
             notes.append(f"measured {fmt_sci(ev.measured)} is {rel} bound {fmt_sci(ev.theory)}")
         if ev.rtol is not None:
-            notes.append(f"tolerance from the spec: rtol = {ev.rtol:g}")
+            notes.append(f"tolerance stated by the claim: rtol = {ev.rtol:g}")
         if kind == Kind.UPPER and ev.trivial is not None and mp(ev.theory) >= mp(ev.trivial):
             notes.append("the bound is at or above the trivial value, so it says nothing here")
             if verdict == Verdict.HOLDS:

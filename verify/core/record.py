@@ -204,7 +204,7 @@ class Plot:
 class ClaimRecord:
     """Immutable description of one paper claim.
 
-    id: spec id (``wu2023.prop1``); reference: theorem / lemma / equation in the paper; assumptions:
+    id: claim id (``wu2023.prop1``); reference: theorem / lemma / equation in the paper; assumptions:
     what the claim checks before judging (a failure gives ``out_of_regime``); quick / paper: default
     parameters per profile; expect: the verdict the suite expects (``violated`` for a documented
     finding, so the CLI and the tests do not treat it as a regression); rules: the named pass rules
@@ -270,7 +270,7 @@ class Evidence:
     theory / measured: per :class:`Kind` (see its comments). failed: assumptions that did not hold
     at this point (-> ``out_of_regime``, naming them). inconclusive: a reason the data cannot decide
     (-> ``inconclusive``). rtol: the relative tolerance of an identity / the round-off margin of a
-    bound when the spec states one (default :data:`verify.core.judge.ROUNDOFF_RTOL`). trivial: a
+    bound when the claim states one (default :data:`verify.core.judge.ROUNDOFF_RTOL`). trivial: a
     value at or beyond which an upper bound says nothing (e.g. the initial loss) -> ``vacuous``.
     seeds: the seeds used (default ``[ctx.seed]``). series: curves for figures. tol: the stated
     tolerance of a rate claim's last local slope (:mod:`verify.core.judge`). headline: what the

@@ -1,4 +1,4 @@
-"""The claim registry: ``@claim(...)`` registers a function under its spec id.
+"""The claim registry: ``@claim(...)`` registers a function under its claim id.
 
 Paper packages are plugins (:mod:`verify.core.papers`, entry-point group ``attncheck.papers``);
 :func:`load_all` imports every installed paper's claims, so a new paper needs no edit here.
