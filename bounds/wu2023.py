@@ -14,6 +14,9 @@ docstrings). Contents:
   the initial norms replaced by their Gaussian high-probability values (mpmath; may be 1e40);
 * limiting NTK under tau0 = d_m^-1 and its minimum-eigenvalue bounds [DERIVED];
 * Assumptions 1-4 as checkers on a data set (forms per the reviews; constants NOT RECOVERED).
+
+The derivations and proofs behind the DERIVED and RECONSTRUCTED formulas are in
+``verify/wu2023/derivations.md`` (cited below as "derivations.md Sect. N").
 """
 
 from __future__ import annotations
@@ -62,7 +65,7 @@ THM2_DIM_ORDER = 4.0
 @dataclass(frozen=True)
 class InitVariances:
     """Entry variances eta_Q, eta_K, eta_V (W: d_m x d), eta_O (w_O: d_m) and the output scale tau1
-    [RECONSTRUCTED table, spec Sect. 2.1]."""
+    [RECONSTRUCTED table, derivations.md Sect. 2.1]."""
 
     eta_Q: float
     eta_K: float
@@ -146,7 +149,7 @@ def _cosines(Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 # ---------------------------------------------------------------------------------------------------
-# alpha = sigma_min(F_pre^0): expected Gram and Hermite floor (spec Sect. 5.3) [DERIVED]
+# alpha = sigma_min(F_pre^0): expected Gram and Hermite floor (derivations.md Sect. 5.3) [DERIVED]
 # ---------------------------------------------------------------------------------------------------
 
 
@@ -186,7 +189,7 @@ def alpha_sq_floor(Zbar: np.ndarray, eta_V: float, d_m: int) -> float:
 
 
 # ---------------------------------------------------------------------------------------------------
-# Proposition 1 [RECONSTRUCTED statement; constants ours; proof DERIVED] (spec Sect. 5.1-5.2)
+# Proposition 1 [RECONSTRUCTED statement; constants ours; proof DERIVED] (derivations.md Sect. 5.1-5.2)
 # ---------------------------------------------------------------------------------------------------
 
 
@@ -324,6 +327,7 @@ def gaussian_norm_bound(eta: float, rows: int, cols: int, t: float) -> float:
 
 # ---------------------------------------------------------------------------------------------------
 # Theorems 1 / 2 as width thresholds (mpmath) [RECONSTRUCTED mapping; orders EXACT(-from-reviews)]
+# (derivations.md Sect. 5.4)
 # ---------------------------------------------------------------------------------------------------
 
 
@@ -504,7 +508,7 @@ def thm2_min_dim(N: int) -> float:
 
 
 # ---------------------------------------------------------------------------------------------------
-# Limiting NTK under tau0 = d_m^-1 (spec Sect. 5.5) [DERIVED]
+# Limiting NTK under tau0 = d_m^-1 (derivations.md Sect. 5.5) [DERIVED]
 # ---------------------------------------------------------------------------------------------------
 
 
@@ -604,7 +608,8 @@ def _pooled_means(name: str, Z: Any) -> np.ndarray:
 
 @finite_result
 def assumption3_pooled(Zbar: np.ndarray) -> float:
-    """A3 as the spec reconstructs it: N sigma_min(Zbar)^2 / |Zbar|_F^2 (scale-free; 0 if N > d).
+    """A3 as we reconstruct it (pooled-input reading, derivations.md Sect. 4): N sigma_min(Zbar)^2 /
+    |Zbar|_F^2 (scale-free; 0 if N > d).
     Zbar: (N, d), rows = attention-weighted token means, not all zero."""
     Zbar = _pooled_means("Zbar", Zbar)
     ev = max(float(np.linalg.eigvalsh(Zbar @ Zbar.T)[0]), 0.0)
@@ -623,6 +628,6 @@ def assumption4(Xbar: np.ndarray) -> float:
 
 @finite_result
 def slope_window(claimed: float, half: float) -> list[float]:
-    """[claimed - half, claimed + half] (spec pass windows on fitted slopes); half >= 0."""
+    """[claimed - half, claimed + half] (our pass windows on fitted slopes); half >= 0."""
     claimed, half = check_real("claimed", claimed), check_real("half", half, low=0.0)
     return [claimed - half, claimed + half]

@@ -14,7 +14,8 @@ noise level ``tau``) and of measured scalars. Provenance per function:
 * NOT RECOVERED (not implemented, never guessed): the smoothness constant L, the bound alpha-bar and the
   gamma threshold of eq. (15).
 
-Magnitudes that can leave float64 (rho = 1 - 1e-17, T = 1e20) are mpmath ``mpf``.
+Magnitudes that can leave float64 (rho = 1 - 1e-17, T = 1e20) are mpmath ``mpf``. The derivations behind
+the DERIVED and RECONSTRUCTED formulas are in ``verify/yang2024/derivations.md``.
 """
 
 from __future__ import annotations

@@ -149,9 +149,10 @@ def test_bad_inputs_raise(call, err: type) -> None:
 
 # -------------------------------------------------------------------------------------------------
 # pinned formulas (issue 14, item 7): every formula of bounds/wu2023.py against an independent mpmath
-# evaluation written out here from the reconstruction's equations (Sect. 2.1, 5.1-5.5 of the spec the
-# module cites), at a small point and at a paper-scale one (N = 100, d = 128, d_s = 8, d_m = 8192, the
-# replication defaults of the paper's Sect. 5.1 setting). A changed exponent or constant fails.
+# evaluation written out here from the reconstruction's equations (verify/wu2023/derivations.md
+# Sect. 2.1, 5.1-5.5), at a small point and at a paper-scale one (N = 100, d = 128, d_s = 8,
+# d_m = 8192, the replication defaults of the paper's Sect. 5.1 setting). A changed exponent or
+# constant fails.
 # -------------------------------------------------------------------------------------------------
 
 DPS = 40
@@ -418,7 +419,7 @@ SUMMARIES = {
 def _proxy_ref(d_m, s: B.DataSummary, power: float, init: str, delta: float = 0.5):
     """(C1, C2) ratios written out from Prop. 1 with ||W_b^0|| -> sqrt(eta_b) (sqrt(d_m) + sqrt(d)),
     ||w_O^0|| -> sqrt(eta_O d_m), C_b = ||W_b^0||, alpha^2 -> (1 - delta) d_m lam0 eta_V,
-    l_0 -> (|y|^2 + tau1^2 eta_O d_m tr(G/eta_V) eta_V) / 2 (spec Sect. 2.1, 5.2-5.4)."""
+    l_0 -> (|y|^2 + tau1^2 eta_O d_m tr(G/eta_V) eta_V) / 2 (derivations.md Sect. 2.1, 5.2-5.4)."""
     dm, d, d_s = _mp(d_m), mpmath.mpf(s.d), mpmath.mpf(s.d_s)
     eta = {"lecun": 1 / d, "he": 2 / d, "ntk": mpmath.mpf(1)}[init]
     eta_O = {"lecun": 1 / dm, "he": 2 / dm, "ntk": mpmath.mpf(1)}[init]

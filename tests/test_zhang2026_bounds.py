@@ -16,8 +16,8 @@ from verify.zhang2026 import data as Da
 from verify.zhang2026 import model as Mo
 
 
-def test_tail_constant_spec_table() -> None:
-    # spec §9: D K (D-K) / (4 eta) at eta = 0.05
+def test_tail_constant_reference_table() -> None:
+    # derivations.md Sect. 6.3: D K (D-K) / (4 eta) at eta = 0.05
     for (D, K), c in {(8, 2): 480, (8, 3): 600, (12, 3): 1620, (16, 4): 3840}.items():
         assert float(B.tail_constant(D, K, 0.05)) == pytest.approx(c, rel=1e-15)
 

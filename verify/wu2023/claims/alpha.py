@@ -15,7 +15,7 @@ from verify.core import Ctx, Evidence, Kind, Provenance, Rule, Search, claim
 from verify.core.record import Seeds
 from verify.numerics.softmax import softmax
 from verify.wu2023 import experiments as E
-from verify.wu2023.claims.common import SPEC as _SPEC
+from verify.wu2023.claims.common import CRITERION as _CRITERION
 from verify.wu2023.claims.common import rate_evidence
 
 
@@ -32,7 +32,7 @@ def _conc_gap(ctx: Ctx, widths: list[int], N: int, d: int, d_s: int) -> np.ndarr
 
 @claim(
     "wu2023.alpha.gram",
-    reference="Lemma on alpha = sigma_min(F_pre^0) (reconstructed)",
+    reference="Lemma on alpha = sigma_min(F_pre^0) (reconstructed, derivation Sect. 5.3)",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
     statement="E[F_pre F_pre^T | W_Q, W_K] = d_m G with the arc-cosine closed form of G",
@@ -40,7 +40,7 @@ def _conc_gap(ctx: Ctx, widths: list[int], N: int, d: int, d_s: int) -> np.ndarr
     paper=dict(draws=40000),
     seeds=Seeds.EVERY,
     consistency=True,
-    rules={"z_max": Rule(4.0, "Monte-Carlo error allowed, in standard errors", _SPEC)},
+    rules={"z_max": Rule(4.0, "Monte-Carlo error allowed, in standard errors", _CRITERION)},
     tex=r"$\mathbb{E}[F_{\mathrm{pre}}F_{\mathrm{pre}}^\top\mid W_Q,W_K]=d_mG$ with $G$ in "
     "arc-cosine closed form (Monte Carlo within $4$ s.e.)",
 )
@@ -67,7 +67,7 @@ def alpha_gram(ctx: Ctx, *, N: int, d: int, d_s: int, draws: int) -> Evidence:
 
 @claim(
     "wu2023.alpha.psd",
-    reference="Lemma on alpha = sigma_min(F_pre^0) (reconstructed)",
+    reference="Lemma on alpha = sigma_min(F_pre^0) (reconstructed, derivation Sect. 5.3)",
     kind=Kind.LOWER,
     provenance=Provenance.DERIVED,
     statement="G - (eta_V/4) Zbar Zbar^T - (eta_V/2pi) r r^T is PSD, so lambda_min(G) >= eta_V/4 "
@@ -76,7 +76,7 @@ def alpha_gram(ctx: Ctx, *, N: int, d: int, d_s: int, draws: int) -> Evidence:
     paper=dict(sets=300, search=(3, 3, 3, 10, 300)),
     seeds=Seeds.EVERY,
     consistency=True,
-    rules={"tol": Rule(-1e-10, "round-off in lambda_min, relative to |G|_2", _SPEC)},
+    rules={"tol": Rule(-1e-10, "round-off in lambda_min, relative to |G|_2", _CRITERION)},
     tex=r"$G-\frac{\eta_V}{4}\bar Z\bar Z^\top-\frac{\eta_V}{2\pi}rr^\top\succeq0$, hence "
     r"$\lambda_{\min}(G)\ge\frac{\eta_V}{4}\sigma_{\min}(\bar Z)^2$",
     search=Search(
@@ -120,7 +120,7 @@ def alpha_psd(ctx: Ctx, *, sets: int, search: tuple[int, int, int, int, int]) ->
 
 @claim(
     "wu2023.alpha.conc",
-    reference="Lemma on alpha = sigma_min(F_pre^0), concentration (reconstructed)",
+    reference="Lemma on alpha = sigma_min(F_pre^0), concentration (reconstructed, derivation Sect. 5.3)",
     kind=Kind.UPPER,
     provenance=Provenance.RECONSTRUCTED,
     statement="alpha^2 / d_m concentrates at lambda_min(G) (LeCun): mean relative gap <= 0.1 at d_m = 64 N",
@@ -129,8 +129,8 @@ def alpha_psd(ctx: Ctx, *, sets: int, search: tuple[int, int, int, int, int]) ->
     seeds=Seeds.POOLED,
     n_seeds={"quick": 20, "paper": 40},
     rules={
-        "gap_max": Rule(0.1, "relative gap allowed in the concentration regime", _SPEC),
-        "width_per_N": Rule(64, "the concentration regime: d_m >= width_per_N N", _SPEC),
+        "gap_max": Rule(0.1, "relative gap allowed in the concentration regime", _CRITERION),
+        "width_per_N": Rule(64, "the concentration regime: d_m >= width_per_N N", _CRITERION),
         "level": Rule(0.95, "one-sided level of the reported upper limit of the mean gap", "attncheck"),
     },
     tex=r"LeCun init: $\alpha^2/d_m$ concentrates at $\lambda_{\min}(G)$; the mean of "
@@ -164,7 +164,7 @@ def alpha_conc(ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int) -> Evidence:
 
 @claim(
     "wu2023.alpha.conc.rate",
-    reference="Lemma on alpha = sigma_min(F_pre^0), concentration (reconstructed)",
+    reference="Lemma on alpha = sigma_min(F_pre^0), concentration (reconstructed, derivation Sect. 5.3)",
     kind=Kind.RATE,
     provenance=Provenance.RECONSTRUCTED,
     statement="the relative gap |alpha^2 / (d_m lambda_min(G)) - 1| decays like d_m^-1/2 (LeCun)",
@@ -173,7 +173,9 @@ def alpha_conc(ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int) -> Evidence:
     seeds=Seeds.POOLED,
     n_seeds={"quick": 10, "paper": 20},
     rules={
-        "tol": Rule(0.2, "our first criterion's slope <= -0.3 is the d_m^-1/2 law with 0.2 of room", _SPEC)
+        "tol": Rule(
+            0.2, "our first criterion's slope <= -0.3 is the d_m^-1/2 law with 0.2 of room", _CRITERION
+        )
     },
     tex=r"LeCun init: the relative gap $|\alpha^2/(d_m\lambda_{\min}(G))-1|$ decays like "
     "$d_m^{-1/2}$",
@@ -200,15 +202,15 @@ def alpha_conc_rate(ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int]) ->
 
 @claim(
     "wu2023.alpha.width",
-    reference="Lemma on alpha = sigma_min(F_pre^0) (reconstructed)",
+    reference="Lemma on alpha = sigma_min(F_pre^0) (reconstructed, derivation Sect. 5.3)",
     kind=Kind.RATE,
     provenance=Provenance.RECONSTRUCTED,
     statement="alpha^2 = Theta(d_m) under LeCun init (alpha^2 grows like d_m^1)",
     quick=dict(N=10, d=16, d_s=4, widths=[80, 160, 320, 640], tau0_power=0.5),
     seeds=Seeds.POOLED,
     rules={
-        "tol": Rule(0.2, "our first criterion's slope window [0.8, 1.2] around 1", _SPEC),
-        "width_per_N": Rule(8, "alpha^2 is Theta(d_m) only for d_m >= width_per_N N", _SPEC),
+        "tol": Rule(0.2, "our first criterion's slope window [0.8, 1.2] around 1", _CRITERION),
+        "width_per_N": Rule(8, "alpha^2 is Theta(d_m) only for d_m >= width_per_N N", _CRITERION),
     },
     tex=r"LeCun init: $\alpha^2=\sigma_{\min}(F_{\mathrm{pre}}^0)^2=\Theta(d_m)$ (exponent $1$)",
     plot=dict(
@@ -234,7 +236,7 @@ def alpha_width(ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int], tau0_p
 
 @claim(
     "wu2023.alpha.he_lecun",
-    reference="Lemma on alpha = sigma_min(F_pre^0) (reconstructed)",
+    reference="Lemma on alpha = sigma_min(F_pre^0) (reconstructed, derivation Sect. 5.3)",
     kind=Kind.TWO_SIDED,
     provenance=Provenance.DERIVED,
     statement="under tau0 = d_m^-1 at large width alpha_He^2 / alpha_LeCun^2 -> 2",
@@ -242,8 +244,8 @@ def alpha_width(ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int], tau0_p
     paper=dict(d_m=4096),
     seeds=Seeds.EVERY,
     rules={
-        "ratio_window": Rule((1.9, 2.1), "the limit 2 with room for finite widths", _SPEC),
-        "min_width": Rule(512, "the softmax is near-uniform only at large widths", _SPEC),
+        "ratio_window": Rule((1.9, 2.1), "the limit 2 with room for finite widths", _CRITERION),
+        "min_width": Rule(512, "the softmax is near-uniform only at large widths", _CRITERION),
     },
     tex=r"$\tau_0=d_m^{-1}$, large $d_m$: $\alpha_{\mathrm{He}}^2/\alpha_{\mathrm{LeCun}}^2\to2$ "
     "(window $[1.9,2.1]$)",

@@ -14,9 +14,9 @@ from verify.core.record import Seeds, Verdict
 from verify.wu2023 import data as D
 from verify.wu2023 import experiments as E
 
-_SPEC = "reconstruction pass criterion"
-_FLOOR = Rule(1e-3, "bounded away from 0 whenever N <= d / d_per_N", _SPEC)
-_D_PER_N = Rule(2, "A3 in this form needs d >= N; checked with a margin of 2", _SPEC)
+_CRITERION = "reconstruction pass criterion"
+_FLOOR = Rule(1e-3, "bounded away from 0 whenever N <= d / d_per_N", _CRITERION)
+_D_PER_N = Rule(2, "A3 in this form needs d >= N; checked with a margin of 2", _CRITERION)
 
 
 def _a124(X: np.ndarray) -> str:
@@ -29,7 +29,8 @@ def _a124(X: np.ndarray) -> str:
 
 @claim(
     "wu2023.assump3",
-    reference="Assumption 3, our pooled-input reading (checked on IMDB/MNIST in the paper)",
+    reference="Assumption 3, our pooled-input reading (checked on IMDB/MNIST in the paper); "
+    "derivation Sect. 4",
     kind=Kind.LOWER,
     provenance=Provenance.RECONSTRUCTED,
     statement="on Gaussian tokens with N <= d/2 the pooled-input non-degeneracy N sigma_min(Zbar)^2/"
@@ -81,14 +82,14 @@ def assump3(ctx: Ctx, *, d: int, d_s: int, Ns: list[int], widths: list[int]) -> 
 
 @claim(
     "wu2023.assump3.rank",
-    reference="Assumption 3, pooled-input reading (it forces d >= N)",
+    reference="Assumption 3, pooled-input reading (it forces d >= N); derivation Sect. 4",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
     statement="for N > d the pooled-input quantity sigma_min(Zbar) is 0 (so A3 in this form needs d >= N)",
     quick=dict(d=8, d_s=4, N=16, d_m=64),
     seeds=Seeds.EVERY,
     consistency=True,
-    rules={"zero_tol": Rule(1e-12, "zero up to round-off", _SPEC)},
+    rules={"zero_tol": Rule(1e-12, "zero up to round-off", _CRITERION)},
     tex=r"for $N>d$, $\sigma_{\min}(\bar Z)=0$ ($\bar Z$ is $N\times d$): Assumption 3 in this "
     r"reading needs $d\ge N$",
 )
@@ -110,7 +111,7 @@ def assump3_rank(ctx: Ctx, *, d: int, d_s: int, N: int, d_m: int) -> Evidence:
 
 @claim(
     "wu2023.assump3.digits",
-    reference="Assumption 3 on real data (paper: IMDB, MNIST), pooled-input reading",
+    reference="Assumption 3 on real data (paper: IMDB, MNIST), pooled-input reading; derivation Sect. 4",
     kind=Kind.LOWER,
     provenance=Provenance.RECONSTRUCTED,
     statement="on scikit-learn digits (8 row-tokens of dim 8) with N <= d/2 the A3 quantity stays >= 1e-3",
@@ -149,7 +150,7 @@ def assump3_digits(ctx: Ctx, *, Ns: list[int], widths: list[int], big_Ns: list[i
 @claim(
     "wu2023.assump3.tail",
     reference="Assumption 3 in the reviews' form: a tail bound on <X_i^T X_i, X_j^T X_j> with a constant "
-    "c-hat (checked on IMDB / MNIST in the paper)",
+    "c-hat (checked on IMDB / MNIST in the paper); our tail form: derivation Sect. 4",
     kind=Kind.UPPER,
     provenance=Provenance.RECONSTRUCTED,
     statement="on scikit-learn digits (hundreds of images; 8 row-tokens, and 4 patches of 4x4) the "
@@ -206,7 +207,7 @@ def assump3_tail(ctx: Ctx, *, N: int) -> Evidence:
 @claim(
     "wu2023.review.d_below_N",
     reference="reviewer question 'is d >= N needed?' (our Assumption 3 reading needs d >= N; the reviews: "
-    "Thm 2 needs d ~ N^4); Prop. 1 (alpha > 0 is what the PL argument uses)",
+    "Thm 2 needs d ~ N^4); Prop. 1 (alpha > 0 is what the PL argument uses); derivation Sect. 5.3",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
     statement="on digit rows with d = 8 < N (pooled-input quantity 0), GD (LeCun, tau0 = d_m^-1/2, gamma "

@@ -10,7 +10,7 @@ import numpy as np
 from verify.core import Ctx, Evidence, Kind, Provenance, Rule, claim
 from verify.core.record import Seeds
 from verify.wu2023 import experiments as E
-from verify.wu2023.claims.common import SPEC, rate_evidence
+from verify.wu2023.claims.common import CRITERION, rate_evidence
 
 #: Our first criterion asks for the mean over >= 20 seeds of the (noisy) attention deviation.
 _S_DEV_SEEDS = {"quick": 20, "paper": 40}
@@ -18,14 +18,14 @@ _S_DEV_SEEDS = {"quick": 20, "paper": 40}
 
 @claim(
     "wu2023.attn.degenerate",
-    reference="Sect. 4 scaling discussion (tau0 = d_m^-1)",
+    reference="Sect. 4 scaling discussion (tau0 = d_m^-1); derivation Sect. 2.2",
     kind=Kind.RATE,
     provenance=Provenance.DERIVED,
     statement="under tau0 = d_m^-1, max|S - 1/d_s| decays like d_m^-1/2 (attention -> average pooling)",
     quick=dict(widths=[16, 64, 256, 1024, 4096], d=6, d_s=5),
     seeds=Seeds.POOLED,
     n_seeds=_S_DEV_SEEDS,
-    rules={"tol": Rule(0.15, "our first criterion's slope window [-0.65, -0.35] around -1/2", SPEC)},
+    rules={"tol": Rule(0.15, "our first criterion's slope window [-0.65, -0.35] around -1/2", CRITERION)},
     tex=r"$\tau_0=d_m^{-1}$: $\max_{ij}|S_{ij}-1/d_s|$ decays like $d_m^{-1/2}$ (attention tends "
     "to average pooling)",
     plot=dict(
@@ -50,14 +50,14 @@ def attn_degenerate(ctx: Ctx, *, widths: list[int], d: int, d_s: int) -> Evidenc
 
 @claim(
     "wu2023.attn.degenerate.sqrt",
-    reference="Sect. 4 scaling discussion (tau0 = d_m^-1/2)",
+    reference="Sect. 4 scaling discussion (tau0 = d_m^-1/2); derivation Sect. 2.2",
     kind=Kind.RATE,
     provenance=Provenance.DERIVED,
     statement="under tau0 = d_m^-1/2 the attention does not become uniform: max|S - 1/d_s| = Theta(1)",
     quick=dict(widths=[16, 64, 256, 1024, 4096], d=6, d_s=5),
     seeds=Seeds.POOLED,
     n_seeds=_S_DEV_SEEDS,
-    rules={"tol": Rule(0.15, "our first criterion's window |slope| <= 0.15 (Theta(1): no trend)", SPEC)},
+    rules={"tol": Rule(0.15, "our first criterion's window |slope| <= 0.15 (Theta(1): no trend)", CRITERION)},
     tex=r"$\tau_0=d_m^{-1/2}$: $\max_{ij}|S_{ij}-1/d_s|=\Theta(1)$ in $d_m$ (exponent $0$: no "
     "uniform attention)",
     plot=dict(
@@ -80,14 +80,14 @@ def attn_nondegenerate(ctx: Ctx, *, widths: list[int], d: int, d_s: int) -> Evid
 
 @claim(
     "wu2023.qk.vanish",
-    reference="Sect. 4.5 (loss of pairwise interaction under d_m^-1)",
+    reference="Sect. 4.5 (loss of pairwise interaction under d_m^-1); derivation Sect. 2.2",
     kind=Kind.RATE,
     provenance=Provenance.DERIVED,
     statement="under tau0 = d_m^-1 the Q/K share of the NTK relative to the V block decays like 1/d_m",
     quick=dict(widths=[64, 256, 1024, 4096], N=6, d=8, d_s=4),
     paper=dict(widths=[256, 1024, 4096, 16384], N=10, d=16),
     seeds=Seeds.POOLED,
-    rules={"tol": Rule(0.3, "our first criterion's window [-1.5, -0.7]: 1/d_m with 0.3 of room", SPEC)},
+    rules={"tol": Rule(0.3, "our first criterion's window [-1.5, -0.7]: 1/d_m with 0.3 of room", CRITERION)},
     tex=r"$\tau_0=d_m^{-1}$: the $Q/K$ share of the NTK, $(\|J_Q\|^2+\|J_K\|^2)/\|J_V\|^2$, decays "
     "like $d_m^{-1}$",
     plot=dict(
@@ -113,14 +113,14 @@ def qk_vanish(ctx: Ctx, *, widths: list[int], N: int, d: int, d_s: int) -> Evide
 
 @claim(
     "wu2023.qk.vanish.sqrt",
-    reference="Sect. 4 scaling discussion (tau0 = d_m^-1/2)",
+    reference="Sect. 4 scaling discussion (tau0 = d_m^-1/2); derivation Sect. 2.2",
     kind=Kind.RATE,
     provenance=Provenance.DERIVED,
     statement="under tau0 = d_m^-1/2 the Q/K share of the NTK relative to the V block stays Theta(1)",
     quick=dict(widths=[64, 256, 1024, 4096], N=6, d=8, d_s=4),
     paper=dict(widths=[256, 1024, 4096, 16384], N=10, d=16),
     seeds=Seeds.POOLED,
-    rules={"tol": Rule(0.3, "our first criterion's window |slope| <= 0.3 (Theta(1): no trend)", SPEC)},
+    rules={"tol": Rule(0.3, "our first criterion's window |slope| <= 0.3 (Theta(1): no trend)", CRITERION)},
     tex=r"$\tau_0=d_m^{-1/2}$: $(\|J_Q\|^2+\|J_K\|^2)/\|J_V\|^2=\Theta(1)$ in $d_m$ (exponent $0$)",
     plot=dict(
         x="d_m",
@@ -142,7 +142,7 @@ def qk_vanish_sqrt(ctx: Ctx, *, widths: list[int], N: int, d: int, d_s: int) -> 
 
 @claim(
     "wu2023.review.pooling",
-    reference="reviewer question: attention replaced by pooling S = 11^T/d_s",
+    reference="reviewer question: attention replaced by pooling S = 11^T/d_s; derivation Sect. 2.2",
     kind=Kind.RATE,
     provenance=Provenance.DERIVED,
     statement="under tau0 = d_m^-1 the model with attention and with average pooling differ by "

@@ -11,7 +11,7 @@ from verify.core import Ctx, Evidence
 from verify.numerics.fit import fit_rate
 
 #: Source tag of the pass rules taken from our reconstruction's first pass criteria (the project-wide tag).
-SPEC = "reconstruction pass criterion"
+CRITERION = "reconstruction pass criterion"
 
 
 def rate_evidence(

@@ -29,7 +29,7 @@ def _kink_free_setup(ctx: Ctx, key: int, init: str, p: float, **sizes: int) -> E
 
 @claim(
     "wu2023.grad",
-    reference="Eq. (1.2) (hand-derived gradients)",
+    reference="Eq. (1.2) (hand-derived gradients, derivation Sect. 1.3)",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
     consistency=True,
@@ -89,7 +89,7 @@ def grad(ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int) -> Evidence:
 
 @claim(
     "wu2023.softmax.lip",
-    reference="Prop. 1 proof (the softmax is 1/2-Lipschitz)",
+    reference="Prop. 1 proof (the softmax is 1/2-Lipschitz); derivation Sect. 5.1",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
     statement="|diag(p) - pp^T|_2 <= 1/2 and the row-wise softmax is 1/2-Lipschitz in Frobenius norm",

@@ -12,19 +12,19 @@ from bounds import wu2023 as B
 from verify.core import Ctx, Evidence, Kind, Provenance, Rule, Search, claim
 from verify.core.record import Seeds
 from verify.wu2023 import experiments as E
-from verify.wu2023.claims.common import SPEC, rate_evidence
+from verify.wu2023.claims.common import CRITERION, rate_evidence
 
 
 @claim(
     "wu2023.ntk.limit",
-    reference="Thm 3 (limiting NTK, tau0 = d_m^-1)",
+    reference="Thm 3 (limiting NTK, tau0 = d_m^-1); derivation Sect. 5.5",
     kind=Kind.RATE,
     provenance=Provenance.DERIVED,
     statement="NTK init, tau0 = d_m^-1: |K(theta_0) - K_inf|_F / |K_inf|_F decays like d_m^-1/2",
     quick=dict(N=10, d=16, d_s=4, widths=[256, 1024, 4096]),
     paper=dict(widths=[256, 1024, 4096, 16384]),
     seeds=Seeds.POOLED,
-    rules={"tol": Rule(0.2, "our first criterion's slope window [-0.7, -0.3] around -1/2", SPEC)},
+    rules={"tol": Rule(0.2, "our first criterion's slope window [-0.7, -0.3] around -1/2", CRITERION)},
     tex=r"NTK init, $\tau_0=d_m^{-1}$: $\|K(\theta_0)-K_\infty\|_F/\|K_\infty\|_F$ decays like "
     "$d_m^{-1/2}$",
     plot=dict(
@@ -57,7 +57,7 @@ def ntk_limit(ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int]) -> Evide
 
 @claim(
     "wu2023.ntk.mineig",
-    reference="Thm 3 (minimum eigenvalue of the limiting NTK)",
+    reference="Thm 3 (minimum eigenvalue of the limiting NTK); derivation Sect. 5.5",
     kind=Kind.LOWER,
     provenance=Provenance.DERIVED,
     statement="lambda_min(K_inf) >= sigma_min(Xbar)^2 / 2 and lambda_min(K_O) >= mu_2^2 min|xbar|^2 "
@@ -66,7 +66,7 @@ def ntk_limit(ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int]) -> Evide
     paper=dict(sets=300, search=(4, 4, 8, 300)),
     seeds=Seeds.EVERY,
     consistency=True,
-    rules={"tol": Rule(1e-10, "round-off margin of exact eigenvalues, relative to |K_inf|_2", SPEC)},
+    rules={"tol": Rule(1e-10, "round-off margin of exact eigenvalues, relative to |K_inf|_2", CRITERION)},
     tex=r"$\lambda_{\min}(K_\infty)\ge\sigma_{\min}(\bar X)^2/2$ and "
     r"$\lambda_{\min}(K_O)\ge\mu_2^2\min_n\|\bar x_n\|^2\lambda_{\min}(U\circ U)$",
     search=Search(
@@ -124,7 +124,7 @@ def ntk_mineig(ctx: Ctx, *, sets: int, search: tuple[int, int, int, int]) -> Evi
 
 @claim(
     "wu2023.ntk.rate",
-    reference="Thm 4 (NTK stability, kernel regime)",
+    reference="Thm 4 (NTK stability, kernel regime); derivation Sect. 5.5",
     kind=Kind.UPPER,
     provenance=Provenance.RECONSTRUCTED,
     statement="NTK init, tau0 = d_m^-1: l_t <= (1 - gamma lambda_min(K_inf)/2)^t l_0 at every t, for "

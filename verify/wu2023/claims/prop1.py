@@ -17,7 +17,7 @@ from verify.numerics.worstcase import WorstCase
 from verify.wu2023 import experiments as E
 from verify.wu2023 import model as M
 
-_SPEC = "reconstruction pass criterion"
+_CRITERION = "reconstruction pass criterion"
 
 
 #: The search space of ``wu2023.pl`` and ``wu2023.ntk.floor``: every theta on the seed's data.
@@ -44,7 +44,7 @@ def _searched_lower(worst: float, found: WorstCase, rtol: float) -> Evidence:
 
 @claim(
     "wu2023.pl",
-    reference="Prop. 1 proof (PL-type inequality)",
+    reference="Prop. 1 proof (PL-type inequality); derivation Sect. 5.1",
     kind=Kind.LOWER,
     provenance=Provenance.DERIVED,
     statement="|grad l(theta)|^2 >= 2 tau1^2 sigma_min(F_pre(theta))^2 l(theta) along GD",
@@ -52,7 +52,7 @@ def _searched_lower(worst: float, found: WorstCase, rtol: float) -> Evidence:
     paper=dict(N=20, d=32, d_m=1024, steps=300, search=(3, 2, 3, 3, 6, 200)),
     seeds=Seeds.EVERY,
     consistency=True,
-    rules={"rtol": Rule(1e-10, "round-off margin of an exact inequality", _SPEC)},
+    rules={"rtol": Rule(1e-10, "round-off margin of an exact inequality", _CRITERION)},
     tex="along GD, "
     r"$\|\nabla\ell(\theta)\|^2\ge2\tau_1^2\sigma_{\min}(F_{\mathrm{pre}}(\theta))^2\,\ell(\theta)$ "
     "(PL-type inequality)",
@@ -85,7 +85,7 @@ def pl(
 
 @claim(
     "wu2023.ntk.floor",
-    reference="Prop. 1 proof (NTK floor lambda_min(K) >= tau1^2 sigma_min(F_pre)^2)",
+    reference="Prop. 1 proof (NTK floor lambda_min(K) >= tau1^2 sigma_min(F_pre)^2); derivation Sect. 5.1",
     kind=Kind.LOWER,
     provenance=Provenance.DERIVED,
     statement="lambda_min(K(theta)) >= tau1^2 sigma_min(F_pre(theta))^2 at init and along GD",
@@ -93,7 +93,7 @@ def pl(
     paper=dict(N=20, d=32, d_m=1024, steps=300, search=(3, 2, 3, 3, 6, 200)),
     seeds=Seeds.EVERY,
     consistency=True,
-    rules={"rtol": Rule(1e-8, "round-off margin of an exact inequality (eigenvalues of K)", _SPEC)},
+    rules={"rtol": Rule(1e-8, "round-off margin of an exact inequality (eigenvalues of K)", _CRITERION)},
     tex=r"$\lambda_{\min}(K(\theta))\ge\tau_1^2\sigma_{\min}(F_{\mathrm{pre}}(\theta))^2$ at init "
     "and along GD",
     search=Search(
@@ -137,7 +137,7 @@ def ntk_floor(
 
 @claim(
     "wu2023.lipschitz",
-    reference="Prop. 1 (its Lipschitz constants rho, z)",
+    reference="Prop. 1 (its Lipschitz constants rho, z); derivation Sect. 5.1",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
     statement="|F_pre(theta) - F_pre(theta')|_F <= rho |theta - theta'| and |J(theta)|_2 <= z on the ball",
@@ -213,7 +213,7 @@ def _prop1_notes(g: float, tau1: float, alpha: float, ok_t: int, steps: int, L, 
 
 @claim(
     "wu2023.prop1",
-    reference="Prop. 1 (linear rate)",
+    reference="Prop. 1 (linear rate); derivation Sect. 5.2",
     kind=Kind.UPPER,
     provenance=Provenance.RECONSTRUCTED,
     statement="l_t <= (1 - gamma tau1^2 alpha^2/4)^t l_0 wherever the per-step sufficient decrease and "
@@ -284,7 +284,7 @@ def prop1(
 
 @claim(
     "wu2023.prop1.vacuous",
-    reference="Prop. 1 conditions; Corollary 1",
+    reference="Prop. 1 conditions; Corollary 1; derivation Sect. 5.2",
     kind=Kind.CONDITION,
     provenance=Provenance.DERIVED,
     statement="the width at which the Prop. 1 conditions C1 and C2 would hold at init, against the "
@@ -329,7 +329,8 @@ def prop1_vacuous(ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int], tau0
 
 @claim(
     "wu2023.review.logplot",
-    reference="Prop. 1; reviewer question (theoretical vs empirical decay on a log scale)",
+    reference="Prop. 1; reviewer question (theoretical vs empirical decay on a log scale); "
+    "derivation Sect. 5.2",
     kind=Kind.LOWER,
     provenance=Provenance.RECONSTRUCTED,
     statement="the empirical per-step log-loss decay is at least the Prop. 1 rate -log(1 - gamma alpha^2/4)",

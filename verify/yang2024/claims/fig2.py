@@ -15,7 +15,7 @@ from verify.yang2024 import model as M
 
 @claim(
     "yang2024.ood_ratio",
-    reference="Fig. 2a (OOD above in-domain); Theorem 2 (any ||lambda|| <= B)",
+    reference="Fig. 2a (OOD above in-domain); Theorem 2 (any ||lambda|| <= B); derivation Sect. 8.6",
     kind=Kind.TWO_SIDED,
     provenance=Provenance.DERIVED,
     statement="OOD inference loss ~ E||lambda||^2_OOD / E||lambda||^2_ID (about 5x) the in-domain one",

@@ -23,7 +23,7 @@ from verify.yang2024 import model as M
 
 @claim(
     "yang2024.multihead.H1",
-    reference="Sec. 3.3 ('multi-head is necessary'), eq. (8)",
+    reference="Sec. 3.3 ('multi-head is necessary'), eq. (8); derivation Sect. 6.6",
     kind=Kind.LOWER,
     provenance=Provenance.DERIVED,
     statement="with H = 1 the global minimum L* is not reachable: Delta(Q, w) >= orthant floor > 0 for every "
@@ -130,7 +130,8 @@ def _margins(seed: int, cfg: D.Config, deficits: tuple, steps: int) -> tuple[dic
 
 @claim(
     "yang2024.heads.HltN",
-    reference="Fig. 4 and its discussion (H must be large enough); Lemma 5; Proposition 1",
+    reference="Fig. 4 and its discussion (H must be large enough); Lemma 5; Proposition 1; "
+    "derivation Sect. 8.1",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
     statement="H < N: the loss plateaus at the rank-deficit floor min_w Delta(Q, w) > 0, resolved above "
@@ -195,7 +196,8 @@ def heads_HltN(ctx: Ctx, *, config: str, Ns: tuple, deficits: tuple, steps: int)
 
 @claim(
     "yang2024.heads.speed",
-    reference="Theorem 1, eq. (18) and the remark after it (larger H, slower convergence); Figs. 4, 5",
+    reference="Theorem 1, eq. (18) and the remark after it (larger H, slower convergence); Figs. 4, 5; "
+    "derivation Sect. 8.3",
     kind=Kind.QUALITATIVE,
     provenance=Provenance.RECONSTRUCTED,
     statement="the Theorem 1 bound's guaranteed iterations to Delta <= target Delta(0), "

@@ -16,7 +16,7 @@ from verify.yang2024 import model as M
 
 @claim(
     "yang2024.lemma5",
-    reference="Lemma 5 (loss reformulation), eqs. (26)/(34)",
+    reference="Lemma 5 (loss reformulation), eqs. (26)/(34); derivation Sect. 3.1",
     kind=Kind.TWO_SIDED,
     provenance=Provenance.DERIVED,
     statement="population loss = 1/2 sum_k ||Zbar(a-hat_k - A_k)||^2 + L* (Monte-Carlo, 4 SE)",
@@ -63,7 +63,8 @@ def lemma5(ctx: Ctx, *, config: str, H: int, draws: int) -> Evidence:
 
 @claim(
     "yang2024.A_identity",
-    reference="Lemma 5, eq. (26)/(34): A = G^{-1}(Z^T Z-tilde + m tau [I, 0]); constants c_k",
+    reference="Lemma 5, eq. (26)/(34): A = G^{-1}(Z^T Z-tilde + m tau [I, 0]); constants c_k; "
+    "derivation Sect. 3.1",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
     statement="A_{:,k} = e_k and c_k = 0 for every prompt token k <= N (any Z, tau > 0)",
@@ -100,7 +101,7 @@ def A_identity(ctx: Ctx, *, cases: int) -> Evidence:
 
 @claim(
     "yang2024.grad",
-    reference="gradients of the Lemma 5 loss (hand-derived), eqs. (7a)/(7b)",
+    reference="gradients of the Lemma 5 loss (hand-derived), eqs. (7a)/(7b); derivation Sect. 3.2",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
     consistency=True,
@@ -158,7 +159,7 @@ def grad(ctx: Ctx, *, config: str, H: int, n_dirs: int) -> Evidence:
 
 @claim(
     "yang2024.Lstar_attained",
-    reference="Lemma 5 consequences; Assumption 2; eq. (8)",
+    reference="Lemma 5 consequences; Assumption 2; eq. (8); derivation Sect. 3.1",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
     statement="with H >= N and rank C_k = N, L* is attained by solving for w at fixed Q",

@@ -80,7 +80,7 @@ def prop1(ctx: Ctx, *, config: str, H_offsets: tuple, betas: tuple) -> Evidence:
 
 @claim(
     "yang2024.prop1.assump3",
-    reference="Assumption 3, Proposition 1 (proof)",
+    reference="Assumption 3, Proposition 1 (proof); derivation Sect. 4",
     kind=Kind.QUALITATIVE,
     provenance=Provenance.DERIVED,
     statement="Assumption 3 is sufficient, not necessary: orthonormal / hypercube prompt tokens keep "
@@ -128,7 +128,8 @@ def prop1_assump3(ctx: Ctx, *, config: str, H_over_N: int) -> Evidence:
 
 @claim(
     "yang2024.zeta0.scale",
-    reference="Assumption 2 / Proposition 1 / Theorem 1 (zeta_0 = min_k lambda_min(B_k^(0) B_k^(0)T))",
+    reference="Assumption 2 / Proposition 1 / Theorem 1 (zeta_0 = min_k lambda_min(B_k^(0) B_k^(0)T)); "
+    "derivation Sect. 8.2",
     kind=Kind.RATE,
     provenance=Provenance.DERIVED,
     statement="zeta_0 grows like H^1 for H >> N (law of large numbers over the heads); it is tiny near "

@@ -25,7 +25,7 @@ def _random_ridge_case(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray
 
 @claim(
     "yang2024.ridge_equiv",
-    reference="Theorem 2, eqs. (20), (22); Sec. 3.3 (push-through identity)",
+    reference="Theorem 2, eqs. (20), (22); Sec. 3.3 (push-through identity); derivation Sect. 6.1",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
     statement="A^T y = (y, Z_Q^T (Z Z^T + m tau I)^{-1} Z y): copy plus ridge with penalty m tau",
@@ -67,7 +67,7 @@ def ridge_equiv(ctx: Ctx, *, cases: int) -> Evidence:
 
 @claim(
     "yang2024.lemma4",
-    reference="Lemma 4, eqs. (24)-(25)",
+    reference="Lemma 4, eqs. (24)-(25); derivation Sect. 4",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
     statement="E over feature noise of (24) equals the ridge objective (25) with (tau/2)||lambda||^2",
@@ -127,7 +127,7 @@ def _shapes_repdim(rng: np.random.Generator) -> tuple[int, int, float]:
 
 @claim(
     "yang2024.repdim",
-    reference="Sec. 3.3, eqs. (20), (25): the role of N versus m",
+    reference="Sec. 3.3, eqs. (20), (25): the role of N versus m; derivation Sect. 6.5",
     kind=Kind.QUALITATIVE,
     provenance=Provenance.DERIVED,
     statement="transformer ridge = 'best' ridge iff N = m; ||lambda-hat|| <= ||lambda-hat_tau|| for N < m "
@@ -181,7 +181,8 @@ NS_PAPER = (50, 70, 90, 100, 110, 130, 150)  # Fig. 3: m = 100, N from 50 to 150
 
 @claim(
     "yang2024.fig3",
-    reference="Fig. 3; Sec. 3.3 ('the closer m is to N, the better')",
+    reference="Fig. 3; Sec. 3.3 ('the closer m is to N, the better'); "
+    "gap in closed form: derivation Sect. 8.5",
     kind=Kind.QUALITATIVE,
     provenance=Provenance.EXACT,
     statement="the expected gap (1/K) E||y-hat* - y-hat_best||^2 decreases as N approaches m, from "
@@ -259,7 +260,8 @@ def fig3(ctx: Ctx, *, K: int, m: int, tau: float, Ns: tuple, draws: int) -> Evid
 
 @claim(
     "yang2024.lmmse",
-    reference="Sec. 3.3 (eqs. 20, 23-25); reviewer-style check, not claimed by the paper",
+    reference="Sec. 3.3 (eqs. 20, 23-25); reviewer-style check, not claimed by the paper; "
+    "derivation Sect. 8.4",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
     statement="under E[lambda lambda^T] = I the transformer's ridge (m tau) has expected error <= the "

@@ -15,13 +15,14 @@ from verify.core.record import Seeds
 from verify.yang2024 import data as D
 from verify.yang2024 import experiments as E
 
-SPEC = "reconstruction pass criterion"
+CRITERION = "reconstruction pass criterion"
 PL_FRACTION = Rule(0.5, "the PL premise lambda_min(B_k^(t) B_k^(t)T) >= fraction zeta_0", "paper Thm 1 (43b)")
 
 
 @claim(
     "yang2024.thm1.monotone",
-    reference="Theorem 1, eqs. (16)-(18); GD (7a)/(7b) with eta_w = gamma^2 eta_Q, w^(0) = 0",
+    reference="Theorem 1, eqs. (16)-(18); GD (7a)/(7b) with eta_w = gamma^2 eta_Q, w^(0) = 0; "
+    "derivation Sect. 5.2",
     kind=Kind.QUALITATIVE,
     provenance=Provenance.RECONSTRUCTED,
     statement="two-step-size GD from an Assumption-2 init decreases Delta monotonically towards 0",
@@ -29,9 +30,9 @@ PL_FRACTION = Rule(0.5, "the PL premise lambda_min(B_k^(t) B_k^(t)T) >= fraction
     quick={"config": "small", "H_over_N": (1, 2, 8), "steps": 3000, "gamma": 3.0},
     paper={"steps": 20_000},
     rules={
-        "rel_tol": Rule(1e-12, "relative rise of Delta allowed per step (plus round-off)", SPEC),
-        "final_ratio": Rule(1e-3, "Delta(T)/Delta(0) required at H >= converged_from N", SPEC),
-        "converged_from": Rule(2, "H / N from which GD must reach final_ratio in the budget", SPEC),
+        "rel_tol": Rule(1e-12, "relative rise of Delta allowed per step (plus round-off)", CRITERION),
+        "final_ratio": Rule(1e-3, "Delta(T)/Delta(0) required at H >= converged_from N", CRITERION),
+        "converged_from": Rule(2, "H / N from which GD must reach final_ratio in the budget", CRITERION),
     },
     seeds=Seeds.EVERY,
     tex=r"Theorem 1: GD with $\eta_w=\gamma^2\eta_Q$, $w^{(0)}=0$, from an init with $\zeta_0>0$ decreases "
@@ -115,7 +116,8 @@ def _rate_run(H: int, r: E.Run, gamma: float, pl_fraction: float) -> RateRun:
 
 @claim(
     "yang2024.thm1.rate",
-    reference="Theorem 1, eq. (18): Delta(t) <= (1 - eta_Q gamma^2 zeta_0 / 2)^t Delta(0), for eta_Q <= 1/L",
+    reference="Theorem 1, eq. (18): Delta(t) <= (1 - eta_Q gamma^2 zeta_0 / 2)^t Delta(0), for eta_Q <= 1/L; "
+    "derivation Sect. 5.2",
     kind=Kind.UPPER,
     provenance=Provenance.RECONSTRUCTED,
     statement="Delta(t) <= rho^t Delta(0) with rho = 1 - eta_Q gamma^2 zeta_0 / 2 [reconstructed form], "
@@ -204,7 +206,8 @@ def thm1_rate(ctx: Ctx, *, config: str, H_over_N: tuple, steps: int, gamma: floa
 
 @claim(
     "yang2024.thm1.PL",
-    reference="Theorem 1 proof: induction hypothesis (43b), PL inequality (49), gamma threshold (15)",
+    reference="Theorem 1 proof: induction hypothesis (43b), PL inequality (49), gamma threshold (15); "
+    "derivation Sect. 5.2",
     kind=Kind.QUALITATIVE,
     provenance=Provenance.RECONSTRUCTED,
     statement="for gamma large enough, lambda_min(B_k^(t) B_k^(t)T) >= zeta_0/2 and "

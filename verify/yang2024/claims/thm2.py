@@ -39,7 +39,7 @@ def _search(
 
 @claim(
     "yang2024.thm2.limit",
-    reference="Theorem 2, eqs. (20)-(22); Sec. 3.3 (unseen examples and unseen tasks)",
+    reference="Theorem 2, eqs. (20)-(22); Sec. 3.3 (unseen examples and unseen tasks); derivation Sect. 6.2",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
     statement="after training, y-hat -> (y, Z_Q^T lambda-hat), lambda-hat = (ZZ^T + m tau I)^{-1} Z y, "
@@ -87,7 +87,7 @@ def thm2_limit(ctx: Ctx, *, config: str, H_over_N: int, steps: int, prompts: int
 
 @claim(
     "yang2024.thm2.bound",
-    reference="Theorem 2, eq. (22) (deterministic step of the proof)",
+    reference="Theorem 2, eq. (22) (deterministic step of the proof); derivation Sect. 6.3",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
     statement="(1/(2K)) ||y-hat(theta) - y-hat*||^2 <= Delta(theta) ||y||^2 / (K lambda_min(G)) "
@@ -155,7 +155,8 @@ def thm2_bound(
 
 @claim(
     "yang2024.thm2.prob",
-    reference="Theorem 2 (probability 1 - delta over the inference noise), Assumption 4",
+    reference="Theorem 2 (probability 1 - delta over the inference noise), Assumption 4; "
+    "derivation Sect. 6.3",
     kind=Kind.PROBABILITY,
     provenance=Provenance.RECONSTRUCTED,
     statement="||y||^2 <= Y_delta with probability >= 1 - delta whenever ||lambda|| <= B",
@@ -193,7 +194,8 @@ def thm2_prob(ctx: Ctx, *, config: str, delta: float, B_norm: float, draws: int)
 
 @claim(
     "yang2024.thm2.copy",
-    reference="Theorem 2, eq. (22): y-hat* = (y_1..y_N, ...) (copying the prompt labels)",
+    reference="Theorem 2, eq. (22): y-hat* = (y_1..y_N, ...) (copying the prompt labels); "
+    "derivation Sect. 6.3",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
     statement="max_{k<=N} |y-hat_k - y_k| <= sqrt(2 Delta ||y||^2 / lambda_min(G)), -> 0 with Delta",
@@ -265,7 +267,7 @@ def _settle(ts: list[int], errs: list[float], eps: float) -> int | None:
 
 @claim(
     "yang2024.thm2.iters",
-    reference="Theorem 2, eq. (21) (iteration complexity; re-derived sufficient T)",
+    reference="Theorem 2, eq. (21) (iteration complexity; re-derived sufficient T); derivation Sect. 6.3",
     kind=Kind.UPPER,
     provenance=Provenance.RECONSTRUCTED,
     statement="T >= ln(Delta(0) Y_delta / (K lambda_min(G) eps)) / ln(1/rho) iterations suffice for "

@@ -12,7 +12,7 @@ from verify.zhang2026.claims._rules import MC_Z
 
 @claim(
     "zhang2026.closedform",
-    reference="reference model: closed-form population losses and gradients (derived)",
+    reference="derivation Sect. 4.1-4.3 (reference model: closed-form population losses and gradients)",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
     statement="closed-form population loss matches Monte Carlo (|MC-CF| <= 4 SE); hand gradients match "
@@ -62,7 +62,7 @@ def closedform(ctx: Ctx, *, D: int, K: int, M: int, d: int, N: int) -> Evidence:
 
 @claim(
     "zhang2026.P_invariance",
-    reference="reference model: invariance under the orthogonal P (derived)",
+    reference="derivation Sect. 4.2 (reference model: invariance under the orthogonal P)",
     kind=Kind.IDENTITY,
     provenance=Provenance.DERIVED,
     statement="the trajectory (A, W_V) is the same for every orthogonal P",
@@ -88,7 +88,7 @@ def P_invariance(ctx: Ctx, *, D: int, K: int, M: int, d: int, eta: float, steps:
 
 @claim(
     "zhang2026.scalar_reduction",
-    reference="reference model: the 2-scalar (C1, g) reduction (derived)",
+    reference="derivation Sect. 4.4 (reference model: the 2-scalar (C1, g) reduction)",
     kind=Kind.IDENTITY,
     provenance=Provenance.DERIVED,
     statement="full-matrix population GD equals the 2-scalar (C1, g) recursion",

@@ -188,7 +188,7 @@ def digits(ctx: Ctx, *, M: int, vscales: tuple[float, ...], steps: int) -> Evide
     quick=dict(D=8, K=2, M=2, d=3, eta=0.1, vnorm=4.0, N=200, steps=200),
     paper=dict(N=4000, steps=1000),
     seeds=Seeds.EVERY,
-    rules=dict(share=Rule(0.9, "share of the squared norm in the expected block", "spec exploratory rule")),
+    rules=dict(share=Rule(0.9, "share of the squared norm in the expected block", "attncheck (exploratory)")),
     tex=r"a full one-layer transformer on $Z=[X;P]$ from zero initialisation puts at least 90\% of "
     r"$\|\Delta W_V\|^2$ in the feature block and of $\|\Delta W_{KQ}\|^2$ in the position-position block",
 )

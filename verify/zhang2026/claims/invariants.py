@@ -64,7 +64,7 @@ def lemC2(
 
 @claim(
     "zhang2026.kq_structure",
-    reference="proof of Thm 3.1 (C1, C2, C3 dynamics; [S])",
+    reference="proof of Thm 3.1 (C1, C2, C3 dynamics; [S]); derivation Sect. 5.3",
     kind=Kind.UPPER,
     provenance=Provenance.THIRD_PARTY,
     statement="W_KQ^(t) = C2 sum_i sum_{i' in G_i} p_i' p_i^T - C3 sum_i sum_{i' not in G_i} p_i' p_i^T "

@@ -90,7 +90,7 @@ def protocol(
 
 @claim(
     "zhang2026.asym_init",
-    reference="Thm 3.1 beyond its zero initialisation (the reduction's stability)",
+    reference="Thm 3.1 beyond its zero initialisation (the stability of the reduction, derivation Sect. 4.4)",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
     statement="from a small non-zero, non-symmetric init, full-matrix GD approaches the symmetric two-level "

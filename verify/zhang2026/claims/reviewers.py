@@ -15,7 +15,7 @@ from verify.zhang2026.claims._rates import RateParts
 
 @claim(
     "zhang2026.DeqK",
-    reference="reviewer 1 Q3 (D = K); derived closed form",
+    reference="reviewer 1 Q3 (D = K); derived closed form, derivation Sect. 6.5",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
     statement="D = K: W_KQ stays 0 and excess(t) = 1/2 sx2 ||V*||^2 (1 - eta sx2)^(2t) (linear, not 1/T)",
@@ -73,7 +73,7 @@ def DeqK(ctx: Ctx, *, D: int, M: int, d: int, eta: float, sx2: float, steps: int
 
 @claim(
     "zhang2026.K0",
-    reference="reviewer 1 Q4 (K = 0); derived",
+    reference="reviewer 1 Q4 (K = 0); derivation Sect. 6.6",
     kind=Kind.IDENTITY,
     provenance=Provenance.DERIVED,
     statement="K = 0 (S* = 0): W_V stays 0 and the excess is 0 for all t (zero init is optimal)",
@@ -101,7 +101,7 @@ def K0(ctx: Ctx, *, D: int, M: int, d: int, eta: float, steps: int) -> Evidence:
 
 @claim(
     "zhang2026.stepsize",
-    reference="step-size condition ([S]); derived heuristic",
+    reference="step-size condition ([S]); derived heuristic, derivation Sect. 6.9",
     kind=Kind.QUALITATIVE,
     provenance=Provenance.DERIVED,
     statement="GD is monotone for eta <= 1/2 min(K/(sx2 D), D K/(sx2 ||V*||^2)); the paper's "

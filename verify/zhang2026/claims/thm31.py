@@ -31,7 +31,7 @@ def _curve(D: int, K: int, eta: float, v2: float, act: str, times: np.ndarray) -
 
 @claim(
     "zhang2026.thm31.recovery",
-    reference="Thm 3.1(a)(b); rate of (a) derived",
+    reference="Thm 3.1(a)(b); rate of (a): derivation Sect. 6.2",
     kind=Kind.UPPER,
     provenance=Provenance.EXACT_FROM_REVIEWS,
     statement="A^(T) -> S* with ||A - S*||_F ~ T^-1/2, and W_V = C1 V* with C1 -> 1 from above",
@@ -142,7 +142,7 @@ def thm31_rate(ctx: Ctx, *, eta: float, vnorm: float, tmax_T0: int) -> Evidence:
 
 @claim(
     "zhang2026.thm31.const",
-    reference="tail constant of the reference model (derived; not a paper claim)",
+    reference="derivation Sect. 6.3 (tail constant of the reference model; not a paper claim)",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
     statement="T * excess(T) -> D K (D-K) / (4 eta) (linear: within 2% at 10^4 T_0; leaky ReLU within 10%)",
@@ -152,7 +152,9 @@ def thm31_rate(ctx: Ctx, *, eta: float, vnorm: float, tmax_T0: int) -> Evidence:
     rules=dict(
         window_linear=CONST_2PC,
         window_leaky=Rule(
-            (0.9, 1.1), "leaky ReLU: T excess(T) / constant within 10%", "spec [R] expectation"
+            (0.9, 1.1),
+            "leaky ReLU: T excess(T) / constant within 10%",
+            "attncheck (reconstructed expectation)",
         ),
     ),
     tex=r"$T\,\mathcal{E}(T)\to DK(D-K)/(4\eta)$: within 2\% for linear $\sigma$ and within 10\% for "
@@ -194,7 +196,8 @@ def thm31_const(ctx: Ctx, *, eta: float, vnorm: float, tmax_T0: int) -> Evidence
 
 @claim(
     "zhang2026.thm31.bounds",
-    reference="Thm 3.1(c) matching upper and lower bounds (constants and T* not recovered)",
+    reference="Thm 3.1(c) matching upper and lower bounds (constants and T* not recovered; our T_0: "
+    "derivation Sect. 6.4)",
     kind=Kind.UPPER,
     provenance=Provenance.RECONSTRUCTED,
     statement="c_lo / T <= excess(T) <= c_hi / T for T >= T*, reconstructed as: max/min of T excess over "
@@ -275,7 +278,7 @@ def thm31_bounds(ctx: Ctx, *, eta: float, vnorm: float, tmax_T0: int) -> Evidenc
 
 @claim(
     "zhang2026.thm31.Dexp",
-    reference="Thm 3.1(c) D-dependence (secondary note: K D^4)",
+    reference="Thm 3.1(c) D-dependence (secondary note: K D^4); derivation Sect. 6.3",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
     statement="lim T excess = D K (D-K) / (4 eta) across D (local exponent ~2 in D), not K D^4",
@@ -324,7 +327,7 @@ def thm31_Dexp(ctx: Ctx, *, K: int, eta: float, vnorm: float, tmax_T0: int) -> E
 
 @claim(
     "zhang2026.thm31.Tstar",
-    reference="Thm 3.1(d) (reviewers 1, 2)",
+    reference="Thm 3.1(d) (reviewers 1, 2); our T_0: derivation Sect. 6.4",
     kind=Kind.RATE,
     provenance=Provenance.EXACT_FROM_REVIEWS,
     statement="T* grows ~D^2 and ~1/||V*||^2 (proxy: onset T_on of the 1/T regime; exponent 2 in D and in "

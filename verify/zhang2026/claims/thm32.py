@@ -45,7 +45,7 @@ def _curves(
 
 @claim(
     "zhang2026.thm32.ood",
-    reference="Thm 3.2 ([S]); Fig. 2(b); its eps(T) derived",
+    reference="Thm 3.2 ([S]); Fig. 2(b); its eps(T): derivation Sect. 5.4",
     kind=Kind.RATE,
     provenance=Provenance.DERIVED,
     statement="the OOD gap B(T) = 1/2 E||f*(X~) - TF(X~)||^2 decays as T^-1 (so L_OOD - A_T = B, slope -1, "
@@ -136,7 +136,7 @@ def thm32_ood(
 
 @claim(
     "zhang2026.thm32.bounds",
-    reference="Thm 3.2 ([S]); its bound and B's forms derived",
+    reference="Thm 3.2 ([S]); its bound and the forms of B: derivation Sect. 5.4",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
     statement="(i) L_OOD <= (sqrt(A_T) + sqrt(B))^2; (ii) B <= 1/2 ||V*||_op^2 ||S* - C1 A||_op^2 "

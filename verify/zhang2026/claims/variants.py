@@ -17,7 +17,7 @@ from verify.zhang2026.claims._rules import CONST_2PC, REDUCTION, SLOPE_CF, SLOPE
 
 @claim(
     "zhang2026.nongauss",
-    reference="reviewer 1 (t / Gumbel data); beyond Thm 3.1's Gaussian inputs",
+    reference="reviewer 1 (t / Gumbel data); beyond Thm 3.1's Gaussian inputs; derivation Sect. 6.7",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
     statement="trained by online SGD on standardised t(5) or raw (non-centred) Gumbel inputs, the excess "
@@ -33,7 +33,7 @@ from verify.zhang2026.claims._rules import CONST_2PC, REDUCTION, SLOPE_CF, SLOPE
             (0.9, 1.1),
             "online SGD at 10^3 T_0: mean over seeds of T_max excess / constant within 10% (population GD is "
             "within 1-5% there)",
-            "spec's Monte Carlo-level window for constants",
+            "reconstruction pass criterion (its Monte Carlo-level window for constants)",
         ),
         misaligned=Rule(1e-3, "raw Gumbel: alignment residual at t = 1 at least this (Lemma C.2 broken)"),
     ),
@@ -113,7 +113,7 @@ def nongauss(
 
 @claim(
     "zhang2026.nonuniformS",
-    reference="reviewer 4 (non-uniform S)",
+    reference="reviewer 4 (non-uniform S); derivation Sect. 6.8",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
     statement="non-uniform S*: weighted K-support keeps Theta(1/T) and the constant; dense S* converges "
