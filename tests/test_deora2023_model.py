@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from verify.deora2023 import data as D
@@ -335,3 +335,144 @@ def test_bad_inputs_raise() -> None:
         D.Mixture(zeta=0.0)
     with pytest.raises(ValueError, match="last axis"):
         M.unpack(np.zeros(5), 2, 3, 2)
+
+
+# ---- the fused hot path of loss_and_grad / loss_hvp against the Cache route ------------------------------
+
+
+def _cache_route(params, X, y, v, loss_name: str, curvature_only: bool):
+    """(L, grad L, grad^2 L v) by forward + _weighted_grad and loss_hvp with a cache (the reference), and
+    the magnitudes (g_scale, h_scale) of the terms that enter the gradient and the HVP: with the token
+    radius R and lam = max_i |l'_i| + |l''_i|, g_scale = lam R^2 (1 + R ||U||) and h_scale = g_scale
+    (R ||dU|| + R^2 ||dW||). Rounding errors are relative to these, not to the result, which cancels to
+    ~0 where the softmax saturates (S one-hot, so G = S (V - SV) = 0)."""
+    cache = M.forward(params, X)
+    l0, l1, l2 = M.LOSSES[loss_name](y * cache.phi)
+    g = M._weighted_grad(cache, l1 * y / y.size)
+    hv = M.loss_hvp(params, X, y, v, loss_name=loss_name, curvature_only=curvature_only, cache=cache)
+    R = np.sqrt(np.max(np.sum(X * X, axis=-1)))
+    g_scale = np.max(np.abs(l1) + np.abs(l2)) * R**2 * (1 + R * np.linalg.norm(params["U"]))
+    h_scale = g_scale * (R * np.linalg.norm(v["U"]) + R**2 * np.linalg.norm(v["W"]))
+    return float(np.mean(l0)), g, hv, g_scale, h_scale
+
+
+def _assert_close(a: dict[str, np.ndarray], b: dict[str, np.ndarray], scale: float) -> None:
+    """Equal to rounding: |a - b| <= 1e-12 |b| + 1e-13 scale entrywise (see :func:`_cache_route`)."""
+    for k in ("U", "W"):
+        assert a[k].shape == b[k].shape
+        np.testing.assert_allclose(a[k], b[k], rtol=1e-12, atol=1e-13 * scale)
+
+
+@example(H=2, T=3, d=2, n=1, s=1.0, xs=1.0, seed=0, big=True, k=0, loss_name="logistic", curvature_only=False)
+@example(H=3, T=4, d=3, n=7, s=1.0, xs=2.0, seed=1, big=False, k=3, loss_name="exponential",
+         curvature_only=True)  # fmt: skip
+@given(**{**sizes, "n": st.integers(1, 9)}, big=st.booleans(), k=st.sampled_from([0, 1, 3]),
+       loss_name=st.sampled_from(["logistic", "exponential"]), curvature_only=st.booleans())  # fmt: skip
+def test_fused_path_matches_cache_route(
+    H: int, T: int, d: int, n: int, s: float, xs: float, seed: int, big: bool, k: int, loss_name: str,
+    curvature_only: bool,
+) -> None:  # fmt: skip
+    """loss_and_grad and loss_hvp (no cache) equal the Cache route to rounding: both losses, logits up to
+    |A| ~ 1e3 (``big``: the softmax shift is needed), one or several chunks (n not a multiple of the
+    chunk), a single direction (k = 0) or k directions."""
+    params, X, y = _case(H, T, d, n, s, xs, seed)
+    if big:
+        A = M._logits(params["W"], X)
+        params["W"] *= 1e3 / np.max(np.abs(A))
+        assert not M._shift_free(params["W"], X)
+    rng = np.random.default_rng(seed + 2)
+    shape = (k,) if k else ()
+    v = {key: rng.standard_normal(shape + a.shape) for key, a in params.items()}
+    L0, g0, h0, g_scale, h_scale = _cache_route(params, X, y, v, loss_name, curvature_only)
+    per_sample = T * H * T * max(1, k)
+    for chunk in (1, 2 * per_sample, M.CHUNK):  # one sample per chunk, two, all (at these sizes)
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(M, "CHUNK", chunk)
+            for validate in (True, False):
+                L, g = M.loss_and_grad(params, X, y, loss_name=loss_name, validate=validate)
+                assert L == pytest.approx(L0, rel=1e-13)
+                _assert_close(g, g0, g_scale)
+            hv = M.loss_hvp(params, X, y, v, loss_name=loss_name, curvature_only=curvature_only)
+            _assert_close(hv, h0, h_scale)
+
+
+def test_fused_path_with_and_without_the_softmax_shift() -> None:
+    """Where the bound lets the shift go, shifting anyway gives the same values; the bound holds."""
+    rng = np.random.default_rng(5)
+    params = M.init_params(rng, 4, 6, 5, w_scale=0.5, paired=False)
+    X = D.random_tokens(rng, 11, 6, 5, 2.0)
+    y = rng.choice(np.array([-1.0, 1.0]), size=11)
+    v = {k: rng.standard_normal(a.shape) for k, a in params.items()}
+    assert M._shift_free(params["W"], X)
+    _, _, _, g_scale, h_scale = _cache_route(params, X, y, v, "logistic", False)
+    L, g = M.loss_and_grad(params, X, y)
+    hv = M.loss_hvp(params, X, y, v)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(M, "_shift_free", lambda W, X: False)
+        Ls, gs = M.loss_and_grad(params, X, y)
+        hvs = M.loss_hvp(params, X, y, v)
+    assert L == pytest.approx(Ls, rel=1e-14)
+    _assert_close(g, gs, g_scale)
+    _assert_close(hv, hvs, h_scale)
+    for scale in (1.0, 10.0, 100.0, 1e3):
+        W = params["W"] * scale
+        if M._shift_free(W, X):
+            assert np.max(np.abs(M._logits(W, X))) <= M.SHIFT_FREE
+    assert not M._shift_free(np.full((1, 2, 2), np.nan), X[:, :, :2])
+
+
+def test_fused_path_is_repeatable_and_keeps_no_state() -> None:
+    """The same inputs give the same bits on every call, also after calls at other sizes (the work buffers
+    are reused and grown), and the results are not views of the buffers."""
+    rng = np.random.default_rng(6)
+    params = M.init_params(rng, 4, 5, 3, w_scale=0.7, paired=False)
+    X = D.random_tokens(rng, 9, 5, 3)
+    y = rng.choice(np.array([-1.0, 1.0]), size=9)
+    v = {k: rng.standard_normal(a.shape) for k, a in params.items()}
+    big = M.init_params(rng, 6, 7, 4, w_scale=0.7, paired=False)
+    Xb = D.random_tokens(rng, 40, 7, 4)
+    yb = rng.choice(np.array([-1.0, 1.0]), size=40)
+    vb = {k: rng.standard_normal((2, *a.shape)) for k, a in big.items()}
+    first = (M.loss_and_grad(params, X, y), M.loss_hvp(params, X, y, v))
+    M.loss_and_grad(big, Xb, yb)
+    M.loss_hvp(big, Xb, yb, vb)
+    M.loss_and_grad(params, X[:1], y[:1])
+    again = (M.loss_and_grad(params, X, y), M.loss_hvp(params, X, y, v))
+    assert first[0][0] == again[0][0]
+    for a, b in ((first[0][1], again[0][1]), (first[1], again[1])):
+        for k in ("U", "W"):
+            np.testing.assert_array_equal(a[k], b[k])
+    for arr in (*first[0][1].values(), *first[1].values()):
+        assert arr.base is None or all(not np.shares_memory(arr, buf) for buf in vars(M._WORK).values())
+
+
+def test_fused_path_work_buffers_are_per_thread() -> None:
+    """Threads evaluating different problems at once get the results of a sequential evaluation."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    cases = [_case(H, T, 3, n, 1.0, 1.0, H) for H, T, n in ((1, 2, 3), (2, 5, 7), (3, 4, 20), (4, 3, 11))] * 6
+
+    def run(case):
+        params, X, y = case
+        return M.loss_and_grad(params, X, y), M.loss_hvp(params, X, y, params)
+
+    seq = [run(c) for c in cases]
+    with ThreadPoolExecutor(4) as pool:
+        par = list(pool.map(run, cases))
+    for ((a, ga), ha), ((b, gb), hb) in zip(seq, par, strict=True):
+        assert a == b
+        for k in ("U", "W"):
+            np.testing.assert_array_equal(ga[k], gb[k])
+            np.testing.assert_array_equal(ha[k], hb[k])
+
+
+def test_fused_path_checks_its_input() -> None:
+    params, X, y = _case(2, 3, 2, 4, 1.0, 1.0, 0)
+    with pytest.raises(ValueError, match="y"):
+        M.loss_and_grad(params, X, y[:2])
+    with pytest.raises(ValueError, match="\\+-1"):
+        M.loss_and_grad(params, X, 0.5 * y)
+    with pytest.raises(ValueError, match="loss_name"):
+        M.loss_hvp(params, X, y, params, loss_name="hinge")
+    with pytest.raises(ValueError, match="directions"):
+        M.loss_hvp(params, X, y, {"U": np.zeros((1, 2, 3)), "W": np.zeros((2, 2, 2))})

@@ -251,3 +251,23 @@ def test_gd_without_norms_stops_at_the_same_step() -> None:
     a, b = _gd_pair({"x": np.array([2.5])}, nan_loss, 1.0, 10)
     _same_run(a, b)
     assert b.state == "diverged" and len(b.loss) == 3
+
+
+def test_work_buffers_reuse_grow_and_stay_per_thread() -> None:
+    import threading
+
+    from verify.numerics.buffers import WorkBuffers
+
+    work = WorkBuffers()
+    a = work.get("x", (2, 3))
+    assert a.shape == (2, 3) and a.dtype == np.float64 and a.flags.c_contiguous
+    assert np.shares_memory(a, work.get("x", (3, 2)))  # same size: the same memory
+    assert np.shares_memory(work.get("x", (1, 2)), a)  # smaller: a view of it
+    big = work.get("x", (4, 4))  # larger: a new array
+    assert big.shape == (4, 4) and not np.shares_memory(big, a)
+    assert not np.shares_memory(work.get("y", (4, 4)), big)  # names are separate
+    other: list[np.ndarray] = []
+    t = threading.Thread(target=lambda: other.append(work.get("x", (4, 4))))
+    t.start()
+    t.join()
+    assert not np.shares_memory(other[0], big)  # threads are separate

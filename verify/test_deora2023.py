@@ -177,16 +177,30 @@ def _scaled(monkeypatch: pytest.MonkeyPatch, name: str, factor: float) -> None:
 # ---- consistency checks: they test the code, so a wrong CODE path must make them fail --------------
 
 
+def _scaled_fused(orig, block: str, hvp: bool):
+    """M._fused with block ``block`` of its HVP (``hvp``) or of its gradient 0.1 % too large."""
+
+    def fused(params, X, y, loss_name, dirs=None, **kw):
+        L, out = orig(params, X, y, loss_name, dirs, **kw)
+        wrong = (dirs is not None) == hvp
+        return L, {k: v * (1.001 if wrong and k == block else 1.0) for k, v in out.items()}
+
+    return fused
+
+
 def test_grad_catches_wrong_gradient(monkeypatch: pytest.MonkeyPatch) -> None:
-    orig = M._weighted_grad
-    monkeypatch.setattr(M, "_weighted_grad", lambda cache, c: {
-        k: v * (1.001 if k == "W" else 1.0) for k, v in orig(cache, c).items()})  # fmt: skip
+    monkeypatch.setattr(M, "_fused", _scaled_fused(M._fused, "W", hvp=False))  # the hot path of loss_and_grad
     assert _verdict("deora2023.grad", cases=2, **ONE) == Verdict.VIOLATED
 
 
 def test_hvp_catches_wrong_hvp(monkeypatch: pytest.MonkeyPatch) -> None:
     orig = M._second_order
     monkeypatch.setattr(M, "_second_order", lambda *a: {k: 1.001 * v for k, v in orig(*a).items()})
+    assert _verdict("deora2023.hvp", cases=2, **ONE) == Verdict.VIOLATED
+
+
+def test_hvp_catches_wrong_fused_hvp(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(M, "_fused", _scaled_fused(M._fused, "U", hvp=True))  # loss_hvp without a cache
     assert _verdict("deora2023.hvp", cases=2, **ONE) == Verdict.VIOLATED
 
 

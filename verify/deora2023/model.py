@@ -13,11 +13,14 @@ is the model object of :mod:`verify.numerics.model` over these functions.
 Everything is float64 with hand-derived derivatives, vectorised over samples, heads and (for the
 Hessian-vector products) over a batch of k directions. Internally the attention tensors use the
 layout (n, t, h, s) = (sample, query row, head, key token), which turns the big contractions into
-single GEMMs.
+single GEMMs. :func:`loss_and_grad` and :func:`loss_hvp` (without a cache) run a fused hot path over
+chunks of samples (:func:`_fused`); the :class:`Cache` route (:func:`forward` and the functions on a
+cache) is the reference it is tested against.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
@@ -26,6 +29,7 @@ from scipy.special import expit
 
 from bounds.checks import check_array, check_choice, check_int, check_positive
 from verify.deora2023.data import Batch
+from verify.numerics.buffers import WorkBuffers
 from verify.numerics.model import ParamBlocks
 from verify.numerics.softmax import softmax
 
@@ -251,6 +255,152 @@ def _check_data(params: Params, X: np.ndarray, y: np.ndarray) -> tuple[np.ndarra
     return X, y
 
 
+#: the softmax shift (the row max) is skipped when every logit is known to lie in [-SHIFT_FREE, SHIFT_FREE]:
+#: exp stays within e^{+-300}, so the row sums z and 1/z are finite and normal
+SHIFT_FREE = 300.0
+#: attention entries (sample, query, head, key; times the k directions of an HVP) per chunk of samples in
+#: the fused hot path: a chunk's (m, T, H, T) tensors (0.5 MB each) stay in a 2 MB L2 cache across the
+#: passes over them
+CHUNK = 1 << 16
+
+_WORK = WorkBuffers()
+
+
+def _shift_free(W: np.ndarray, X: np.ndarray) -> bool:
+    """True when every logit is known to lie in [-SHIFT_FREE, SHIFT_FREE]: |x_t^T W_h x_s| <=
+    ||x_t|| ||x_s|| ||W_h||_2 <= max_t ||x_t||^2 max_h ||W_h||_F. False for non-finite input."""
+    x2 = float(np.max(np.einsum("ntd,ntd->nt", X, X), initial=0.0))
+    w2 = float(np.max(np.einsum("hde,hde->h", W, W), initial=0.0))
+    return bool(x2 * math.sqrt(w2) <= SHIFT_FREE)
+
+
+def _attention(
+    Xc: np.ndarray, XTc: np.ndarray, Wcat: np.ndarray, Ucat: np.ndarray, shift: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The forward pass of one chunk of m samples, in work buffers: S (m, TH, T) (rows (t, h), the
+    attention of query t in head h), V (m, TH, T), SX = S X (m, TH, d) and SV = sum_s S V (m, TH).
+    Xc (m, T, d), XTc = Xc^T (m, d, T) contiguous, Wcat (d, H d) = [W_1 ... W_H], Ucat (TH, d) with
+    row (t, h) = u_{h,t}."""
+    m, T, d = Xc.shape
+    TH = Ucat.shape[0]
+    XW = np.matmul(Xc.reshape(m * T, d), Wcat, out=_WORK.get("XW", (m * T, Wcat.shape[1])))
+    S = np.matmul(XW.reshape(m, TH, d), XTc, out=_WORK.get("S", (m, TH, T)))  # logits A
+    if shift:
+        S -= np.max(S, axis=-1, keepdims=True)
+    np.exp(S, out=S)
+    z = np.matmul(S, np.ones(T), out=_WORK.get("z", (m, TH)))  # row sums as a GEMV (a short-axis sum is slow)
+    S *= np.reciprocal(z, out=z)[..., None]
+    SX = np.matmul(S, Xc, out=_WORK.get("SX", (m, TH, d)))
+    V = np.matmul(Ucat, XTc, out=_WORK.get("V", (m, TH, T)))
+    SV = np.vecdot(SX, Ucat)  # sum_s S_ts V_ts = u_{h,t} . (S X)_t
+    return S, V, SX, SV
+
+
+def _fused(
+    params: Params,
+    X: np.ndarray,
+    y: np.ndarray,
+    loss_name: str,
+    dirs: tuple[np.ndarray, np.ndarray] | None = None,
+    *,
+    gauss_newton: bool = True,
+) -> tuple[float, dict[str, np.ndarray]]:
+    """The hot path of :func:`loss_and_grad` (``dirs`` None: returns (L, grad L)) and of :func:`loss_hvp`
+    without a cache (``dirs`` = (dU (k, H, T, d), dW (k, H, d, d)): returns (L, grad^2 L v) with blocks
+    (k, H, T, d), (k, H, d, d); ``gauss_newton`` False drops the l'' term). Inputs are not validated.
+
+    Every quantity of sample i (logits, softmax, values, Phi_i, l'_i, l''_i, the JVP) depends on sample
+    i only, so the samples go in chunks of about :data:`CHUNK` attention entries, and the chunks add
+    their terms into the gradient (or HVP) blocks. Exact restructurings against the :class:`Cache` route
+    (same values to rounding, pinned by tests against it): (i) the chunks keep their attention tensors
+    and their products with X in cache from the product that writes them through the passes that read
+    them, in per-thread work buffers; (ii) the softmax shift is the row max only when a logit may leave
+    [-SHIFT_FREE, SHIFT_FREE] (:func:`_shift_free`), and 0 otherwise; the row sums z come from a GEMV;
+    (iii) sums over keys that are row dot products are taken after the product with X: with
+    SX = S X (m, TH, d), sum_s S V = u . SX (so Phi_i = sum_{t,h} u_{h,t} . (S X)_{t,h} / sqrt(H) and
+    grad_U L = sum_i c_i S_i X_i / sqrt(H) is a GEMV over the chunk's samples, c_i = l'_i y_i / n),
+    and likewise sum_s S dV = du . SX, sum_s S dA V = u . ((S * dA) X);
+    (iv) per-sample factors c_i are applied to the (m T, d) token matrix of the final GEMM
+    sum_i X_i^T (c_i G_i X_i) instead of to the (T, H, T) tensors. For the HVP, with
+    f = l''_i JVP_i / n - c_i sum_s S dA and b = sum_s (dS V + S dV), the two (T, H, T) tensors
+    c dS + e S = S * (c dA + f) and c dG + e G = G * (c dA + f) + c S * (dV - b) (G = S (V - SV),
+    dS = S (dA - sum_s S dA)) give both second-order and Gauss-Newton terms in one product each.
+    The multiply-adds are those of the Cache route (the GEMV for grad_U replaces a GEMM over the samples
+    by the product S X, which the row sums need anyway), plus one S X product for the HVP.
+    """
+    U = np.asarray(params["U"], dtype=np.float64)
+    W = np.asarray(params["W"], dtype=np.float64)
+    X = np.asarray(X, dtype=np.float64)
+    X = X[None] if X.ndim == 2 else X
+    y = np.asarray(y, dtype=np.float64).reshape(-1)
+    n, T, d = X.shape
+    H = U.shape[0]
+    TH = T * H
+    r = 1.0 / math.sqrt(H)
+    ell = LOSSES[loss_name]
+    Wcat = np.ascontiguousarray(np.swapaxes(W, 0, 1)).reshape(d, H * d)
+    Ucat = np.ascontiguousarray(np.swapaxes(U, 0, 1)).reshape(TH, d)
+    XT = np.ascontiguousarray(np.swapaxes(X, 1, 2))
+    shift = not _shift_free(W, X)
+    losses = np.empty(n)
+    if dirs is None:
+        k = 1
+    else:
+        dU, dW = dirs
+        k = dU.shape[0]
+        dWcat = np.ascontiguousarray(np.swapaxes(dW, 1, 2)).reshape(k, d, H * d)
+        dUcat = np.ascontiguousarray(np.swapaxes(dU, 1, 2)).reshape(k, 1, TH, d)
+    nc = max(1, CHUNK // (k * TH * T))
+    ones = np.ones(T)
+    gU = np.zeros((k, TH, d))
+    gW = np.zeros((k, d, H * d))
+    for i0 in range(0, n, nc):
+        i1 = min(n, i0 + nc)
+        m = i1 - i0
+        Xc, XTc, yc = X[i0:i1], XT[i0:i1], y[i0:i1]
+        S, V, SX, SV = _attention(Xc, XTc, Wcat, Ucat, shift)
+        phi = np.add.reduce(SV, axis=1) * r
+        l0, l1, l2 = ell(yc * phi)
+        losses[i0:i1] = l0
+        c = l1 * yc / n
+        V -= SV[..., None]
+        G = np.multiply(V, S, out=V)  # S (V - SV)
+        if dirs is None:
+            gU[0] += (c @ SX.reshape(m, TH * d)).reshape(TH, d)
+            QX = np.matmul(G, Xc, out=_WORK.get("QX", (1, m, TH, d)))
+            Xw = Xc * c[:, None, None]
+        else:
+            dXW = np.matmul(Xc.reshape(m * T, d), dWcat, out=_WORK.get("dXW", (k, m * T, H * d)))
+            dXW = dXW.reshape(k, m, TH, d)
+            dA = np.matmul(dXW, XTc, out=_WORK.get("dA", (k, m, TH, T)))
+            SdA = np.multiply(dA, S, out=_WORK.get("SdA", (k, m, TH, T)))
+            a = np.matmul(SdA, ones)  # sum_s S dA, (k, m, TH)
+            SdAX = np.matmul(SdA, Xc, out=_WORK.get("SdAX", (k, m, TH, d)))
+            b = np.vecdot(SdAX, Ucat) - a * SV + np.vecdot(dUcat, SX)  # sum_s (dS V + S dV)
+            f = -c[:, None] * a  # (k, m, TH)
+            if gauss_newton:
+                jvp = np.add.reduce(b, axis=2) * r  # (k, m)
+                f += (l2 * jvp / n)[..., None]
+            gU += np.matmul(c, SdAX.reshape(k, m, TH * d)).reshape(k, TH, d)
+            gU += np.einsum("kij,ijd->kjd", f, SX)
+            dA *= c[:, None, None]
+            dA += f[..., None]
+            dA *= G
+            dV = np.matmul(dUcat, XTc * c[:, None, None], out=_WORK.get("dV", (k, m, TH, T)))  # c dV
+            dV -= (b * c[:, None])[..., None]
+            dV *= S
+            dA += dV
+            QX = np.matmul(dA, Xc, out=_WORK.get("QX", (k, m, TH, d)))
+            Xw = Xc
+        gW += np.matmul(Xw.reshape(m * T, d).T, QX.reshape(k, m * T, H * d))
+    gU = np.swapaxes(gU.reshape(k, T, H, d), 1, 2) * r
+    gW = np.swapaxes(gW.reshape(k, d, H, d), 1, 2) * r
+    L = float(np.mean(losses))
+    if dirs is None:
+        return L, {"U": gU[0], "W": gW[0]}
+    return L, {"U": gU, "W": gW}
+
+
 def loss(params: Params, X: np.ndarray, y: np.ndarray, *, loss_name: str = "logistic") -> float:
     """Empirical risk L(theta) = (1/n) sum_i l(y_i Phi(theta; X_i))."""
     X, y = _check_data(params, X, y)
@@ -266,13 +416,13 @@ def loss_and_grad(
     loss_name: str = "logistic",
     validate: bool = True,
 ) -> tuple[float, dict[str, np.ndarray]]:
-    """(L(theta), grad L(theta)); the gradient has the blocks of ``params``."""
+    """(L(theta), grad L(theta)); the gradient has the blocks of ``params``. Computed by the fused,
+    sample-chunked hot path :func:`_fused` (the :class:`Cache` route, ``forward`` then
+    ``_weighted_grad``, gives the same values to rounding)."""
     if validate:
         X, y = _check_data(params, X, y)
         check_choice("loss_name", loss_name, tuple(LOSSES))
-    cache = forward(params, X, validate=False)
-    l0, l1, _ = LOSSES[loss_name](y * cache.phi)
-    return float(np.mean(l0)), _weighted_grad(cache, l1 * y / y.size)
+    return _fused(params, X, y, loss_name)
 
 
 def _dir_tensors(cache: Cache, dU: np.ndarray, dW: np.ndarray):
@@ -322,6 +472,12 @@ def _second_order(
 
 def _as_dirs(cache: Cache, v: Params) -> tuple[np.ndarray, np.ndarray, bool]:
     _, H, T, d = cache.dims
+    return _dirs(v, H, T, d)
+
+
+def _dirs(v: Params, H: int, T: int, d: int) -> tuple[np.ndarray, np.ndarray, bool]:
+    """(dU (k, H, T, d), dW (k, H, d, d), single): the blocks of ``v``, given a leading axis k = 1 when
+    they have none (``single``)."""
     dU = np.asarray(v["U"], dtype=np.float64)
     dW = np.asarray(v["W"], dtype=np.float64)
     single = dU.ndim == 3
@@ -358,11 +514,16 @@ def loss_hvp(
 
     ``curvature_only`` drops the (PSD) Gauss-Newton term: the result is M v with
     M = (1/n) sum_i l'_i y_i grad^2 Phi_i, which is block-diagonal across heads. v may carry a
-    leading direction axis k.
+    leading direction axis k. Without ``cache``: the fused, sample-chunked hot path :func:`_fused`;
+    with a ``cache`` (the Lanczos and curvature-block loops, which reuse one forward pass): the
+    :class:`Cache` route. The two agree to rounding.
     """
     if cache is None:
         X, y = _check_data(params, X, y)
-        cache = forward(params, X, validate=False)
+        check_choice("loss_name", loss_name, tuple(LOSSES))
+        dU, dW, single = _dirs(v, *np.shape(params["U"]))
+        _, out = _fused(params, X, y, loss_name, (dU, dW), gauss_newton=not curvature_only)
+        return {k: o[0] for k, o in out.items()} if single else out
     _, l1, l2 = LOSSES[check_choice("loss_name", loss_name, tuple(LOSSES))](y * cache.phi)
     n = y.size
     dU, dW, single = _as_dirs(cache, v)
@@ -443,15 +604,21 @@ def _chunks(k: int, per_direction: int) -> list[slice]:
     return [slice(j, min(k, j + step)) for j in range(0, k, step)]
 
 
+#: directions per call of the fused HVP in :func:`curvature_blocks` (measured fastest of 8, 16, 32 at
+#: H = 256, T = 6, d = 8: 4x faster than the Cache route, which materialises every direction's tensors)
+HEAD_DIRS = 16
+
+
 def curvature_blocks(params: Params, X: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Blocks (H, q, q) of M = (1/n) sum_i l'_i y_i grad^2 Phi_i (logistic), the non-PSD part of
-    grad^2 L. Since grad^2 L = M + PSD, lambda_min(grad^2 L) >= min_h lambda_min(M_h)."""
+    grad^2 L. Since grad^2 L = M + PSD, lambda_min(grad^2 L) >= min_h lambda_min(M_h). Computed by the
+    fused HVP (:func:`_fused`) on the q head-basis directions, :data:`HEAD_DIRS` at a time."""
     X, y = _check_data(params, X, y)
-    cache = forward(params, X, validate=False)
-    n, H, T, d = cache.dims
+    H, T, d = check_params(params)
     b = _head_basis(H, T, d)
-    parts = [loss_hvp(params, X, y, {k: v[sl] for k, v in b.items()}, curvature_only=True, cache=cache)
-             for sl in _chunks(b["U"].shape[0], n * H * T * T)]  # fmt: skip
+    q = b["U"].shape[0]
+    parts = [_fused(params, X, y, "logistic", (b["U"][j : j + HEAD_DIRS], b["W"][j : j + HEAD_DIRS]),
+                    gauss_newton=False)[1] for j in range(0, q, HEAD_DIRS)]  # fmt: skip
     out = {k: np.concatenate([o[k] for o in parts]) for k in ("U", "W")}
     return _head_blocks(out, lead=0)
 

@@ -15,7 +15,6 @@ The hot path is vectorised over heads and tokens: four large GEMMs and elementwi
 from __future__ import annotations
 
 import math
-import threading
 import weakref
 from dataclasses import dataclass
 
@@ -23,6 +22,7 @@ import numpy as np
 
 from bounds import yang2024 as B
 from bounds.checks import check_array, check_int, check_positive
+from verify.numerics.buffers import WorkBuffers
 from verify.numerics.model import ParamBlocks
 from verify.numerics.softmax import softmax
 from verify.yang2024.data import Problem
@@ -33,17 +33,8 @@ SHIFT_FREE = 300.0
 #: scores per chunk of heads in the hot path (1 MB): a chunk's scores and its dU stay in a 2 MB L2 cache
 CHUNK = 1 << 17
 
-_WORK = threading.local()
+_WORK = WorkBuffers()
 _TOKEN_NORMS: dict[int, tuple[weakref.ref, float]] = {}
-
-
-def _buffer(name: str, shape: tuple[int, ...]) -> np.ndarray:
-    """A float64 work array of ``shape``, one per (thread, name), reused while the shape stays the same."""
-    buf = getattr(_WORK, name, None)
-    if buf is None or buf.shape != shape:
-        buf = np.empty(shape)
-        setattr(_WORK, name, buf)
-    return buf
 
 
 def _max_token_norm(V_all: np.ndarray) -> float:
@@ -183,8 +174,8 @@ class Transformer:
         token_norm = _max_token_norm(V_all)
         chunks = -(-H * N * K // CHUNK)
         hc = -(-H // chunks)  # heads per chunk
-        E = _buffer("E", (H, N, K))
-        P = _buffer("P", (hc, N, d))
+        E = _WORK.get("E", (H, N, K))
+        P = _WORK.get("P", (hc, N, d))
         z = np.empty((H, K))
         wz = np.empty((H, K))
         R = -problem.A
@@ -203,8 +194,8 @@ class Transformer:
         value = 0.5 * float(np.vdot(R, GR))
         gw = np.empty((H, K))
         gQ = np.empty((H, d, d))
-        dU = _buffer("dU", (hc, N, K))
-        XT = _buffer("XT", (d, hc * N))
+        dU = _WORK.get("dU", (hc, N, K))
+        XT = _WORK.get("XT", (d, hc * N))
         for h0 in range(0, H, hc):
             h1 = min(H, h0 + hc)
             n = h1 - h0
