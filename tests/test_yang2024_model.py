@@ -449,3 +449,23 @@ def test_hot_path_work_buffers_are_per_thread() -> None:
         assert a == b
         np.testing.assert_array_equal(ga.Q, gb.Q)
         np.testing.assert_array_equal(ga.w, gb.w)
+
+
+def test_adam_in_place_update_is_bit_identical_to_the_textbook_form() -> None:
+    rng = np.random.default_rng(3)
+    p = D.make_problem(rng=rng, **D.SMALL)
+    model = M.Transformer(4)
+    th0 = model.init(p, 1.0, rng)
+    lr, steps, (b1, b2), eps = 1e-2, 25, (0.9, 0.999), 1e-8
+    th = {k: v.copy() for k, v in th0.blocks().items()}
+    m1 = {k: np.zeros_like(v) for k, v in th.items()}
+    m2 = {k: np.zeros_like(v) for k, v in th.items()}
+    for t in range(steps):
+        g = model.loss_and_grad(M.Params.from_blocks(th), p)[1].blocks()
+        for k in th:
+            m1[k] = b1 * m1[k] + (1 - b1) * g[k]
+            m2[k] = b2 * m2[k] + (1 - b2) * g[k] ** 2
+            th[k] -= lr * (m1[k] / (1 - b1 ** (t + 1))) / (np.sqrt(m2[k] / (1 - b2 ** (t + 1))) + eps)
+    out = E.adam(th0, lambda t: model.loss_and_grad(t, p), lr, steps)[0].blocks()
+    for k in th:
+        np.testing.assert_array_equal(out[k], th[k])
