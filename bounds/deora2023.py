@@ -3,7 +3,7 @@
 The paper body could not be read (only its abstract, summaries and reviews): the paper's own
 constants are NOT RECOVERED. Every function says which formula it evaluates and its tag:
 
-* DERIVED (spec sections 3-7): bounds proved in the spec for the reconstructed model
+* DERIVED (sections 3-7 of verify/deora2023/derivations.md): bounds proved there for the reconstructed model
   Phi = (1/sqrt(H)) sum_h <U_h, softmax(X W_h X^T) X>; tested as hard properties.
 * RECONSTRUCTED (sections 5.1, 6.1, 7.2): the most likely paper form (from Taheri & Thrampoulidis);
   tested by shape only. These are OUR reconstructions, never the paper's statements.

@@ -97,7 +97,7 @@ def test_closed_forms() -> None:
     assert B.beta3(4, 1.0, 1.0) == pytest.approx(6.0)
     assert B.hess_bound(4, 1.0, 1.0, 4) == pytest.approx(3.0)
     assert B.beta2_ball(1, 1.0, 0.0, 1.0, 1) == pytest.approx(math.sqrt(2.0))
-    assert B.mixture_margin_U(1 / 3, 2.0, 6, "O") == pytest.approx(2 / math.sqrt(3))  # spec pilot 1.1547
+    assert B.mixture_margin_U(1 / 3, 2.0, 6, "O") == pytest.approx(2 / math.sqrt(3))  # pilot 1.1547
     assert B.mixture_margin_U(1 / 3, 2.0, 6, "A") == pytest.approx(2 / 3 * math.sqrt(6))
     assert B.ideal_attention_margin(2.0, 6) == pytest.approx(B.mixture_margin_U(1 / 3, 2.0, 6, "O") * 3)
     assert B.g_eps_full(0.0, math.exp(-1), 0.5) == pytest.approx(4.0)
@@ -106,7 +106,7 @@ def test_closed_forms() -> None:
 
 
 def test_dtrain_special_cases() -> None:
-    # c = 1/2: 2 L_ref + 3 D^2/(4 eta K) + 3 (L0 - LK)/(2K)  (spec Sec. 5.2)
+    # c = 1/2: 2 L_ref + 3 D^2/(4 eta K) + 3 (L0 - LK)/(2K)  (derivation Sect. 5.2)
     got = B.dtrain_bound(0.1, 2.0, 0.5, 10, 0.5, 0.7, 0.2)
     assert got == pytest.approx(2 * 0.1 + 3 * 4 / (4 * 0.5 * 10) + 3 * 0.5 / 20)
     assert B.convex_limit(0.1, 2.0, 0.5, 10, 0.7, 0.2) == pytest.approx(0.1 + 4 / 10 + 0.5 / 10)

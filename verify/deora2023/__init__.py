@@ -73,9 +73,10 @@ Provenance of the formulas (theory side in ``bounds.deora2023``):
   its experiments and their numbers.
 
 No claim is the paper's own formula, so no verdict is a finding against the paper: a violated claim
-is a mismatch of our reconstruction. ``verify/deora2023/errata.md`` (printed under the paper's table
-in the report) lists how seeds combine, the corrections to our derivations and every finding, with
-its numbers.
+is a mismatch of our reconstruction. ``verify/deora2023/derivations.md`` gives the definitions,
+statements, proofs and provenance tags of every formula (the claims cite it as "derivation Sect. N");
+``verify/deora2023/errata.md`` (printed under the paper's table in the report) lists how seeds combine,
+the corrections to our derivations and every finding, with its numbers.
 """
 
 from verify.core.papers import PaperInfo

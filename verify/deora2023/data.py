@@ -1,4 +1,4 @@
-"""Data for Deora et al.: the tokenized-mixture model (spec Sect. 9.1, RECONSTRUCTED), generic random
+"""Data for Deora et al.: the tokenized-mixture model (derivation Sect. 9.1, RECONSTRUCTED), generic random
 token sequences, and the batch / problem types the model and the experiments take."""
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ class Mixture:
 
     @property
     def zeta_eff(self) -> float:
-        """zeta redefined as m_r / T (spec 9.1)."""
+        """zeta redefined as m_r / T (derivations.md Sect. 9.1)."""
         return self.m_r / self.T
 
     def means(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -1,5 +1,5 @@
 """Experiments of the deora2023 claims: problem setup, GD runs with snapshots, NTK margins (the SVM of
-spec Sect. 11), the typed sweep points with their module-level workers (``ctx.map`` may send them to a
+derivation Sect. 11), the typed sweep points with their module-level workers (``ctx.map`` may send them to a
 process pool), and the sweeps that several claims share, cached per process with ``functools.cache``.
 
 A cached sweep takes a frozen ``*Sweep`` dataclass whose ``mapper`` (the claim's ``ctx.map``) is left
@@ -51,7 +51,7 @@ def make_problem(
     zeta: float = 1 / 3,
     w_scale: float = 0.0,
 ) -> D.Problem:
-    """Tokenized mixture (spec Sect. 9.1) with the paired initialisation I0 (spec Sect. 1.5)."""
+    """Tokenized mixture (derivation Sect. 9.1) with the paired initialisation I0 (derivation Sect. 1.5)."""
     mix = D.Mixture(T=T, d=d, zeta=zeta, S=S, sigma=sigma, M=M_irr, variant=variant)
     X, y, rel = mix.sample(data_rng, n)
     return D.Problem(X, y, rel, M.init_params(init_rng, H, T, d, w_scale=w_scale), mix)
@@ -274,7 +274,7 @@ def random_case(
 
 
 def cases(rng: np.random.Generator, count: int) -> Iterator[tuple[int, int, int, float, float]]:
-    """Random (H, T, d, s, x_scale) from the spec's ranges (Sect. 11, .grad)."""
+    """Random (H, T, d, s, x_scale) from the ranges of derivations.md Sect. 11 (claim .grad)."""
     for _ in range(check_int("cases", count)):
         yield (
             int(rng.integers(1, 5)),

@@ -101,7 +101,7 @@ def init_params(
     w_scale: float = 0.0,
     paired: bool = True,
 ) -> AttnParams:
-    """Initialisation I0 (spec Sect. 1.5, RECONSTRUCTED).
+    """Initialisation I0 (derivation Sect. 1.5, RECONSTRUCTED).
 
     U_{h,0} has i.i.d. N(0, u_scale^2) entries (default 1/sqrt(T d), so ||U_h||_F ~ 1), W_{h,0} has
     i.i.d. N(0, w_scale^2) entries (default 0: uniform attention). ``paired`` (H even):
@@ -575,7 +575,7 @@ def phi_head_blocks(params: Params, X: np.ndarray) -> np.ndarray:
 
 
 def single_query_params(params: Params) -> dict[str, np.ndarray]:
-    """The parameters of the single-query variant V1 (spec Sect. 1.2) embedded in the full model:
+    """The parameters of the single-query variant V1 (derivation Sect. 1.2) embedded in the full model:
     Phi_V1(u, W; X) = (1/sqrt(H)) sum_h u_h^T X^T softmax(X W_h^T x_1) equals the full model with
     U_{h,0} = u_h and U_{h,t} = 0 for t >= 1, so V1 keeps row 0 of every U_h and zeroes the rest."""
     check_params(params)
@@ -728,7 +728,7 @@ def attention_mass(params: Params, X: np.ndarray, mask: np.ndarray) -> float:
 def quadratic_form(params: Params, x: np.ndarray, v: np.ndarray) -> float:
     """D^2 Phi(theta; x)[v, v] for one sample x (T, d) and a packed direction v (p,), by the closed form
     (1/sqrt(H)) sum_h sum_t [2 Cov_{s_t}(dv_t, da_t) + k3_{s_t}(v_t, da_t, da_t)] with dv_t = X du_t,
-    da_t = X dW_h^T x_t (spec Sect. 1.3; written independently of the HVP code, as its check)."""
+    da_t = X dW_h^T x_t (derivation Sect. 1.3; written independently of the HVP code, as its check)."""
     H, T, d = check_params(params)
     dirs = unpack(v, H, T, d)
     c = forward(params, x[None])

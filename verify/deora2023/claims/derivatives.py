@@ -1,4 +1,4 @@
-"""Hand derivatives of the model and the softmax facts behind the bounds (spec Sect. 1.3 and 3.1)."""
+"""Hand derivatives of the model and the softmax facts behind the bounds (derivation Sect. 1.3 and 3.1)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from verify.numerics.gradcheck import check_grad, check_hvp
 
 @claim(
     "deora2023.grad",
-    reference="spec Sec. 1.3 (hand derivatives of Phi and L)",
+    reference="derivation Sect. 1.3 (hand derivatives of Phi and L)",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
     consistency=True,
@@ -32,7 +32,7 @@ from verify.numerics.gradcheck import check_grad, check_hvp
     r"differences (scaled error at most $1$ at the tolerance $10^{-6}$)",
 )
 def grad(ctx: Ctx, *, cases: int) -> Evidence:
-    """Spec Sec. 1.3 / claim deora2023.grad [DERIVED]. Kind: upper. Consistency check: it tests the
+    """Derivation Sect. 1.3 / claim deora2023.grad [DERIVED]. Kind: upper. Consistency check: it tests the
     code's hand derivatives against finite differences of the code's own forward pass, so no change to
     the model, the data or a measured quantity of the paper can make it fail. Seeds: every seed.
 
@@ -55,7 +55,7 @@ def grad(ctx: Ctx, *, cases: int) -> Evidence:
         theory=1.0,
         measured=worst,
         params={"cases": cases},
-        notes=[f"max scaled error {worst:.3g} (1 = the spec's 1e-6 (1 + |g|) tolerance)"],
+        notes=[f"max scaled error {worst:.3g} (1 = the tolerance 1e-6 (1 + |g|))"],
     )
     if unstable:
         ev.inconclusive = f"finite differences unstable at {unstable[:3]}"
@@ -72,7 +72,7 @@ def _head_structure(Hp: np.ndarray, H: int, T: int, d: int) -> tuple[float, floa
 
 @claim(
     "deora2023.hvp",
-    reference="spec Sec. 1.3 (HVP; U-U block zero; block-diagonal over heads)",
+    reference="derivation Sect. 1.3 (HVP; U-U block zero; block-diagonal over heads)",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
     consistency=True,
@@ -95,16 +95,16 @@ def _head_structure(Hp: np.ndarray, H: int, T: int, d: int) -> tuple[float, floa
     r"$\nabla^2_{UU}\Phi=0$ and $\nabla^2\Phi$ is block-diagonal over the heads",
 )
 def hvp(ctx: Ctx, *, cases: int) -> Evidence:
-    """Spec Sec. 1.3 / claim deora2023.hvp [DERIVED]. Kind: upper. Consistency check: the hand
+    """Derivation Sect. 1.3 / claim deora2023.hvp [DERIVED]. Kind: upper. Consistency check: the hand
     second derivatives against finite differences of the code's own gradient, and structural zeros that
     follow from the model's definition; it tests the code, not a statement of the paper. Seeds: every
     seed.
 
     measured: max of (HVP scaled error with rules ``rtol`` / ``atol`` over 4 random directions, for
     grad^2 L and for sum_i c_i grad^2 Phi_i), max|U-U block| / ``zero_atol`` and max|off-head block| /
-    ``zero_atol`` of the dense Hessian of Phi(.; X_1), and the scaled error of the spec's quadratic-form
-    formula (:func:`verify.deora2023.model.quadratic_form`, rule ``qf_rtol``) against v^T H v of the
-    dense Hessian; theory: 1.
+    ``zero_atol`` of the dense Hessian of Phi(.; X_1), and the scaled error of the quadratic-form
+    formula of derivation Sect. 1.3 (:func:`verify.deora2023.model.quadratic_form`, rule ``qf_rtol``)
+    against v^T H v of the dense Hessian; theory: 1.
     """
     rtol, atol, zero, qf_rtol = (ctx.rule(k) for k in ("rtol", "atol", "zero_atol", "qf_rtol"))
     worst = uu = off = qerr = 0.0
@@ -147,7 +147,7 @@ def hvp(ctx: Ctx, *, cases: int) -> Evidence:
 
 @claim(
     "deora2023.softmax",
-    reference="spec Sec. 3.1",
+    reference="derivation Sect. 3.1",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
     seeds=Seeds.EVERY,
@@ -168,7 +168,7 @@ def hvp(ctx: Ctx, *, cases: int) -> Evidence:
     ),
 )
 def softmax_facts(ctx: Ctx, *, draws: int, search: tuple[int, int, int]) -> Evidence:
-    """Spec Sec. 3.1 / claim deora2023.softmax [DERIVED]. Kind: upper, round-off margin rule ``rtol``.
+    """Derivation Sect. 3.1 / claim deora2023.softmax [DERIVED]. Kind: upper, round-off margin rule ``rtol``.
     Seeds: every seed (a bound for every draw; each seed searches from its own starts).
 
     measured: max over random softmax vectors (T in [2, 50], logit scale up to 50, plus the extremal

@@ -1,4 +1,4 @@
-"""Generalization (spec Sect. 6): Theorem D-gen by on-average model stability (DERIVED), the test loss
+"""Generalization (derivation Sect. 6): Theorem D-gen by on-average model stability (DERIVED), the test loss
 with K proportional to n (RECONSTRUCTED) and the generalization gap against n at a fixed number of
 steps and at a fixed training loss (RECONSTRUCTED order 1/n)."""
 
@@ -19,7 +19,7 @@ from verify.numerics.fit import fit_loglog, fit_rate
 
 @claim(
     "deora2023.gen.derived",
-    reference="spec Sec. 6.2 (Theorem D-gen, on-average model stability)",
+    reference="derivation Sect. 6.2 (Theorem D-gen, on-average model stability)",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
     statement="E[L(theta_K)] - E[L_hat(theta_K)] <= (4 Gamma beta_2^2 eta/n) sum_{k<K} E L_hat(theta_k) "
@@ -50,7 +50,7 @@ from verify.numerics.fit import fit_loglog, fit_rate
 def gen_derived(
     ctx: Ctx, *, ns: tuple[int, ...], H: int, eta: float, datasets: int, test_size: int, gamma_datasets: int
 ) -> Evidence:
-    """Spec Sec. 6.2 / claim deora2023.gen.derived [DERIVED, proof sketch; Monte-Carlo]. Kind: upper.
+    """Derivation Sect. 6.2 / claim deora2023.gen.derived [DERIVED, proof sketch; Monte-Carlo]. Kind: upper.
     Seeds: every seed (per seed: theta_0, the test set and ``datasets`` independent training sets).
     K = floor(n / (2 e beta_2^2 eta)) with beta_2 estimated at theta_0 on an independent pilot sample
     and inflated by the rule ``beta2_margin`` (so the premise can hold with Gamma <= e). Gamma: max over
@@ -86,7 +86,7 @@ def gen_derived(
 
 @claim(
     "deora2023.gen.rate",
-    reference="spec Sec. 6.1/7.2 (test loss O~(1/n) with K ~ n; RECONSTRUCTED)",
+    reference="derivation Sect. 6.1/7.2 (test loss O~(1/n) with K ~ n; RECONSTRUCTED)",
     kind=Kind.UPPER,
     provenance=Provenance.RECONSTRUCTED,
     statement="with K proportional to n, the expected test loss decays in n with a log-log slope whose "
@@ -95,7 +95,9 @@ def gen_derived(
     quick=dict(ns=(10, 20, 40, 80), H=8, eta=1.0, K_per_n=5, test_size=1000),
     paper=dict(ns=(20, 40, 80, 160), H=32, K_per_n=50, test_size=10000),
     rules={
-        "max_slope": Rule(-0.5, "deliberately loose against the O~(1/n) rate (slope -1)", "spec Sect. 11")
+        "max_slope": Rule(
+            -0.5, "deliberately loose against the O~(1/n) rate (slope -1)", "derivation Sect. 11"
+        )
     },
     tex=r"with $K\propto n$, the expected test loss $\mathbb{E}L(\theta_K)$ decays in $n$ with a log-log "
     r"slope whose 95\% interval lies below $-\frac12$ (the order $\tilde O(1/n)$)",
@@ -111,8 +113,8 @@ def gen_derived(
     ),
 )
 def gen_rate(ctx: Ctx, *, ns: tuple[int, ...], H: int, eta: float, K_per_n: int, test_size: int) -> Evidence:
-    """Spec Sec. 6.1 / claim deora2023.gen.rate [RECONSTRUCTED, order-level, soft; not calibrated by the
-    spec]. Kind: upper on the upper end of the 95% interval of the pooled log-log slope of L(theta_K) in
+    """Derivation Sect. 6.1 / claim deora2023.gen.rate [RECONSTRUCTED, order-level, soft; not calibrated on
+    our pilot]. Kind: upper on the upper end of the 95% interval of the pooled log-log slope of L(theta_K) in
     n, K = K_per_n * n; theory: the rule ``max_slope``. Seeds: pooled, one data set, init and test set
     per seed. With K growing like n this measures optimization and generalization together (the
     training loss alone falls like 1/K); .gen.gap and .gen.gap.loss isolate the generalization gap."""
@@ -148,8 +150,8 @@ _GAP_SEEDS = {"quick": 6, "paper": 10}
 _GAP_RULES = {
     "tol": Rule(
         0.2,
-        "last local slope within 0.2 of -1, as the spec's order-level window for the other 1/n-type rate "
-        "(rate.K: [-1.4, -0.8])",
+        "last local slope within 0.2 of -1, as the order-level window for the other 1/n-type rate "
+        "(rate.K: [-1.4, -0.8], derivation Sect. 11)",
         "reconstruction pass criterion (by analogy)",
     ),
     "K_max": Rule(
@@ -198,7 +200,7 @@ def _gap(ctx: Ctx, ns, H, eta, K_fixed, target, datasets, test_size, col: int) -
 
 @claim(
     "deora2023.gen.gap",
-    reference="spec Sec. 6.1-6.2 (generalization gap O(1/n) at fixed K; the order of Theorem D-gen)",
+    reference="derivation Sect. 6.1-6.2 (generalization gap O(1/n) at fixed K; the order of Theorem D-gen)",
     kind=Kind.RATE,
     provenance=Provenance.RECONSTRUCTED,
     statement="at a fixed number K of GD steps, the expected generalization gap E[L(theta_K) - "
@@ -225,8 +227,9 @@ def gen_gap(
     ctx: Ctx, *, ns: tuple[int, ...], H: int, eta: float, K_fixed: int, target: float, datasets: int,
     test_size: int,
 ) -> Evidence:  # fmt: skip
-    """Spec Sec. 6 / claim deora2023.gen.gap [RECONSTRUCTED order: the stability bound (4 Gamma beta_2^2
-    eta / n) sum_{k<K} E L_hat(theta_k) is 1/n at fixed K and the paper form is O(g^2/n)]. Kind: rate,
+    """Derivation Sect. 6 / claim deora2023.gen.gap [RECONSTRUCTED order: the stability bound
+    (4 Gamma beta_2^2 eta / n) sum_{k<K} E L_hat(theta_k) is 1/n at fixed K and the paper form is
+    O(g^2/n)]. Kind: rate,
     exponent -1, tolerance rule ``tol``. Seeds: pooled; per seed one theta_0, one test set and
     ``datasets`` training sets per n. measured: the shared rate fit of the mean gap at K = ``K_fixed``
     over n, one column per seed. The training loss at K_fixed hardly moves with n, so the test loss
@@ -236,7 +239,7 @@ def gen_gap(
 
 @claim(
     "deora2023.gen.gap.loss",
-    reference="spec Sec. 6.1-6.2 (generalization gap O(1/n) at a fixed training loss)",
+    reference="derivation Sect. 6.1-6.2 (generalization gap O(1/n) at a fixed training loss)",
     kind=Kind.RATE,
     provenance=Provenance.RECONSTRUCTED,
     statement="trained to a fixed training loss, the expected generalization gap decays like n^(-1)",
@@ -262,7 +265,7 @@ def gen_gap_loss(
     ctx: Ctx, *, ns: tuple[int, ...], H: int, eta: float, K_fixed: int, target: float, datasets: int,
     test_size: int,
 ) -> Evidence:  # fmt: skip
-    """Spec Sec. 6 / claim deora2023.gen.gap (second protocol) [RECONSTRUCTED order]. Kind: rate,
+    """Derivation Sect. 6 / claim deora2023.gen.gap (second protocol) [RECONSTRUCTED order]. Kind: rate,
     exponent -1, tolerance rule ``tol``. Seeds: pooled (the runs of .gen.gap). measured: the shared rate
     fit over n of the mean gap at the first step with L_hat <= ``target`` (the number of steps is in the
     notes), one column per seed."""

@@ -1,4 +1,4 @@
-"""Bounds on the derivatives of Phi and their order in H (spec Sect. 3.2 and 3.3, DERIVED replacements
+"""Bounds on the derivatives of Phi and their order in H (derivation Sect. 3.2 and 3.3, DERIVED replacements
 of the paper's gradient bound and of its Proposition 5)."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from verify.numerics.fit import RateFit, fit_rate
 
 @claim(
     "deora2023.gradbound",
-    reference="spec Sec. 3.2 (DERIVED replacement of the paper's gradient bound)",
+    reference="derivation Sect. 3.2 (DERIVED replacement of the paper's gradient bound)",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
     statement="||grad Phi(theta;X)||^2 <= T R^2 + T R^6 (1/H) sum_h ||U_h||_F^2",
@@ -35,12 +35,12 @@ from verify.numerics.fit import RateFit, fit_rate
 def gradbound(
     ctx: Ctx, *, cases: int, trained_steps: int, search: tuple[int, int, int, int, int]
 ) -> Evidence:
-    """Spec Sec. 3.2 / claim deora2023.gradbound [DERIVED]; the paper's own constants are NOT RECOVERED.
-    Kind: upper. measured: max ratio ||grad Phi||^2 / beta_2^2 over random theta (s in {0.1, 1, 3}),
-    random X, a trained theta_K (mixture, H = 8), and a worst-case search over every theta and one
-    sample X at (H, T, d) = ``search[:3]`` (``search[3]`` starts of ``search[4]`` L-BFGS-B iterations:
-    :func:`verify.deora2023.experiments.grad_ratio_search`); theory: 1. Seeds: every seed (a bound
-    for every draw; each seed searches from its own starts)."""
+    """Derivation Sect. 3.2 / claim deora2023.gradbound [DERIVED]; the paper's own constants are NOT
+    RECOVERED. Kind: upper. measured: max ratio ||grad Phi||^2 / beta_2^2 over random theta
+    (s in {0.1, 1, 3}), random X, a trained theta_K (mixture, H = 8), and a worst-case search over every
+    theta and one sample X at (H, T, d) = ``search[:3]`` (``search[3]`` starts of ``search[4]``
+    L-BFGS-B iterations: :func:`verify.deora2023.experiments.grad_ratio_search`); theory: 1. Seeds:
+    every seed (a bound for every draw; each seed searches from its own starts)."""
     worst = 0.0
     for j, (H, T, d, s, xs) in enumerate(E.cases(ctx.rng(1), cases)):
         params, X, _ = E.random_case(ctx.rng(2, j), H, T, d, s, xs, 8)
@@ -60,7 +60,7 @@ def gradbound(
 
 @claim(
     "deora2023.hessbound",
-    reference="spec Sec. 3.3 (DERIVED replacement of Prop. 5, corrected in v2)",
+    reference="derivation Sect. 3.3 (DERIVED replacement of the paper's Prop. 5, corrected in v2)",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
     statement="||grad^2 Phi(theta;X)|| <= sqrt(T) R^3 (1 + 2R^2 max_h ||U_h||_F)/sqrt(H) (V1: sqrt(T)->1)",
@@ -80,7 +80,7 @@ def gradbound(
     ),
 )
 def hessbound(ctx: Ctx, *, cases: int, trained_steps: int, search: tuple[int, int, int, int]) -> Evidence:
-    """Spec Sec. 3.3 / claim deora2023.hessbound [DERIVED]; the paper's Proposition 5 constant (changed
+    """Derivation Sect. 3.3 / claim deora2023.hessbound [DERIVED]; the paper's Proposition 5 constant (changed
     in v2) is NOT RECOVERED. Kind: upper. measured: max of ||grad^2 Phi|| / (beta_3/sqrt(H)) (exact, by
     the per-head blocks) over random theta, X, a trained theta_K and a worst-case search, for the full
     model and for the single-query variant V1 (parameters u_h = U_{h,0}, W_h; bound with sqrt(T) -> 1),
@@ -106,7 +106,7 @@ def hessbound(ctx: Ctx, *, cases: int, trained_steps: int, search: tuple[int, in
         worst=replace(found, typical=max(found.typical, typical)),
         notes=[
             f"max ratio full model: random {worst:.4f}, trained {tr:.4f}, searched {full.ratio:.6f}; V1: "
-            f"random {worst1:.4f}, trained {tr1:.4f}, searched {single.ratio:.6f} (spec pilot: 0.43 "
+            f"random {worst1:.4f}, trained {tr1:.4f}, searched {single.ratio:.6f} (first pilot: 0.43 "
             "random, 0.69 adversarial)"
         ],
     )
@@ -121,7 +121,7 @@ def _scaling_fit(ctx: Ctx, Hs: tuple[int, ...], n_inputs: int, which: int) -> tu
 
 @claim(
     "deora2023.scaling.H",
-    reference="spec Sec. 3.3 (Hessian ~ 1/sqrt(H) at i.i.d. init)",
+    reference="derivation Sect. 3.3 (Hessian ~ 1/sqrt(H) at i.i.d. init)",
     kind=Kind.RATE,
     provenance=Provenance.DERIVED,
     statement="at paired i.i.d. init, ||grad^2 Phi(theta_0;X)|| scales like H^(-1/2)",
@@ -131,7 +131,8 @@ def _scaling_fit(ctx: Ctx, Hs: tuple[int, ...], n_inputs: int, which: int) -> tu
     rules={
         "tol": Rule(
             0.15,
-            "last local slope within 0.15 of -1/2: the narrower side of the spec's window [-0.65, -0.3]",
+            "last local slope within 0.15 of -1/2: the narrower side of the window [-0.65, -0.3] of "
+            "derivation Sect. 11",
             "reconstruction pass criterion",
         )
     },
@@ -148,12 +149,13 @@ def _scaling_fit(ctx: Ctx, Hs: tuple[int, ...], n_inputs: int, which: int) -> tu
     ),
 )
 def scaling_H(ctx: Ctx, *, Hs: tuple[int, ...], n_inputs: int) -> Evidence:
-    """Spec Sec. 3.3 / claim deora2023.scaling.H [DERIVED, order-level]. Kind: rate, exponent -1/2,
+    """Derivation Sect. 3.3 / claim deora2023.scaling.H [DERIVED, order-level]. Kind: rate, exponent -1/2,
     tolerance rule ``tol`` (the max over i.i.d. heads adds a slowly growing factor, so the local slopes
     may approach -1/2 from above). Seeds: pooled, one init draw per seed.
 
     measured: the shared rate fit over H of the median (over ``n_inputs`` mixture inputs) exact Hessian
-    norm at paired init, W_0 entries N(0, 0.09), one column per seed (spec pilot: slope -0.47)."""
+    norm at paired init, W_0 entries N(0, 0.09), one column per seed (pilot, derivation Sect. 12: slope
+    -0.47)."""
     fit, y = _scaling_fit(ctx, tuple(Hs), n_inputs, 1)
     return Evidence(
         theory=-0.5,
@@ -166,7 +168,7 @@ def scaling_H(ctx: Ctx, *, Hs: tuple[int, ...], n_inputs: int) -> Evidence:
 
 @claim(
     "deora2023.scaling.H.grad",
-    reference="spec Sec. 3.2 (gradient O(1) in H at i.i.d. init)",
+    reference="derivation Sect. 3.2 (gradient O(1) in H at i.i.d. init)",
     kind=Kind.RATE,
     provenance=Provenance.DERIVED,
     statement="at paired i.i.d. init, ||grad Phi(theta_0;X)|| scales like H^0 (O(1) in H)",
@@ -176,7 +178,7 @@ def scaling_H(ctx: Ctx, *, Hs: tuple[int, ...], n_inputs: int) -> Evidence:
     rules={
         "tol": Rule(
             0.1,
-            "last local slope within 0.1 of 0: the spec's window [-0.1, 0.1]",
+            "last local slope within 0.1 of 0: the window [-0.1, 0.1] of derivation Sect. 11",
             "reconstruction pass criterion",
         )
     },
@@ -193,9 +195,9 @@ def scaling_H(ctx: Ctx, *, Hs: tuple[int, ...], n_inputs: int) -> Evidence:
     ),
 )
 def scaling_H_grad(ctx: Ctx, *, Hs: tuple[int, ...], n_inputs: int) -> Evidence:
-    """Spec Sec. 3.2 / claim deora2023.scaling.H (gradient part) [DERIVED, order-level]. Kind: rate,
+    """Derivation Sect. 3.2 / claim deora2023.scaling.H (gradient part) [DERIVED, order-level]. Kind: rate,
     exponent 0, tolerance rule ``tol``. Seeds: pooled. measured: the shared rate fit over H of the
-    median gradient norm, one column per seed (spec pilot slope +0.007)."""
+    median gradient norm, one column per seed (pilot slope +0.007, derivation Sect. 12)."""
     fit, y = _scaling_fit(ctx, tuple(Hs), n_inputs, 0)
     return Evidence(
         theory=0.0,

@@ -1,4 +1,4 @@
-"""NTK separability and realizability (spec Sect. 7.1), the tokenized-mixture margins (Sect. 9), the
+"""NTK separability and realizability (derivation Sect. 7.1), the tokenized-mixture margins (Sect. 9), the
 NTK at initialisation (Sect. 8) and the one-step attention update (Sect. 1.5 I1, 9.4)."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from verify.numerics.fit import fit_rate
 
 @claim(
     "deora2023.real.Ulinear",
-    reference="spec Sec. 7.1 (exact special case: Phi is linear in U)",
+    reference="derivation Sect. 7.1 (exact special case: Phi is linear in U)",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
     statement="for theta_* on the U block: Phi(theta_0 + lam theta_*) = Phi(theta_0) "
@@ -35,7 +35,7 @@ from verify.numerics.fit import fit_rate
     r"\lambda\langle\nabla\Phi(\theta_0),\theta_\star\rangle$ exactly ($\Phi$ is linear in $U$)",
 )
 def real_Ulinear(ctx: Ctx, *, n: int, H: int, lams: tuple[float, ...]) -> Evidence:
-    """Spec Sec. 7.1 / claim deora2023.real.Ulinear [DERIVED, exact]. Kind: upper.
+    """Derivation Sect. 7.1 / claim deora2023.real.Ulinear [DERIVED, exact]. Kind: upper.
     measured: max over samples and the lambdas of |Phi(theta_0 + lam theta_*) - linear| / (1 + |Phi|),
     theta_* the U-block max-margin direction; theory: the rule ``tol``. Seeds: every seed."""
     pr, mU, _, _ = E.ntk_setup(ctx.seed, n, H, 1.0, 0.05)
@@ -54,7 +54,7 @@ def real_Ulinear(ctx: Ctx, *, n: int, H: int, lams: tuple[float, ...]) -> Eviden
 
 @claim(
     "deora2023.real.taylor",
-    reference="spec Sec. 7.1 (second-order lower bound along theta_*)",
+    reference="derivation Sect. 7.1 (second-order lower bound along theta_*)",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
     statement="y Phi(theta_0 + lam theta_*) >= y Phi(theta_0) + lam y<grad Phi, theta_*> "
@@ -78,7 +78,7 @@ def real_Ulinear(ctx: Ctx, *, n: int, H: int, lams: tuple[float, ...]) -> Eviden
 def real_taylor(
     ctx: Ctx, *, n: int, H: int, lam_max: float, n_lams: int, search: tuple[int, int, int, int]
 ) -> Evidence:
-    """Spec Sec. 7.1 / claim deora2023.real.taylor [DERIVED]. Kind: upper.
+    """Derivation Sect. 7.1 / claim deora2023.real.taylor [DERIVED]. Kind: upper.
     measured: max over samples i and lambda in [0, lam_max] of the Taylor deficit
     max(0, -(y_i Phi(theta_lam) - y_i Phi(theta_0) - lam y_i <grad Phi_i, theta_*>)) divided by
     lam^2 beta_3(lam) / (2 sqrt(H)), beta_3(lam) = sqrt(T) R^3 (1 + 2R^2 (ubar_0 + lam)), theta_* the
@@ -107,7 +107,7 @@ def real_taylor(
 
 @claim(
     "deora2023.real.eps.U",
-    reference="spec Sec. 7.1 (NTK margin => realizability, exact U-only version)",
+    reference="derivation Sect. 7.1 (NTK margin => realizability, exact U-only version)",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
     consistency=True,
@@ -121,8 +121,8 @@ def real_taylor(
     r"$L(\theta_0+\lambda_\varepsilon\theta_\star)\le\varepsilon$",
 )
 def real_eps_U(ctx: Ctx, *, n: int, H: int, eps: tuple[float, ...]) -> Evidence:
-    """Spec Sec. 7.1 / claim deora2023.real.eps (U-only half) [DERIVED]. Kind: upper. Seeds: every seed.
-    measured: max over eps of L(theta_0 + lam_eps theta_*) / eps; theory: 1.
+    """Derivation Sect. 7.1 / claim deora2023.real.eps (U-only half) [DERIVED]. Kind: upper. Seeds: every
+    seed. measured: max over eps of L(theta_0 + lam_eps theta_*) / eps; theory: 1.
 
     Consistency check: Phi is linear in U (.real.Ulinear), so y_i Phi(theta_0 + lam theta_*) >= -B0 +
     lam gamma_U exactly with the MEASURED margin gamma_U of theta_*, and l(z) <= e^(-z) gives the bound
@@ -138,7 +138,7 @@ def real_eps_U(ctx: Ctx, *, n: int, H: int, eps: tuple[float, ...]) -> Evidence:
 
 @claim(
     "deora2023.real.eps",
-    reference="spec Sec. 7.1 (NTK margin => realizability with g(eps), full theta_*)",
+    reference="derivation Sect. 7.1 (NTK margin => realizability with g(eps), full theta_*)",
     kind=Kind.CONDITION,
     provenance=Provenance.DERIVED,
     statement="the premise sqrt(H) >= lam_eps beta_3(lam_eps)/gamma of realizability with the full NTK "
@@ -152,7 +152,7 @@ def real_eps_U(ctx: Ctx, *, n: int, H: int, eps: tuple[float, ...]) -> Evidence:
     r"$\lambda_\varepsilon=2(B_0+\log(1/\varepsilon))/\gamma$ (shown: the largest $\varepsilon$ it misses)",
 )
 def real_eps(ctx: Ctx, *, n: int, H: int, eps: tuple[float, ...]) -> Evidence:
-    """Spec Sec. 7.1 / claim deora2023.real.eps (full-theta_* half) [DERIVED]. Kind: condition. Seeds:
+    """Derivation Sect. 7.1 / claim deora2023.real.eps (full-theta_* half) [DERIVED]. Kind: condition. Seeds:
     every seed. The full NTK margin gamma at H heads comes from the closed-form Gram at W_0 = 0
     (:func:`verify.deora2023.experiments.ntk_gram_w0`; H-independent cost), u0 = max_h ||U_h||_F and R
     of the draw. H = 2^17 is the largest H at which this machine evaluates the conclusion
@@ -178,7 +178,7 @@ def real_eps(ctx: Ctx, *, n: int, H: int, eps: tuple[float, ...]) -> Evidence:
 
 @claim(
     "deora2023.mixture.margin",
-    reference="spec Sec. 9.2 (U-part NTK margin at W_0 = 0, sigma = 0)",
+    reference="derivation Sect. 9.2 (U-part NTK margin at W_0 = 0, sigma = 0)",
     kind=Kind.IDENTITY,
     provenance=Provenance.DERIVED,
     statement="gamma_U = zeta S sqrt(T/2) (variant O) and zeta S sqrt(T) (variant A) when sigma = 0",
@@ -193,7 +193,7 @@ def real_eps(ctx: Ctx, *, n: int, H: int, eps: tuple[float, ...]) -> Evidence:
     r"$\gamma_U=\zeta S\sqrt T$ (variant A)",
 )
 def mixture_margin(ctx: Ctx, *, n: int, H: int, S: float) -> Evidence:
-    """Spec Sec. 9.2 / claim deora2023.mixture.margin [DERIVED]. Kind: identity, rule ``rtol``.
+    """Derivation Sect. 9.2 / claim deora2023.mixture.margin [DERIVED]. Kind: identity, rule ``rtol``.
     measured / theory: the SVM margin over the U-block NTK features and the closed form, for the
     variant (O or A) with the larger relative error. Seeds: every seed (an identity for every draw)."""
     worst, out = -1.0, None
@@ -213,7 +213,7 @@ def mixture_margin(ctx: Ctx, *, n: int, H: int, S: float) -> Evidence:
 
 @claim(
     "deora2023.mixture.margin.noisy",
-    reference="spec Sec. 9.2 (noisy lower bound; full >= U margin)",
+    reference="derivation Sect. 9.2 (noisy lower bound; full >= U margin)",
     kind=Kind.PROBABILITY,
     provenance=Provenance.DERIVED,
     statement="w.p. >= 1 - delta: gamma_U >= sqrt(T) zeta S/sqrt(2) - sigma sqrt(2 log(n/delta)), "
@@ -226,8 +226,8 @@ def mixture_margin(ctx: Ctx, *, n: int, H: int, S: float) -> Evidence:
     r"full NTK margin is at least $\gamma_U$",
 )
 def mixture_margin_noisy(ctx: Ctx, *, n: int, H: int, S: float, sigma: float, delta: float) -> Evidence:
-    """Spec Sec. 9.2 / claim deora2023.mixture.margin (sigma > 0 part) [DERIVED]. Kind: probability.
-    Seeds: binomial, one data set and init per seed (the spec's 200 seeds in the paper profile).
+    """Derivation Sect. 9.2 / claim deora2023.mixture.margin (sigma > 0 part) [DERIVED]. Kind: probability.
+    Seeds: binomial, one data set and init per seed (200 seeds in the paper profile).
     A seed succeeds when the U-part margin is at least the stated lower bound AND the full NTK margin
     is at least the U-part margin (the latter always, up to the rule ``solver_atol``).
     theory: 1 - delta; measured: success (the runner's exact binomial test over the seeds)."""
@@ -248,7 +248,7 @@ def _ntk_table(ctx: Ctx, Hs: tuple[int, ...], inits: int) -> tuple[np.ndarray, n
 
 @claim(
     "deora2023.ntk.concentration",
-    reference="spec Sec. 8 (NTK Gram is an average of i.i.d. per-head kernels)",
+    reference="derivation Sect. 8 (NTK Gram is an average of i.i.d. per-head kernels)",
     kind=Kind.RATE,
     provenance=Provenance.DERIVED,
     statement="the across-init relative spread of the NTK Gram at theta_0 decays like H^(-1/2)",
@@ -258,7 +258,7 @@ def _ntk_table(ctx: Ctx, Hs: tuple[int, ...], inits: int) -> tuple[np.ndarray, n
     rules={
         "tol": Rule(
             0.2,
-            "last local slope within 0.2 of -1/2: the spec's window [-0.7, -0.3]",
+            "last local slope within 0.2 of -1/2: the window [-0.7, -0.3] of derivation Sect. 11",
             "reconstruction pass criterion",
         )
     },
@@ -276,11 +276,11 @@ def _ntk_table(ctx: Ctx, Hs: tuple[int, ...], inits: int) -> tuple[np.ndarray, n
     ),
 )
 def ntk_concentration(ctx: Ctx, *, Hs: tuple[int, ...], inits: int) -> Evidence:
-    """Spec Sec. 8 / claim deora2023.ntk.concentration [DERIVED, order-level]. Kind: rate, exponent -1/2,
-    tolerance rule ``tol``. Seeds: pooled; per seed one mixture data set (n = 40) and ``inits`` paired
-    init draws (W_0 = 0) at every H. measured: the shared rate fit over H of ||std_inits K_H||_F /
-    ||mean_inits K_H||_F, one column per seed (the bias of a std from few draws is the same factor at
-    every H, so it does not move the slope)."""
+    """Derivation Sect. 8 / claim deora2023.ntk.concentration [DERIVED, order-level]. Kind: rate,
+    exponent -1/2, tolerance rule ``tol``. Seeds: pooled; per seed one mixture data set (n = 40) and
+    ``inits`` paired init draws (W_0 = 0) at every H. measured: the shared rate fit over H of
+    ||std_inits K_H||_F / ||mean_inits K_H||_F, one column per seed (the bias of a std from few draws
+    is the same factor at every H, so it does not move the slope)."""
     spread, cv = _ntk_table(ctx, tuple(Hs), inits)
     fit = fit_rate(np.array(Hs, float), spread, window=2)
     return Evidence(
@@ -294,7 +294,7 @@ def ntk_concentration(ctx: Ctx, *, Hs: tuple[int, ...], inits: int) -> Evidence:
 
 @claim(
     "deora2023.ntk.concentration.margin",
-    reference="spec Sec. 8 (NTK margin converges as H grows)",
+    reference="derivation Sect. 8 (NTK margin converges as H grows)",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
     statement="the across-init coefficient of variation of the NTK margin decreases with H: the 95% "
@@ -302,7 +302,7 @@ def ntk_concentration(ctx: Ctx, *, Hs: tuple[int, ...], inits: int) -> Evidence:
     seeds=Seeds.POOLED,
     quick=dict(Hs=(4, 16, 64, 256), inits=6),
     paper=dict(inits=10),
-    rules={"max_slope": Rule(0.0, "'decreases with H': a negative log-log slope", "spec Sect. 8")},
+    rules={"max_slope": Rule(0.0, "'decreases with H': a negative log-log slope", "derivation Sect. 8")},
     tex=r"the across-initialisation coefficient of variation of the NTK margin decreases with $H$ (the "
     r"95\% interval of its log-log slope lies below $0$)",
     plot=dict(
@@ -317,10 +317,11 @@ def ntk_concentration(ctx: Ctx, *, Hs: tuple[int, ...], inits: int) -> Evidence:
     ),
 )
 def ntk_concentration_margin(ctx: Ctx, *, Hs: tuple[int, ...], inits: int) -> Evidence:
-    """Spec Sec. 8 / claim deora2023.ntk.concentration (margin part) [DERIVED, order-level]. Kind: upper.
-    Seeds: pooled (as .ntk.concentration). measured: the upper end of the 95% interval of the log-log
-    slope over H of the margin's coefficient of variation across init draws, fitted over every H and
-    seed; theory: the rule ``max_slope``. The spec states only "decreases", no exponent."""
+    """Derivation Sect. 8 / claim deora2023.ntk.concentration (margin part) [DERIVED, order-level].
+    Kind: upper. Seeds: pooled (as .ntk.concentration). measured: the upper end of the 95% interval of
+    the log-log slope over H of the margin's coefficient of variation across init draws, fitted over
+    every H and seed; theory: the rule ``max_slope``. The statement (derivation Sect. 8) gives only
+    "decreases", no exponent."""
     _spread, cv = _ntk_table(ctx, tuple(Hs), inits)
     if not np.all(cv > 0):
         return Evidence(theory=0.0, measured=None, inconclusive="a margin CV is 0 (identical margins)")
@@ -338,7 +339,7 @@ def ntk_concentration_margin(ctx: Ctx, *, Hs: tuple[int, ...], inits: int) -> Ev
 
 @claim(
     "deora2023.onestep",
-    reference="spec Sec. 1.5 (I1) and 9.4 (TL;DR: NTK separability after one step)",
+    reference="derivation Sect. 1.5 (I1) and 9.4 (TL;DR: NTK separability after one step)",
     kind=Kind.PROBABILITY,
     provenance=Provenance.RECONSTRUCTED,
     statement="with probability >= 1 - delta over the draw, one large GD step on W from (U_0, W = 0), on "
@@ -351,24 +352,24 @@ def ntk_concentration_margin(ctx: Ctx, *, Hs: tuple[int, ...], inits: int) -> Ev
         "gain": Rule(
             1.0,
             "the step RAISES the margin (gamma(eta1) > gamma(0)): the direction the TL;DR states; the "
-            "spec's pilot-calibrated 1.3 is reported per seed, not judged",
+            "pilot-calibrated 1.3 is reported per seed, not judged",
             "paper (TL;DR, THIRD-PARTY)",
         ),
         "delta": Rule(
-            0.1, "failure probability: the spec's delta for the mixture's margin", "spec Sect. 9.2"
+            0.1, "failure probability: the delta of the mixture's margin bound", "derivation Sect. 9.2"
         ),
-        "spec_gain": Rule(1.3, "the spec's pilot-calibrated margin gain (reported only)", "spec Sect. 11"),
+        "pilot_gain": Rule(1.3, "the pilot-calibrated margin gain (reported only)", "derivation Sect. 11"),
     },
     tex=r"w.p.\ $\ge1-\delta$, one large GD step on $W$ from $(U_0,W=0)$ on an independent sample raises "
     r"the NTK margin (variants O and A) and the attention mass on relevant tokens above $\zeta$",
 )
 def onestep(ctx: Ctx, *, n: int, H: int, eta1: float) -> Evidence:
-    """Spec Sec. 9.4 / claim deora2023.onestep [RECONSTRUCTED claim; the paper's statement, step size
-    and probabilities are NOT RECOVERED]. Kind: probability, p0 = 1 - ``delta``. Seeds: binomial (the
-    spec: 100 seeds; quick 20), one data set, independent step sample and init per seed.
+    """Derivation Sect. 9.4 / claim deora2023.onestep [RECONSTRUCTED claim; the paper's statement, step size
+    and probabilities are NOT RECOVERED]. Kind: probability, p0 = 1 - ``delta``. Seeds: binomial (paper
+    profile: 100 seeds; quick 20), one data set, independent step sample and init per seed.
     W_1 = -eta1 grad_W L_{S'}(U_0, 0) with S' an independent sample (so theta_0 stays data-independent
     for the training sample S). Success: gamma(eta1) > ``gain`` gamma(0) for both variants O and A, and
-    the relevant attention mass (variant O) > zeta. The gains against the spec's 1.3 are in the notes."""
+    the relevant attention mass (variant O) > zeta. The gains against the pilot's 1.3 are in the notes."""
     eta1 = check_positive("eta1", eta1)
     gains, mass = [], 0.0
     for j, variant in enumerate(("O", "A")):
@@ -382,13 +383,13 @@ def onestep(ctx: Ctx, *, n: int, H: int, eta1: float) -> Evidence:
         if variant == "O":
             mass = M.attention_mass(th, X, rel) / mix.zeta_eff
     ok = min(gains) > ctx.rule("gain") and mass > 1.0
-    spec_ok = min(gains) >= ctx.rule("spec_gain") and mass > 1.0
+    pilot_ok = min(gains) >= ctx.rule("pilot_gain") and mass > 1.0
     return Evidence(
         theory=1 - ctx.rule("delta"),
         measured=bool(ok),
         series={"gain_O": gains[0], "gain_A": gains[1], "mass_over_zeta": mass},
         notes=[
             f"margin gain O {gains[0]:.3f}, A {gains[1]:.3f}; relevant attention mass / zeta {mass:.3f}; "
-            f"the spec's 1.3x criterion {'met' if spec_ok else 'NOT met'}"
+            f"the pilot's 1.3x criterion {'met' if pilot_ok else 'NOT met'}"
         ],
     )

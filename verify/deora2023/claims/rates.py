@@ -1,4 +1,4 @@
-"""Rates and the NTK / lazy regime (spec Sect. 7.2 and 10): the O~(1/K) training rate under NTK
+"""Rates and the NTK / lazy regime (derivation Sect. 7.2 and 10): the O~(1/K) training rate under NTK
 separability and the movement of theta in H."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from verify.numerics.fit import fit_rate
 
 @claim(
     "deora2023.rate.K",
-    reference="spec Sec. 7.2 (training loss O~(1/K) under NTK separability)",
+    reference="derivation Sect. 7.2 (training loss O~(1/K) under NTK separability)",
     kind=Kind.RATE,
     provenance=Provenance.RECONSTRUCTED,
     statement="under NTK separability the training loss L(theta_K) decays like K^(-1) (up to log factors)",
@@ -24,7 +24,8 @@ from verify.numerics.fit import fit_rate
     rules={
         "tol": Rule(
             0.2,
-            "last local slope within 0.2 of -1: the narrower side of the spec's window [-1.4, -0.8]",
+            "last local slope within 0.2 of -1: the narrower side of the window [-1.4, -0.8] of "
+            "derivation Sect. 11",
             "reconstruction pass criterion",
         )
     },
@@ -42,12 +43,12 @@ from verify.numerics.fit import fit_rate
     ),
 )
 def rate_K(ctx: Ctx, *, n: int, H: int, eta: float, K_min: int, K_max: int, points: int) -> Evidence:
-    """Spec Sec. 7.2 / claim deora2023.rate.K [RECONSTRUCTED order: O~(1/(gamma^2 eta K)); the explicit
+    """Derivation Sect. 7.2 / claim deora2023.rate.K [RECONSTRUCTED order: O~(1/(gamma^2 eta K)); the explicit
     constants of B.ntk_train_rate are DERIVED]. Kind: rate, exponent -1, tolerance rule ``tol``.
     Seeds: pooled, one data set, init and GD run per seed.
 
     measured: the shared rate fit of L(theta_K) over ``points`` log-spaced K in [K_min, K_max] (mixture,
-    H = 8, eta = 1), one column per seed (spec pilot slope -1.14 on [1e3, 1.2e4])."""
+    H = 8, eta = 1), one column per seed (pilot slope -1.14 on [1e3, 1.2e4], derivation Sect. 10)."""
     Ks = np.unique(np.geomspace(K_min, K_max, points).astype(int))
     cols, bounds = [], []
     for seed in ctx.seed_set:
@@ -80,12 +81,14 @@ def _lazy(ctx: Ctx, Hs: tuple[int, ...], n: int, eta: float, K: int) -> np.ndarr
 
 _LAZY_QUICK = dict(Hs=(2, 4, 8, 16), n=40, eta=1.0, K=300)
 _LAZY_PAPER = dict(Hs=(2, 8, 32, 128), K=3000)
-_LAZY_TOL = "last local slope within 0.1 of the exponent: the narrower side of the spec's window"
+_LAZY_TOL = (
+    "last local slope within 0.1 of the exponent: the narrower side of the window of derivation Sect. 11"
+)
 
 
 @claim(
     "deora2023.lazy",
-    reference="spec Sec. 10 (NTK/lazy regime grows with H)",
+    reference="derivation Sect. 10 (NTK/lazy regime grows with H)",
     kind=Kind.RATE,
     provenance=Provenance.RECONSTRUCTED,
     statement="the relative movement ||theta_K - theta_0||/||theta_0|| scales like H^(-1/2)",
@@ -106,12 +109,12 @@ _LAZY_TOL = "last local slope within 0.1 of the exponent: the narrower side of t
     ),
 )
 def lazy(ctx: Ctx, *, Hs: tuple[int, ...], n: int, eta: float, K: int) -> Evidence:
-    """Spec Sec. 10 / claim deora2023.lazy [RECONSTRUCTED, order-level; NTK-regime claim]. Kind: rate,
+    """Derivation Sect. 10 / claim deora2023.lazy [RECONSTRUCTED, order-level; NTK-regime claim]. Kind: rate,
     exponent -1/2, tolerance rule ``tol``. Seeds: pooled, one data set and init per seed (the spread of
     the slope over seeds enters the interval).
     measured: the shared rate fit over H of ||theta_K - theta_0|| / ||theta_0|| (W_0 = 0 so ||theta_0||
-    = ||U_0||), one column per seed (spec pilot -0.45). Also REPORTED, not asserted: L(theta_K) vs H
-    (spec Sec. 10 found it slightly worse for larger H at fixed K)."""
+    = ||U_0||), one column per seed (pilot -0.45, derivation Sect. 10). Also REPORTED, not asserted:
+    L(theta_K) vs H (the pilot of derivation Sect. 10 found it slightly worse for larger H at fixed K)."""
     v = _lazy(ctx, tuple(Hs), n, eta, K)
     rel = v[:, :, 0] / v[:, :, 1]
     fit = fit_rate(np.array(Hs, float), rel, window=2)
@@ -131,7 +134,7 @@ def lazy(ctx: Ctx, *, Hs: tuple[int, ...], n: int, eta: float, K: int) -> Eviden
 
 @claim(
     "deora2023.lazy.abs",
-    reference="spec Sec. 10 (absolute movement O(1) in H)",
+    reference="derivation Sect. 10 (absolute movement O(1) in H)",
     kind=Kind.RATE,
     provenance=Provenance.RECONSTRUCTED,
     statement="the absolute movement ||theta_K - theta_0|| stays O(1) in H (scales like H^0)",
@@ -152,9 +155,9 @@ def lazy(ctx: Ctx, *, Hs: tuple[int, ...], n: int, eta: float, K: int) -> Eviden
     ),
 )
 def lazy_abs(ctx: Ctx, *, Hs: tuple[int, ...], n: int, eta: float, K: int) -> Evidence:
-    """Spec Sec. 10 / claim deora2023.lazy (absolute part) [RECONSTRUCTED, order-level]. Kind: rate,
+    """Derivation Sect. 10 / claim deora2023.lazy (absolute part) [RECONSTRUCTED, order-level]. Kind: rate,
     exponent 0, tolerance rule ``tol``. Seeds: pooled. measured: the shared rate fit over H of
-    ||theta_K - theta_0||, one column per seed (spec pilot slope +0.07)."""
+    ||theta_K - theta_0||, one column per seed (pilot slope +0.07, derivation Sect. 10)."""
     v = _lazy(ctx, tuple(Hs), n, eta, K)
     fit = fit_rate(np.array(Hs, float), v[:, :, 0], window=2)
     return Evidence(

@@ -1,4 +1,4 @@
-"""Loss-level self-bounded properties of the logistic risk (spec Sect. 4: self-bounded gradient, weak
+"""Loss-level self-bounded properties of the logistic risk (derivation Sect. 4: self-bounded gradient, weak
 convexity and smoothness; generalized local quasi-convexity, after Taheri & Thrampoulidis)."""
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def _loss_space(polar: bool, per_sample: bool = True) -> str:
 
 @claim(
     "deora2023.sbgrad",
-    reference="spec Sec. 4.1 (self-bounded gradient)",
+    reference="derivation Sect. 4.1 (self-bounded gradient)",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
     statement="||grad L(theta)|| <= beta_2 L(theta), beta_2 = max_i ||grad Phi_i||",
@@ -52,7 +52,7 @@ def _loss_space(polar: bool, per_sample: bool = True) -> str:
 def sbgrad(
     ctx: Ctx, *, H: int, n: int, steps: int, random_points: int, search: tuple[int, int, int, int, int]
 ) -> Evidence:
-    """Spec Sec. 4.1 / claim deora2023.sbgrad [DERIVED; the paper names the property (TL;DR), its form
+    """Derivation Sect. 4.1 / claim deora2023.sbgrad [DERIVED; the paper names the property (TL;DR), its form
     is RECONSTRUCTED]. Kind: upper, round-off margin rule ``rtol``. measured: max of
     ||grad L|| / (beta_2 L) at theta_0, at random theta (entries N(0, 1)), at every GD iterate
     (eta = 1) and at a worst-case search over every theta and one sample at (H, T, d) = ``search[:3]``
@@ -95,7 +95,7 @@ _WC_PAPER = dict(n=30, ks=_WC_PAPER_KS, random_points=4, dense_max=4000)
 
 @claim(
     "deora2023.sbwc",
-    reference="spec Sec. 4.1 (self-bounded weak convexity; T&T name)",
+    reference="derivation Sect. 4.1 (self-bounded weak convexity; T&T name)",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
     statement="lambda_min(grad^2 L(theta)) >= -(beta_3(theta)/sqrt(H)) L(theta)",
@@ -118,7 +118,7 @@ def sbwc(
     dense_max: int,
     search: tuple[int, int, int, int, int],
 ) -> Evidence:
-    """Spec Sec. 4.1 / claim deora2023.sbwc [DERIVED]. Kind: upper.
+    """Derivation Sect. 4.1 / claim deora2023.sbwc [DERIVED]. Kind: upper.
 
     measured: max over GD iterates k in ks (eta = 1) and random theta, H in Hs, and a worst-case search, of
     max(0, -lambda_min(grad^2 L)) / ((beta_3(theta)/sqrt(H)) L) with beta_3 the formula of Sec. 3.3;
@@ -136,7 +136,7 @@ def sbwc(
         measured=max(typical, found.ratio),
         worst=replace(found, typical=max(found.typical, typical)),
         notes=[
-            f"max ratio to the worst-case modulus {typical:.4f} (spec pilot 0.003-0.010), searched "
+            f"max ratio to the worst-case modulus {typical:.4f} (pilot 0.003-0.010), searched "
             f"{found.ratio:.6f}; {sum(q['dense'] == 1.0 for q in pts)}/{len(pts)} points with exact "
             "lambda_min"
         ],
@@ -145,7 +145,7 @@ def sbwc(
 
 @claim(
     "deora2023.sbwc.Hlaw",
-    reference="spec Sec. 4.1 (kappa ~ 1/sqrt(H))",
+    reference="derivation Sect. 4.1 (kappa ~ 1/sqrt(H))",
     kind=Kind.RATE,
     provenance=Provenance.DERIVED,
     statement="the measured weak-convexity ratio kappa_hat = max(0,-lambda_min)/L at a GD iterate k "
@@ -156,7 +156,8 @@ def sbwc(
     rules={
         "tol": Rule(
             0.25,
-            "the spec's 'kappa_hat sqrt(H) varies by < 2x over H = 2..32' as a slope: log 2 / log 16",
+            "'kappa_hat sqrt(H) varies by < 2x over H = 2..32' (derivation Sect. 11) as a slope: "
+            "log 2 / log 16",
             "reconstruction pass criterion",
         )
     },
@@ -176,14 +177,14 @@ def sbwc(
 def sbwc_Hlaw(
     ctx: Ctx, *, Hs: tuple[int, ...], n: int, ks: tuple[int, ...], random_points: int, dense_max: int
 ) -> Evidence:
-    """Spec Sec. 4.1 / claim deora2023.sbwc (order-level part) [DERIVED, soft]. Kind: rate, exponent
+    """Derivation Sect. 4.1 / claim deora2023.sbwc (order-level part) [DERIVED, soft]. Kind: rate, exponent
     -1/2, tolerance rule ``tol``. Seeds: pooled, one GD run per H and seed.
 
     measured: the shared rate fit over H of kappa_hat(k, H) / kappa_hat(k, H_1), one column per seed
-    and GD iterate k in ks (the spec's statement is per k; dividing by the first H removes each
+    and GD iterate k in ks (the statement is per k; dividing by the first H removes each
     column's level, so the interval carries the spread of the exponent over seeds and iterates);
-    kappa_hat uses the block bound min_h lambda_min(M_h), the same method at every H. Spec pilot (exact
-    lambda_min): kappa_hat sqrt(H) = 0.14-0.19."""
+    kappa_hat uses the block bound min_h lambda_min(M_h), the same method at every H. Pilot (derivation
+    Sect. 12, exact lambda_min): kappa_hat sqrt(H) = 0.14-0.19."""
     cols = []
     for seed in ctx.seed_set:
         pts = E.wc_sweep(E.WcSweep(seed, tuple(Hs), n, tuple(ks), random_points, dense_max, mapper=ctx.map))
@@ -202,7 +203,7 @@ def sbwc_Hlaw(
 
 @claim(
     "deora2023.smooth",
-    reference="spec Sec. 4.1 (self-bounded and global smoothness)",
+    reference="derivation Sect. 4.1 (self-bounded and global smoothness)",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
     statement="||grad^2 L|| <= (beta_2^2 + beta_3/sqrt H) L  and  ||grad^2 L|| <= beta_2^2/4 + beta_3/sqrt H",
@@ -227,7 +228,7 @@ def smooth(
     dense_max: int,
     search: tuple[int, int, int, int, int],
 ) -> Evidence:
-    """Spec Sec. 4.1 / claim deora2023.smooth [DERIVED]. Kind: upper.
+    """Derivation Sect. 4.1 / claim deora2023.smooth [DERIVED]. Kind: upper.
 
     measured: max over the points of claim .sbwc and a worst-case search of ||grad^2 L|| divided by each
     of the two bounds (beta_2 measured = max_i ||grad Phi_i||, beta_3 the formula); ||grad^2 L|| exact for
@@ -253,7 +254,7 @@ def smooth(
 
 @claim(
     "deora2023.quasiconvex",
-    reference="spec Sec. 4.2 (generalized local quasi-convexity; T&T)",
+    reference="derivation Sect. 4.2 (generalized local quasi-convexity; T&T)",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
     statement="for c = kappa D^2 < 1: <grad L(t), t-t'> >= (1-a)L(t) - (1+a)L(t') and "
@@ -261,7 +262,7 @@ def smooth(
     seeds=Seeds.EVERY,
     quick=dict(H=8, n=40, pairs=12, seg_points=101, search=(1, 2, 1, 1, 10)),
     paper=dict(pairs=300, search=(2, 2, 2, 4, 100)),
-    rules={"c_max": Rule(1.0, "the statement's premise c = kappa D^2 < c_max", "spec Sect. 4.2")},
+    rules={"c_max": Rule(1.0, "the statement's premise c = kappa D^2 < c_max", "derivation Sect. 4.2")},
     tex=r"for $c=\kappa D^2<1$, $a=c/(2-c)$: $\langle\nabla L(\theta),\theta-\theta'\rangle\ge"
     r"(1-a)L(\theta)-(1+a)L(\theta')$ and "
     r"$\max_{[\theta,\theta']}L\le\max(L(\theta),L(\theta'))/(1-c/2)$",
@@ -276,7 +277,7 @@ def smooth(
 def quasiconvex(
     ctx: Ctx, *, H: int, n: int, pairs: int, seg_points: int, search: tuple[int, int, int, int, int]
 ) -> Evidence:
-    """Spec Sec. 4.2 / claim deora2023.quasiconvex [DERIVED algebra; the paper's form RECONSTRUCTED].
+    """Derivation Sect. 4.2 / claim deora2023.quasiconvex [DERIVED algebra; the paper's form RECONSTRUCTED].
     Kind: upper. Pairs: theta = theta_0 + N(0, 0.1^2) perturbation, theta' = theta + D u, D
     log-uniform in [0.01, 2]; kappa = beta_3(larger endpoint value norm)/sqrt(H).
     measured: max over pairs with c below the rule ``c_max`` of max( (1-a)L(t) / (<grad L(t), t-t'> +

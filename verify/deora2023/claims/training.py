@@ -1,4 +1,4 @@
-"""The training theorem (spec Sect. 5): Theorem D-train (DERIVED replacement of the paper's training
+"""The training theorem (derivation Sect. 5): Theorem D-train (DERIVED replacement of the paper's training
 theorem), its paper form (RECONSTRUCTED), the worst-case head-count condition and its H-monotonicity."""
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ def _dtrain_run(ctx: Ctx, seed: int, ex: dict, K: int, eta: float) -> tuple[list
 
 @claim(
     "deora2023.train.logic",
-    reference="spec Sec. 5.2 (Theorem D-train; DERIVED replacement of the paper's training theorem)",
+    reference="derivation Sect. 5.2 (Theorem D-train; DERIVED replacement of the paper's training theorem)",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
     statement="if GD descends (P1) and c = max_k kappa_k D_k^2 < 1 (P2): (1/K) sum L_k <= B "
@@ -81,7 +81,7 @@ def _dtrain_run(ctx: Ctx, seed: int, ex: dict, K: int, eta: float) -> tuple[list
     rules={
         "rtol": Rule(1e-9, "round-off margin of the bound", "reconstruction pass criterion"),
         "descent_rtol": Rule(1e-12, "round-off allowed in P1, relative to L_k", "attncheck"),
-        "c_max": Rule(1.0, "premise P2: c < c_max", "spec Sect. 5.2"),
+        "c_max": Rule(1.0, "premise P2: c < c_max", "derivation Sect. 5.2"),
     },
     tex=r"Theorem D-train: if GD descends (P1) and $c=\max_k\kappa_kD_k^2<1$ (P2), then "
     r"$\frac1K\sum_{k<K}L(\theta_k)\le B$ and $D_k^2\le\bar D^2$",
@@ -108,12 +108,13 @@ def train_logic(
     eps: tuple[float, ...],
     late_factor: int,
 ) -> Evidence:
-    """Spec Sec. 5.2 / claim deora2023.train.logic [DERIVED, full proof in the spec].
+    """Derivation Sect. 5.2 / claim deora2023.train.logic [DERIVED, full proof in derivations.md].
     Kind: upper, round-off margin rule ``rtol``.
 
     Measured modulus: kappa = max over checkpoints k (every ``every`` steps) and ``seg_points`` points
     v of [theta_k, theta_ref] of max(0, -lambda_min(M(v)))/L(v) -- M the head-block-diagonal curvature
-    part, so this upper-bounds the true ratio at v; the checkpoint/grid sup is an approximation (spec).
+    part, so this upper-bounds the true ratio at v; the checkpoint/grid sup is an approximation
+    (derivation Sect. 11).
     P1 allows the round-off rule ``descent_rtol``; P2 is c below the rule ``c_max``.
     measured: max over the configurations where P1 and P2 hold of max( (1/K) sum_{k<K} L_k / B,
     max_k D_k^2 / Dbar^2 ); theory: 1. trivial: vacuous when every such B is >= L_0. One data set, init
@@ -143,7 +144,7 @@ def train_logic(
 
 @claim(
     "deora2023.train.paperform",
-    reference="spec Sec. 5.1 (paper-form training bound, RECONSTRUCTED "
+    reference="derivation Sect. 5.1 (paper-form training bound, RECONSTRUCTED "
     "from Taheri & Thrampoulidis; constants NOT CONFIRMED)",
     kind=Kind.UPPER,
     provenance=Provenance.RECONSTRUCTED,
@@ -152,7 +153,7 @@ def train_logic(
     seeds=Seeds.POOLED,
     quick=_TRAIN_QUICK,
     paper=_TRAIN_PAPER,
-    rules={"c_max": Rule(0.5, "the paper form's premise c <= 1/2", "spec Sect. 5.1")},
+    rules={"c_max": Rule(0.5, "the paper form's premise c <= 1/2", "derivation Sect. 5.1")},
     tex=r"paper form (reconstructed): $L(\theta_K)\le2L(\theta_{\mathrm{ref}})+\frac54"
     r"\|\theta_{\mathrm{ref}}-\theta_0\|^2/(\eta K)$ in runs with $c\le\frac12$",
 )
@@ -171,7 +172,7 @@ def train_paperform(
     eps: tuple[float, ...],
     late_factor: int,
 ) -> Evidence:
-    """Spec Sec. 5.1 / claim deora2023.train.paperform [RECONSTRUCTED, soft]: OUR reconstruction of the
+    """Derivation Sect. 5.1 / claim deora2023.train.paperform [RECONSTRUCTED, soft]: OUR reconstruction of the
     paper's form, not the paper's statement. Kind: upper. measured: max over configurations with
     c at most the rule ``c_max`` (same runs as .train.logic) of
     L(theta_K) / (2 L_ref + 1.25 ||theta_ref - theta_0||^2/(eta K)); theory: 1; vacuous when every such
@@ -208,7 +209,7 @@ def train_paperform(
 
 @claim(
     "deora2023.train.Hcond",
-    reference="spec Sec. 5.2 (worst-case sufficient head count)",
+    reference="derivation Sect. 5.2 (worst-case sufficient head count)",
     kind=Kind.CONDITION,
     provenance=Provenance.DERIVED,
     statement="the worst-case head-count condition sqrt(H) >= 2 beta_3(r) Dbar^2 of Theorem D-train",
@@ -233,8 +234,8 @@ def train_Hcond(
     eps: tuple[float, ...],
     late_factor: int,
 ) -> Evidence:
-    """Spec Sec. 5.2 / claim deora2023.train.Hcond [DERIVED; the paper's own condition H >~ beta_3^2 g^4 is
-    RECONSTRUCTED and its exponent NOT RECOVERED]. Kind: condition.
+    """Derivation Sect. 5.2 / claim deora2023.train.Hcond [DERIVED; the paper's own condition
+    H >~ beta_3^2 g^4 is RECONSTRUCTED and its exponent NOT RECOVERED]. Kind: condition.
     theory: the smallest over the configurations of .train.logic of H_req = (2 beta_3(D_0 + Dbar) Dbar^2)^2
     (R, ubar_0 realised); measured: the H of the run (the largest this profile trains). Seeds: every
     seed (the condition must be met at every draw; expected vacuous at every seed)."""
@@ -254,7 +255,7 @@ def train_Hcond(
 
 @claim(
     "deora2023.train.Hmono",
-    reference="spec Sec. 5.2 (H-monotonicity of the D-train bound)",
+    reference="derivation Sect. 5.2 (H-monotonicity of the D-train bound)",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
     statement="the worst-case D-train bound is non-increasing in H and within 1% of the convex rate "
@@ -262,8 +263,12 @@ def train_Hcond(
     consistency=True,
     quick=dict(T=6, R=1.1, ubar0=1.0, D0=3.0, eta=1.0, K=1000, L_ref=0.01, log2_H_max=80),
     rules={
-        "c_small": Rule(0.01, "c(H) from which the bound must be near the convex rate", "spec Sect. 5.2"),
-        "gap": Rule(0.01, "allowed relative gap to the convex rate once c(H) <= c_small", "spec Sect. 5.2"),
+        "c_small": Rule(
+            0.01, "c(H) from which the bound must be near the convex rate", "derivation Sect. 5.2"
+        ),
+        "gap": Rule(
+            0.01, "allowed relative gap to the convex rate once c(H) <= c_small", "derivation Sect. 5.2"
+        ),
     },
     tex=r"the worst-case D-train bound $B(H)$ is non-increasing in $H$ and within 1\% of the convex rate "
     r"once $c(H)\le0.01$",
@@ -280,10 +285,10 @@ def train_Hcond(
 def train_Hmono(
     ctx: Ctx, *, T: int, R: float, ubar0: float, D0: float, eta: float, K: int, L_ref: float, log2_H_max: int
 ) -> Evidence:
-    """Spec Sec. 5.2 / claim deora2023.train.Hmono [DERIVED; pure theory, mpmath]. Kind: upper.
+    """Derivation Sect. 5.2 / claim deora2023.train.Hmono [DERIVED; pure theory, mpmath]. Kind: upper.
     Fixed ubar_0, D_0, L_0 = log 2, L(theta_ref); H = 2^j. measured: max of max_j B(2^{j+1})/B(2^j) - 1
     (finite B) and max_{H >= H_1} B(H)/B_inf - 1 - ``gap``, H_1 the first H with c(H) <= ``c_small``
-    (rules); theory: 0. The empirical L(theta_K) is NOT claimed to decrease in H (spec Sec. 10; see
+    (rules); theory: 0. The empirical L(theta_K) is NOT claimed to decrease in H (derivation Sect. 10; see
     .lazy's notes).
 
     Consistency check: it compares the DERIVED bound formula with itself at different H (theory
