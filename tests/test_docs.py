@@ -43,3 +43,12 @@ def test_nothing_cites_a_path_outside_the_repository() -> None:
         files += [p for p in (ROOT / sub).rglob("*") if p.suffix in (".py", ".md")]
     cited = [str(p.relative_to(ROOT)) for p in files if outside.search(p.read_text(encoding="utf-8"))]
     assert not cited, f"cite a path users cannot read: {cited}"
+    # nor the specs by name ("spec Sect. 5.2", "the spec's 200 seeds"): a user cannot follow such a reference
+    by_name = re.compile(r"\bspec(?:'s)?\b(?!\s*=)(?!\})", re.IGNORECASE)
+    named = [
+        f"{p.relative_to(ROOT)}:{i}"
+        for p in files
+        for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+        if by_name.search(line)
+    ]
+    assert not named, f"cite the private spec by name: {named}"
