@@ -449,8 +449,8 @@ def paper_section(
     if derivations:
         text += (
             r"References ``derivation Sect.~$N$'' cite our derivations and reconstructions for this paper, "
-            rf"\texttt{{verify/{escape(paper)}/derivations.md}} (shipped with attncheck), not the paper."
-            + "\n\n"
+            rf"\texttt{{verify/\allowbreak{{}}{escape(paper)}/\allowbreak{{}}derivations.md}} (shipped with "
+            r"attncheck), not the paper." + "\n\n"
         )
     text += paper_table(paper, results, records, figure_refs)
     if panels:
