@@ -100,12 +100,13 @@ def claim_section(c: Claim) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _companions(key: str) -> list[str]:
+def _companions(paper: Paper) -> list[str]:
     """Links to the paper's derivations (cited as "derivation Sect. N") and errata, where they exist."""
-    files = resources.files(f"verify.{key}")
+    files = resources.files(paper.package)
+    where = paper.package.__name__.replace(".", "/")
     what = {"derivations.md": "our derivations and reconstructions, cited as \"derivation Sect. N\"",
             "errata.md": "the errata: how seeds combine, corrections, findings, worst cases"}  # fmt: skip
-    lines = [f"- {text}: [`verify/{key}/{name}`](../verify/{key}/{name})"
+    lines = [f"- {text}: [`{where}/{name}`](../{where}/{name})"
              for name, text in what.items() if (files / name).is_file()]  # fmt: skip
     return [*lines, ""] if lines else []
 
@@ -124,7 +125,7 @@ def paper_page(paper: Paper) -> str:
         "",
         body,
         "",
-        *_companions(info.key),
+        *_companions(paper),
         f"## Claims ({len(claims)})",
         "",
         "| claim | kind | provenance | reference |",
