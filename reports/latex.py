@@ -448,9 +448,10 @@ def paper_section(
     text = rf"\section{{{escape(PAPER_TITLES.get(paper, paper))}}}\label{{{label('sec', paper)}}}" + "\n"
     if derivations:
         text += (
-            r"References ``derivation Sect.~$N$'' cite our derivations and reconstructions for this paper, "
+            r"{\raggedright References ``derivation Sect.~$N$'' cite our derivations and reconstructions for "
+            r"this paper, "
             rf"\texttt{{verify/\allowbreak{{}}{escape(paper)}/\allowbreak{{}}derivations.md}} (shipped with "
-            r"attncheck), not the paper." + "\n\n"
+            r"attncheck), not the paper.\par}" + "\n\n"
         )
     text += paper_table(paper, results, records, figure_refs)
     if panels:
