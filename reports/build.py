@@ -8,7 +8,6 @@ import re
 import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 
 from reports.figures import make_figures, worst_figures
@@ -26,6 +25,7 @@ from reports.latex import (
     summary_table,
 )
 from reports.text import escape
+from verify.core.papers import papers
 from verify.core.record import ClaimRecord, Result
 
 
@@ -37,12 +37,10 @@ class Written:
 
 
 def companion(paper: str, name: str = "errata.md") -> str | None:
-    """The text of ``verify/<paper>/<name>`` (``errata.md``, ``derivations.md``), or None when absent."""
-    try:
-        f = resources.files(f"verify.{paper}") / name
-        return f.read_text(encoding="utf-8") if f.is_file() else None
-    except ModuleNotFoundError:
-        return None
+    """The text of the file ``name`` shipped with installed paper ``paper`` (``errata.md``,
+    ``derivations.md``), or None when absent or when no such paper is installed."""
+    found = papers().get(paper)
+    return found.companion(name) if found else None
 
 
 def git_commit(where: Path | None = None) -> str:

@@ -12,7 +12,6 @@ profiles, every pass rule with its reason and source, and the claim function's d
 from __future__ import annotations
 
 import inspect
-from importlib import resources
 from pathlib import Path
 
 from verify.core.papers import Paper, papers
@@ -102,12 +101,11 @@ def claim_section(c: Claim) -> str:
 
 def _companions(paper: Paper) -> list[str]:
     """Links to the paper's derivations (cited as "derivation Sect. N") and errata, where they exist."""
-    files = resources.files(paper.package)
     where = paper.package.__name__.replace(".", "/")
     what = {"derivations.md": "our derivations and reconstructions, cited as \"derivation Sect. N\"",
             "errata.md": "the errata: how seeds combine, corrections, findings, worst cases"}  # fmt: skip
     lines = [f"- {text}: [`{where}/{name}`](../{where}/{name})"
-             for name, text in what.items() if (files / name).is_file()]  # fmt: skip
+             for name, text in what.items() if paper.companion(name) is not None]  # fmt: skip
     return [*lines, ""] if lines else []
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import functools
 import importlib
 from dataclasses import dataclass
-from importlib import metadata
+from importlib import metadata, resources
 from types import ModuleType
 
 GROUP = "attncheck.papers"
@@ -53,6 +53,12 @@ class Paper:
 
     info: PaperInfo
     package: ModuleType
+
+    def companion(self, name: str) -> str | None:
+        """The text of the file ``name`` shipped in the paper's package (``errata.md``,
+        ``derivations.md``), or None when the package has none."""
+        f = resources.files(self.package) / name
+        return f.read_text(encoding="utf-8") if f.is_file() else None
 
 
 class PluginError(RuntimeError):
