@@ -470,11 +470,6 @@ def _second_order(
     return {"U": hU * r, "W": hW * r}
 
 
-def _as_dirs(cache: Cache, v: Params) -> tuple[np.ndarray, np.ndarray, bool]:
-    _, H, T, d = cache.dims
-    return _dirs(v, H, T, d)
-
-
 def _dirs(v: Params, H: int, T: int, d: int) -> tuple[np.ndarray, np.ndarray, bool]:
     """(dU (k, H, T, d), dW (k, H, d, d), single): the blocks of ``v``, given a leading axis k = 1 when
     they have none (``single``)."""
@@ -494,7 +489,7 @@ def phi_hvp(params: Params, X: np.ndarray, v: Params, c: np.ndarray | None = Non
     cache = forward(params, X)
     n = cache.X.shape[0]
     c = np.ones(n) if c is None else check_array("c", c, shape=(n,))
-    dU, dW, single = _as_dirs(cache, v)
+    dU, dW, single = _dirs(v, *cache.dims[1:])
     _, dV, dS, _ = _dir_tensors(cache, dU, dW)
     out = _second_order(cache, dV, dS, c)
     return {k: o[0] for k, o in out.items()} if single else out
@@ -515,7 +510,7 @@ def loss_hvp(
     ``curvature_only`` drops the (PSD) Gauss-Newton term: the result is M v with
     M = (1/n) sum_i l'_i y_i grad^2 Phi_i, which is block-diagonal across heads. v may carry a
     leading direction axis k. Without ``cache``: the fused, sample-chunked hot path :func:`_fused`;
-    with a ``cache`` (the Lanczos and curvature-block loops, which reuse one forward pass): the
+    with a ``cache`` (the Lanczos loop and the dense oracle, which reuse one forward pass): the
     :class:`Cache` route. The two agree to rounding.
     """
     if cache is None:
@@ -526,7 +521,7 @@ def loss_hvp(
         return {k: o[0] for k, o in out.items()} if single else out
     _, l1, l2 = LOSSES[check_choice("loss_name", loss_name, tuple(LOSSES))](y * cache.phi)
     n = y.size
-    dU, dW, single = _as_dirs(cache, v)
+    dU, dW, single = _dirs(v, *cache.dims[1:])
     _, dV, dS, jvp = _dir_tensors(cache, dU, dW)
     out = _second_order(cache, dV, dS, l1 * y / n, None if curvature_only else jvp * (l2 / n))
     return {k: o[0] for k, o in out.items()} if single else out
