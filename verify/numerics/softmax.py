@@ -8,6 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
+#: a hot path may skip the softmax shift (the max) when every logit is known to lie in
+#: [-SHIFT_FREE, SHIFT_FREE]: exp then stays within e^{+-300}, so sums of exp and their reciprocals are
+#: finite and normal (the reference models of yang2024 and deora2023 use it)
+SHIFT_FREE = 300.0
+
 
 def softmax(z: np.ndarray, axis: int = -1, *, overwrite: bool = False) -> np.ndarray:
     """softmax(z) along ``axis``; shape preserved, entries in [0, 1] summing to 1 along ``axis``.

@@ -24,12 +24,9 @@ from bounds import yang2024 as B
 from bounds.checks import check_array, check_int, check_positive
 from verify.numerics.buffers import WorkBuffers
 from verify.numerics.model import ParamBlocks
-from verify.numerics.softmax import softmax
+from verify.numerics.softmax import SHIFT_FREE, softmax  # unshifted, w / z stays finite for |w| < 1e170
 from verify.yang2024.data import Problem
 
-#: the softmax shift is skipped when every score is known to lie in [-SHIFT_FREE, SHIFT_FREE]: exp stays
-#: within e^{+-300}, so z = sum_n exp(U) and w / z are finite and normal for any |w| < 1e170
-SHIFT_FREE = 300.0
 #: scores per chunk of heads in the hot path (1 MB): a chunk's scores and its dU stay in a 2 MB L2 cache
 CHUNK = 1 << 17
 
