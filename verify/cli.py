@@ -64,7 +64,7 @@ def results_table(results: list[Result], wide: bool = False) -> str:
         [
             r.claim_id,
             r.verdict + ("" if r.as_expected else f" (expected {r.expected})"),
-            *(fmt_value(v, limit=28) for v in shown(r)),
+            *(fmt_value(v, limit=40) for v in shown(r)),
             fmt_slack(r.slack),
             f"{r.wall_time:.1f}s",
         ]

@@ -8,19 +8,34 @@ side (``bounds/``) and the experiment side (``verify/<paper>/``) and returns an
 
 from verify.core.context import Ctx
 from verify.core.parallel import run_claims
-from verify.core.record import ClaimRecord, Evidence, Kind, Provenance, Result, Rule, Search, Verdict
+from verify.core.record import (
+    Alternative,
+    ClaimRecord,
+    Evidence,
+    Kind,
+    Plot,
+    Provenance,
+    Result,
+    Rule,
+    Search,
+    Seeds,
+    Verdict,
+)
 from verify.core.registry import claim, get_claim, match_claims, registry
 from verify.core.runner import run_claim
 
 __all__ = [
+    "Alternative",
     "ClaimRecord",
     "Ctx",
     "Evidence",
     "Kind",
+    "Plot",
     "Provenance",
     "Result",
     "Rule",
     "Search",
+    "Seeds",
     "Verdict",
     "claim",
     "get_claim",

@@ -101,12 +101,24 @@ def is_count(value: Any) -> bool:
 
 def shown(result: Any) -> tuple[Any, Any]:
     """The (theory, measured) pair a table prints for a result: the headline quantity of a
-    multi-condition claim (the paper's slope or constant against its requirement), else the judged
-    pair itself; a probability claim's ``[k, n]`` as a :class:`Count` (printed ``k/n``)."""
+    multi-condition claim (the paper's slope or constant against its requirement); a rate claim's
+    band and judged interval (``-1 +- 0.1`` against ``-1.003 [-1.019, -0.987]``); a probability
+    claim's target and ``k/n [lo, hi]`` (its Clopper-Pearson bounds); else the judged pair itself."""
     head = getattr(result, "headline", None)
     if head:
         return head["theory"], head["measured"]
+    decision = getattr(result, "decision", None) or {}
+    if decision.get("rule") == "rate" and "interval" in decision:
+        lo, hi = decision["interval"]
+        tag = " (corrected)" if decision.get("corrected") else ""
+        return (
+            f"{decision['exponent']:g} +- {decision['tol']:g}",
+            f"{decision['estimate']:.3f} [{lo:.3f}, {hi:.3f}]{tag}",
+        )
     measured = result.measured
     if str(getattr(result, "kind", "")) == "probability" and is_count(measured):
+        if decision.get("rule") == "probability":
+            lo, hi = decision["interval"]
+            return f">= {result.theory:g}", f"{Count(*measured)} [{lo:.3f}, {hi:.3f}]"
         measured = Count(*measured)
     return result.theory, measured

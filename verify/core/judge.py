@@ -9,10 +9,11 @@ kind           holds when                                  slack
 upper          measured <= theory (+ round-off margin)     log10(theory / measured)
 lower          measured >= theory (- round-off margin)     log10(measured / theory)
 two-sided      lo <= measured <= hi (theory = [lo, hi])    log10(half-width / |measured - centre|)
-rate           see "The rate rule" below                   log10(CI half-width / |slope - p|), or
-                                                           log10(tol / |last local slope - p|)
+rate           the interval lies inside [p - tol, p + tol]   log10(tol / farthest end's distance to p);
+               (an equivalence test; "The rate rule")      violated: log10(tol / nearest end's)
 condition      required <= reachable                       log10(reachable / required); else vacuous
-probability    exact binomial test does not reject p>=p0   log10(p-value / alpha)
+probability    Clopper-Pearson lower bound >= 1 - delta    log10(delta / (1 - lower bound)); violated:
+                                                           log10(delta / (1 - upper bound))
 identity       |measured - theory| <= rtol |theory|        log10(rtol |theory| / |measured - theory|)
 qualitative    measured is True                            none
 =============  ==========================================  ===========================================
@@ -30,31 +31,31 @@ headline) is ``error`` naming where; the one documented infinity is an ``mpmath.
 upper bound or a condition ("the bound / the required size is infinite"), which is ``vacuous``.
 
 The rate rule (one rule for every "X scales like n^p" statement; measured is a
-:class:`~verify.numerics.fit.RateFit`, ``Evidence.tol`` the claim's stated tolerance):
+:class:`~verify.numerics.fit.RateFit`, ``Evidence.tol`` the claim's stated tolerance, at most half the
+distance from p to the nearest competing exponent its record names, so that "holds" separates the
+paper's rate from that alternative): an equivalence test on the ``level`` interval of the headline
+exponent (the last-range slope pooled over seeds, or the exponent of the claim's explicit correction
+model, :class:`~verify.numerics.fit.Corrected`):
 
-1. the interval of the last-range fit contains p and its half-width is at most ``tol`` (an
-   uninformative interval, e.g. from one curve and a 3-point window, never confirms alone): ``holds``;
-2. fewer than two local slopes: ``inconclusive`` (too short to see a trend);
-3. the last local slope is within ``tol`` of p, and the local slopes either move monotonically toward
-   p (pre-asymptotic, converging) or have settled (the last step within ``tol / 2``, or the last three
-   local slopes all within ``tol`` of p: scatter around p): ``holds``;
-4. otherwise, if the interval excludes p (the last range is inconsistent with p; a wide interval
-   containing p never gives a violation) and there are at least three local slopes s_1..s_n: the
-   curve has *settled* when its last two steps shrink in the same direction (0 < q < 1,
-   q = (s_n - s_{n-1}) / (s_{n-1} - s_{n-2})) or its last step moved by at most ``tol / 2``; its
-   limit is extrapolated two ways: a slow correction s_i = L + c / ln x_i (least squares over the
-   local slopes, x_i the centre of window i: a log factor) and a fast one (Aitken,
-   s_n + (s_n - s_{n-1}) q / (1 - q), when 0 < q < 1; else s_n). If it has settled and every
-   extrapolated limit lies more than ``tol`` from p on the same side: ``violated`` (settled away from
-   p); so is a curve whose last three local slopes move away from p, the last more than ``tol`` from
-   it;
-5. otherwise ``inconclusive``: not yet asymptotic.
+1. the interval lies inside the band [p - tol, p + tol]: ``holds`` (evidence for the rate);
+2. the interval lies entirely outside the band: ``violated`` (evidence against it);
+3. otherwise ``inconclusive``, saying why: "interval too wide" (wider than the band: more seeds or
+   sizes) or "straddles the band edge".
+
+The local slopes are printed as information and decide nothing.
+
+The probability rule ("with probability >= 1 - delta"; measured is [k, n] successes and trials): the
+one-sided ``level`` Clopper-Pearson bounds of the success rate: ``holds`` iff the lower bound is at
+least 1 - delta, ``violated`` iff the upper bound is below it, else ``inconclusive`` (more trials).
+
+:func:`decide` also returns what decided as data (``Result.decision``): the rule, its branch, the
+estimate and its interval, and the band or target it was held against.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
 import mpmath
 import numpy as np
@@ -63,7 +64,7 @@ from bounds.mp import DPS, log10, mp
 from verify.core.format import fmt_sci
 from verify.core.record import Evidence, Kind, Verdict
 from verify.numerics.fit import RateFit, SlopeFit
-from verify.numerics.stats import ALPHA, binomial_test
+from verify.numerics.stats import clopper_pearson
 
 #: Relative float64 round-off margin for upper and lower bounds (see module docstring).
 ROUNDOFF_RTOL = 1e-10
@@ -125,77 +126,117 @@ def _infinite_bound(kind: Kind, ev: Evidence) -> bool:
     return kind in (Kind.UPPER, Kind.CONDITION) and isinstance(t, mpmath.mpf) and mpmath.isinf(t) and t > 0
 
 
-def _rate(p: float, fit: RateFit, tol: float | None) -> tuple[Verdict, float | None, list[str]]:
+class Judgement(NamedTuple):
+    """A verdict, its slack, the notes that explain it, and what decided it as data."""
+
+    verdict: Verdict
+    slack: float | None
+    notes: list[str]
+    decision: dict[str, Any]
+
+
+def _rate(p: float, fit: RateFit, tol: float | None) -> Judgement:
     """The rate rule of the module docstring."""
     if tol is None or not tol > 0:
-        raise ValueError(
-            f"rate evidence must state its tolerance tol > 0 for the last local slope, got {tol}"
-        )
-    local = np.asarray(fit.local)
+        raise ValueError(f"rate evidence must state its tolerance tol > 0 (the band around p), got {tol}")
+    est, lo, hi = fit.estimate
+    band = (p - tol, p + tol)
+    what = "the corrected exponent" if fit.corrected is not None else f"the last {fit.window} points' slope"
     notes = [
-        f"last {fit.window} points: slope {fit.slope:.4f}, {fit.level:.0%} CI [{fit.lo:.4f}, {fit.hi:.4f}] "
-        f"({fit.method}); claimed exponent {p:g}, tolerance {tol:g}",
-        "local slopes: " + ", ".join(f"{v:.3f}" for v in local),
+        f"{what} {est:.4f}, {fit.level:.0%} CI [{lo:.4f}, {hi:.4f}] against {p:g} +- {tol:g} "
+        f"(band [{band[0]:.4f}, {band[1]:.4f}])",
+        f"last {fit.window} points: slope {fit.slope:.4f}, CI [{fit.lo:.4f}, {fit.hi:.4f}] ({fit.method})",
+        "local slopes (information, they decide nothing): " + ", ".join(f"{v:.3f}" for v in fit.local),
     ]
-    half, dist = (fit.hi - fit.lo) / 2, abs(fit.slope - p)
-    if fit.contains(p) and half <= tol:
-        return Verdict.HOLDS, (log10(half / dist) if dist > 0 and half > 0 else None), notes
-    if fit.contains(p):
-        notes.append(f"the interval contains {p:g} but is wider than +-{tol:g}: it alone cannot confirm")
-    if local.size < 2:
-        return Verdict.INCONCLUSIVE, None, [*notes, "inconclusive: too few ranges to see a trend"]
-    d = np.abs(local - p)
-    last = float(d[-1])
-    slack = log10(tol / last) if last > 0 else None
-    if last <= tol and bool(np.all(np.diff(d) <= 0)):
-        return Verdict.HOLDS, slack, [*notes, f"local slopes converge toward {p:g} (pre-asymptotic)"]
-    if last <= tol and (abs(float(local[-1] - local[-2])) <= tol / 2 or bool(np.all(d[-3:] <= tol))):
-        return Verdict.HOLDS, slack, [*notes, f"local slopes settled within {tol:g} of {p:g}"]
-    if fit.contains(p):  # the last range is consistent with p: the data cannot reject it
-        return Verdict.INCONCLUSIVE, None, [*notes, "inconclusive: not yet asymptotic"]
-    if local.size >= 3 and last > tol and d[-1] > d[-2] > d[-3]:
-        return Verdict.VIOLATED, slack, [*notes, f"local slopes move away from {p:g} over the last ranges"]
-    limits = _limits(fit, local, tol)
-    if limits and all(abs(L - p) > tol for L in limits) and len({L > p for L in limits}) == 1:
-        shown = ", ".join(f"{L:.3f}" for L in limits)
-        return Verdict.VIOLATED, slack, [*notes, f"local slopes settled away from {p:g} (limits {shown})"]
-    return Verdict.INCONCLUSIVE, None, [*notes, "inconclusive: not yet asymptotic"]
+    if fit.corrected is not None:
+        c = fit.corrected
+        notes.append(f"correction model log y = c + p log x + a x^-{c.q:g} over every point: a = {c.a:.4g}")
+    dist = (abs(lo - p), abs(hi - p))
+    if band[0] <= lo and hi <= band[1]:
+        verdict, branch = Verdict.HOLDS, "interval inside the band"
+        slack = log10(tol / max(dist)) if max(dist) > 0 else None
+    elif hi < band[0] or lo > band[1]:
+        verdict, branch = Verdict.VIOLATED, "interval outside the band"
+        slack = log10(tol / min(dist))
+    elif hi - lo > 2 * tol:
+        verdict, branch, slack = Verdict.INCONCLUSIVE, "interval too wide: more seeds or sizes", None
+    else:
+        verdict, branch, slack = Verdict.INCONCLUSIVE, "interval straddles the band edge", None
+    notes.append(f"{verdict}: {branch}")
+    decision = {
+        "rule": "rate", "branch": branch, "estimate": est, "interval": [lo, hi], "level": fit.level,
+        "exponent": p, "tol": tol, "band": list(band),
+        "corrected": fit.corrected is not None, "raw_slope": fit.slope,
+    }  # fmt: skip
+    return Judgement(verdict, slack, notes, decision)
 
 
-def _limits(fit: RateFit, local: np.ndarray, tol: float) -> list[float]:
-    """The extrapolated limits of settled local slopes (rule 4), or [] when they have not settled."""
-    if local.size < 3:
-        return []
-    step, prev = float(local[-1] - local[-2]), float(local[-2] - local[-3])
-    q = step / prev if prev != 0 else math.inf
-    if not (0 < q < 1 or abs(step) <= tol / 2):
-        return []
-    lx = np.log(np.asarray(fit.x, dtype=np.float64))
-    slow = float(local[-1])  # no log-factor model without the sizes, or for sizes below 1
-    if lx.size == local.size + fit.window - 1:
-        centres = np.array([lx[i : i + fit.window].mean() for i in range(local.size)])
-        if np.all(centres > 0):
-            slow = float(np.polyfit(1 / centres, local, 1)[1])
-    fast = float(local[-1] + step * q / (1 - q)) if 0 < q < 1 else float(local[-1])
-    return [slow, fast]
+def _probability(p0: float, k: int, n: int) -> Judgement:
+    """The probability rule of the module docstring."""
+    cp = clopper_pearson(k, n)
+    delta = 1.0 - p0
+    if cp.lo >= p0:
+        verdict, branch = Verdict.HOLDS, "lower confidence bound at or above the target"
+        slack = log10(delta / (1 - cp.lo)) if delta > 0 and cp.lo < 1 else None
+    elif cp.hi < p0:
+        verdict, branch = Verdict.VIOLATED, "upper confidence bound below the target"
+        slack = log10(delta / (1 - cp.hi)) if delta > 0 else None
+    else:
+        verdict, branch, slack = Verdict.INCONCLUSIVE, "the interval contains the target: more trials", None
+    notes = [
+        f"{k}/{n} successes: one-sided {cp.level:.0%} Clopper-Pearson bounds [{cp.lo:.4f}, {cp.hi:.4f}] "
+        f"against the claimed probability >= {p0:g}",
+        f"{verdict}: {branch}",
+    ]
+    decision = {
+        "rule": "probability", "branch": branch, "estimate": k / n, "interval": [cp.lo, cp.hi],
+        "level": cp.level, "target": p0, "k": k, "n": n,
+    }  # fmt: skip
+    return Judgement(verdict, slack, notes, decision)
 
 
 def judge(kind: Kind, ev: Evidence) -> tuple[Verdict, float | None, list[str]]:
-    """Return (verdict, slack, notes) for evidence of the given kind."""
+    """Return (verdict, slack, notes) for evidence of the given kind (:func:`decide` without the
+    decision record)."""
+    return decide(kind, ev)[:3]
+
+
+def decide(kind: Kind, ev: Evidence) -> Judgement:
+    """The :class:`Judgement` of evidence of the given kind: verdict, slack, notes and decision."""
     notes: list[str] = []
     if _infinite_bound(kind, ev):
         what = "bound" if kind == Kind.UPPER else "required size"
-        return Verdict.VACUOUS, None, [f"the {what} is infinite (mpmath.inf), so it says nothing here"]
+        return Judgement(
+            Verdict.VACUOUS,
+            None,
+            [f"the {what} is infinite (mpmath.inf), so it says nothing here"],
+            {"rule": str(kind), "branch": f"the {what} is infinite"},
+        )
     for name in ("theory", "measured", "trivial", "headline"):
         where = _nonfinite(getattr(ev, name), name)
         if where is not None:
-            return Verdict.ERROR, None, [f"non-finite value (NaN or inf) in the evidence: {where}"]
+            return Judgement(
+                Verdict.ERROR,
+                None,
+                [f"non-finite value (NaN or inf) in the evidence: {where}"],
+                {"rule": str(kind), "branch": f"non-finite value in {where}"},
+            )
     if ev.worst is not None:
         notes.append(ev.worst.verdict_note())
     if ev.failed:
-        return Verdict.OUT_OF_REGIME, None, [f"assumption failed: {f}" for f in ev.failed]
+        return Judgement(
+            Verdict.OUT_OF_REGIME,
+            None,
+            [f"assumption failed: {f}" for f in ev.failed],
+            {"rule": str(kind), "branch": "a premise failed", "failed": list(ev.failed)},
+        )
     if ev.inconclusive:
-        return Verdict.INCONCLUSIVE, None, [f"inconclusive: {ev.inconclusive}"]
+        return Judgement(
+            Verdict.INCONCLUSIVE,
+            None,
+            [f"inconclusive: {ev.inconclusive}"],
+            {"rule": str(kind), "branch": f"inconclusive: {ev.inconclusive}"},
+        )
     rtol = ROUNDOFF_RTOL if ev.rtol is None else ev.rtol
     if kind in (Kind.UPPER, Kind.LOWER):
         verdict, slack = _bound(ev.theory, ev.measured, rtol, upper=kind == Kind.UPPER)
@@ -207,13 +248,25 @@ def judge(kind: Kind, ev: Evidence) -> tuple[Verdict, float | None, list[str]]:
         if kind == Kind.UPPER and ev.trivial is not None and mp(ev.theory) >= mp(ev.trivial):
             notes.append("the bound is at or above the trivial value, so it says nothing here")
             if verdict == Verdict.HOLDS:
-                return Verdict.VACUOUS, slack, notes
-        return verdict, slack, notes
+                return Judgement(
+                    Verdict.VACUOUS,
+                    slack,
+                    notes,
+                    {"rule": str(kind), "branch": "bound at or above the trivial value", "rtol": rtol},
+                )
+        side = "measured <= bound" if kind == Kind.UPPER else "measured >= bound"
+        branch = side if verdict == Verdict.HOLDS else f"not {side}"
+        return Judgement(verdict, slack, notes, {"rule": str(kind), "branch": branch, "rtol": rtol})
     if kind == Kind.TWO_SIDED:
         lo, hi = (float(v) for v in ev.theory)
         m = float(ev.measured)
         ok = lo - rtol * abs(lo) <= m <= hi + rtol * abs(hi)
-        return (Verdict.HOLDS if ok else Verdict.VIOLATED), _window(m, lo, hi), notes
+        return Judgement(
+            Verdict.HOLDS if ok else Verdict.VIOLATED,
+            _window(m, lo, hi),
+            notes,
+            {"rule": str(kind), "branch": "inside" if ok else "outside", "band": [lo, hi]},
+        )
     if kind == Kind.RATE:
         if not isinstance(ev.measured, RateFit):
             raise TypeError(
@@ -224,21 +277,18 @@ def judge(kind: Kind, ev: Evidence) -> tuple[Verdict, float | None, list[str]]:
     if kind == Kind.CONDITION:
         slack = _log_ratio(ev.measured, ev.theory)
         if mp(ev.theory) <= mp(ev.measured):
-            return Verdict.HOLDS, slack, notes
-        return (
+            return Judgement(
+                Verdict.HOLDS, slack, notes, {"rule": str(kind), "branch": "required <= reachable"}
+            )
+        return Judgement(
             Verdict.VACUOUS,
             slack,
             [f"the condition needs {fmt_sci(ev.theory)}, beyond the reachable {fmt_sci(ev.measured)}"],
+            {"rule": str(kind), "branch": "required > reachable"},
         )
     if kind == Kind.PROBABILITY:
         k, n = (int(v) for v in ev.measured)
-        test = binomial_test(k, n, float(ev.theory), ALPHA if ev.alpha is None else ev.alpha)
-        notes.append(
-            f"{k}/{n} successes vs claimed p >= {test.p0:g}: one-sided exact p-value "
-            f"{test.pvalue:.3g} (alpha {test.alpha:g})"
-        )
-        slack = log10(test.pvalue / test.alpha) if test.pvalue > 0 else None
-        return (Verdict.VIOLATED if test.rejected else Verdict.HOLDS), slack, notes
+        return _probability(float(ev.theory), k, n)
     if kind == Kind.IDENTITY:
         if ev.rtol is None:
             raise ValueError("identity evidence must state its relative tolerance rtol")
@@ -247,9 +297,19 @@ def judge(kind: Kind, ev: Evidence) -> tuple[Verdict, float | None, list[str]]:
             err, allowed = abs(m - t), ev.rtol * abs(t) if t != 0 else mp(ev.rtol)
             ok = err <= allowed
         notes.append(f"relative tolerance {ev.rtol:g}")
-        return (Verdict.HOLDS if ok else Verdict.VIOLATED), _log_ratio(allowed, err), notes
+        return Judgement(
+            Verdict.HOLDS if ok else Verdict.VIOLATED,
+            _log_ratio(allowed, err),
+            notes,
+            {"rule": str(kind), "branch": "within rtol" if ok else "beyond rtol", "rtol": ev.rtol},
+        )
     if kind == Kind.QUALITATIVE:
         if not isinstance(ev.measured, bool):
             raise TypeError(f"qualitative evidence must carry a bool, got {type(ev.measured).__name__}")
-        return (Verdict.HOLDS if ev.measured else Verdict.VIOLATED), None, notes
+        return Judgement(
+            Verdict.HOLDS if ev.measured else Verdict.VIOLATED,
+            None,
+            notes,
+            {"rule": str(kind), "branch": "observed" if ev.measured else "not observed"},
+        )
     raise ValueError(f"unknown kind {kind!r}")

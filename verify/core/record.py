@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
@@ -90,6 +90,75 @@ class Rule:
 
     def as_dict(self) -> dict[str, Any]:
         return {"value": to_jsonable(self.value), "reason": self.reason, "source": self.source}
+
+
+@dataclass(frozen=True)
+class Alternative:
+    """The nearest plausible world in which a claim's statement is false (another law, model, scaling,
+    initialisation or data; never a code bug), and how the claim runs it. A claim about a paper confirms
+    it only if its falsifier, running this world, gets ``violated``; a claim that names none is a
+    consistency check.
+
+    world: the alternative in words; overrides: claim parameters that run it (e.g. another data law);
+    exponent: for a rate claim, the nearest competing exponent q: the same measurement is judged
+    against q (the claim's tolerance must be at most |p - q| / 2, so that "holds" separates the two);
+    factor: for an upper / lower bound, the bound tightened by this factor > 1 (upper: theory / factor;
+    lower: theory x factor), the resolution the measurement has (the worst-case search's ratio, where
+    there is one). Overrides combine with exponent or factor.
+    """
+
+    world: str
+    overrides: tuple[tuple[str, Any], ...] = ()
+    exponent: float | None = None
+    factor: float | None = None
+
+    def __post_init__(self) -> None:
+        if not (isinstance(self.world, str) and self.world.strip()):
+            raise ValueError(f"Alternative.world must say what the alternative is, got {self.world!r}")
+        items = self.overrides.items() if isinstance(self.overrides, dict) else self.overrides
+        object.__setattr__(self, "overrides", tuple(sorted((str(k), v) for k, v in items)))
+        if self.factor is not None and not (isinstance(self.factor, int | float) and self.factor > 1):
+            raise ValueError(f"Alternative.factor must be a number > 1, got {self.factor!r}")
+        if not (self.overrides or self.exponent is not None or self.factor is not None):
+            raise ValueError("Alternative: give overrides, an exponent or a factor that runs the world")
+
+    @property
+    def rejudged(self) -> bool:
+        """True when the alternative is the same measurement judged against another theory (no run)."""
+        return not self.overrides
+
+    def apply(self, kind: Kind, ev: Evidence) -> Evidence:
+        """The evidence of the alternative world from the claim's own evidence (exponent / factor)."""
+        theory = ev.theory
+        if self.exponent is not None:
+            if kind != Kind.RATE:
+                raise ValueError(f"Alternative.exponent applies to rate claims, not {kind}")
+            theory = float(self.exponent)
+        if self.factor is not None:
+            if kind not in (Kind.UPPER, Kind.LOWER):
+                raise ValueError(f"Alternative.factor applies to upper / lower bounds, not {kind}")
+            theory = (
+                mpmath.mpf(theory) / self.factor if kind == Kind.UPPER else mpmath.mpf(theory) * self.factor
+            )
+        return replace(ev, theory=theory, headline=None if theory is not ev.theory else ev.headline)
+
+    def describe(self) -> str:
+        parts = [self.world]
+        if self.overrides:
+            parts.append("run with " + ", ".join(f"{k}={v!r}" for k, v in self.overrides))
+        if self.exponent is not None:
+            parts.append(f"competing exponent {self.exponent:g}")
+        if self.factor is not None:
+            parts.append(f"bound tightened {self.factor:g}-fold")
+        return "; ".join(parts)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "world": self.world,
+            "overrides": to_jsonable(dict(self.overrides)),
+            "exponent": self.exponent,
+            "factor": self.factor,
+        }
 
 
 @dataclass(frozen=True)
@@ -216,7 +285,8 @@ class ClaimRecord:
     the paper's notation, for the report (empty: the report prints ``statement``); plot: the panels
     (:class:`Plot`) drawing the claim's series against its theory (empty: no figure); search: the
     worst-case search of a bound stated for every input (:class:`Search`; its evidence then carries a
-    ``worst``).
+    ``worst``); alternative: the world in which the statement would be false and how the claim runs it
+    (:class:`Alternative`; required of every claim about a paper).
     """
 
     id: str
@@ -236,6 +306,7 @@ class ClaimRecord:
     tex: str = ""
     plot: tuple[Plot, ...] = ()
     search: Search | None = None
+    alternative: Alternative | None = None
 
     def params_for(self, profile: str) -> dict[str, Any]:
         quick = dict(self.quick)
@@ -260,6 +331,7 @@ class ClaimRecord:
             "tex": self.tex,
             "plot": [p.as_dict() for p in self.plot],
             "search": None if self.search is None else self.search.as_dict(),
+            "alternative": None if self.alternative is None else self.alternative.as_dict(),
         }
 
 
@@ -273,9 +345,10 @@ class Evidence:
     bound when the claim states one (default :data:`verify.core.judge.ROUNDOFF_RTOL`). trivial: a
     value at or beyond which an upper bound says nothing (e.g. the initial loss) -> ``vacuous``.
     seeds: the seeds used (default ``[ctx.seed]``). series: curves for figures. tol: the stated
-    tolerance of a rate claim's last local slope (:mod:`verify.core.judge`). headline: what the
-    table prints for a multi-condition claim, ``{"name", "theory", "measured"}`` (the paper's
-    quantity), while the verdict stays that of every condition. worst: the
+    tolerance of a rate claim: the half-width of the band around its exponent
+    (:mod:`verify.core.judge`). headline: what the table prints for a multi-condition claim,
+    ``{"name", "theory", "measured"}`` (the paper's quantity), while the verdict stays that of every
+    condition. worst: the
     :class:`~verify.numerics.worstcase.WorstCase` of a bound searched at its worst case (theory and
     measured are then the values at the worst argument found; the result keeps the typical ratio too).
     """
@@ -286,7 +359,6 @@ class Evidence:
     inconclusive: str | None = None
     rtol: float | None = None
     trivial: Any = None
-    alpha: float | None = None
     tol: float | None = None
     headline: dict[str, Any] | None = None
     worst: Any = None
@@ -298,7 +370,13 @@ class Evidence:
 
 @dataclass
 class Result:
-    """A judged claim at one parameter point. Round-trips through :meth:`to_json` / :meth:`from_json`."""
+    """A judged claim at one parameter point. Round-trips through :meth:`to_json` / :meth:`from_json`.
+
+    decision: what decided the verdict, as data (:func:`verify.core.judge.decide`: the rule, its
+    branch, the estimate, its interval, the band or target it was held against); alternative: the
+    claim's alternative world and its verdict on the same measurement, when the alternative is a
+    re-judgement (a competing exponent, a tightened bound): ``{"world", "verdict"}``.
+    """
 
     claim_id: str
     paper: str
@@ -323,6 +401,8 @@ class Result:
     headline: dict[str, Any] | None = None
     consistency: bool = False
     worst: dict[str, Any] | None = None
+    decision: dict[str, Any] | None = None
+    alternative: dict[str, Any] | None = None
 
     @property
     def as_expected(self) -> bool:

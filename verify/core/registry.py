@@ -13,7 +13,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from verify.core.context import SEED_COUNTS
-from verify.core.record import ClaimRecord, Evidence, Kind, Plot, Provenance, Rule, Search, Seeds, Verdict
+from verify.core.record import (
+    Alternative,
+    ClaimRecord,
+    Evidence,
+    Kind,
+    Plot,
+    Provenance,
+    Rule,
+    Search,
+    Seeds,
+    Verdict,
+)
 
 ClaimFn = Callable[..., Evidence]
 
@@ -52,6 +63,7 @@ def claim(
     tex: str | None = None,
     plot: Plot | Mapping[str, Any] | Iterable[Plot | Mapping[str, Any]] | None = None,
     search: Search | None = None,
+    alternative: Alternative | None = None,
 ) -> Callable[[ClaimFn], ClaimFn]:
     """Register ``fn(ctx: Ctx, *, <params>) -> Evidence`` as the claim ``id`` (``<paper>.<name>``).
 
@@ -65,7 +77,9 @@ def claim(
     :class:`~verify.core.record.Plot` (or the dict of its fields) or several (panels) drawing the claim's
     series against its theory (None: no figure); search: the worst-case search the claim runs
     (:class:`~verify.core.record.Search`, its budget a keyword parameter), for a bound stated for every
-    input of a set.
+    input of a set. alternative: the nearest plausible world in which the statement is false, and how
+    the claim runs it (:class:`~verify.core.record.Alternative`); a claim about a paper names one (its
+    falsifier runs it and must get ``violated``), a consistency check names none.
     """
     if "." not in id:
         raise ValueError(f"claim id must look like '<paper>.<name>', got {id!r}")
@@ -81,6 +95,10 @@ def claim(
     plots = _plots(id, plot)
     if tex is not None and not (isinstance(tex, str) and tex.strip()):
         raise ValueError(f"claim {id!r}: tex must be a non-empty string or None")
+    if alternative is not None and not isinstance(alternative, Alternative):
+        raise TypeError(f"claim {id!r}: alternative must be an Alternative, got {type(alternative).__name__}")
+    if alternative is not None and consistency:
+        raise ValueError(f"claim {id!r}: a consistency check names no alternative world")
     if search is not None and not isinstance(search, Search):
         raise TypeError(f"claim {id!r}: search must be a Search, got {type(search).__name__}")
     for name, rule in (rules or {}).items():
@@ -110,6 +128,7 @@ def claim(
             tex=(tex or "").strip(),
             plot=plots,
             search=search,
+            alternative=alternative,
         )
         c = Claim(record, fn)
         missing = set(c.param_names()) - set(dict(record.quick))
@@ -117,6 +136,8 @@ def claim(
             raise ValueError(f"claim {id!r}: parameters {sorted(missing)} have no quick default")
         if search is not None and search.budget not in c.param_names():
             raise ValueError(f"claim {id!r}: the search budget {search.budget!r} is not a parameter")
+        if alternative is not None:
+            _check_alternative(id, record.kind, alternative, c.param_names())
         unknown = set(dict(record.quick)) | set(dict(record.paper_params))
         unknown -= set(c.param_names())
         if unknown:
@@ -126,6 +147,19 @@ def claim(
         return fn
 
     return register
+
+
+def _check_alternative(claim_id: str, kind: Kind, alt: Alternative, params: tuple[str, ...]) -> None:
+    """An alternative's overrides are the claim's parameters; its exponent / factor fit the kind."""
+    unknown = set(dict(alt.overrides)) - set(params)
+    if unknown:
+        raise ValueError(f"claim {claim_id!r}: the alternative overrides {sorted(unknown)}, not parameters")
+    if alt.exponent is not None and kind != Kind.RATE:
+        raise ValueError(f"claim {claim_id!r}: a competing exponent is for rate claims, not {kind}")
+    if alt.factor is not None and kind not in (Kind.UPPER, Kind.LOWER):
+        raise ValueError(f"claim {claim_id!r}: a tightening factor is for upper / lower bounds, not {kind}")
+    if kind == Kind.PROBABILITY and not alt.overrides:
+        raise ValueError(f"claim {claim_id!r}: a probability claim's alternative must run another world")
 
 
 def _plots(claim_id: str, plot: Any) -> tuple[Plot, ...]:

@@ -36,6 +36,7 @@ def run_claim(
     seed_set: Sequence[int] | None = None,
     mapper: Mapper = serial_map,
     raise_errors: bool = False,
+    world: str = "paper",
     **overrides: Any,
 ) -> Result:
     """Run one claim at the profile's parameters (``overrides`` replace some) and judge it.
@@ -44,13 +45,17 @@ def run_claim(
     ``seed``, or ``seed_set`` when given) with BLAS limited to one thread (:mod:`verify.numerics.threads`).
     An exception inside the claim becomes verdict ``error`` with the traceback's last line in the
     notes, unless ``raise_errors`` (tests use it to see the traceback). Unknown parameter names in
-    ``overrides`` raise ``ValueError`` before anything runs.
+    ``overrides`` raise ``ValueError`` before anything runs. world: ``"paper"`` (the statement) or
+    ``"alternative"``: the record's alternative world (:class:`~verify.core.record.Alternative`, its
+    parameter overrides applied before ``overrides``), judged as the falsifier of the claim.
     """
     c = get_claim(c) if isinstance(c, str) else c
     check_choice("profile", profile, PROFILES)
     seed = check_int("seed", seed, low=0)
     seed_list = seeds_of(c.record, profile, seed, seed_set)
     params = c.record.params_for(profile)
+    if world == "alternative" and c.record.alternative is not None:
+        overrides = dict(c.record.alternative.overrides) | overrides
     unknown = set(overrides) - set(c.param_names())
     if unknown:
         raise ValueError(f"claim {c.id!r} has no parameters {sorted(unknown)}; it takes {c.param_names()}")
@@ -58,7 +63,7 @@ def run_claim(
     start, cpu = time.perf_counter(), time.process_time()
     try:
         with single_thread():
-            j = evaluate(c, profile=profile, seeds=seed_list, mapper=mapper, params=params)
+            j = evaluate(c, profile=profile, seeds=seed_list, mapper=mapper, params=params, world=world)
         result = Result(
             **_fixed(c, profile),
             params=to_jsonable(params | j.params),
@@ -67,13 +72,20 @@ def run_claim(
             measured=to_jsonable(j.measured),
             slack=j.slack,
             verdict=j.verdict,
-            notes=j.notes,
+            notes=j.notes
+            + (
+                [f"alternative world ({j.alternative['world']}): {j.alternative['verdict']}"]
+                if j.alternative
+                else []
+            ),
             series=to_jsonable(j.series),
             versions=library_versions(),
             per_seed=to_jsonable(j.per_seed),
             headline=to_jsonable(j.headline),
             worst=to_jsonable(j.worst),
             consistency=c.record.consistency,
+            decision=to_jsonable(j.decision),
+            alternative=to_jsonable(j.alternative),
         )
     except Exception as exc:
         if raise_errors:

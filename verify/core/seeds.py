@@ -10,7 +10,12 @@ How the seeds combine follows the statement (:class:`~verify.core.record.Seeds`,
   decides and is named; slack is the minimum over seeds. A documented finding (``expect=violated``)
   violated at some seeds but not all is ``inconclusive``: a finding must show at every seed;
 - ``binomial``: one call per seed, each returning success (``measured`` a bool, ``theory`` the
-  claimed probability); the exact binomial rule judges k successes of n seeds.
+  claimed probability); the probability rule (Clopper-Pearson bounds) judges k successes of n seeds.
+
+The claim's alternative world (:class:`~verify.core.record.Alternative`) is judged from the same
+evidence when it is a re-judgement (a competing exponent, a tightened bound): the result then says
+whether the measurement tells the paper's world from the alternative. ``world="alternative"`` judges
+only the alternative (the falsifier; the runner applies its parameter overrides).
 
 The calls of an ``every`` or ``binomial`` claim are independent: under a parallel map (``--jobs`` on a
 single claim, ``--dask``) they are the sweep points, spread over the workers (each seed's own sweeps
@@ -26,9 +31,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from verify.core.context import Ctx, Mapper, serial_map
-from verify.core.judge import judge
+from verify.core.judge import decide
 from verify.core.progress import count_points
-from verify.core.record import ClaimRecord, Evidence, Kind, Seeds, Verdict
+from verify.core.record import Alternative, ClaimRecord, Evidence, Kind, Seeds, Verdict
 from verify.core.registry import Claim
 
 #: The order in which per-seed verdicts decide an ``every`` claim.
@@ -70,6 +75,8 @@ class Judged:
     headline: dict[str, Any] | None = None
     worst: Any = None
     per_seed: list[dict[str, Any]] = field(default_factory=list)
+    decision: dict[str, Any] = field(default_factory=dict)
+    alternative: dict[str, Any] | None = None
 
 
 def _call(c: Claim, ctx: Ctx, params: dict[str, Any]) -> Evidence:
@@ -84,11 +91,24 @@ def _call(c: Claim, ctx: Ctx, params: dict[str, Any]) -> Evidence:
 
 
 def _single(kind: Kind, ev: Evidence, seeds: list[int]) -> Judged:
-    verdict, slack, notes = judge(kind, ev)
+    verdict, slack, notes, decision = decide(kind, ev)
     return Judged(
         verdict, slack, ev.theory, ev.measured, list(ev.seeds or seeds), [*ev.notes, *notes],
-        ev.series, ev.params, ev.headline, ev.worst,
+        ev.series, ev.params, ev.headline, ev.worst, decision=decision,
     )  # fmt: skip
+
+
+def _check_tolerance(rec: ClaimRecord, ev: Evidence) -> None:
+    """A rate claim's band must separate its exponent from the competing one its record names."""
+    alt = rec.alternative
+    if rec.kind != Kind.RATE or alt is None or alt.exponent is None or ev.tol is None:
+        return
+    p, q = float(ev.theory), float(alt.exponent)
+    if ev.tol > abs(p - q) / 2 * (1 + 1e-12):
+        raise ValueError(
+            f"claim {rec.id!r}: tolerance {ev.tol:g} exceeds half the distance from {p:g} to the competing "
+            f"exponent {q:g} ({abs(p - q) / 2:g}): holds would not separate the two"
+        )
 
 
 def _row(seed: int, j: Judged) -> dict[str, Any]:
@@ -98,6 +118,7 @@ def _row(seed: int, j: Judged) -> dict[str, Any]:
         "theory": j.theory,
         "measured": j.measured,
         "slack": j.slack,
+        "branch": j.decision.get("branch"),
     } | ({"worst_ratio": j.worst.ratio, "typical_ratio": j.worst.typical} if j.worst is not None else {})
 
 
@@ -117,10 +138,11 @@ def _every(kind: Kind, per: list[tuple[int, Judged]], expect: Verdict = Verdict.
     if split:  # a documented finding must show at every seed, or it is not a finding
         overall = Verdict.INCONCLUSIVE
         head += "; a finding must be violated at every seed, so the set is inconclusive"
+    decision = {**rep.decision, "seed": seed, "every_seed": counts}
     return Judged(
         overall, min(slacks) if slacks else None, rep.theory, rep.measured, [s for s, _ in per],
         [head, *(f"seed {seed}: {n}" for n in rep.notes)], rep.series, rep.params, rep.headline,
-        rep.worst, [_row(s, j) for s, j in per],
+        rep.worst, [_row(s, j) for s, j in per], decision,
     )  # fmt: skip
 
 
@@ -138,9 +160,9 @@ def _binomial(per: list[tuple[int, Evidence]]) -> Judged:
     n = sum(1 for _, ev in per if not ev.failed)
     combined = Evidence(
         theory=p0.pop(), measured=[k, n], failed=[f"seed {s}: {f}" for s, f in failed],
-        alpha=per[0][1].alpha, series=per[0][1].series, params=per[0][1].params,
+        series=per[0][1].series, params=per[0][1].params,
     )  # fmt: skip
-    verdict, slack, notes = judge(Kind.PROBABILITY, combined)
+    verdict, slack, notes, decision = decide(Kind.PROBABILITY, combined)
     losers = [s for s, ev in per if not ev.measured]
     rows = [
         {
@@ -158,7 +180,7 @@ def _binomial(per: list[tuple[int, Evidence]]) -> Judged:
         *(f"seed {seeds[0]}: {n}" for n in per[0][1].notes),
     ]
     return Judged(verdict, slack, combined.theory, combined.measured, seeds, notes, combined.series,
-                  combined.params, None, None, rows)  # fmt: skip
+                  combined.params, None, None, rows, decision)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -177,28 +199,63 @@ def _seed_call(call: _SeedCall) -> Evidence:
         raise RuntimeError(f"seed {call.ctx.seed}: {type(exc).__name__}: {exc}") from exc
 
 
-def evaluate(c: Claim, *, profile: str, seeds: list[int], mapper: Mapper, params: dict[str, Any]) -> Judged:
-    """Run claim ``c`` over ``seeds`` as its record's :class:`Seeds` says and combine the verdicts."""
+def evaluate(
+    c: Claim, *, profile: str, seeds: list[int], mapper: Mapper, params: dict[str, Any], world: str = "paper"
+) -> Judged:
+    """Run claim ``c`` over ``seeds`` as its record's :class:`Seeds` says and combine the verdicts.
+
+    world: ``"paper"`` judges the statement (and, alongside, a re-judged alternative); ``"alternative"``
+    judges the record's alternative world only (the caller has applied its parameter overrides).
+    """
     rec = c.record
     rules = {k: r.value for k, r in rec.rules}
+    alt = rec.alternative
+    if world not in ("paper", "alternative"):
+        raise ValueError(f"world must be 'paper' or 'alternative', got {world!r}")
+    if world == "alternative" and alt is None:
+        raise ValueError(f"claim {c.id!r} names no alternative world")
 
     def ctx(seed: int) -> Ctx:
         return Ctx(profile=profile, seed=seed, mapper=mapper, rules=rules, seed_set=tuple(seeds))
 
     if rec.seeds in (Seeds.NONE, Seeds.POOLED):
-        return _single(
-            rec.kind, _call(c, ctx(seeds[0]), params), seeds[:1] if rec.seeds == Seeds.NONE else seeds
-        )
-    if mapper is serial_map:
-        evidence = [_seed_call(_SeedCall(c, ctx(s), params)) for s in seeds]
-    else:  # the seeds are the sweep points; each seed's own sweeps run serially in its worker
-        calls = [_SeedCall(c, replace(ctx(s), mapper=serial_map), params) for s in seeds]
-        count_points(total=len(calls))
-        evidence = mapper(_seed_call, calls)
-    per = list(zip(seeds, evidence, strict=True))
+        per = [(seeds[0], _call(c, ctx(seeds[0]), params))]
+        seeds = seeds[:1] if rec.seeds == Seeds.NONE else seeds
+    else:
+        if mapper is serial_map:
+            evidence = [_seed_call(_SeedCall(c, ctx(s), params)) for s in seeds]
+        else:  # the seeds are the sweep points; each seed's own sweeps run serially in its worker
+            calls = [_SeedCall(c, replace(ctx(s), mapper=serial_map), params) for s in seeds]
+            count_points(total=len(calls))
+            evidence = mapper(_seed_call, calls)
+        per = list(zip(seeds, evidence, strict=True))
+    if world == "alternative":
+        return _combine(rec, [(s, alt.apply(rec.kind, ev)) for s, ev in per], seeds, alt)
+    out = _combine(rec, per, seeds)
+    if alt is not None and alt.rejudged and rec.seeds != Seeds.BINOMIAL:
+        other = _combine(rec, [(s, alt.apply(rec.kind, ev)) for s, ev in per], seeds, alt)
+        out.alternative = {"world": alt.describe(), "verdict": str(other.verdict)}
+    return out
+
+
+def _combine(
+    rec: ClaimRecord, per: list[tuple[int, Evidence]], seeds: list[int], alt: Alternative | None = None
+) -> Judged:
+    """The verdict over the seeds' evidence, as the record's :class:`Seeds` says."""
+    if alt is None:
+        for _, ev in per:
+            _check_tolerance(rec, ev)
+    if rec.seeds in (Seeds.NONE, Seeds.POOLED):
+        return _single(rec.kind, per[0][1], seeds)
     if rec.seeds == Seeds.BINOMIAL:
         return _binomial(per)
-    return _every(rec.kind, [(s, _single(rec.kind, ev, [s])) for s, ev in per], rec.expect)
+    return _every(rec.kind, [(s, _single(rec.kind, ev, [s])) for s, ev in per], _expect(rec, alt))
+
+
+def _expect(rec: ClaimRecord, alt: Alternative | None) -> Verdict:
+    """The verdict the combination works toward: a finding's violation, or, in the alternative world,
+    the violation the falsifier expects (so it too must show at every seed)."""
+    return Verdict.VIOLATED if alt is not None else rec.expect
 
 
 __all__ = ["PRECEDENCE", "Judged", "evaluate", "seed_set"]

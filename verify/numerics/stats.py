@@ -1,38 +1,46 @@
-"""Exact binomial test for probability claims ("with probability >= 1 - delta")."""
+"""Confidence bounds for probability claims ("with probability >= 1 - delta").
+
+A probability claim is judged by the one-sided Clopper-Pearson bounds of its success rate
+(:mod:`verify.core.judge`): holds when the lower bound is at least the claimed probability (evidence
+for the statement), violated when the upper bound is below it (evidence against), else inconclusive.
+"""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from scipy import stats
 
 from bounds.checks import check_int, check_prob
 
-#: Significance level of the one-sided test that rejects a probability claim.
-ALPHA = 0.01
+#: Confidence level of every interval a verdict rests on (rates, probabilities, Monte-Carlo means).
+LEVEL = 0.95
 
 
 @dataclass(frozen=True)
-class BinomialTest:
-    """One-sided exact test of H0: p >= p0 against H1: p < p0 from ``k`` successes in ``n`` trials."""
+class Proportion:
+    """``k`` successes in ``n`` trials with one-sided ``level`` Clopper-Pearson bounds ``lo`` / ``hi``
+    (P(rate >= lo) >= level and P(rate <= hi) >= level under the binomial law)."""
 
     k: int
     n: int
-    p0: float
-    pvalue: float
-    alpha: float
-
-    @property
-    def rejected(self) -> bool:
-        """True when the data are significantly worse than the claimed probability ``p0``."""
-        return self.pvalue < self.alpha
+    lo: float
+    hi: float
+    level: float
 
 
-def binomial_test(k: int, n: int, p0: float, alpha: float = ALPHA) -> BinomialTest:
-    """Exact one-sided binomial test (``scipy.stats.binomtest``, ``alternative='less'``)."""
+def clopper_pearson(k: int, n: int, level: float = LEVEL) -> Proportion:
+    """One-sided exact (Clopper-Pearson) bounds of a success rate from ``k`` successes in ``n`` trials."""
     n = check_int("n", n, low=1)
     k = check_int("k", k, low=0, high=n)
-    p0 = check_prob("p0", p0, open_ends=False)
-    alpha = check_prob("alpha", alpha)
-    pvalue = float(stats.binomtest(k, n, p0, alternative="less").pvalue)
-    return BinomialTest(k=k, n=n, p0=p0, pvalue=pvalue, alpha=alpha)
+    level = check_prob("level", level)
+    lo = 0.0 if k == 0 else float(stats.beta.ppf(1 - level, k, n - k + 1))
+    hi = 1.0 if k == n else float(stats.beta.ppf(level, k + 1, n - k))
+    return Proportion(k=k, n=n, lo=lo, hi=hi, level=level)
+
+
+def trials_needed(p0: float, level: float = LEVEL) -> int:
+    """The fewest trials whose all-success lower bound reaches ``p0``: (1 - level)^(1/n) >= p0."""
+    p0 = check_prob("p0", p0)
+    return math.ceil(math.log(1 - level) / math.log(p0))
