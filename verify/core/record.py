@@ -33,13 +33,15 @@ class Kind(StrEnum):
 class Provenance(StrEnum):
     """How sure the formula is: EXACT (the paper's own text), EXACT-from-reviews (as the reviews quote
     it), THIRD-PARTY (a secondary account), DERIVED (derived by us from exact statements),
-    RECONSTRUCTED (our reconstruction of what the paper leaves unrecovered)."""
+    RECONSTRUCTED (our reconstruction of what the paper leaves unrecovered), QUESTION (asked by a
+    reviewer, not stated by the paper: its violation answers the reviewer, it is no finding)."""
 
     EXACT = "EXACT"
     EXACT_FROM_REVIEWS = "EXACT-from-reviews"
     DERIVED = "DERIVED"
     RECONSTRUCTED = "RECONSTRUCTED"
     THIRD_PARTY = "THIRD-PARTY"
+    QUESTION = "QUESTION"
 
 
 class Seeds(StrEnum):
@@ -419,10 +421,13 @@ class Result:
     @property
     def attribution(self) -> str:
         """``consistency`` (a check of the code), ``paper`` (a statement of the paper's own: EXACT,
-        EXACT-from-reviews, THIRD-PARTY) or ``reconstruction`` (DERIVED, RECONSTRUCTED: a failure
-        is our reconstruction's, not a finding against the paper)."""
+        EXACT-from-reviews, THIRD-PARTY), ``question`` (a reviewer's question: a failure answers it)
+        or ``reconstruction`` (DERIVED, RECONSTRUCTED: a failure is our reconstruction's, not a finding
+        against the paper)."""
         if self.consistency:
             return "consistency"
+        if self.provenance == Provenance.QUESTION:
+            return "question"
         return "paper" if self.provenance in PAPERS_OWN else "reconstruction"
 
     def to_dict(self) -> dict[str, Any]:

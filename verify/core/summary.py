@@ -2,8 +2,9 @@
 and violations split by attribution.
 
 A violation of a claim whose provenance is the paper's own (EXACT, EXACT-from-reviews, THIRD-PARTY)
-is a **finding** against the paper; a violation of a DERIVED or RECONSTRUCTED claim is a
-**reconstruction mismatch**: our reconstruction does not reproduce the paper's statement, which is not
+is a **finding** against the paper; a violation of a QUESTION claim (a reviewer's question, not the
+paper's statement) is an **answer** to the reviewer; a violation of a DERIVED or RECONSTRUCTED claim is
+a **reconstruction mismatch**: our reconstruction does not reproduce the paper's statement, which is not
 evidence against the paper. Consistency checks (gradient checks, closed forms against Monte Carlo,
 tautologies) test the code and are never counted as confirmations of a paper.
 """
@@ -19,12 +20,13 @@ from verify.core.record import Result, Verdict
 @dataclass
 class PaperSummary:
     """Counts for one paper. verdicts: claims about the paper (not consistency checks) by verdict;
-    findings / mismatches: the ids of violated paper-own / reconstruction claims; consistency: the
-    consistency checks by verdict."""
+    findings / answers / mismatches: the ids of violated paper-own / referee-question /
+    reconstruction claims; consistency: the consistency checks by verdict."""
 
     paper: str
     verdicts: Counter[str] = field(default_factory=Counter)
     findings: list[str] = field(default_factory=list)
+    answers: list[str] = field(default_factory=list)
     mismatches: list[str] = field(default_factory=list)
     consistency: Counter[str] = field(default_factory=Counter)
 
@@ -43,7 +45,7 @@ def summarise(results: list[Result]) -> list[PaperSummary]:
             continue
         s.verdicts[str(r.verdict)] += 1
         if r.verdict == Verdict.VIOLATED:
-            (s.findings if r.attribution == "paper" else s.mismatches).append(r.claim_id)
+            {"paper": s.findings, "question": s.answers}.get(r.attribution, s.mismatches).append(r.claim_id)
     return [out[k] for k in sorted(out)]
 
 
@@ -52,13 +54,16 @@ def summary_table(results: list[Result]) -> str:
     reconstruction mismatches, consistency checks apart), then the findings and the reconstruction
     mismatches by id, each on its own line."""
     verdicts = [str(v) for v in Verdict]
-    header = ["paper", *verdicts, "claims", "findings", "recon. mismatches", "consistency (holds/all)"]
+    header = [
+        "paper", *verdicts, "claims", "findings", "answers", "recon. mismatches", "consistency (holds/all)"
+    ]  # fmt: skip
     rows = [
         [
             s.paper,
             *(str(s.verdicts[v]) for v in verdicts),
             str(s.claims),
             str(len(s.findings)),
+            str(len(s.answers)),
             str(len(s.mismatches)),
             f"{s.consistency['holds']}/{sum(s.consistency.values())}",
         ]
@@ -73,11 +78,14 @@ def summary_table(results: list[Result]) -> str:
     table = [line(r) for r in [header, *rows]]
     by_paper = summarise(results)
     findings = [c for s in by_paper for c in s.findings]
+    answers = [c for s in by_paper for c in s.answers]
     mismatches = [c for s in by_paper for c in s.mismatches]
     table += [
         "",
         "findings against a paper's own statement (EXACT, EXACT-from-reviews, THIRD-PARTY): "
         + (", ".join(findings) or "none"),
+        "answers to referee questions, not the papers' statements (QUESTION): "
+        + (", ".join(answers) or "none"),
         "our reconstruction does not reproduce the paper (DERIVED, RECONSTRUCTED): "
         + (", ".join(mismatches) or "none"),
         "consistency checks (tests of the code, not confirmations of a paper) are counted apart",
