@@ -40,6 +40,13 @@ def test_a_loose_bound_states_its_remaining_gap() -> None:
     assert not w.tight and "at least 3-fold loose" in w.verdict_note()
 
 
+def test_a_zero_worst_ratio_is_stated_without_dividing_by_it() -> None:
+    w = worst_case(
+        lambda z: 0.0, lambda rng: rng.standard_normal(2), np.random.default_rng(0), starts=2, maxiter=0
+    )
+    assert w.ratio == 0.0 and "measured side is 0" in w.verdict_note()
+
+
 def test_the_search_is_deterministic_for_a_seed_and_budgeted() -> None:
     a, b = _search(10.0, seed=3), _search(10.0, seed=3)
     assert a == b

@@ -62,6 +62,8 @@ class WorstCase:
             return f"{head}: counterexample, ratio {self.ratio:.6g} > 1"
         if self.tight:
             return f"{head}: tight, worst ratio {self.ratio:.6f} (typical {self.typical:.3g})"
+        if self.ratio <= 0:
+            return f"{head}: the measured side is 0 at every point found (worst ratio {self.ratio:.4g})"
         return (
             f"{head}: at least {1 / self.ratio:.3g}-fold loose at the worst case found "
             f"(worst ratio {self.ratio:.4g}, typical {self.typical:.3g})"
