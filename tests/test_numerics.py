@@ -11,7 +11,7 @@ from hypothesis.extra.numpy import arrays
 from verify.numerics.fit import fit_loglog
 from verify.numerics.gradcheck import assert_grad_ok, check_adjoint, check_grad, check_hvp
 from verify.numerics.softmax import softmax, softmax_vjp
-from verify.numerics.stats import binomial_test
+from verify.numerics.stats import clopper_pearson
 
 # ---------------------------------------------------------------- softmax
 
@@ -177,21 +177,25 @@ def test_slope_fit_bad_input(x, y, msg) -> None:
 # ---------------------------------------------------------------- binomial test
 
 
-def test_binomial_test_is_calibrated() -> None:
-    """Under H0 (true p = p0) the rejection rate is at most alpha; far below p0 it rejects."""
+def test_clopper_pearson_bounds_are_calibrated() -> None:
+    """At the true rate p, the one-sided 95% lower bound exceeds p in at most 5% of samples (and so
+    does the upper bound fall below it): a holds (or violated) verdict is wrong at most 5% of the time."""
     rng = np.random.default_rng(0)
-    n, p0 = 50, 0.9
-    null_rejections = np.mean([binomial_test(int(k), n, p0).rejected for k in rng.binomial(n, p0, 4000)])
-    assert null_rejections <= 0.01 + 3 * np.sqrt(0.01 * 0.99 / 4000)
-    power = np.mean([binomial_test(int(k), n, p0).rejected for k in rng.binomial(n, 0.6, 500)])
+    n, p = 50, 0.9
+    ks = rng.binomial(n, p, 4000)
+    too_high = np.mean([clopper_pearson(int(k), n).lo > p for k in ks])
+    too_low = np.mean([clopper_pearson(int(k), n).hi < p for k in ks])
+    band = 3 * np.sqrt(0.05 * 0.95 / 4000)
+    assert too_high <= 0.05 + band and too_low <= 0.05 + band
+    power = np.mean([clopper_pearson(int(k), n).hi < p for k in rng.binomial(n, 0.6, 500)])
     assert power > 0.99
 
 
-def test_binomial_test_bad_input() -> None:
+def test_clopper_pearson_bad_input() -> None:
     with pytest.raises(ValueError, match=r"k must be an integer in \[0, 10\]"):
-        binomial_test(11, 10, 0.9)
-    with pytest.raises(ValueError, match="p0 must lie in"):
-        binomial_test(5, 10, 1.5)
+        clopper_pearson(11, 10)
+    with pytest.raises(ValueError, match="level must lie in"):
+        clopper_pearson(5, 10, level=1.5)
 
 
 # ---------------------------------------------------------------- gradient descent bookkeeping

@@ -7,10 +7,11 @@ item 7): a loosened (or tightened) tolerance fails here instead of leaving the s
   and an identity's stated rtol;
 * the slope fits' t intervals (the degrees of freedom: n - 2 for ``fit_loglog``; for ``fit_rate``'s
   common slope with one intercept per seed, n_seeds * window - n_seeds - 1) against a least-squares
-  fit written out here with ``scipy.stats.t.ppf``, and the rate rule at the interval's edge;
+  fit written out here with ``scipy.stats.t.ppf``, and the rate rule's band at the interval's edges;
 * the vacuous rule (an upper bound at or above its trivial value, a condition needing more than is
   reachable, an infinite bound);
-* the binomial test's alpha (:data:`verify.numerics.stats.ALPHA`) at the discrete boundary;
+* the probability rule's one-sided Clopper-Pearson level (:data:`verify.numerics.stats.LEVEL`) at
+  the discrete boundary;
 * the baseline gate: :data:`~reports.baseline.TOLERANCE` just inside / outside and a measured value
   just above :data:`~reports.baseline.ROUNDOFF_ULPS` eps. tests/test_baseline.py already covers the
   saturation edge (``test_saturated_slacks_compare_as_equal_but_falling_below_saturation_fails``),
@@ -38,12 +39,12 @@ from verify.core.record import Evidence, Kind, Provenance, Result, Verdict
 from verify.core.registry import get_claim, load_all
 from verify.numerics import gradcheck as GC
 from verify.numerics.fit import RateFit, fit_loglog, fit_rate
-from verify.numerics.stats import ALPHA, binomial_test
+from verify.numerics.stats import LEVEL
 
 INSIDE, OUTSIDE = 0.97, 1.03  # fractions of a tolerance; round-off here is below 1e-3 of it
 #: The documented values, written out (a boundary read from the module would move with a mutation).
 ROUNDOFF_RTOL = 1e-10
-BINOMIAL_ALPHA = 0.01
+CP_LEVEL = 0.95
 GATE_TOLERANCE, GATE_ROUNDOFF_ULPS = 0.05, 2**14
 
 
@@ -243,18 +244,24 @@ def test_fit_rate_interval_has_observations_minus_parameters_dof(window: int, n_
     assert (fit.lo, fit.hi) == pytest.approx((lo, hi), rel=1e-10)
 
 
-def test_rate_verdict_at_the_edge_of_the_interval() -> None:
-    """A rate claim holds by the interval alone when it contains the exponent and is no wider than the
-    claim's tol (rule 1 of the rate rule; its other rules read the local slopes)."""
+def test_rate_verdict_at_the_edge_of_the_band() -> None:
+    """A rate claim holds iff its interval lies inside [p - tol, p + tol]: a band 1e-6 narrower on
+    either side leaves it inconclusive; an interval that ends 1e-6 beyond the band is violated."""
     x = np.array([10.0, 20.0, 40.0, 80.0, 160.0])
     y = _seeds(x, -1.0, [0.0, 0.1, -0.05], 0.02)
     rfit = fit_rate(x, y)
     _, rlo, rhi = _fixed_effects_interval(np.log(x[-3:]), np.log(y[-3:]), 0.95)
     assert isinstance(rfit, RateFit) and (rfit.lo, rfit.hi) == pytest.approx((rlo, rhi), rel=1e-10)
-    half = (rhi - rlo) / 2
-    for edge, inward in ((rlo, +1), (rhi, -1)):
-        p = edge + inward * 1e-6 * half
-        assert _verdict(Kind.RATE, theory=p, measured=rfit, tol=half * (1 + 1e-6)) == Verdict.HOLDS
+    half, centre = (rhi - rlo) / 2, (rhi + rlo) / 2
+    eps = 1e-6 * half
+    assert _verdict(Kind.RATE, theory=centre, measured=rfit, tol=half + eps) == Verdict.HOLDS
+    assert _verdict(Kind.RATE, theory=centre, measured=rfit, tol=half - eps) == Verdict.INCONCLUSIVE
+    for p in (centre + eps, centre - eps):  # off-centre: one end pokes out of a band of the same width
+        assert _verdict(Kind.RATE, theory=p, measured=rfit, tol=half + eps / 2) == Verdict.INCONCLUSIVE
+    tol = 0.01 * half
+    assert _verdict(Kind.RATE, theory=rlo - tol - eps, measured=rfit, tol=tol) == Verdict.VIOLATED
+    assert _verdict(Kind.RATE, theory=rlo - tol + eps, measured=rfit, tol=tol) == Verdict.INCONCLUSIVE
+    assert _verdict(Kind.RATE, theory=rhi + tol + eps, measured=rfit, tol=tol) == Verdict.VIOLATED
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -284,26 +291,26 @@ def test_condition_needing_more_than_reachable_is_vacuous() -> None:
 
 
 # ---------------------------------------------------------------------------------------------------
-# the binomial test's alpha
+# the probability rule's confidence level
 # ---------------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("n", "p0"), [(1000, 0.99), (200, 0.9)])
-def test_binomial_alpha_at_the_discrete_boundary(n: int, p0: float) -> None:
-    """One-sided exact test of p >= p0: rejected iff P(X <= k | n, p0) < ALPHA = 0.01. k* is the
-    fewest successes not rejected; k* - 1 is rejected. P(X <= k*) < 0.1, so a 10x looser alpha would
-    reject k* (this test would then fail)."""
-    assert ALPHA == BINOMIAL_ALPHA
-    cdf = stats.binom.cdf(np.arange(n + 1), n, p0)
-    k_star = int(np.argmax(cdf >= BINOMIAL_ALPHA))
-    assert cdf[k_star - 1] < BINOMIAL_ALPHA <= cdf[k_star] < 10 * BINOMIAL_ALPHA
-    for k in (k_star - 1, k_star):
-        assert binomial_test(k, n, p0).pvalue == pytest.approx(cdf[k], rel=1e-9)
+@pytest.mark.parametrize(("n", "p0"), [(1000, 0.99), (200, 0.9), (29, 0.9)])
+def test_clopper_pearson_level_at_the_discrete_boundary(n: int, p0: float) -> None:
+    """holds iff the one-sided 95% lower bound of k/n is >= p0, i.e. P(X >= k | n, p0) <= 5%. k* is
+    the fewest successes that hold; k* - 1 does not. P(X >= k* | p0) > 0.5%, so a 10x looser level
+    would change k* (this test would then fail)."""
+    assert LEVEL == CP_LEVEL
+    sf = stats.binom.sf(np.arange(n + 1) - 1, n, p0)  # sf[k] = P(X >= k)
+    k_star = int(np.argmax(sf <= 1 - CP_LEVEL))
+    assert sf[k_star] <= 1 - CP_LEVEL < sf[k_star - 1]
+    assert sf[k_star] > (1 - CP_LEVEL) / 10 or k_star == n
     assert _verdict(Kind.PROBABILITY, theory=p0, measured=[k_star, n]) == Verdict.HOLDS
-    assert _verdict(Kind.PROBABILITY, theory=p0, measured=[k_star - 1, n]) == Verdict.VIOLATED
-    # a claim's own alpha replaces the default
-    a = float(cdf[k_star]) * 1.001
-    assert _verdict(Kind.PROBABILITY, theory=p0, measured=[k_star, n], alpha=a) == Verdict.VIOLATED
+    assert _verdict(Kind.PROBABILITY, theory=p0, measured=[k_star - 1, n]) != Verdict.HOLDS
+    cdf = stats.binom.cdf(np.arange(n + 1), n, p0)  # violated iff P(X <= k | p0) < 5%
+    k_v = int(np.argmax(cdf >= 1 - CP_LEVEL)) - 1
+    assert _verdict(Kind.PROBABILITY, theory=p0, measured=[k_v, n]) == Verdict.VIOLATED
+    assert _verdict(Kind.PROBABILITY, theory=p0, measured=[k_v + 1, n]) != Verdict.VIOLATED
 
 
 # ---------------------------------------------------------------------------------------------------

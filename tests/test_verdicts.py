@@ -8,15 +8,17 @@ from collections.abc import Iterator
 import mpmath
 import numpy as np
 import pytest
+from scipy import stats
 
-from verify.core import Ctx, Evidence, Kind, Provenance, Verdict, claim, run_claim
+from verify.core import Alternative, Ctx, Evidence, Kind, Provenance, Verdict, claim, run_claim
 from verify.core.conditions import Conditions
-from verify.core.judge import judge
+from verify.core.judge import decide, judge
 from verify.core.record import Seeds
 from verify.core.registry import _unregister
 from verify.core.summary import summarise, summary_table
-from verify.numerics.fit import fit_rate
+from verify.numerics.fit import Corrected, RateFit, fit_rate
 from verify.numerics.gradcheck import check_grad
+from verify.numerics.stats import clopper_pearson, trials_needed
 
 _TOYS: list[str] = []
 
@@ -31,7 +33,8 @@ def _cleanup() -> Iterator[None]:
 def _toy(cid: str, kind: Kind = Kind.UPPER, **kw):
     _TOYS.append(cid)
     kw.setdefault("provenance", Provenance.EXACT)
-    return claim(cid, reference="toy", kind=kind, statement="toy", quick={}, **kw)
+    kw.setdefault("quick", {})
+    return claim(cid, reference="toy", kind=kind, statement="toy", **kw)
 
 
 # --- seeds ------------------------------------------------------------------------------------------
@@ -63,19 +66,22 @@ def test_a_finding_must_be_violated_at_every_seed() -> None:
     assert run_claim("toyv.finding", seed_set=[0, 2, 3]).verdict == Verdict.VIOLATED
 
 
-def test_binomial_seeds_use_the_exact_test() -> None:
+def test_binomial_seeds_use_clopper_pearson_bounds() -> None:
     @_toy("toyv.binom", kind=Kind.PROBABILITY, seeds=Seeds.BINOMIAL, n_seeds={"quick": 20})
     def f(ctx: Ctx) -> Evidence:
         """toy"""
         return Evidence(theory=0.9, measured=ctx.seed not in (1, 2, 3, 4, 5, 6, 7))
 
     r = run_claim("toyv.binom")
-    assert r.measured == [13, 20] and r.verdict == Verdict.VIOLATED  # P(X <= 13 | n=20, p=0.9) = 0.0024
-    edge = run_claim("toyv.binom", seed_set=[0, *range(2, 21)])  # 14/20: P(X <= 14) = 0.011 > alpha
-    assert edge.measured == [14, 20] and edge.verdict == Verdict.HOLDS
+    assert r.measured == [13, 20] and r.verdict == Verdict.VIOLATED  # upper bound 0.83 < 0.9
+    edge = run_claim("toyv.binom", seed_set=[0, *range(2, 21)])  # 14/20: upper bound 0.87 < 0.9
+    assert edge.measured == [14, 20] and edge.verdict == Verdict.VIOLATED
     assert len(r.per_seed) == 20
-    ok = run_claim("toyv.binom", seed_set=[0, *range(8, 27)])
-    assert ok.measured == [20, 20] and ok.verdict == Verdict.HOLDS
+    few = run_claim("toyv.binom", seed_set=[0, *range(8, 27)])  # 20/20: lower bound 0.861 < 0.9
+    assert few.measured == [20, 20] and few.verdict == Verdict.INCONCLUSIVE
+    ok = run_claim("toyv.binom", seed_set=[0, *range(8, 36)])  # 29/29: lower bound 0.902
+    assert ok.measured == [29, 29] and ok.verdict == Verdict.HOLDS
+    assert ok.decision["rule"] == "probability" and ok.decision["k"] == 29
 
 
 def test_pooled_claims_see_the_seed_set_and_floors_are_enforced() -> None:
@@ -169,54 +175,64 @@ def test_any_verdict_other_than_expected_fails_the_run() -> None:
 X = np.logspace(2, 8, 7)
 
 
-def _rate(y: np.ndarray, p: float = -1.0, tol: float = 0.1, x: np.ndarray = X) -> Verdict:
-    return judge(Kind.RATE, Evidence(theory=p, measured=fit_rate(x, y), tol=tol))[0]
+def _fit(lo: float, hi: float, *, corrected: Corrected | None = None) -> RateFit:
+    return RateFit((lo + hi) / 2, 0.0, lo, hi, 0.95, 9, "t", local=(5.0, -5.0), window=3, corrected=corrected)
 
 
-def test_rate_with_a_log_factor_converging_to_p_holds() -> None:
-    assert _rate(X**-1.0 * np.log(X)) == Verdict.HOLDS  # local slopes -0.85 ... -0.94, toward -1
+def _decide(fit: RateFit, p: float = -1.0, tol: float = 0.1):
+    return decide(Kind.RATE, Evidence(theory=p, measured=fit, tol=tol))
 
 
-def test_rate_settling_at_p_plus_0_2_is_violated() -> None:
-    assert _rate(X**-0.8 * (1 + 1 / X)) == Verdict.VIOLATED
+@pytest.mark.parametrize(
+    ("lo", "hi", "verdict", "branch"),
+    [
+        (-1.05, -0.95, Verdict.HOLDS, "interval inside the band"),
+        (-1.1, -0.9, Verdict.HOLDS, "interval inside the band"),  # the band's edges belong to it
+        (-1.3, -1.11, Verdict.VIOLATED, "interval outside the band"),
+        (-0.89, -0.5, Verdict.VIOLATED, "interval outside the band"),
+        (-1.2, -0.95, Verdict.INCONCLUSIVE, "interval too wide: more seeds or sizes"),
+        (-1.3, -0.8, Verdict.INCONCLUSIVE, "interval too wide: more seeds or sizes"),
+        (-1.15, -1.0, Verdict.INCONCLUSIVE, "interval straddles the band edge"),
+        (-0.95, -0.85, Verdict.INCONCLUSIVE, "interval straddles the band edge"),
+    ],
+)
+def test_rate_rule_is_an_equivalence_test_on_the_interval(lo, hi, verdict, branch) -> None:
+    j = _decide(_fit(lo, hi))
+    assert (j.verdict, j.decision["branch"]) == (verdict, branch)
+    assert j.decision["band"] == pytest.approx([-1.1, -0.9]) and j.decision["interval"] == [lo, hi]
+    if verdict == Verdict.HOLDS:
+        assert j.slack == pytest.approx(math.log10(0.1 / max(abs(lo + 1), abs(hi + 1))))
+    elif verdict == Verdict.VIOLATED:
+        assert j.slack == pytest.approx(math.log10(0.1 / min(abs(lo + 1), abs(hi + 1)))) and j.slack < 0
+    else:
+        assert j.slack is None
 
 
-def test_rate_settled_exactly_or_geometrically_away_from_p_is_violated() -> None:
-    assert _rate(2 * X**3.0, p=2.0) == Verdict.VIOLATED  # constant local slopes 3 (round-off steps)
-    y = X**-1.3 * np.exp(0.5 * np.log(X) * (X / 100) ** -0.3)  # local slopes settle fast toward -1.3
-    assert _rate(y, p=-1.0) == Verdict.VIOLATED
+def test_the_local_slopes_decide_nothing() -> None:
+    a, b = _fit(-1.05, -0.95), _fit(-1.05, -0.95)
+    object.__setattr__(b, "local", (-1.0, -1.0, -1.0))
+    assert _decide(a).verdict == _decide(b).verdict == Verdict.HOLDS
+    floor = fit_rate(X, X**-1.0 + 1e-6)  # local slopes drift from -1 to -0.15: the interval decides
+    assert _decide(floor).decision["interval"] == [floor.lo, floor.hi]
 
 
-def test_rate_settled_within_tol_of_p_holds_though_its_interval_misses_p() -> None:
-    y = X[:, None] ** 2.01 * np.exp(1e-4 * np.array([[0.0, 1.0, -1.0]]) * np.log(X)[:, None] ** 0.5)
-    fit = fit_rate(X, y)
-    assert not fit.contains(2.0)  # a narrow interval just off p; the local slopes sit within tol of it
-    assert judge(Kind.RATE, Evidence(theory=2.0, measured=fit, tol=0.2))[0] == Verdict.HOLDS
+def test_a_correction_model_is_judged_instead_of_the_last_range() -> None:
+    rng = np.random.default_rng(1)
+    y = X[:, None] ** -1.0 * np.exp(20 * X[:, None] ** -0.25 + 0.01 * rng.standard_normal((X.size, 4)))
+    raw = fit_rate(X, y)
+    assert _decide(raw, tol=0.05).verdict != Verdict.HOLDS  # the last range still bends (about -1.1)
+    fit = fit_rate(X, y, correction=0.25)
+    j = _decide(fit, tol=0.05)
+    assert fit.corrected is not None and fit.corrected.lo <= -1.0 <= fit.corrected.hi
+    assert j.verdict == Verdict.HOLDS and j.decision["corrected"] and j.decision["raw_slope"] == raw.slope
+    assert _decide(fit, p=-0.9, tol=0.05).verdict == Verdict.VIOLATED
 
 
-def test_rate_scattering_around_p_within_tol_holds() -> None:
-    y = X**-1.0 * np.exp(np.array([0, 0.3, 0, 0, 0.3, 0, 0]))  # local slopes -1.00, -1.07, -0.94, ...
-    fit = fit_rate(X, y)
-    assert np.all(np.abs(np.array(fit.local) + 1) <= 0.1) and abs(fit.local[-1] - fit.local[-2]) > 0.05
-    assert _rate(y, p=-1.0, tol=0.1) == Verdict.HOLDS
-
-
-def test_a_wide_interval_alone_never_confirms_a_rate() -> None:
-    floor = X**-1.0 + 1e-6  # a loss flattening onto a floor: local slopes -1.00, ..., -0.15
-    assert _rate(floor, p=-1.0, tol=0.1) == Verdict.VIOLATED
-    wide = fit_rate(X[2:5], np.array([1.0, 0.3, 0.02]))  # one curve, 3 points: interval [-3.2, 1.5]
-    assert wide.contains(-1.0) and (wide.hi - wide.lo) / 2 > 0.1
-    assert judge(Kind.RATE, Evidence(theory=-1.0, measured=wide, tol=0.1))[0] == Verdict.INCONCLUSIVE
-
-
-def test_rate_moving_away_from_p_is_violated() -> None:
-    assert _rate(X**2.0 * np.exp(0.01 * np.log(X) ** 2), p=2.0, tol=0.2) == Verdict.VIOLATED  # 2 + 0.02 ln x
-
-
-def test_rate_too_short_or_not_yet_asymptotic_is_inconclusive() -> None:
-    assert _rate(X[:3] ** -0.8, x=X[:3]) == Verdict.INCONCLUSIVE
-    # moving toward p but still more than tol away: not yet asymptotic
-    assert _rate(X**-1.0 * np.log(X) ** 3) == Verdict.INCONCLUSIVE
+def test_the_correction_order_is_stated_and_checked() -> None:
+    with pytest.raises(ValueError, match="correction"):
+        fit_rate(X, X**-1.0, correction=0.0)
+    with pytest.raises(ValueError, match="needs n_seeds"):
+        fit_rate(X[:3], X[:3] ** -1.0, correction=1.0)
 
 
 def test_rate_interval_carries_the_seed_spread() -> None:
@@ -226,6 +242,100 @@ def test_rate_interval_carries_the_seed_spread() -> None:
     assert fit.lo < -1.0 < fit.hi and fit.n == 3 * 8
     assert judge(Kind.RATE, Evidence(theory=-1.0, measured=fit, tol=0.05))[0] == Verdict.HOLDS
     assert judge(Kind.RATE, Evidence(theory=-0.5, measured=fit, tol=0.05))[0] == Verdict.VIOLATED
+
+
+def test_a_rate_tolerance_must_separate_p_from_the_competing_exponent() -> None:
+    for tol, verdict in ((0.25, Verdict.HOLDS), (0.26, Verdict.ERROR)):
+        cid = f"toyv.tol{int(tol * 100)}"
+
+        @_toy(cid, kind=Kind.RATE, alternative=Alternative("a T^-1/2 law", exponent=-0.5), quick={"tol": tol})
+        def f(ctx: Ctx, *, tol: float) -> Evidence:
+            """toy"""
+            return Evidence(theory=-1.0, measured=_fit(-1.05, -0.95), tol=tol)
+
+        r = run_claim(cid)
+        assert r.verdict == verdict, r.notes
+        if verdict == Verdict.ERROR:
+            assert "half the distance" in r.notes[0]
+        else:
+            assert r.alternative == {"world": "a T^-1/2 law; competing exponent -0.5", "verdict": "violated"}
+            assert r.decision["branch"] == "interval inside the band"
+
+
+# --- probabilities and alternatives -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("k", "n", "verdict"),
+    [
+        (29, 29, Verdict.HOLDS),  # one-sided 95% lower bound 0.05^(1/29) = 0.902
+        (28, 28, Verdict.INCONCLUSIVE),  # 0.05^(1/28) = 0.899
+        (19, 20, Verdict.INCONCLUSIVE),  # [0.784, 0.997]
+        (13, 20, Verdict.VIOLATED),  # upper bound 0.83
+        (15, 20, Verdict.VIOLATED),  # upper bound 0.896
+        (16, 20, Verdict.INCONCLUSIVE),  # upper bound 0.929
+    ],
+)
+def test_probability_rule_uses_clopper_pearson_bounds(k: int, n: int, verdict: Verdict) -> None:
+    j = decide(Kind.PROBABILITY, Evidence(theory=0.9, measured=[k, n]))
+    cp = clopper_pearson(k, n)
+    assert j.verdict == verdict and j.decision["interval"] == [cp.lo, cp.hi]
+    assert (cp.lo >= 0.9) == (verdict == Verdict.HOLDS) and (cp.hi < 0.9) == (verdict == Verdict.VIOLATED)
+    assert trials_needed(0.9) == 29
+
+
+def test_clopper_pearson_bounds_are_exact() -> None:
+    cp = clopper_pearson(19, 20)
+    assert stats.binom.sf(18, 20, cp.lo) == pytest.approx(0.05, rel=1e-8)  # P(X >= 19 | lo) = 5%
+    assert stats.binom.cdf(19, 20, cp.hi) == pytest.approx(0.05, rel=1e-8)  # P(X <= 19 | hi) = 5%
+    assert clopper_pearson(0, 5).lo == 0.0 and clopper_pearson(5, 5).hi == 1.0
+
+
+def test_the_alternative_world_runs_its_overrides_and_must_be_violated() -> None:
+    @_toy(
+        "toyv.alt",
+        kind=Kind.UPPER,
+        seeds=Seeds.EVERY,
+        alternative=Alternative("a heavier-tailed law", overrides={"law": "heavy"}),
+        quick={"law": "gauss"},
+    )
+    def f(ctx: Ctx, *, law: str) -> Evidence:
+        """toy"""
+        return Evidence(theory=1.0, measured=0.5 if law == "gauss" else 2.0)
+
+    assert run_claim("toyv.alt").verdict == Verdict.HOLDS and run_claim("toyv.alt").alternative is None
+    alt = run_claim("toyv.alt", world="alternative")
+    assert alt.verdict == Verdict.VIOLATED and alt.params["law"] == "heavy"
+
+
+def test_a_tightened_bound_is_judged_alongside() -> None:
+    @_toy("toyv.factor", kind=Kind.UPPER, alternative=Alternative("the bound 2.5x tighter", factor=2.5))
+    def f(ctx: Ctx) -> Evidence:
+        """toy"""
+        return Evidence(theory=1.0, measured=0.5)
+
+    r = run_claim("toyv.factor")
+    assert r.verdict == Verdict.HOLDS and r.alternative["verdict"] == "violated"
+    assert run_claim("toyv.factor", world="alternative").verdict == Verdict.VIOLATED
+
+
+def test_alternatives_are_checked_when_declared() -> None:
+    def f(ctx: Ctx) -> Evidence:
+        """toy"""
+        return Evidence(theory=1.0, measured=0.5)
+
+    with pytest.raises(ValueError, match="not parameters"):
+        _toy("toyv.bad1", alternative=Alternative("x", overrides={"nope": 1}))(f)
+    with pytest.raises(ValueError, match="rate claims"):
+        _toy("toyv.bad2", alternative=Alternative("x", exponent=1.0))(f)
+    with pytest.raises(ValueError, match="another world"):
+        _toy("toyv.bad3", kind=Kind.PROBABILITY, alternative=Alternative("x", exponent=1.0))(f)
+    with pytest.raises(ValueError, match="consistency"):
+        _toy("toyv.bad4", consistency=True, alternative=Alternative("x", factor=2.0))
+    with pytest.raises(ValueError, match="> 1"):
+        Alternative("x", factor=0.5)
+    with pytest.raises(ValueError, match="overrides, an exponent or a factor"):
+        Alternative("x")
 
 
 # --- attribution ------------------------------------------------------------------------------------
@@ -238,12 +348,14 @@ def test_summary_separates_findings_mismatches_and_consistency_checks() -> None:
 
     _toy("toyv.own", provenance=Provenance.EXACT, expect=Verdict.VIOLATED)(ev)
     _toy("toyv.recon", provenance=Provenance.RECONSTRUCTED, expect=Verdict.VIOLATED)(ev)
+    _toy("toyv.quest", provenance=Provenance.QUESTION, expect=Verdict.VIOLATED)(ev)
     _toy("toyv.cons", provenance=Provenance.DERIVED, consistency=True, expect=Verdict.VIOLATED)(ev)
-    results = [run_claim(c) for c in ("toyv.own", "toyv.recon", "toyv.cons")]
+    results = [run_claim(c) for c in ("toyv.own", "toyv.recon", "toyv.quest", "toyv.cons")]
     (s,) = summarise(results)
-    assert s.findings == ["toyv.own"] and s.mismatches == ["toyv.recon"]
-    assert s.claims == 2 and sum(s.consistency.values()) == 1
-    assert "recon. mismatches" in summary_table(results)
+    assert s.findings == ["toyv.own"] and s.mismatches == ["toyv.recon"] and s.answers == ["toyv.quest"]
+    assert s.claims == 3 and sum(s.consistency.values()) == 1
+    table = summary_table(results)
+    assert "recon. mismatches" in table and "answers to referee questions" in table
 
 
 def test_tables_print_the_headline_quantity_not_the_normalised_violation() -> None:

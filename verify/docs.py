@@ -5,8 +5,9 @@ code. ``tests/test_docs.py`` fails when the committed pages under ``docs/`` are 
 A page holds the paper's metadata (:class:`~verify.core.papers.PaperInfo`), the paper package's
 docstring (model, notation, provenance of the formulas, in the project's own words), then one section
 per claim in registry order: statement, reference, kind, provenance, how seeds combine, whether it is a
-consistency check, what it expects, the assumptions checked before judging, the parameters of both
-profiles, every pass rule with its reason and source, and the claim function's docstring.
+consistency check or else its alternative world, what it expects, the assumptions checked before
+judging, the parameters of both profiles, every pass rule with its reason and source, and the claim
+function's docstring.
 """
 
 from __future__ import annotations
@@ -25,9 +26,9 @@ _KIND_NOTE = {
     "upper": "measured <= theory",
     "lower": "measured >= theory",
     "two-sided": "theory = [lo, hi] contains measured",
-    "rate": "a fitted exponent judged by the shared rate rule",
+    "rate": "holds when the fitted exponent's 95% interval lies inside p +- tol",
     "condition": "the required size against the largest reachable one",
-    "probability": "an exact binomial test over seeds",
+    "probability": "holds when the one-sided 95% Clopper-Pearson lower bound over seeds reaches 1 - delta",
     "identity": "measured = theory to a stated relative tolerance",
     "qualitative": "the stated property is observed",
 }
@@ -89,6 +90,9 @@ def claim_section(c: Claim) -> str:
     ]
     if rec.consistency:
         lines.append("- consistency check: tests the code, never counted as a confirmation of the paper")
+    elif rec.alternative is not None:
+        world = rec.alternative.describe()
+        lines.append(f"- alternative world (the falsifier runs it and must get `violated`): {world}")
     if rec.expect != Verdict.HOLDS:
         lines.append(f"- expected verdict: `{rec.expect}` (a documented result; see the errata)")
     if rec.assumptions:

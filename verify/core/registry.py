@@ -154,12 +154,12 @@ def _check_alternative(claim_id: str, kind: Kind, alt: Alternative, params: tupl
     unknown = set(dict(alt.overrides)) - set(params)
     if unknown:
         raise ValueError(f"claim {claim_id!r}: the alternative overrides {sorted(unknown)}, not parameters")
+    if kind == Kind.PROBABILITY and not alt.overrides:
+        raise ValueError(f"claim {claim_id!r}: a probability claim's alternative must run another world")
     if alt.exponent is not None and kind != Kind.RATE:
         raise ValueError(f"claim {claim_id!r}: a competing exponent is for rate claims, not {kind}")
     if alt.factor is not None and kind not in (Kind.UPPER, Kind.LOWER):
         raise ValueError(f"claim {claim_id!r}: a tightening factor is for upper / lower bounds, not {kind}")
-    if kind == Kind.PROBABILITY and not alt.overrides:
-        raise ValueError(f"claim {claim_id!r}: a probability claim's alternative must run another world")
 
 
 def _plots(claim_id: str, plot: Any) -> tuple[Plot, ...]:
