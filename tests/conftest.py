@@ -49,7 +49,7 @@ def _register() -> None:
         """Toy rate: a noisy power law with exponent -1/2, sweep points through ctx.map."""
         xs = np.geomspace(4, 4096, points)
         ys = ctx.map(_noisy_power, [(ctx.seed, float(x)) for x in xs])
-        return Evidence(theory=-0.5, measured=fit_rate(xs, np.array(ys)), tol=0.05)
+        return Evidence(theory=-0.5, measured=fit_rate(xs, np.array(ys), window=points), tol=0.05)
 
     @claim(
         "toy.vacuous",

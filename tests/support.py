@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import functools
 import os
+import tempfile
+import time
+from pathlib import Path
 
 from hypothesis import HealthCheck, settings
 
@@ -48,8 +51,34 @@ def cached_run(claim_id: str, profile: str = "quick", seed: int = 0) -> Result:
     """``run_claim`` at the profile's defaults, computed once per test session.
 
     The baseline gate and the claim tests share these runs; callers must not mutate the result.
+    Under pytest-xdist the workers of one session share them too, through JSON files in a folder
+    of the session (:func:`_shared`): the first worker to ask runs the claim, the others read it.
     """
-    return run_claim(claim_id, profile=profile, seed=seed)
+    uid = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    if uid is None:
+        return run_claim(claim_id, profile=profile, seed=seed)
+    return _shared(Path(tempfile.gettempdir()) / f"attncheck-runs-{uid}", claim_id, profile, seed)
+
+
+def _shared(folder: Path, claim_id: str, profile: str, seed: int, wait: float = 900.0) -> Result:
+    """The run of ``claim_id`` from ``folder``, computing and publishing it when no worker has claimed
+    it (an exclusive lock file); a worker that waits longer than ``wait`` seconds runs it itself."""
+    folder.mkdir(parents=True, exist_ok=True)
+    out = folder / f"{claim_id}-{profile}-{seed}.json"
+    try:
+        os.close(os.open(out.with_suffix(".lock"), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:  # another worker runs it: wait for its result
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline:
+            if out.exists():
+                return Result.from_json(out.read_text(encoding="utf-8"))
+            time.sleep(0.05)
+        return run_claim(claim_id, profile=profile, seed=seed)
+    r = run_claim(claim_id, profile=profile, seed=seed)
+    tmp = out.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(r.to_json(), encoding="utf-8")
+    os.replace(tmp, out)  # readers never see a half-written file
+    return r
 
 
 def without_times(r: Result) -> dict:

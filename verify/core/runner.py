@@ -64,8 +64,12 @@ def run_claim(
     try:
         with single_thread():
             j = evaluate(c, profile=profile, seeds=seed_list, mapper=mapper, params=params, world=world)
+        fixed = _fixed(c, profile)
+        if world == "alternative":  # the falsifier: the statement must fail in the alternative world
+            fixed["expected"] = Verdict.VIOLATED
+            j.notes.insert(0, f"alternative world: {c.record.alternative.describe()}")
         result = Result(
-            **_fixed(c, profile),
+            **fixed,
             params=to_jsonable(params | j.params),
             seeds=j.seeds,
             theory=to_jsonable(j.theory),
