@@ -218,11 +218,11 @@ def summary_table(results: Sequence[Result]) -> str:
     consistency checks apart (:func:`verify.core.summary.summarise`)."""
     summaries = summarise(list(results))
     cols = [v for v in VERDICT_ORDER if v != Verdict.ERROR or any(s.verdicts[v] for s in summaries)]
-    spec = "l" + "r" * (len(cols) + 4)
+    spec = "l" + "r" * (len(cols) + 5)
     head = (
         "paper & "
         + " & ".join(VERDICT_WORDS[c].replace(" ", r"\newline ") for c in cols)
-        + r" & claims & findings & mis\-matches & checks \\"
+        + r" & claims & findings & answers & mis\-matches & checks \\"
     )
     lines = [
         r"\begin{center}",
@@ -230,30 +230,30 @@ def summary_table(results: Sequence[Result]) -> str:
         rf"\begin{{tabular}}{{{spec}}}",
         r"\toprule",
         rf"& \multicolumn{{{len(cols) + 1}}}{{c}}{{claims about the paper, by verdict}} "
-        r"& \multicolumn{2}{c}{violations} & consistency \\",
-        rf"\cmidrule(lr){{2-{len(cols) + 2}}}\cmidrule(lr){{{len(cols) + 3}-{len(cols) + 4}}}"
-        rf"\cmidrule(lr){{{len(cols) + 5}-{len(cols) + 5}}}",
+        r"& \multicolumn{3}{c}{violations} & consistency \\",
+        rf"\cmidrule(lr){{2-{len(cols) + 2}}}\cmidrule(lr){{{len(cols) + 3}-{len(cols) + 5}}}"
+        rf"\cmidrule(lr){{{len(cols) + 6}-{len(cols) + 6}}}",
         head.replace(r"\newline ", " "),
         r"\midrule",
     ]
     tot: Counter[str] = Counter()
-    nf = nm = 0
+    nf = na = nm = 0
     ch = Counter()
     for s in summaries:
         lines.append(
             rf"\texttt{{{escape(s.paper)}}} & "
             + " & ".join(str(s.verdicts[c]) for c in cols)
-            + rf" & {s.claims} & {len(s.findings)} & {len(s.mismatches)} & "
+            + rf" & {s.claims} & {len(s.findings)} & {len(s.answers)} & {len(s.mismatches)} & "
             + rf"{s.consistency['holds']}/{sum(s.consistency.values())} \\"
         )
         tot.update(s.verdicts)
-        nf, nm = nf + len(s.findings), nm + len(s.mismatches)
+        nf, na, nm = nf + len(s.findings), na + len(s.answers), nm + len(s.mismatches)
         ch.update(s.consistency)
     lines += [
         r"\midrule",
         "all & "
         + " & ".join(str(tot[c]) for c in cols)
-        + rf" & {sum(tot.values())} & {nf} & {nm} & {ch['holds']}/{sum(ch.values())} \\",
+        + rf" & {sum(tot.values())} & {nf} & {na} & {nm} & {ch['holds']}/{sum(ch.values())} \\",
         r"\bottomrule",
         r"\end{tabular}}",
         r"\end{center}",
@@ -308,12 +308,14 @@ def run_info(results: Sequence[Result], *, commit: str = "unknown", date: str = 
 
 def _finding_item(r: Result, record: ClaimRecord | None, *, statement: bool = True) -> str:
     theory, measured = shown(r)
-    if isinstance(measured, bool):
-        number = f"Observed: {tex_value(measured)}."
+    if isinstance(measured, bool):  # a qualitative claim: the numbers are in its first note
+        number = f"Observed: {tex_value(measured)}" + (f" ({prose(r.notes[0])})." if r.notes else ".")
     else:
         number = f"Measured {measured_cell(r, measured)} against {theory_cell(r, theory)}."
         if r.verdict == Verdict.VACUOUS:
             number = f"Needs {theory_cell(r, theory)}; reachable {measured_cell(r, measured)}."
+    if r.verdict == Verdict.INCONCLUSIVE and r.decision and r.decision.get("branch"):
+        number += f" Why: {prose(str(r.decision['branch']))}."
     return (
         rf"\item \hyperref[{label('row', r.claim_id)}]{{{claim_name(r.claim_id, paper=True)}}} "
         rf"({prose(short_reference(r.reference))}, p.~\pageref{{{label('row', r.claim_id)}}}): "
@@ -353,16 +355,22 @@ def front_page(
         r"\end{center}",
         r"\section*{Summary per paper}",
         r"Claims about each paper by verdict; violations split into \emph{findings} (a statement of the "
-        r"paper's own, EXACT, EXACT-from-reviews or THIRD-PARTY, is violated) and \emph{reconstruction "
+        r"paper's own, EXACT, EXACT-from-reviews or THIRD-PARTY, is violated), \emph{answers} to referee "
+        r"questions (QUESTION: asked by a reviewer, not stated by the paper) and \emph{reconstruction "
         r"mismatches} (our DERIVED or RECONSTRUCTED form of it is: not evidence against the paper); "
-        r"consistency checks test the code and are counted apart.",
+        r"consistency checks test the code and are counted apart. A claim about a paper holds only on "
+        r"evidence for it (a rate's 95\% interval inside its tolerance band, a probability's "
+        r"Clopper--Pearson lower bound at or above its target, a bound at every seed) and is violated only "
+        r"on evidence against it; in between it is inconclusive, with the reason listed below.",
         r"\input{summary.tex}",
     ]
     ordered = sorted_results(results)
     sections = [
         ("Findings: the papers' own statements violated", "paper", Verdict.VIOLATED),
+        ("Answers to referee questions (not the papers' statements)", "question", Verdict.VIOLATED),
         ("Reconstruction mismatches", "reconstruction", Verdict.VIOLATED),
         ("Conditions beyond reach (vacuous)", None, Verdict.VACUOUS),
+        ("Not decided at these sizes (inconclusive)", None, Verdict.INCONCLUSIVE),
     ]
     for title, attribution, verdict in sections:
         rows = [

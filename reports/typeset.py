@@ -19,7 +19,7 @@ from typing import Any
 import mpmath
 
 from bounds.mp import DPS, in_float_range, mp
-from verify.core.format import Count, fmt_sci, is_count
+from verify.core.format import Band, Count, Estimate, fmt_sci, is_count
 
 #: Denominators an exact theory value may print with (1/2, 2/3, 3/4, 1/8 ...).
 FRACTIONS = (2, 3, 4, 8)
@@ -101,6 +101,12 @@ def tex_value(value: Any, *, exact: bool = False) -> str:
         return "yes" if value else "no"
     if isinstance(value, Count):
         return f"${value.k}/{value.n}$"
+    if isinstance(value, Band):
+        return rf"${tex_num(value.p, exact=True)} \pm {tex_num(value.tol, exact=True)}$"
+    if isinstance(value, Estimate):
+        head = f"{value.count.k}/{value.count.n}" if value.count is not None else f"{value.value:.3f}"
+        cell = rf"${head}\;[{value.lo:.3f}, {value.hi:.3f}]$"
+        return cell + (r" {\scriptsize corrected}" if value.corrected else "")
     if _is_real(value):
         return f"${tex_num(value, exact=exact)}$"
     if _is_fit(value):

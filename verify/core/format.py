@@ -20,6 +20,31 @@ class Count(NamedTuple):
         return f"{self.k}/{self.n}"
 
 
+class Band(NamedTuple):
+    """A rate claim's tolerance band ``p +- tol``: the theory side of its row."""
+
+    p: float
+    tol: float
+
+    def __str__(self) -> str:
+        return f"{self.p:g} +- {self.tol:g}"
+
+
+class Estimate(NamedTuple):
+    """A judged estimate with its 95% interval: a rate's exponent (``corrected`` when a correction
+    model gave it) or a probability's success count ``k/n`` with its Clopper-Pearson bounds."""
+
+    value: float
+    lo: float
+    hi: float
+    corrected: bool = False
+    count: Count | None = None
+
+    def __str__(self) -> str:
+        head = str(self.count) if self.count is not None else f"{self.value:.3f}"
+        return f"{head} [{self.lo:.3f}, {self.hi:.3f}]" + (" (corrected)" if self.corrected else "")
+
+
 def fmt_value(value: Any, digits: int = 3, limit: int = 60) -> str:
     """A compact string for a theory / measured value of any shape the results hold.
 
@@ -31,7 +56,7 @@ def fmt_value(value: Any, digits: int = 3, limit: int = 60) -> str:
         return "--"
     if isinstance(value, bool):
         return "yes" if value else "no"
-    if isinstance(value, Count):
+    if isinstance(value, Count | Band | Estimate):
         return str(value)
     if isinstance(value, int):
         return str(value) if abs(value) < 10**6 else fmt_sci(value, digits)
@@ -102,23 +127,20 @@ def is_count(value: Any) -> bool:
 def shown(result: Any) -> tuple[Any, Any]:
     """The (theory, measured) pair a table prints for a result: the headline quantity of a
     multi-condition claim (the paper's slope or constant against its requirement); a rate claim's
-    band and judged interval (``-1 +- 0.1`` against ``-1.003 [-1.019, -0.987]``); a probability
-    claim's target and ``k/n [lo, hi]`` (its Clopper-Pearson bounds); else the judged pair itself."""
+    :class:`Band` against its judged :class:`Estimate`; a probability claim's target against ``k/n``
+    with its Clopper-Pearson bounds; else the judged pair itself."""
     head = getattr(result, "headline", None)
     if head:
         return head["theory"], head["measured"]
     decision = getattr(result, "decision", None) or {}
     if decision.get("rule") == "rate" and "interval" in decision:
         lo, hi = decision["interval"]
-        tag = " (corrected)" if decision.get("corrected") else ""
-        return (
-            f"{decision['exponent']:g} +- {decision['tol']:g}",
-            f"{decision['estimate']:.3f} [{lo:.3f}, {hi:.3f}]{tag}",
-        )
+        est = Estimate(decision["estimate"], lo, hi, corrected=bool(decision.get("corrected")))
+        return Band(decision["exponent"], decision["tol"]), est
     measured = result.measured
     if str(getattr(result, "kind", "")) == "probability" and is_count(measured):
         if decision.get("rule") == "probability":
             lo, hi = decision["interval"]
-            return f">= {result.theory:g}", f"{Count(*measured)} [{lo:.3f}, {hi:.3f}]"
+            return result.theory, Estimate(measured[0] / measured[1], lo, hi, count=Count(*measured))
         measured = Count(*measured)
     return result.theory, measured
