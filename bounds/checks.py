@@ -39,11 +39,36 @@ def _is_real(value: Any) -> bool:
 
 
 def _fmt_bound(x: float | int) -> str:
-    return f"{x:.3g}" if abs(x) >= 10**15 else str(x)
+    return _fmt_int(x) if isinstance(x, int) else shown(x)
 
 
 def _fmt_int(x: int) -> str:
-    return str(x) if abs(x) < 10**20 else f"an integer of {len(str(abs(x)))} digits"
+    """An integer for a message, never converted to float or to a string of thousands of digits."""
+    if abs(x) < 10**15:
+        return str(x)
+    with mpmath.workdps(15):
+        return mpmath.nstr(mpmath.mpf(x), 3)
+
+
+def shown(value: Any, limit: int = 60) -> str:
+    """``value`` for an error message: one line of at most ``limit`` characters, never empty, built
+    without converting it to float (an integer of 400 digits, an mpf of 1e400) or printing an array."""
+    if isinstance(value, np.ndarray):
+        return f"an array of shape {value.shape}, dtype {value.dtype}"
+    if isinstance(value, bool | np.bool_):
+        return repr(bool(value))
+    if isinstance(value, numbers.Integral):
+        return _fmt_int(int(value))
+    if isinstance(value, mpmath.mpf):
+        return mpmath.nstr(value, 8)
+    try:
+        text = repr(value)
+    except Exception:  # e.g. a list holding an integer of more than 4300 digits
+        text = ""
+    text = " ".join(text.split())
+    if not text:
+        return f"a {type(value).__name__}"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def check_int(name: str, value: Any, *, low: int | None = 1, high: int | None = None) -> int:
@@ -52,7 +77,7 @@ def check_int(name: str, value: Any, *, low: int | None = 1, high: int | None = 
     ``high`` defaults to :data:`MAX_INT` (an integer beyond float64's range is never a size).
     """
     if not _is_int(value):
-        raise TypeError(f"{name} must be an integer, got {type(value).__name__} {value!r:.60}")
+        raise TypeError(f"{name} must be an integer, got {_typed(value)}")
     value = int(value)
     lo = "-inf" if low is None else _fmt_bound(low)
     if (low is not None and value < low) or (high is not None and value > high):
@@ -67,9 +92,23 @@ def check_int(name: str, value: Any, *, low: int | None = 1, high: int | None = 
 def _range_error(name: str, value: Any, low: Any, high: Any, low_open: bool, high_open: bool) -> ValueError:
     lb = "(" if low_open or low is None else "["
     hb = ")" if high_open or high is None else "]"
-    lo = "-inf" if low is None else f"{float(low):g}"
-    hi = "inf" if high is None else f"{float(high):g}"
-    return ValueError(f"{name} must lie in {lb}{lo}, {hi}{hb}, got {value!r:.60}")
+    lo = "-inf" if low is None else _fmt_limit(low)
+    hi = "inf" if high is None else _fmt_limit(high)
+    return ValueError(f"{name} must lie in {lb}{lo}, {hi}{hb}, got {shown(value)}")
+
+
+def _typed(value: Any) -> str:
+    """``value`` with its type for a TypeError (an array's shape says its type already)."""
+    return shown(value) if isinstance(value, np.ndarray) else f"{type(value).__name__} {shown(value)}"
+
+
+def _fmt_limit(x: Any) -> str:
+    """An interval's end (a float, an int or an mpf) as ``%g`` prints it; mpmath's form beyond float64."""
+    with mpmath.workdps(15):
+        v = mpmath.mpf(x)
+        if mpmath.isfinite(v) and abs(v) < mpmath.mpf("1e300") and (v == 0 or abs(v) > mpmath.mpf("1e-300")):
+            return f"{float(v):g}"
+        return mpmath.nstr(v, 6)
 
 
 def check_real(
@@ -88,13 +127,13 @@ def check_real(
     beyond float64's range is refused as not finite.
     """
     if not _is_real(value):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__} {value!r:.60}")
+        raise TypeError(f"{name} must be a real number, got {_typed(value)}")
     try:
         x = float(value)
     except OverflowError:
         raise ValueError(f"{name} must be finite (within float64 range), got a number beyond it") from None
     if not np.isfinite(x):
-        raise ValueError(f"{name} must be finite, got {value!r:.60}")
+        raise ValueError(f"{name} must be finite, got {shown(value)}")
     too_low = low is not None and (x <= low if low_open else x < low)
     too_high = high is not None and (x >= high if high_open else x > high)
     if too_low or too_high:
@@ -115,15 +154,15 @@ def check_real_mp(
     accepts magnitudes beyond float64 (an int 10**400, an mpf 1e-400); the interval is checked exactly,
     not after rounding to float64."""
     if not _is_real(value):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__} {value!r:.60}")
+        raise TypeError(f"{name} must be a real number, got {_typed(value)}")
     with mpmath.workdps(30):
         x = mpmath.mpf(float(value)) if isinstance(value, np.floating) else mpmath.mpf(value)
         if not mpmath.isfinite(x):
-            raise ValueError(f"{name} must be finite, got {value!r:.60}")
+            raise ValueError(f"{name} must be finite, got {shown(value)}")
         too_low = low is not None and (x <= low if low_open else x < low)
         too_high = high is not None and (x >= high if high_open else x > high)
     if too_low or too_high:
-        raise _range_error(name, mpmath.nstr(x, 8), low, high, low_open, high_open)
+        raise _range_error(name, x, low, high, low_open, high_open)
     return x
 
 
@@ -140,7 +179,7 @@ def check_prob(name: str, value: Any, *, open_ends: bool = True) -> float:
 def check_bool(name: str, value: Any) -> bool:
     """A flag: ``True`` / ``False`` (or a NumPy bool), not 0 / 1 or a string."""
     if not isinstance(value, bool | np.bool_):
-        raise TypeError(f"{name} must be True or False, got {type(value).__name__} {value!r:.60}")
+        raise TypeError(f"{name} must be True or False, got {_typed(value)}")
     return bool(value)
 
 
@@ -158,7 +197,7 @@ def check_choice(name: str, value: Any, choices: Iterable[Any]) -> Any:
     """``value`` must be one of ``choices`` (a bool never matches a number, an array never matches)."""
     allowed = tuple(choices)
     if not any(_same_choice(value, c) for c in allowed):
-        raise ValueError(f"{name} must be one of {allowed}, got {value!r:.60}")
+        raise ValueError(f"{name} must be one of {allowed}, got {shown(value)}")
     return value
 
 
@@ -265,15 +304,14 @@ def _nonfinite(x: Any, may_be_inf: bool) -> bool:
 
 def _show(v: Any) -> str:
     if isinstance(v, np.ndarray):
-        big = float(np.max(np.abs(v))) if v.size and v.dtype.kind in "biuf" else float("nan")
-        return f"array{v.shape} (max |x| {big:.3g})"
-    if isinstance(v, mpmath.mpf):
-        return mpmath.nstr(v, 6)
+        if v.size and v.dtype.kind in "biuf":
+            return f"array{v.shape} (max |x| {float(np.max(np.abs(v.astype(np.float64)))):.3g})"
+        return f"array{v.shape}"
     if isinstance(v, float):
         return f"{v:.6g}"
-    if isinstance(v, int) and not isinstance(v, bool) and abs(v) >= 10**15:
-        return f"{float(v):.3g}"
-    return f"{v!r:.40}"
+    if isinstance(v, mpmath.mpf):
+        return mpmath.nstr(v, 6)
+    return shown(v, 40)
 
 
 def finite_result(fn: F | None = None, *, may_be_inf: bool = False) -> Any:

@@ -33,13 +33,16 @@ def log10(x: Any) -> float:
         return float(mpmath.log10(v))
 
 
+#: The smallest positive float64 (a subnormal, 2**-1074) and the largest.
+FLOAT_TINY = mpf(2) ** -1074
+FLOAT_MAX = mpf("1.7976931348623157e308")
+
+
 def in_float_range(x: Any) -> bool:
-    """True when ``x`` converts to a finite float64 without underflowing to 0 (or is exactly 0)."""
+    """True when ``x`` is 0 or its magnitude lies in float64's range, subnormals included
+    ([2**-1074, 1.8e308]): it converts to a finite float64 that is not 0."""
     v = mp(x)
-    if v == 0:
-        return True
-    a = abs(v)
-    return mpf("2.2250738585072014e-308") <= a <= mpf("1.7976931348623157e308")
+    return v == 0 or FLOAT_TINY <= abs(v) <= FLOAT_MAX
 
 
 def to_float(x: Any) -> float:

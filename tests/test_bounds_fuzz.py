@@ -257,6 +257,12 @@ def _names(param: str, message: str) -> bool:
     return re.search(rf"(?<![A-Za-z0-9_]){re.escape(param)}(?![A-Za-z0-9_])", message) is not None
 
 
+def _assert_one_line(shown: str, exc: BaseException) -> None:
+    text = str(exc)
+    assert text.strip() and "\n" not in text, f"{shown}: the error is not one line: {text!r:.300}"
+    assert len(text) < 600, f"{shown}: the error is {len(text)} characters long"
+
+
 def _call_with(mod_name: str, name: str, param: str, bad: Any) -> None:
     fn = _public(mod_name)[name]
     kw = _valid_kwargs(mod_name, name)
@@ -267,10 +273,11 @@ def _call_with(mod_name: str, name: str, param: str, bad: Any) -> None:
     except ResultRangeError as exc:
         assert _extreme(bad), f"{shown}: no finite value at a moderate input (a validation gap): {exc}"
         assert _names(param, str(exc)), f"{shown} raised {exc!r} not naming {param}"
+        _assert_one_line(shown, exc)
         return
     except (ValueError, TypeError) as exc:
         assert _names(param, str(exc)), f"{shown} raised {type(exc).__name__}({exc}) not naming {param}"
-        assert "\n" not in str(exc), f"{shown}: the error is not one line: {exc}"
+        _assert_one_line(shown, exc)
         return
     except NotImplementedError:
         assert (mod_name, name) in NOT_RECOVERED, f"{shown} raised NotImplementedError"
@@ -317,7 +324,7 @@ def test_the_valid_call_is_finite(mod_name: str, name: str) -> None:
 
 def _bad_values(valid: Any) -> list[Any]:
     """Bad replacements for a parameter whose valid value is ``valid``, by its kind."""
-    common: list[Any] = [None, "x", object()]
+    common: list[Any] = [None, "x", object(), np.zeros((2, 2))]
     if isinstance(valid, bool):
         return [*common, 1, 0, 0.0, "True", np.array([True])]
     if isinstance(valid, int):
@@ -558,3 +565,84 @@ def test_tiny_inputs_do_not_trip_internal_cosines() -> None:
         assert np.all(np.isfinite(out))
     with pytest.raises(ValueError, match=r"^u must hold correlations in \[-1, 1\]"):
         W.kappa1(np.array([1.01]))  # a correlation passed in by the caller is still checked
+
+
+# ---------------------------------------------------------------------------------------------------
+# the cases issue 27 names: messages built without float(), one line for any value
+# ---------------------------------------------------------------------------------------------------
+
+
+_HUGE_INT_CASES = [
+    (m, n, p)
+    for m, n, p in PARAMS
+    if isinstance(VALID[m][n][p], int) and not isinstance(VALID[m][n][p], bool)
+]
+
+
+@pytest.mark.parametrize(
+    ("mod_name", "name", "param"), _HUGE_INT_CASES, ids=[f"{m}.{n}.{p}" for m, n, p in _HUGE_INT_CASES]
+)
+def test_a_huge_integer_beside_overflowing_reals_gets_one_line(mod_name: str, name: str, param: str) -> None:
+    """Issue 27 case 2: ``hess_bound(T=4, R=1.5, max_value_norm=1e308, H=10**400)`` raised
+    OverflowError while its message converted H to float. Every real parameter at 1e308 (the formula
+    overflows) and the integer at 10**400 or 10**5000 (beyond ``str()``'s 4300 digits): a one-line
+    ValueError / TypeError."""
+    kw = _valid_kwargs(mod_name, name)
+    for k, v in kw.items():
+        if isinstance(v, float) and k != param:
+            kw[k] = 1e308
+    for huge in (10**400, -(10**400), 10**5000):
+        kw[param] = huge
+        shown = f"{mod_name}.{name}({param}=<{huge.bit_length()}-bit int>, reals at 1e308)"
+        try:
+            _public(mod_name)[name](**kw)
+        except (ValueError, TypeError) as exc:
+            _assert_one_line(shown, exc)
+        except NotImplementedError:
+            assert (mod_name, name) in NOT_RECOVERED
+        else:
+            pytest.fail(f"{shown} returned")
+
+
+_ARRAYS_FOR_SCALARS = [
+    np.zeros((2, 2)),
+    np.zeros((2, 2, 2)),
+    np.ones((40, 40)),
+    np.zeros((2, 2), dtype=object),
+    np.array([[10**400]], dtype=object),
+    [[1.0, 2.0], [3.0, 4.0]],
+    [10**5000],
+]
+_SCALAR_PARAMS = [
+    (m, n, p) for m, n, p in PARAMS if isinstance(VALID[m][n][p], int | float | str | mpmath.mpf | bool)
+]
+
+
+@pytest.mark.parametrize(
+    ("mod_name", "name", "param"), _SCALAR_PARAMS, ids=[f"{m}.{n}.{p}" for m, n, p in _SCALAR_PARAMS]
+)
+def test_an_array_for_a_scalar_gets_one_line_naming_it(mod_name: str, name: str, param: str) -> None:
+    """Issue 27 case 3: ``tau0(d_m=np.zeros((2, 2)), power=0.5)`` printed the array over several lines."""
+    for bad in _ARRAYS_FOR_SCALARS:
+        kw = _valid_kwargs(mod_name, name)
+        kw[param] = bad
+        shown = f"{mod_name}.{name}({param}=<{type(bad).__name__}>)"
+        with pytest.raises((ValueError, TypeError)) as info:
+            _public(mod_name)[name](**kw)
+        _assert_one_line(shown, info.value)
+        assert _names(param, str(info.value)), f"{shown}: {info.value} does not name {param}"
+
+
+def test_the_issue_27_calls_spelled_out() -> None:
+    from bounds import deora2023 as D
+    from bounds import wu2023 as W
+    from bounds.mp import to_float
+
+    with pytest.raises(ValueError, match=r"^deora2023.hess_bound: no finite float64 value at .*H=1.0e\+400"):
+        D.hess_bound(T=4, R=1.5, max_value_norm=1e308, H=10**400)
+    with pytest.raises(TypeError, match=r"^d_m must be an integer, got an array of shape \(2, 2\)"):
+        W.tau0(d_m=np.zeros((2, 2)), power=0.5)
+    assert to_float(5e-324) == 5e-324  # the smallest subnormal is inside float64's range
+    assert to_float(mpmath.mpf(2) ** -1074) == 5e-324
+    with pytest.raises(OverflowError, match="outside float64 range"):
+        to_float(mpmath.mpf("1e-330"))  # below it: it would round to 0 or to 2**-1074
