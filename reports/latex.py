@@ -34,10 +34,10 @@ VERDICT_WORDS = {str(v): str(v).replace("_", " ") for v in Verdict}
 #: Table columns (portrait A4, 1.5 cm margins, \tabcolsep 4pt): header, width.
 COLUMNS = [
     ("claim", "2.7cm"),
-    ("statement", "7.8cm"),
-    ("theory", "1.9cm"),
-    ("measured", "2.5cm"),
-    ("verdict", "1.6cm"),
+    ("statement", "6.5cm"),
+    ("theory", "2.0cm"),
+    ("measured", "2.7cm"),
+    ("verdict", "2.6cm"),
 ]
 #: Figures per float: a grid of FIG_COLS x FIG_ROWS panels.
 FIG_COLS, FIG_ROWS = 2, 4
@@ -97,9 +97,34 @@ def _verdict_cell(r: Result) -> str:
     return cell
 
 
+#: What the theory and measured cells of a row hold, by kind (a headline names its own quantity).
+QUANTITY = {
+    "upper": ("upper bound", "measured"),
+    "lower": ("lower bound", "measured"),
+    "two-sided": ("pass window", "measured"),
+    "rate": ("exponent $\\pm$ tol", "fitted exponent, 95\\% CI"),
+    "condition": ("required size", "reachable size"),
+    "probability": ("claimed probability", "successes, 95\\% CP bounds"),
+    "identity": ("exact value", "computed"),
+    "qualitative": ("statement", "observed"),
+}
+
+
+def _labelled(cell: str, what: str) -> str:
+    return cell if cell == DASH else cell + r"\newline{\scriptsize\itshape " + what + "}"
+
+
 def _measured(r: Result, value: Any) -> str:
     cell = measured_cell(r, value)
     return cell.replace(r"\;[", r"$\allowbreak\ $[")  # a fit may break before its interval
+
+
+def _quantities(r: Result) -> tuple[str, str]:
+    """The names of a row's theory and measured values."""
+    if r.headline:
+        name = prose(str(r.headline.get("name", "") or "headline"))
+        return f"{name}: required", f"{name}: measured"
+    return QUANTITY.get(str(r.kind), ("theory", "measured"))
 
 
 def _head(cols: Sequence[tuple[str, str]]) -> str:
@@ -158,7 +183,13 @@ def paper_table(
             cid += "; Fig.~" + ", ".join(rf"\ref{{{f}}}" for f in refs)
         cid += "}"
         theory, measured = shown(r)
-        cells = [cid, statement_tex(r, rec), theory_cell(r, theory), _measured(r, measured), _verdict_cell(r)]
+        what_t, what_m = _quantities(r)
+        seeds = f"{len(r.seeds)} seed" + ("s" if len(r.seeds) != 1 else "")
+        verdict = _verdict_cell(r) + rf"\newline{{\scriptsize {escape(r.provenance)}\newline {seeds}}}"
+        cells = [
+            cid, statement_tex(r, rec), _labelled(theory_cell(r, theory), what_t),
+            _labelled(_measured(r, measured), what_m), verdict,
+        ]  # fmt: skip
         lines.append(" & ".join(cells) + r" \\")
         lines.append(r"\addlinespace[1pt]")
     lines += [r"\end{longtable}", r"}"]
@@ -466,13 +497,7 @@ def paper_section(
         text += figures_tex(paper, panels)
     if errata:
         text += rf"\subsection*{{Errata and provenance notes: \texttt{{{escape(paper)}}}}}" + "\n"
-        text += (
-            r"{\notesize\begin{multicols}{2}"
-            + "\n"
-            + markdown_notes(errata, env="compactlist")
-            + r"\end{multicols}}"
-            + "\n"
-        )
+        text += r"{\notesize\raggedright" + "\n" + markdown_notes(errata, env="compactlist") + r"\par}" + "\n"
     return text
 
 
@@ -497,7 +522,7 @@ PREAMBLE = r"""\documentclass[10pt,a4paper]{article}
 \setlength{\columnsep}{12pt}
 \makeatletter\setlength{\@fptop}{0pt}\makeatother
 \renewcommand{\labelitemi}{$\bullet$}
-\newcommand{\notesize}{\fontsize{6.4}{7.4}\selectfont}
+\newcommand{\notesize}{\fontsize{8}{9.6}\selectfont}
 \newenvironment{compactlist}{\begin{list}{$\bullet$}{\setlength{\leftmargin}{1em}\setlength{\labelwidth}{0.6em}%
 \setlength{\labelsep}{0.4em}\setlength{\itemsep}{1pt}\setlength{\parsep}{0pt}\setlength{\topsep}{2pt}}}{\end{list}}
 \hypersetup{pdftitle={attncheck: theory against experiment}}

@@ -11,6 +11,7 @@ valid LaTeX: every piece of math is built from a restricted alphabet.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import mpmath
 
@@ -238,30 +239,75 @@ def inline_markdown(text: str) -> str:
     return "".join(out)
 
 
-def markdown_notes(md: str, env: str = "itemize") -> str:
-    """The small markdown subset of the errata files (##-headings, bullets, paragraphs) as LaTeX; bullets
-    go in the list environment ``env``."""
-    out: list[str] = []
-    in_list = False
+def _md_blocks(md: str) -> list[tuple[str, int, Any]]:
+    """The errata's markdown as blocks ``(kind, level, payload)``: ``h`` headings, ``p`` paragraphs and
+    ``item`` bullets (level 0 or 1; their continuation lines joined, so emphasis may span lines) with
+    text payloads, ``table`` pipe tables with a list of rows of cells (the ``|---|`` rule dropped)."""
+    blocks: list[tuple[str, int, Any]] = []
     for raw in md.splitlines():
-        line = raw.strip()
-        is_item = line.startswith(("- ", "* "))
-        if in_list and not is_item and line and not raw.startswith("  "):
-            out.append(rf"\end{{{env}}}")
-            in_list = False
+        line, indent = raw.strip(), len(raw) - len(raw.lstrip())
+        prev = blocks[-1] if blocks else None
         if not line:
-            continue
-        if line.startswith("#"):
-            out.append(rf"\paragraph{{{inline_markdown(line.lstrip('#').strip())}}}")
-        elif is_item:
-            if not in_list:
-                out.append(rf"\begin{{{env}}}")
-                in_list = True
-            out.append(r"\item " + inline_markdown(line[2:]))
+            blocks.append(("blank", 0, None))
+        elif line.startswith("#"):
+            blocks.append(("h", 0, line.lstrip("#").strip()))
+        elif line.startswith("|"):
+            cells = [c.strip() for c in line.strip("|").split("|")]
+            if all(re.fullmatch(r":?-{3,}:?", c) for c in cells):
+                continue
+            if prev is not None and prev[0] == "table":
+                prev[2].append(cells)
+            else:
+                blocks.append(("table", 0, [cells]))
+        elif line.startswith(("- ", "* ")):
+            blocks.append(("item", 1 if indent >= 2 else 0, line[2:]))
+        elif prev is not None and prev[0] == "item" and indent >= 2:
+            blocks[-1] = (prev[0], prev[1], prev[2] + " " + line)
+        elif prev is not None and prev[0] == "p":
+            blocks[-1] = ("p", 0, prev[2] + " " + line)
         else:
-            out.append(inline_markdown(line))
-    if in_list:
-        out.append(rf"\end{{{env}}}")
+            blocks.append(("p", 0, line))
+    return [b for b in blocks if b[0] != "blank"]
+
+
+def _md_table(rows: list[list[str]]) -> str:
+    """A pipe table as a tabular of equal ragged-right columns, its first row bold."""
+    n = max(len(r) for r in rows)
+    col = rf">{{\raggedright\arraybackslash}}p{{\dimexpr(\linewidth-{2 * n}\tabcolsep)/{n}\relax}}"
+    lines = [r"\par\noindent{\setlength{\tabcolsep}{2pt}\begin{tabular}{" + col * n + "}", r"\toprule"]
+    for i, row in enumerate(rows):
+        cells = [inline_markdown(c) for c in row] + [""] * (n - len(row))
+        if i == 0:
+            cells = [rf"\textbf{{{c}}}" for c in cells]
+        lines.append(" & ".join(cells) + r" \\" + (r" \midrule" if i == 0 else ""))
+    lines += [r"\bottomrule", r"\end{tabular}}\par"]
+    return "\n".join(lines)
+
+
+def markdown_notes(md: str, env: str = "itemize") -> str:
+    """The markdown of the errata files (headings, paragraphs, bullets nested once, pipe tables,
+    ``code`` and **bold** spanning lines) as LaTeX; bullets go in the list environment ``env``."""
+    out: list[str] = []
+    depth = 0  # open lists
+    for kind, level, payload in _md_blocks(md):
+        want = level + 1 if kind == "item" else 0
+        while depth > want:
+            out.append(rf"\end{{{env}}}")
+            depth -= 1
+        while depth < want:
+            if depth and out[-1].startswith(r"\begin"):  # a nested bullet with no outer one
+                out.append(r"\item[]")
+            out.append(rf"\begin{{{env}}}")
+            depth += 1
+        if kind == "h":
+            out.append(rf"\paragraph{{{inline_markdown(payload)}}}")
+        elif kind == "item":
+            out.append(r"\item " + inline_markdown(payload))
+        elif kind == "table":
+            out.append(_md_table(payload))
+        else:
+            out.append(inline_markdown(payload) + "\n")
+    out += [rf"\end{{{env}}}"] * depth
     return "\n".join(out) + "\n"
 
 

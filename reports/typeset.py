@@ -146,11 +146,45 @@ def theory_cell(result: Any, theory: Any) -> str:
     return tex_value(theory, exact=True)
 
 
+#: Within this relative distance of a bound, a measured value prints as its ratio to the bound.
+AT_BOUND_RTOL = 1e-3
+
+
+def at_bound(theory: Any, measured: Any) -> str | None:
+    """A measured value at its bound as LaTeX: ``= bound`` when equal, ``bound (1 - 4.0e-7)`` within
+    :data:`AT_BOUND_RTOL` (a rounded 1.000 would hide which side it is on); None otherwise."""
+    if not (_is_real(theory) and _is_real(measured)) or mp(theory) == 0:
+        return None
+    with mpmath.workdps(DPS):
+        r = mp(measured) / mp(theory) - 1
+        if r == 0:
+            return r"$=$ bound"
+        if abs(r) >= AT_BOUND_RTOL:
+            return None
+        mant, exp = fmt_sci(abs(r), 2).split("e")
+    sign = "-" if r < 0 else "+"
+    return rf"bound$\,(1 {sign} {mant}\times10^{{{int(exp)}}})$"
+
+
 def measured_cell(result: Any, measured: Any) -> str:
-    """The measured value of a row: a probability claim's ``[k, n]`` as ``k/n``, a fit with its interval."""
+    """The measured value of a row: a probability claim's ``[k, n]`` as ``k/n``, a fit with its interval,
+    a value at its bound as its ratio to it (:func:`at_bound`)."""
     if str(getattr(result, "kind", "")) == "probability" and is_count(measured):
         measured = Count(*measured)
+    if str(getattr(result, "kind", "")) in ("upper", "lower") and not getattr(result, "headline", None):
+        near = at_bound(getattr(result, "theory", None), measured)
+        if near is not None:
+            return near
     return tex_value(measured)
 
 
-__all__ = ["DASH", "measured_cell", "param_value", "tex_num", "tex_value", "theory_cell"]
+__all__ = [
+    "AT_BOUND_RTOL",
+    "DASH",
+    "at_bound",
+    "measured_cell",
+    "param_value",
+    "tex_num",
+    "tex_value",
+    "theory_cell",
+]
