@@ -26,7 +26,6 @@ FINDINGS = ["zhang2026.thm31.bounds", "zhang2026.digits"]
 FALSIFIERS: dict[str, str] = {
     "zhang2026.thm31.recovery": "test_recovery_flips_with_a_wrong_logit_scale",
     "zhang2026.thm31.rate": "test_tail_claims_flip_with_an_excess_floor",
-    "zhang2026.thm31.const": "test_tail_claims_flip_with_an_excess_floor",
     "zhang2026.thm31.Dexp": "test_tail_claims_flip_with_an_excess_floor",
     "zhang2026.thm31.bounds": "test_bounds_finding_is_the_leaky_curves",
     "zhang2026.thm31.Tstar": "test_Tstar_flips_with_a_step_shrinking_in_D",
@@ -289,7 +288,7 @@ def test_nonuniformS_flips_with_a_wrong_step(monkeypatch) -> None:
         "zhang2026.nonuniformS",
         E,
         "circulant_run",
-        lambda s, V, eta, times, *a: orig(s, V, eta * 0.5, times, *a),
+        lambda s, V, eta, times, *a, **k: orig(s, V, eta * 0.5, times, *a, **k),
         seeds=[0],
         steps_dense=5000,
     )
@@ -318,6 +317,29 @@ def test_rate_claims_print_slope_interval_and_exponent(profile: str) -> None:
     assert r.kind == "rate" and r.theory == B.RATE_EXPONENT
     assert r.measured["lo"] <= r.measured["slope"] <= r.measured["hi"] and len(r.measured["local"]) >= 3
     assert abs(r.measured["local"][-1] - B.RATE_EXPONENT) < 0.05
+
+
+def test_rate_is_out_of_regime_above_the_stable_step() -> None:
+    """Thm 3.1(c) premises a stable constant step: above 2 min(K/D, D K/||V*||^2) of the group-sparse
+    example (0.25 at D = 8, K = 1, ||V*||_F = 8) the claim is out_of_regime, not judged."""
+    r = run_claim("zhang2026.thm31.rate", eta=0.3)
+    assert r.verdict == Verdict.OUT_OF_REGIME and any("stable step" in n for n in r.notes), r.notes
+
+
+def test_rate_claims_name_their_competitor(profile: str) -> None:
+    """The re-judged alternatives: Theta(1/T) against T^-1/2 and T* ~ D^2 against D are violated on the
+    claims' own measurements."""
+    for cid in ("zhang2026.thm31.rate", "zhang2026.thm31.Tstar"):
+        r = _run(cid, profile)
+        assert r.alternative is not None, cid
+        assert r.alternative["verdict"] == Verdict.VIOLATED, (cid, r.alternative)
+
+
+def test_digits_reports_the_verdict_per_teacher_scale(profile: str) -> None:
+    pytest.importorskip("sklearn")
+    r = _run("zhang2026.digits", profile)
+    sweep = next(n for n in r.notes if n.startswith("verdict per teacher scale"))
+    assert "5: violated" in sweep and "50: holds" in sweep, sweep
 
 
 def test_Dexp_reports_exponent_near_two(profile: str) -> None:

@@ -38,6 +38,13 @@ LEAKY = M.Act("leaky", alpha=0.1, dprime0=1.0)
 EXAMPLES = (("conv_pool", 16, 4), ("gcn_cycle", 8, 3), ("selection", 8, 2), ("group_sparse", 8, 1))
 
 
+def step_at(eta: float, k: int, t_decay: float) -> float:
+    """The step of GD step k (k = 0, 1, ...): eta (constant, the paper's GD) when ``t_decay`` is 0, else
+    the decaying schedule eta / sqrt(1 + k / t_decay) (the alternative world of the tail claims: the
+    effective time grows like sqrt(T), so an excess ~ 1/T in effective time decays like T^-1/2)."""
+    return eta / math.sqrt(1.0 + k / t_decay) if t_decay else eta
+
+
 @dataclass
 class Run:
     """Population GD from zero init, sampled at ``times`` (t = number of steps taken).
@@ -127,6 +134,8 @@ def scalar_run(
     sx2: float = 1.0,
     v2: float = 1.0,
     act: M.Act | None = None,
+    t_decay: float = 0.0,
+    logit_gain: float = 1.0,
 ) -> ScalarRun:
     """Uniform-K S*, Gaussian inputs: iterate (C1, g) from zero init, sampling at ``times``.
 
@@ -138,6 +147,8 @@ def scalar_run(
     f = gamma/2 (C1^2 |a|^2 + 1/K) - beta1 C1 u - beta2 (2/pi) C1 J, and
     G_on - G_off = sx2 v2 (2 C1^2 L_a (u - v) + C1 L_c / K); the first step uses sigma'(0) := act.dprime0,
     giving C1(1) = eta sigma'(0) (1 + slope)/2 sx2. v2 = ||V*||_F^2. Pure-Python floats (~0.3-0.8 us/step).
+    t_decay: the step schedule of :func:`step_at` (0: constant). logit_gain: lam^2 for positional
+    encodings with P^T P = lam I (the logit step is eta lam^2 / D, derivation Sect. 4.2; 1: P^T P = I).
     """
     D, K = check_int("D", D, low=2), check_int("K", K, low=1)
     if K >= D:
@@ -149,7 +160,8 @@ def scalar_run(
         raise ValueError("times must be strictly increasing")
     gam, b1, b2 = M.kernel_coefs(act)
     b2p = b2 * 2 / math.pi
-    DmK, c, es, invK = float(D - K), sx2 * v2, eta * sx2, 1.0 / K
+    t_decay, gain = check_real("t_decay", t_decay, low=0.0), check_positive("logit_gain", logit_gain)
+    DmK, c, es, el, invK = float(D - K), sx2 * v2, eta * sx2, eta * gain, 1.0 / K
     exp, sqrt, asin = math.exp, math.sqrt, math.asin
     C1 = g = 0.0
     t_now = 0
@@ -157,18 +169,25 @@ def scalar_run(
     for t in ts:
         n = t - t_now
         if act.name == "linear":
-            for _ in range(n):
+            for k in range(t_now, t):
+                if t_decay:
+                    et = step_at(eta, k, t_decay)
+                    es, el = et * sx2, et * gain
                 e = exp(g)
                 den = K * e + DmK
                 u = e / den
                 v = 1.0 / den
                 gd = c * (C1 * C1 * (u - v) - C1 * invK)
                 C1 = C1 + es * D * (u - (K * u * u + DmK * v * v) * C1)
-                g = g - eta * u * v * gd
+                g = g - el * u * v * gd
         else:
+            k0 = t_now
             if t_now == 0 and n > 0:
-                C1, n = eta * act.dprime0 * (1 + act.slope) / 2 * sx2, n - 1
-            for _ in range(n):
+                C1, k0 = eta * act.dprime0 * (1 + act.slope) / 2 * sx2, 1
+            for k in range(k0, t):
+                if t_decay:
+                    et = step_at(eta, k, t_decay)
+                    es, el = et * sx2, et * gain
                 e = exp(g)
                 den = K * e + DmK
                 u = e / den
@@ -180,7 +199,7 @@ def scalar_run(
                 L_c = -b1 - b2p * asr
                 gd = c * (2.0 * C1 * C1 * L_a * (u - v) + C1 * L_c * invK)
                 C1 = C1 - es * D * (gam * C1 * na2 - b1 * u - b2p * (r + u * asr))
-                g = g - eta * u * v * gd
+                g = g - el * u * v * gd
         t_now = t
         u, v = M.scalar_state(g, D, K)
         out.append((C1, g, (D - K) * v, M.scalar_excess(C1, g, D, K, sx2, v2, act)))
@@ -243,7 +262,13 @@ def scalar_run_mean(
 
 
 def circulant_run(
-    s_col: np.ndarray, V: np.ndarray, eta: float, times: Sequence[int], sx2: float = 1.0, mu: float = 0.0
+    s_col: np.ndarray,
+    V: np.ndarray,
+    eta: float,
+    times: Sequence[int],
+    sx2: float = 1.0,
+    mu: float = 0.0,
+    t_decay: float = 0.0,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Linear sigma, circulant column-stochastic S* (column i = column 0 shifted by i), iid entries of mean
     ``mu`` and variance ``sx2``: every column of A stays the shift of one column a = softmax(lam). Iterates
@@ -251,7 +276,8 @@ def circulant_run(
     :func:`~verify.zhang2026.model.linear_loss_grad` restricted to this symmetric set:
     grad W_V = sx2 D (|a|^2 W_V - <s, a> V*) - mu^2 D (V* - W_V) 1 1^T,
     lam <- lam - (eta/D) a * (G - <a, G>), G = sx2 (|W_V|^2 a - <V*, W_V> s) (the mean term's
-    attention gradient is constant in each column and cancels in the softmax).
+    attention gradient is constant in each column and cancels in the softmax). t_decay: the step
+    schedule of :func:`step_at` (0: constant).
     Returns (excess (n_t,), W_V (n_t, M, d), a (n_t, D)) at ``times``."""
     s = check_array("s_col", s_col, ndim=1)
     V = check_array("V", V, ndim=2)
@@ -266,9 +292,10 @@ def circulant_run(
     W, lam, t_now = np.zeros_like(V), np.zeros(D), 0
     vv, ss, ones_d = float(np.vdot(V, V)), float(s @ s), np.ones(V.shape[1])
     out_e, out_w, out_a = [], [], []
-    es, el, em = eta * sx2 * D, eta * sx2 / D, eta * mu * mu * D
     for t in ts:
-        for _ in range(t - t_now):
+        for k in range(t_now, t):
+            et = step_at(eta, k, t_decay)
+            es, el, em = et * sx2 * D, et * sx2 / D, et * mu * mu * D
             z = np.exp(lam - lam.max())
             a = z / z.sum()
             G = float(np.vdot(W, W)) * a - float(np.vdot(V, W)) * s
@@ -329,7 +356,8 @@ def chunks(n: int, size: int = 50_000) -> list[int]:
 @dataclass(frozen=True)
 class CurvePoint:
     """One scalar-reduction run of a sweep: sizes D, K, step eta, input variance sx2, v2 = ||V*||_F^2,
-    activation ``act`` ("linear" or "leaky"), sampling times."""
+    activation ``act`` ("linear" or "leaky"), sampling times; t_decay and logit_gain as in
+    :func:`scalar_run` (defaults: the paper's constant step, P^T P = I)."""
 
     D: int
     K: int
@@ -338,11 +366,14 @@ class CurvePoint:
     v2: float
     act: str
     times: tuple[int, ...]
+    t_decay: float = 0.0
+    logit_gain: float = 1.0
 
 
 def scalar_curve(p: CurvePoint) -> dict[str, list]:
     """ctx.map worker: the (C1, g) recursion at ``p``, as plain lists (t, excess, C1, g, eps)."""
-    r = scalar_run(p.D, p.K, p.eta, list(p.times), p.sx2, p.v2, LIN if p.act == "linear" else LEAKY)
+    act = LIN if p.act == "linear" else LEAKY
+    r = scalar_run(p.D, p.K, p.eta, list(p.times), p.sx2, p.v2, act, p.t_decay, p.logit_gain)
     return {
         "t": r.times.tolist(),
         "excess": r.excess.tolist(),
@@ -488,16 +519,20 @@ class Alignment:
     times: np.ndarray
 
 
-def alignment(ctx: Ctx, sz: Size, eta: float, steps: int, N_mc: int, steps_mc: int) -> Alignment:
+def alignment(
+    ctx: Ctx, sz: Size, eta: float, steps: int, N_mc: int, steps_mc: int, mu: float = 0.0
+) -> Alignment:
     """Rows of W_V against the rows of V* (unequal row norms) along population GD (linear, leaky ReLU)
-    and after ``steps_mc`` GD steps on a fixed sample of N_mc Gaussian inputs (leaky ReLU)."""
+    and after ``steps_mc`` GD steps on a fixed sample of N_mc Gaussian inputs (leaky ReLU). mu: the mean
+    of the input entries of the linear population run (the leaky closed form needs centred Gaussian
+    inputs and runs at mean 0; the Monte Carlo sample is shifted by mu)."""
     rng = ctx.rng(1)
     S, P = D.s_circulant(sz.D, sz.K), M.random_orthogonal(sz.D, rng)
     V = rng.standard_normal((sz.M, sz.d)) * np.array([0.5, 1.0, 2.0])[: sz.M, None]  # unequal row norms
     times = log_times(1, steps, 4)
     out, min_mult = {}, np.inf
     for act in (LIN, LEAKY):
-        run = population_gd(V, S, P, eta, times, act=act)
+        run = population_gd(V, S, P, eta, times, act=act, mu=mu if act.name == "linear" else 0.0)
         mult = np.einsum("tmd,md->tm", run.W_V, V) / np.sum(V * V, axis=1)  # per-row multiples
         resid = np.linalg.norm(run.W_V - mult[:, :, None] * V, axis=(1, 2)) / np.linalg.norm(
             run.W_V, axis=(1, 2)
@@ -512,7 +547,7 @@ def alignment(ctx: Ctx, sz: Size, eta: float, steps: int, N_mc: int, steps_mc: i
             )
         else:
             out["cos"] = float(cos.min())
-    X = rng.standard_normal((N_mc, sz.d, sz.D))
+    X = rng.standard_normal((N_mc, sz.d, sz.D)) + mu
     batch = D.Sample(X, LEAKY(np.matmul(V, X) @ S), P)
     model = M.PositionAttention(LEAKY)
     tr = gradient_descent(
@@ -535,10 +570,16 @@ class KQStructure:
     last: tuple[float, float, float]
 
 
-def kq_structure(ctx: Ctx, sz: Size, eta: float, steps: int) -> KQStructure:
-    """The two-level structure of W_KQ over log-spaced checkpoints t >= 2 (linear sigma)."""
+def kq_structure(
+    ctx: Ctx, sz: Size, eta: float, steps: int, weights: tuple[float, ...] | None = None
+) -> KQStructure:
+    """The two-level structure of W_KQ over log-spaced checkpoints t >= 2 (linear sigma). weights: None
+    for a uniform-K teacher, else a circulant teacher with these K weights on its support."""
     rng = ctx.rng(1)
-    S = D.s_gcn_cycle(sz.D, sz.K) if sz.K % 2 else D.s_circulant(sz.D, sz.K)
+    if weights is not None:
+        S = D.s_weighted(sz.D, np.array(weights, dtype=np.float64))
+    else:
+        S = D.s_gcn_cycle(sz.D, sz.K) if sz.K % 2 else D.s_circulant(sz.D, sz.K)
     V, P = D.random_v(sz.M, sz.d, rng, 2.0), M.random_orthogonal(sz.D, rng)
     times = log_times(1, steps, 4)
     run = population_gd(V, S, P, eta, times)
@@ -582,14 +623,29 @@ def k0_drift(ctx: Ctx, sz: Size, eta: float, steps: int) -> float:
     return max(float(np.abs(run.W_V).max()), float(np.abs(run.W_KQ).max()), float(np.abs(run.excess).max()))
 
 
-def monotone_run(n: int, K: int, eta: float, v2: float, steps: int, rtol: float) -> tuple[bool, float]:
+def monotone_run(
+    n: int,
+    K: int,
+    eta: float,
+    v2: float,
+    steps: int,
+    rtol: float,
+    mu: float = 0.0,
+    shape: tuple[int, int] = (2, 3),
+) -> tuple[bool, float]:
     """(the excess is finite and non-increasing at every step up to relative round-off rtol, final excess)
-    of the linear scalar recursion at step size eta."""
+    of the linear scalar recursion at step size eta. mu != 0: inputs of mean mu (unit variance) through
+    :func:`scalar_run_mean`, with V* of ``shape`` (M, d), equal entries and ||V*||_F^2 = v2 (V* 1 along
+    the mean term)."""
     try:
         with np.errstate(all="ignore"):
-            r = scalar_run(n, K, eta, list(range(steps + 1)), 1.0, v2)
-        inc = ~(np.diff(r.excess) <= rtol * r.excess[:-1])
-        return bool(np.all(np.isfinite(r.excess)) and not inc.any()), float(r.excess[-1])
+            if mu:
+                V = np.full(shape, math.sqrt(v2 / (shape[0] * shape[1])))
+                ex = scalar_run_mean(V, n, K, eta, list(range(steps + 1)), 1.0, mu)[0]
+            else:
+                ex = scalar_run(n, K, eta, list(range(steps + 1)), 1.0, v2).excess
+        inc = ~(np.diff(ex) <= rtol * ex[:-1])
+        return bool(np.all(np.isfinite(ex)) and not inc.any()), float(ex[-1])
     except (OverflowError, ValueError):
         return False, float("nan")
 
@@ -622,16 +678,19 @@ class Weighted:
     t_max: int
 
 
-def weighted_support(V: np.ndarray, P: np.ndarray, eta: float, times: np.ndarray) -> Weighted:
+def weighted_support(
+    V: np.ndarray, P: np.ndarray, eta: float, times: np.ndarray, t_decay: float = 0.0
+) -> Weighted:
     """Non-uniform weights (0.6, 0.3, 0.1) on a circulant 3-support: the one-column reduction sampled at
-    ``times``, validated against full-matrix GD over 300 steps first."""
+    ``times`` (step schedule ``t_decay``, :func:`step_at`), validated against full-matrix GD (constant
+    step) over 300 steps first."""
     S = D.s_weighted(P.shape[0], np.array([0.6, 0.3, 0.1]))
     tv = log_times(1, 300, 3)
     full = population_gd(V, S, P, eta, tv)
     _, w_c, a_c = circulant_run(S[:, 0], V, eta, tv)
     dev = max(float(np.abs(full.A[:, :, 0] - a_c).max()), float(np.abs(full.W_V - w_c).max()))
     tt = np.asarray(times)
-    return Weighted(dev, tt, circulant_run(S[:, 0], V, eta, tt)[0], int(tt[-1]))
+    return Weighted(dev, tt, circulant_run(S[:, 0], V, eta, tt, t_decay=t_decay)[0], int(tt[-1]))
 
 
 def dense_teacher_steps(
@@ -733,10 +792,12 @@ def ood_curves(
     sc: ScalarRun,
     N: int,
     tau: float,
+    mismatch: float = 0.3,
 ) -> OodCurves:
     """L_OOD, B(T) and the bounds of Thm 3.2 at the scalar run's checkpoints, on N OOD samples (stream
     (2, k)) common across checkpoints. prob = (V*, S*, K, v2 = ||V*||_F^2 as the run used it);
-    A_T = 1/2 M D tau^2, AR(1) coefficient 0.6."""
+    A_T = 1/2 M D tau^2, AR(1) coefficient 0.6; the label mismatch (our construction, not the paper's)
+    is ``mismatch`` V* X~ 1 1^T / D (0: teacher plus independent noise)."""
     V, S, K, v2 = prob
     (m_out, d), n = V.shape, S.shape[0]
     v_op = float(np.linalg.norm(V, 2))
@@ -746,7 +807,7 @@ def ood_curves(
     E = tau * r.standard_normal((N, m_out, n))
     VX = np.einsum("md,ndk->nmk", V, X)
     Ystar = VX @ S
-    mis = 0.3 * VX.mean(axis=2, keepdims=True) * np.ones((1, 1, n))  # 0.3 V* X~ 1 1^T / D
+    mis = mismatch * VX.mean(axis=2, keepdims=True) * np.ones((1, 1, n))  # mismatch V* X~ 1 1^T / D
     ex2 = d * n * (var + mu * mu)
     c = OodCurves([], [], [], [], [], [], [], [], [])
     for C1, g in zip(sc.C1, sc.g, strict=True):
@@ -895,13 +956,14 @@ def _times(times: Sequence[int]) -> list[int]:
 
 
 def batched_population_gd(
-    V: np.ndarray, S: np.ndarray, eta: float, times: Sequence[int]
+    V: np.ndarray, S: np.ndarray, eta: float, times: Sequence[int], t_decay: float = 0.0
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Full-matrix population GD (linear sigma, Gaussian-moment closed form) from zero init for n
     problems at once: V (n, M, d), S (n, D, D). It runs in logit coordinates Lam = P^T W_KQ P / sqrt(D)
     (P^T P = I: the W_KQ step is the logit step Lam <- Lam - (eta / D) grad_Lam, the same for every
-    orthogonal P; ``zhang2026.P_invariance`` checks this on the matrix model). Returns (excess (n_t, n),
-    W_V (n_t, n, M, d), A (n_t, n, D, D)) at ``times``."""
+    orthogonal P; ``zhang2026.P_invariance`` checks this on the matrix model). t_decay: the step schedule
+    of :func:`step_at` (0: constant). Returns (excess (n_t, n), W_V (n_t, n, M, d), A (n_t, n, D, D)) at
+    ``times``."""
     V, S = np.asarray(V, dtype=np.float64), np.asarray(S, dtype=np.float64)
     eta, ts = check_positive("eta", eta), _times(times)
     n_tok = S.shape[1]
@@ -909,13 +971,14 @@ def batched_population_gd(
     vv, ss = np.einsum("nmd,nmd->n", V, V), np.einsum("nij,nij->n", S, S)
     out_e, out_w, out_a, t_now = [], [], [], 0
     for t in ts:
-        for _ in range(t - t_now):
+        for k in range(t_now, t):
+            et = step_at(eta, k, t_decay)
             A = softmax(Lam, axis=-2)
             vw, ww = np.einsum("nmd,nmd->n", V, W), np.einsum("nmd,nmd->n", W, W)
             sa, aa = np.einsum("nij,nij->n", S, A), np.einsum("nij,nij->n", A, A)
             g_a = ww[:, None, None] * A - vw[:, None, None] * S
-            W = W - eta * (aa[:, None, None] * W - sa[:, None, None] * V)
-            Lam = Lam - (eta / n_tok) * softmax_vjp(A, g_a, axis=-2)
+            W = W - et * (aa[:, None, None] * W - sa[:, None, None] * V)
+            Lam = Lam - (et / n_tok) * softmax_vjp(A, g_a, axis=-2)
         t_now = t
         A = softmax(Lam, axis=-2)
         vw, ww = np.einsum("nmd,nmd->n", V, W), np.einsum("nmd,nmd->n", W, W)
@@ -930,7 +993,8 @@ def batched_population_gd(
 class SgdPoint:
     """One online-SGD run: ``seed`` (problem from stream (seed, 1), batches from (seed, 2)); input law
     ``kind``; circulant uniform-K teacher of sizes (D, K, M, d) with ||V*||_F = vnorm; step eta; fresh
-    batches of ``batch`` inputs per step; Gaussian label noise of s.d. tau; sampling ``times``."""
+    batches of ``batch`` inputs per step; Gaussian label noise of s.d. tau; sampling ``times``; t_decay:
+    the step schedule of :func:`step_at` (0: constant)."""
 
     seed: int
     kind: str
@@ -943,6 +1007,7 @@ class SgdPoint:
     batch: int
     tau: float
     times: tuple[int, ...]
+    t_decay: float = 0.0
 
 
 def sgd_curve(p: SgdPoint) -> dict[str, list[float]]:
@@ -958,13 +1023,14 @@ def sgd_curve(p: SgdPoint) -> dict[str, list[float]]:
     W, KQ, t_now = np.zeros((p.M, p.d)), np.zeros((p.D, p.D)), 0
     out: dict[str, list[float]] = {"excess": [], "resid": [], "value_err": [], "max_entry": []}
     for t in _times(p.times):
-        for _ in range(t - t_now):
+        for k in range(t_now, t):
             X = D.sample_inputs(p.kind, p.batch, p.d, p.D, srng)
             Y = np.matmul(V, X) @ S
             if p.tau:
                 Y = Y + p.tau * srng.standard_normal(Y.shape)
             g = M.mc_loss_grad(W, KQ, P, X, Y, LIN)[1]
-            W, KQ = W - p.eta * g["W_V"], KQ - p.eta * g["W_KQ"]
+            et = step_at(p.eta, k, p.t_decay)
+            W, KQ = W - et * g["W_V"], KQ - et * g["W_KQ"]
         t_now = t
         out["excess"].append(M.linear_loss_grad(W, KQ, P, V, S, var, mu)[0])
         c = float(np.sum(W * V) / np.sum(V * V))
@@ -977,7 +1043,8 @@ def sgd_curve(p: SgdPoint) -> dict[str, list[float]]:
 @dataclass(frozen=True)
 class AsymPoint:
     """Population GD (linear sigma) of a circulant (D, K) teacher from W_V(0) = scale ||V*||_F Z / ||Z||
-    and logits Lam(0) with iid N(0, scale^2) entries (non-symmetric), stream (seed, 1); step eta."""
+    and logits Lam(0) with iid N(0, scale^2) entries (non-symmetric), stream (seed, 1); step eta;
+    t_decay: the step schedule of :func:`step_at` (0: constant)."""
 
     seed: int
     D: int
@@ -988,6 +1055,7 @@ class AsymPoint:
     vnorm: float
     scale: float
     times: tuple[int, ...]
+    t_decay: float = 0.0
 
 
 def asym_curve(p: AsymPoint) -> dict[str, list[float]]:
@@ -1003,9 +1071,10 @@ def asym_curve(p: AsymPoint) -> dict[str, list[float]]:
     on, t_now = S > 0, 0
     out: dict[str, list[float]] = {"excess": [], "resid": [], "spread_on": [], "spread_off": []}
     for t in _times(p.times):
-        for _ in range(t - t_now):
+        for k in range(t_now, t):
             g = M.linear_loss_grad(W, KQ, P, V, S)[1]
-            W, KQ = W - p.eta * g["W_V"], KQ - p.eta * g["W_KQ"]
+            et = step_at(p.eta, k, p.t_decay)
+            W, KQ = W - et * g["W_V"], KQ - et * g["W_KQ"]
         t_now = t
         out["excess"].append(M.linear_loss_grad(W, KQ, P, V, S)[0])
         c = float(np.sum(W * V) / np.sum(V * V))

@@ -36,6 +36,14 @@ _ORDER = (Verdict.ERROR, Verdict.VIOLATED, Verdict.INCONCLUSIVE, Verdict.HOLDS)
 #: "contains -1"; with 5 points (3 degrees of freedom) the same curve is violated.
 PER_DECADE, WINDOW = 4, 5
 
+#: The alternative world of the tail claims (their parameter ``step_decay``): the same training with a
+#: step decaying like (1 + t / T_0)^-1/2 (:func:`verify.zhang2026.experiments.step_at`) instead of the
+#: constant step of Thm 3.1.
+DECAY_WORLD = (
+    "a step decaying like (1 + t/T_0)^-1/2 (a standard schedule) instead of the theorem's constant step: "
+    "the effective time grows like sqrt(T), so the excess decays like T^-1/2 and ||A - S*||_F like T^-1/4"
+)
+
 
 def fit_decades(x: np.ndarray, y: np.ndarray) -> RateFit:
     """:func:`~verify.numerics.fit.fit_rate` with a WINDOW-point window (one decade on a rate_times grid)."""

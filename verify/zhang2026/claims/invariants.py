@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from bounds import zhang2026 as B
 from bounds.mp import to_float
-from verify.core import Ctx, Evidence, Kind, Provenance, claim
+from verify.core import Alternative, Ctx, Evidence, Kind, Provenance, claim
 from verify.core.record import Rule, Seeds
 from verify.zhang2026 import experiments as E
 from verify.zhang2026.claims._rates import RateParts
@@ -20,9 +20,14 @@ ROUNDOFF = "reconstruction pass criterion (round-off level)"
     provenance=Provenance.EXACT_FROM_REVIEWS,
     statement="every row of W_V^(t) is a positive multiple of the row of V*, at every step t >= 1",
     assumptions=("zero init", "sigma'(0) := 1 for leaky ReLU"),
-    quick=dict(D=8, K=2, M=3, d=4, eta=0.1, steps=500, N_mc=3000, steps_mc=100),
+    quick=dict(D=8, K=2, M=3, d=4, eta=0.1, steps=500, N_mc=3000, steps_mc=100, mu=0.0),
     paper=dict(steps=2000, N_mc=100_000),
     seeds=Seeds.EVERY,
+    alternative=Alternative(
+        world="non-centred inputs of raw Gumbel's mean 0.5772 (reviewer 1's Gumbel data, not centred): the "
+        "mean term pulls W_V toward V* 1 1^T, off the rows of V*",
+        overrides={"mu": 0.5772},
+    ),
     rules=dict(
         resid=Rule(1e-10, "linear: relative residual ||W_V - C1 V*|| / ||W_V||", ROUNDOFF),
         c1_first=Rule(1e-12, "linear: |C1(1) - eta sx2|", ROUNDOFF),
@@ -37,15 +42,27 @@ ROUNDOFF = "reconstruction pass criterion (round-off level)"
     r"$t\ge1$",
 )
 def lemC2(
-    ctx: Ctx, *, D: int, K: int, M: int, d: int, eta: float, steps: int, N_mc: int, steps_mc: int
+    ctx: Ctx,
+    *,
+    D: int,
+    K: int,
+    M: int,
+    d: int,
+    eta: float,
+    steps: int,
+    N_mc: int,
+    steps_mc: int,
+    mu: float,
 ) -> Evidence:
     """Lemma C.2 [P], at every seed (random V* with rows of unequal norm, P, Monte Carlo sample). Linear
     relative residual ||W_V - c V*|| / ||W_V|| and the
     spread of the row multiples within rule ``resid``, C1(1) = eta sx2 (bounds.zhang2026.c1_first_step)
     within ``c1_first``; leaky ReLU closed form: 1 - min row cosine within ``cos_closed`` for t >= 1;
     leaky ReLU Monte Carlo GD (fixed sample of N_mc Gaussian inputs, sigma'(0) = 1): 1 - row cosine
-    within ``cos_mc`` after steps_mc steps; all row multiples > 0. Headline: the worst condition."""
-    a = E.alignment(ctx, E.Size(D, K, M, d), eta, steps, N_mc, steps_mc)
+    within ``cos_mc`` after steps_mc steps; all row multiples > 0. Headline: the worst condition. ``mu``:
+    the inputs' mean (0, the lemma's Gaussian inputs; 0.5772 in the alternative world, applied to the
+    linear population run and the Monte Carlo sample)."""
+    a = E.alignment(ctx, E.Size(D, K, M, d), eta, steps, N_mc, steps_mc, mu)
     parts = RateParts()
     parts.tol("linear: max relative residual ||W_V - C1 V*|| / ||W_V||", a.resid, ctx.rule("resid"))
     parts.tol("linear: max spread of the row multiples (common C1)", a.spread, ctx.rule("resid"))
@@ -70,8 +87,13 @@ def lemC2(
     statement="W_KQ^(t) = C2 sum_i sum_{i' in G_i} p_i' p_i^T - C3 sum_i sum_{i' not in G_i} p_i' p_i^T "
     "with K C2 = (D-K) C3, and W_KQ^(1) = 0",
     assumptions=("uniform-K S*", "zero init", "linear sigma"),
-    quick=dict(D=8, K=3, M=2, d=3, eta=0.1, steps=2000),
+    quick=dict(D=8, K=3, M=2, d=3, eta=0.1, steps=2000, weights=None),
     seeds=Seeds.EVERY,
+    alternative=Alternative(
+        world="a teacher with unequal weights (0.6, 0.3, 0.1) on each 3-support (reviewer 4's non-uniform "
+        "S*): the on-support logits no longer share one level",
+        overrides={"weights": (0.6, 0.3, 0.1)},
+    ),
     rules=dict(
         spread=Rule(1e-8, "relative spread of the on- / off-support entries of P^T W_KQ P", ROUNDOFF),
         ratio=Rule(1e-8, "|K C2 / ((D-K) C3) - 1|", ROUNDOFF),
@@ -79,13 +101,16 @@ def lemC2(
     tex=r"$W_{KQ}^{(t)}=C_2\sum_i\sum_{i'\in G_i}p_{i'}p_i^\top-C_3\sum_i\sum_{i'\notin G_i}"
     r"p_{i'}p_i^\top$ with $KC_2=(D-K)C_3$, and $W_{KQ}^{(1)}=0$",
 )
-def kq_structure(ctx: Ctx, *, D: int, K: int, M: int, d: int, eta: float, steps: int) -> Evidence:
+def kq_structure(
+    ctx: Ctx, *, D: int, K: int, M: int, d: int, eta: float, steps: int, weights: tuple[float, ...] | None
+) -> Evidence:
     """The proof's invariant [S] (K C2 = (D-K) C3 is DERIVED), at every seed (random V*, P): relative
     spread of the on-support and off-support entries of P^T W_KQ P within
     rule ``spread``; K C2 / ((D-K) C3) = 1 within ``ratio`` (theory C2/C3 =
     bounds.zhang2026.kq_level_ratio); W_KQ^(1) = 0 exactly; over checkpoints t >= 2. Headline: the worst
-    condition."""
-    s = E.kq_structure(ctx, E.Size(D, K, M, d), eta, steps)
+    condition. ``weights``: None (uniform-K teacher) or the K support weights of a circulant teacher (the
+    alternative world)."""
+    s = E.kq_structure(ctx, E.Size(D, K, M, d), eta, steps, weights)
     parts = RateParts()
     parts.exact("W_KQ^(1) == 0", s.first_zero)
     parts.tol("max relative spread of on-support entries of P^T W P", s.spread_on, ctx.rule("spread"))

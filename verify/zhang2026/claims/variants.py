@@ -6,12 +6,12 @@ import numpy as np
 
 from bounds import zhang2026 as B
 from bounds.mp import to_float
-from verify.core import Ctx, Evidence, Kind, Provenance, claim
+from verify.core import Alternative, Ctx, Evidence, Kind, Provenance, claim
 from verify.core.conditions import FAILS
 from verify.core.record import Rule, Seeds
 from verify.zhang2026 import data as Da
 from verify.zhang2026 import experiments as E
-from verify.zhang2026.claims._rates import RateParts, fit_decades, rate_times
+from verify.zhang2026.claims._rates import DECAY_WORLD, RateParts, fit_decades, rate_times
 from verify.zhang2026.claims._rules import CONST_2PC, REDUCTION, SLOPE_CF, SLOPE_MC
 
 
@@ -19,14 +19,26 @@ from verify.zhang2026.claims._rules import CONST_2PC, REDUCTION, SLOPE_CF, SLOPE
     "zhang2026.nongauss",
     reference="reviewer 1 (t / Gumbel data); beyond Thm 3.1's Gaussian inputs; derivation Sect. 6.7",
     kind=Kind.UPPER,
-    provenance=Provenance.DERIVED,
+    provenance=Provenance.QUESTION,
     statement="trained by online SGD on standardised t(5) or raw (non-centred) Gumbel inputs, the excess "
     "still decays as T^-1 with the Gaussian tail constant D K (D-K)/(4 eta); raw Gumbel breaks the Lemma "
     "C.2 alignment at t = 1",
     assumptions=("iid entries, finite variance", "linear sigma", "eta below the mean-term stability limit"),
-    quick=dict(D=4, K=2, M=2, d=3, eta=0.1, vnorm=4.0, batch=100, tmax_T0=1000, kinds=("t5", "gumbel_raw")),
+    quick=dict(
+        D=4,
+        K=2,
+        M=2,
+        d=3,
+        eta=0.1,
+        vnorm=4.0,
+        batch=100,
+        tmax_T0=1000,
+        kinds=("t5", "gumbel_raw"),
+        step_decay=False,
+    ),
     paper=dict(D=8, vnorm=8.0, batch=1000, kinds=("t5", "gumbel", "gumbel_raw")),
     seeds=Seeds.POOLED,
+    alternative=Alternative(world="online SGD, " + DECAY_WORLD, overrides={"step_decay": True}),
     rules=dict(
         slope_tol=SLOPE_MC,
         const=Rule(
@@ -66,22 +78,26 @@ def nongauss(
     batch: int,
     tmax_T0: int,
     kinds: tuple[str, ...],
+    step_decay: bool,
 ) -> Evidence:
-    """DERIVED prediction (linear sigma: only the inputs' mean and variance enter the population loss).
+    """Reviewer 1's question (QUESTION: not the paper's statement); our DERIVED prediction (linear
+    sigma: only the inputs' mean and variance enter the population loss).
     Per input law and seed of the set: online SGD (:func:`~.experiments.sgd_curve`, a fresh batch
     of ``batch`` inputs per step, noise-free labels) from zero init, step eta (eta / 2 for non-centred
     laws, for the stability of the mean term), the population excess of each iterate at T_0 10^(k/4)
     from 10 T_0 to tmax_T0 T_0 (T_0 at the law's variance). Per law: the rate rule (tolerance
     ``slope_tol``) pooled over the seeds against RATE_EXPONENT; the seed mean of T_max excess /
     tail_constant(D, K, step) in ``const``; for non-centred laws the Lemma C.2 residual at t = 1 at
-    least ``misaligned`` at every seed. Headline: the least favourable rate."""
+    least ``misaligned`` at every seed. Headline: the least favourable rate. ``step_decay``: the
+    alternative world (the step decays like (1 + t/T_0)^-1/2)."""
     parts, notes, series = RateParts(), [], {}
     for kind in kinds:
         mu, var = Da.input_moments(kind)
         step = eta if mu == 0 else eta / 2
-        tt = rate_times(E.onset(D, K, step, var, vnorm**2), 10, tmax_T0)
-        times = (1, *(int(t) for t in tt))
-        pts = [E.SgdPoint(s, kind, D, K, M, d, step, vnorm, batch, 0.0, times) for s in ctx.seed_set]
+        T0 = E.onset(D, K, step, var, vnorm**2)
+        tt = rate_times(T0, 10, tmax_T0)
+        times, td = (1, *(int(t) for t in tt)), T0 if step_decay else 0.0
+        pts = [E.SgdPoint(s, kind, D, K, M, d, step, vnorm, batch, 0.0, times, td) for s in ctx.seed_set]
         res = ctx.map(E.sgd_curve, pts)
         ex = np.array([r["excess"][1:] for r in res]).T
         parts.rate(
@@ -115,13 +131,16 @@ def nongauss(
     "zhang2026.nonuniformS",
     reference="reviewer 4 (non-uniform S); derivation Sect. 6.8",
     kind=Kind.UPPER,
-    provenance=Provenance.DERIVED,
+    provenance=Provenance.QUESTION,
     statement="non-uniform S*: weighted K-support keeps Theta(1/T) and the constant; dense S* converges "
     "exponentially; unequal column sums leave a positive floor",
     assumptions=("linear sigma", "zero init"),
-    quick=dict(D=8, M=2, d=3, eta=0.1, vnorm=8.0, tmax_T0=3000, steps_dense=5000, steps_floor=3000),
+    quick=dict(
+        D=8, M=2, d=3, eta=0.1, vnorm=8.0, tmax_T0=3000, steps_dense=5000, steps_floor=3000, step_decay=False
+    ),
     paper=dict(tmax_T0=30_000, steps_dense=100_000, steps_floor=100_000),
     seeds=Seeds.EVERY,
+    alternative=Alternative(world="(a) " + DECAY_WORLD, overrides={"step_decay": True}),
     rules=dict(
         reduction=REDUCTION,
         slope_tol=SLOPE_CF,
@@ -156,8 +175,10 @@ def nonuniformS(
     tmax_T0: int,
     steps_dense: int,
     steps_floor: int,
+    step_decay: bool,
 ) -> Evidence:
-    """DERIVED predictions for reviewer 4's question, at every seed (V*, P, the dense S* and the column
+    """Reviewer 4's question (QUESTION: not the paper's statement); our DERIVED predictions for it, at
+    every seed (V*, P, the dense S* and the column
     sums are drawn). (a) weights (0.6, 0.3, 0.1) on a circulant 3-support (one-column reduction, checked
     against the full matrix within rule ``reduction``): rate rule (tolerance ``slope_tol``) on the excess
     at T_0 10^(k/4) from 100 T_0 (after a transient bump of the local slope, -1.03 to -1.06, near 10^2
@@ -166,11 +187,13 @@ def nonuniformS(
     ``const``. (b) dense positive column-stochastic S*: excess below ``dense_below`` within steps_dense
     steps. (c) column sums in [0.7, 1.3]: the closed form has a floor > 0 (L-BFGS from several starts);
     GD never goes below it (``below_floor``) and its gap at steps_floor is at most ``gap_ratio`` times the
-    gap at steps_floor / 10. Full-matrix GD. Headline: the rate of (a)."""
+    gap at steps_floor / 10. Full-matrix GD. Headline: the rate of (a). ``step_decay``: the alternative
+    world (the step of (a) decays like (1 + t/T_0)^-1/2)."""
     rng = ctx.rng(1)
     V, P = E.value_and_positions(rng, E.Size(D, 0, M, d), vnorm)
     parts, series = RateParts(), {}
-    a = E.weighted_support(V, P, eta, rate_times(E.onset(D, 3, eta, 1.0, vnorm**2), 100, tmax_T0))
+    T0 = E.onset(D, 3, eta, 1.0, vnorm**2)
+    a = E.weighted_support(V, P, eta, rate_times(T0, 100, tmax_T0), T0 if step_decay else 0.0)
     parts.tol(
         "(a) full-matrix vs circulant reduction over 300 steps (max |dA|, |dW_V|)",
         a.dev,
