@@ -37,7 +37,9 @@ from typing import Any
 
 from verify.core.context import PROFILES
 from verify.core.format import fmt_slack
+from verify.core.jsonload import JSONInputError, MissingJSONFile, load_json
 from verify.core.record import Result, Verdict, to_jsonable
+from verify.core.results import ResultsError, check_value
 from verify.core.runner import library_versions
 
 SCHEMA = "attncheck.baseline/1"
@@ -204,51 +206,87 @@ def _compare(old: dict[str, Any], r: Result, tolerance: float) -> tuple[str, str
     return _compare_slack(old["slack"], r.slack, tolerance)
 
 
+_ENTRY_REQUIRED = ("verdict", "slack", "theory", "measured")
+_ENTRY_FIELDS = frozenset({*_ENTRY_REQUIRED, "seeds", "consistency", "params", "wall_time", "worst_ratio"})
+_TOP_FIELDS = frozenset({"schema", "profile", "versions", "tolerance", "claims"})
+
+
 def _field_error(path: Path, where: str, what: str) -> ValueError:
     return ValueError(f"baseline {path}: {where} {what}")
 
 
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a finite number")
+def _shown(x: Any) -> str:
+    """A JSON value for a message: short, on one line (an integer of 4000 digits is not printed)."""
+    if isinstance(x, int) and not isinstance(x, bool) and not _finite(x):
+        return "an integer beyond float64's range"
+    return f"{json.dumps(x, allow_nan=True)[:40]}" if isinstance(x, str | list | dict) else repr(x)[:40]
+
+
+def _check_number(path: Path, where: str, x: Any, low: float, what: str) -> None:
+    if not _finite(x) or x < low:
+        raise _field_error(path, where, f"must be {what}, got {_shown(x)}")
+
+
+def _check_entry(path: Path, cid: str, entry: Any) -> None:
+    """One claim's entry: every field's type and range (see :func:`update_baseline` for the writer)."""
+    where = f"claims[{cid!r:.60}]"
+    if not isinstance(entry, dict) or not set(_ENTRY_REQUIRED) <= set(entry):
+        raise _field_error(path, where, "needs verdict, slack, theory and measured")
+    unknown = sorted(set(entry) - _ENTRY_FIELDS)
+    if unknown:
+        raise _field_error(path, where, f"has an unknown field {unknown[0]!r:.40}")
+    if not isinstance(entry["verdict"], str) or entry["verdict"] not in {str(v) for v in Verdict}:
+        raise _field_error(path, f"{where}.verdict", f"{_shown(entry['verdict'])} is not a verdict")
+    if not isinstance(entry.get("consistency", False), bool):
+        raise _field_error(path, f"{where}.consistency", "must be true or false")
+    if entry["slack"] is not None:  # 1e999 parses as inf: a slack of -inf would pass anything
+        _check_number(path, f"{where}.slack", entry["slack"], -math.inf, "a finite number or null")
+    if "wall_time" in entry:
+        _check_number(path, f"{where}.wall_time", entry["wall_time"], 0.0, "a finite number >= 0 (seconds)")
+    if "worst_ratio" in entry:
+        _check_number(path, f"{where}.worst_ratio", entry["worst_ratio"], 0.0, "a finite number >= 0")
+    seeds = entry.get("seeds", [])
+    if not isinstance(seeds, list) or not all(
+        isinstance(s, int) and not isinstance(s, bool) and 0 <= s <= 2**63 for s in seeds
+    ):
+        raise _field_error(path, f"{where}.seeds", f"must be a list of integers >= 0, got {_shown(seeds)}")
+    if not isinstance(entry.get("params", {}), dict):
+        raise _field_error(path, f"{where}.params", f"must be an object, got {_shown(entry['params'])}")
+    for name in ("theory", "measured", "params"):
+        try:
+            check_value(entry.get(name), f"{where}.{name}")
+        except ResultsError as exc:
+            raise ValueError(f"baseline {path}: {exc}") from None
 
 
 def load_baseline(path: Path = DEFAULT_BASELINE) -> dict[str, Any]:
-    """The parsed baseline at ``path``, validated; one-line FileNotFoundError / ValueError otherwise."""
+    """The parsed baseline at ``path`` (:func:`verify.core.jsonload.load_json`), every field's type and
+    range checked; a one-line FileNotFoundError / ValueError naming the field otherwise."""
     path = Path(path)
     try:
-        doc = json.loads(path.read_text(), parse_constant=_refuse_constant)
-    except FileNotFoundError:
-        msg = f"no baseline at {path}; create it with `attncheck baseline update`"
-        raise FileNotFoundError(msg) from None
-    except IsADirectoryError:
-        raise ValueError(f"baseline {path} is a directory, not a file") from None
-    except ValueError as exc:  # JSONDecodeError, or NaN / Infinity in the file
-        raise ValueError(f"baseline {path} is not valid JSON: {exc}") from None
+        doc = load_json(path, "baseline")
+    except MissingJSONFile:
+        raise FileNotFoundError(f"no baseline at {path}; create it with `attncheck baseline update`") from None
+    except JSONInputError as exc:
+        raise ValueError(f"baseline {exc}") from None
     if not isinstance(doc, dict):
         raise _field_error(path, "top level", f"must be an object, got {type(doc).__name__}")
     if doc.get("schema") != SCHEMA:
-        raise _field_error(path, "schema", f"is {doc.get('schema')!r}, expected {SCHEMA!r}")
+        raise _field_error(path, "schema", f"is {_shown(doc.get('schema'))}, expected {SCHEMA!r}")
+    unknown = sorted(set(doc) - _TOP_FIELDS)
+    if unknown:
+        raise _field_error(path, "top level", f"has an unknown field {unknown[0]!r:.40}")
     if doc.get("profile") not in PROFILES:
-        raise _field_error(path, "profile", f"is {doc.get('profile')!r}, expected one of {PROFILES}")
-    tol = doc.get("tolerance", TOLERANCE)
-    if not _finite(tol) or tol < 0:
-        raise _field_error(path, "tolerance", f"must be a finite number >= 0 (log10 units), got {tol!r:.40}")
+        raise _field_error(path, "profile", f"is {_shown(doc.get('profile'))}, expected one of {PROFILES}")
+    _check_number(path, "tolerance", doc.get("tolerance", TOLERANCE), 0.0, "a finite number >= 0 (log10 units)")
+    versions = doc.get("versions", {})
+    if not isinstance(versions, dict) or not all(isinstance(v, str) for v in versions.values()):
+        raise _field_error(path, "versions", "must be an object of library -> version string")
     claims = doc.get("claims")
     if not isinstance(claims, dict):
         raise _field_error(path, "claims", "must be an object of claim id -> entry")
-    verdicts = {str(v) for v in Verdict}
     for cid, entry in claims.items():
-        if not isinstance(entry, dict) or not {"verdict", "slack", "theory", "measured"} <= set(entry):
-            raise _field_error(path, f"claims[{cid!r}]", "needs verdict, slack, theory and measured")
-        if not isinstance(entry["verdict"], str) or entry["verdict"] not in verdicts:
-            raise _field_error(path, f"claims[{cid!r}].verdict", f"{entry['verdict']!r:.40} is not a verdict")
-        if not isinstance(entry.get("consistency", False), bool):
-            raise _field_error(path, f"claims[{cid!r}].consistency", "must be true or false")
-        sl = entry["slack"]
-        if sl is not None and not _finite(sl):  # 1e999 parses as inf: a slack of -inf would pass anything
-            raise _field_error(
-                path, f"claims[{cid!r}].slack", f"must be a finite number or null, got {sl!r:.40}"
-            )
+        _check_entry(path, cid, entry)
     return doc
 
 

@@ -19,15 +19,38 @@ from reports.order import reference_key
 from reports.text import escape, markdown_notes, prose
 from reports.typeset import DASH, measured_cell, param_value, tex_num, tex_value, theory_cell
 from verify.core.format import fmt_slack, shown
+from verify.core.papers import PaperInfo, papers
 from verify.core.record import ClaimRecord, Result, Verdict
 from verify.core.summary import summarise
 
-PAPER_TITLES = {
-    "wu2023": "Wu, Liu, Chrysos, Cevher (NeurIPS 2023): encoder-only shallow transformers",
-    "yang2024": "Yang, Huang, Liang, Chi (NeurIPS 2024): in-context learning with representations",
-    "deora2023": "Deora, Ghaderi, Taheri, Thrampoulidis (TMLR 2024): multi-head attention",
-    "zhang2026": "Zhang, Zhao, Gu, Cao (ICLR 2026): position-only attention learns teacher models",
-}
+
+def _info(paper: str) -> PaperInfo | None:
+    """The installed paper plugin's metadata, or None (results of a paper not installed here)."""
+    found = papers().get(paper)
+    return found.info if found is not None else None
+
+
+def paper_title(paper: str) -> str:
+    """A section title from the paper's :class:`~verify.core.papers.PaperInfo`: authors (venue): subject."""
+    info = _info(paper)
+    return f"{info.authors} ({info.venue}): {info.short}" if info else paper
+
+
+def bibliography(keys: Sequence[str]) -> str:
+    """The papers of a report: authors, title, venue, arXiv id, and the claim-id prefix that keys them."""
+    items = []
+    for key in keys:
+        info = _info(key)
+        if info is None:
+            items.append(rf"\item \texttt{{{escape(key)}}}: not installed here (no metadata).")
+            continue
+        items.append(
+            rf"\item \texttt{{{escape(key)}}}: {escape(info.authors)}. \emph{{{escape(info.title)}}}. "
+            rf"{escape(info.venue)}, arXiv:{escape(info.arxiv)}."
+        )
+    return "\n".join([r"{\small\begin{itemize}\setlength{\itemsep}{0pt}", *items, r"\end{itemize}}"])
+
+
 VERDICT_ORDER = [str(v) for v in Verdict]
 VERDICT_WORDS = {str(v): str(v).replace("_", " ") for v in Verdict}
 
@@ -394,6 +417,8 @@ def front_page(
         r"Clopper--Pearson lower bound at or above its target, a bound at every seed) and is violated only "
         r"on evidence against it; in between it is inconclusive, with the reason listed below.",
         r"\input{summary.tex}",
+        r"\section*{The papers}",
+        bibliography(sorted({r.paper for r in results})),
     ]
     ordered = sorted_results(results)
     sections = [
@@ -484,7 +509,7 @@ def paper_section(
 ) -> str:
     """``<paper>.tex``: the section with the table, the figures and the errata; ``derivations``: the paper
     has ``verify/<paper>/derivations.md``, which the references "derivation Sect. N" cite."""
-    text = rf"\section{{{escape(PAPER_TITLES.get(paper, paper))}}}\label{{{label('sec', paper)}}}" + "\n"
+    text = rf"\section{{{escape(paper_title(paper))}}}\label{{{label('sec', paper)}}}" + "\n"
     if derivations:
         text += (
             r"{\raggedright References ``derivation Sect.~$N$'' cite our derivations and reconstructions for "
@@ -551,9 +576,9 @@ def num(value: Any) -> str:
 
 
 __all__ = [
-    "PAPER_TITLES",
     "Panel",
     "RunInfo",
+    "bibliography",
     "details_table",
     "escape",
     "figures_tex",
@@ -563,6 +588,7 @@ __all__ = [
     "num",
     "paper_section",
     "paper_table",
+    "paper_title",
     "prose",
     "run_info",
     "sorted_results",

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import argparse
 import heapq
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from verify.core.record import Result
-from verify.core.results import read_results
+from verify.core.results import ResultsError, read_results
 
 
 def makespan(times: Sequence[float], workers: int) -> float:
@@ -67,7 +68,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.top < 0 or args.workers < 1:
         p.error("--top must be >= 0 and --workers >= 1")
-    print(timing_table(read_results(args.source), top=args.top, workers=args.workers), end="")
+    try:
+        results = read_results(args.source)
+    except ResultsError as exc:  # missing, unreadable, too large or deep, not JSON, not the schema
+        print(f"{p.prog}: error: --from: {exc}", file=sys.stderr)
+        return 2
+    print(timing_table(results, top=args.top, workers=args.workers), end="")
     return 0
 
 

@@ -119,7 +119,10 @@ def test_a_fifth_paper_is_listed_run_reported_documented_and_baselined(plugin: P
     report = _attncheck(plugin, "report", "--from", str(results), "--out", str(out), "--no-figures")
     assert report.returncode == 0, report.stderr
     table = (out / "toy5.tex").read_text()
-    assert r"\section{toy5}" in table and "gradbound" in table and "Lemma 1" in table
+    title = r"\section{Nobody (nowhere 2026): least squares, a gradient-norm bound}"  # from its PaperInfo
+    assert title in table and "gradbound" in table and "Lemma 1" in table
+    front = (out / "front.tex").read_text()
+    assert r"\emph{A Toy Fifth Paper}" in front and "arXiv:0000.00000" in front
 
     docs = _attncheck(plugin, "docs", "--out", str(tmp_path / "docs"))
     assert docs.returncode == 0 and "### `toy5.gradbound`" in (tmp_path / "docs" / "toy5.md").read_text()
