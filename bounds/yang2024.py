@@ -28,6 +28,7 @@ from scipy.optimize import nnls
 
 from bounds.checks import (
     check_array,
+    check_choice,
     check_int,
     check_positive,
     check_prob,
@@ -295,29 +296,47 @@ def _ridge_map(Z: np.ndarray, penalty: float) -> np.ndarray:
     return np.linalg.solve(Z @ Z.T + penalty * np.eye(Z.shape[0]), Z)
 
 
+#: where the noise of eq. (1) sits: on the representation (the paper: y_k = lambda^T (z_k + eps_k), label
+#: noise variance m tau under E[lambda lambda^T] = I) or on the label (y_k = lambda^T z_k + eps_k,
+#: variance tau: the alternative world of yang2024.fig3 and yang2024.fig3.near)
+NOISE = ("representation", "label")
+
+
+def label_noise(m: int, tau: float, noise: str = "representation") -> float:
+    """The variance of a label's noise under E[lambda lambda^T] = I: m tau (noise on the representation,
+    eq. 1) or tau (noise on the label). It is also the transformer's limit ridge penalty (eq. 20)."""
+    check_choice("noise", noise, NOISE)
+    return check_int("m", m) * check_positive("tau", tau) if noise == "representation" else float(tau)
+
+
 @finite_result
-def fig3_gap(Z: np.ndarray, Z_Q: np.ndarray, tau: float) -> float:
-    """(1/K) E ||y-hat* - y-hat_best||^2 = (1/K) tr(D G D^T), D = Z_Q^T (M_{m tau} - M_{N tau}),
-    M_c = (Z Z^T + c I)^{-1} Z, under E[lambda lambda^T] = I (so E[y y^T] = G)."""
+def fig3_gap(Z: np.ndarray, Z_Q: np.ndarray, tau: float, noise: str = "representation") -> float:
+    """(1/K) E ||y-hat* - y-hat_best||^2 = (1/K) tr(D S D^T), D = Z_Q^T (M_c - M_{N tau}),
+    M_c = (Z Z^T + c I)^{-1} Z, c = :func:`label_noise` (m tau for the paper's noise on the
+    representation), under E[lambda lambda^T] = I (so E[y y^T] = S = Z^T Z + c I, = G for c = m tau)."""
     Z, Z_Q = _zpair(Z, Z_Q)
     tau = check_positive("tau", tau)
     m, n = Z.shape
     K = n + Z_Q.shape[1]
-    D = Z_Q.T @ (_ridge_map(Z, m * tau) - _ridge_map(Z, n * tau))
-    return float(np.sum(D * (D @ gram(Z, tau))) / K)
+    c = label_noise(m, tau, noise)
+    D = Z_Q.T @ (_ridge_map(Z, c) - _ridge_map(Z, n * tau))
+    return float(np.sum(D * (D @ (Z.T @ Z + c * np.eye(n)))) / K)
 
 
 @finite_result
-def expected_error(Z: np.ndarray, Z_Q: np.ndarray, tau: float, penalty: float) -> float:
-    """(1/K) E ||Z_Q^T (M y - lambda)||^2 = (1/K) tr(Z_Q^T [(M Z^T - I)(M Z^T - I)^T + m tau M M^T] Z_Q)
-    for the ridge map M = (Z Z^T + penalty I)^{-1} Z under E[lambda lambda^T] = I."""
+def expected_error(
+    Z: np.ndarray, Z_Q: np.ndarray, tau: float, penalty: float, noise: str = "representation"
+) -> float:
+    """(1/K) E ||Z_Q^T (M y - lambda)||^2 = (1/K) tr(Z_Q^T [(M Z^T - I)(M Z^T - I)^T + c M M^T] Z_Q)
+    for the ridge map M = (Z Z^T + penalty I)^{-1} Z under E[lambda lambda^T] = I, c =
+    :func:`label_noise` (m tau for the paper's noise on the representation)."""
     Z, Z_Q = _zpair(Z, Z_Q)
     tau = check_positive("tau", tau)
     m, n = Z.shape
     K = n + Z_Q.shape[1]
     M = _ridge_map(Z, check_positive("penalty", penalty))
     E = M @ Z.T - np.eye(m)
-    S = E @ E.T + m * tau * (M @ M.T)
+    S = E @ E.T + label_noise(m, tau, noise) * (M @ M.T)
     return float(np.sum(Z_Q * (S @ Z_Q)) / K)
 
 

@@ -200,10 +200,14 @@ def _run_gd(
     return Run(problem, zeta0, eta_Q, gamma, traj, snaps)
 
 
-def canonical_run(seed: int, config: D.Config, H: int, steps: int, gamma: float = GAMMA) -> Run:
-    """The shared GD run (default step rule, 41 snapshots): claims with the same (config, H, steps,
-    gamma) share it through the cache of :func:`run_gd`."""
-    return run_gd(seed, config, H, gamma=gamma, steps=steps, snapshot_every=max(1, steps // 40))
+def canonical_run(
+    seed: int, config: D.Config, H: int, steps: int, gamma: float = GAMMA, step_factor: float = 1.0
+) -> Run:
+    """The shared GD run (default step rule times ``step_factor``, 41 snapshots): claims with the same
+    (config, H, steps, gamma, step_factor) share it through the cache of :func:`run_gd`."""
+    return run_gd(
+        seed, config, H, gamma=gamma, steps=steps, snapshot_every=max(1, steps // 40), step_factor=step_factor
+    )
 
 
 def stable_run(seed: int, config: D.Config, H: int, steps: int) -> Run:
@@ -398,23 +402,30 @@ def theta_prompt_search(
 
 
 def one_head_search(
-    rng: np.random.Generator, problem: D.Problem, starts: int, maxiter: int, first: np.ndarray | None = None
+    rng: np.random.Generator,
+    problem: D.Problem,
+    starts: int,
+    maxiter: int,
+    first: np.ndarray | None = None,
+    H: int = 1,
 ) -> WorstCase:
-    """Worst case of orthant floor / Delta(Q, w) over every one-head theta = (Q, w): at fixed Q, Delta is a
-    least-squares problem in w with minimum :func:`fixed_Q_floor`, so z = Q (d, d) flattened and w is
-    the exact minimiser (the ratio is maximised over w in closed form); starts N(0, 1), the first of
-    them replaced by ``first`` (a Q, e.g. the end of a GD run on the same problem) when given."""
+    """Worst case of the one-head orthant floor / Delta(Q, w) over every theta = (Q, w) of H heads (1: the
+    statement; more: its alternative world): at fixed Q, Delta is a least-squares problem in w with
+    minimum :func:`fixed_Q_floor`, so z = Q (H, d, d) flattened and w is the exact minimiser (the ratio is
+    maximised over w in closed form); starts N(0, 1), the first of them replaced by ``first`` (a Q, e.g.
+    the end of a GD run on the same problem) when given. A Delta below eps times the floor (H >= N
+    reaches L* exactly) counts as eps times the floor: the ratio is then 1 / eps."""
     d = problem.d
     floor = B.orthant_floor(problem.Zbar, problem.A)
     pending = [] if first is None else [np.asarray(first, dtype=np.float64).ravel()]
     found = worst_case(
-        lambda z: floor / fixed_Q_floor(z.reshape(1, d, d), problem),
-        lambda g: pending.pop() if pending else g.standard_normal(d * d),
+        lambda z: floor / max(fixed_Q_floor(z.reshape(H, d, d), problem), EPS * floor),
+        lambda g: pending.pop() if pending else g.standard_normal(H * d * d),
         rng,
         starts=starts,
         maxiter=maxiter,
     )
-    return replace(found, argument=_search_argument(problem, 1))
+    return replace(found, argument=_search_argument(problem, H))
 
 
 def thin(x: np.ndarray, n: int = 200) -> list[float]:
@@ -528,20 +539,20 @@ def lemma4_monte_carlo(
 @dataclass(frozen=True)
 class Prop1Point:
     """One seed of the Proposition 1 sweep: heads Hs, scales betas; rank_tol: sigma_min / ||C_k|| a
-    rank-N C_k must exceed; null_tol: the largest |lambda_min(B_k B_k^T)| of a rank-deficient one."""
+    rank-N C_k must exceed."""
 
     seed: int
     config: D.Config
     Hs: tuple[int, ...]
     betas: tuple[float, ...]
     rank_tol: float
-    null_tol: float
 
 
 @dataclass(frozen=True)
 class Prop1Row:
-    """Outcome at one (seed, H, beta): smallest relative sigma_min of C_k, zeta_0, whether the
-    prediction of Proposition 1 holds, whether the tokens satisfy Assumption 3."""
+    """Outcome at one (seed, H, beta): smallest relative sigma_min of C_k (its N-th singular value over
+    its largest; 0 when H < N), zeta_0, whether rank N holds (above rank_tol), whether the tokens
+    satisfy Assumption 3."""
 
     seed: int
     H: int
@@ -553,8 +564,8 @@ class Prop1Row:
 
 
 def prop1_seed(pt: Prop1Point) -> list[Prop1Row]:
-    """Per (H, beta) of one seed: the rank test of Proposition 1 (H >= N: rank N relative to machine
-    precision; H < N: lambda_min(B_k B_k^T) numerically 0) and zeta_0."""
+    """Per (H, beta) of one seed: the rank test of Proposition 1 (rank N relative to machine precision;
+    impossible when H < N, where C_k (N, H) has rank <= H) and zeta_0."""
     problem = problem_for(pt.seed, pt.config)
     a3 = D.satisfies_assumption3(problem.V)
     rows = []
@@ -563,16 +574,12 @@ def prop1_seed(pt: Prop1Point) -> list[Prop1Row]:
         Z0 = init_for(pt.seed, problem, H, 1.0).Q  # one draw per (seed, H), scaled by beta
         for beta in pt.betas:
             C = model.attention(beta * Z0, problem).transpose(2, 1, 0)  # (K, N, H)
-            Bm = np.matmul(problem.Zbar, C)
+            z0 = B.zeta0(np.matmul(problem.Zbar, C))
+            rel = 0.0
             if H >= problem.N:
                 s = np.linalg.svd(C, compute_uv=False)
                 rel = float(np.min(s[:, problem.N - 1] / s[:, 0]))
-                z0 = B.zeta0(Bm)
-                ok = bool(np.all(s[:, problem.N - 1] > pt.rank_tol * s[:, 0]))
-            else:  # rank <= H < N: lambda_min(B B^T) must be numerically 0
-                z0 = float(np.max(np.abs(np.linalg.eigvalsh(Bm @ Bm.transpose(0, 2, 1))[:, 0])))
-                rel, ok = 0.0, z0 <= pt.null_tol
-            rows.append(Prop1Row(pt.seed, H, beta, rel, z0, ok, a3))
+            rows.append(Prop1Row(pt.seed, H, beta, rel, z0, rel > pt.rank_tol, a3))
     return rows
 
 
@@ -613,10 +620,15 @@ class Fig3Draws:
 
 
 @functools.cache
-def fig3_draws(seed: int, K: int, m: int, tau: float, Ns: tuple[int, ...], draws: int) -> Fig3Draws:
+def fig3_draws(
+    seed: int, K: int, m: int, tau: float, Ns: tuple[int, ...], draws: int, noise: str = "representation"
+) -> Fig3Draws:
     """``draws`` nested representation draws from ctx.rng(20): one Z-tilde (m, K) per draw, prompt =
-    its first N columns for every N (so N and m compare on the same draws); cached, read-only."""
+    its first N columns for every N (so N and m compare on the same draws); ``noise`` where eq. (1)'s
+    noise sits (bounds.yang2024.NOISE: the transformer's ridge penalty is bounds.label_noise); cached,
+    read-only."""
     Ns = tuple(check_int("N", n, low=1, high=K - 1) for n in Ns)
+    c = B.label_noise(m, tau, noise)
     rng = Ctx(seed=seed).rng(20)
     out = np.zeros((3, check_int("draws", draws), len(Ns)))
     for i in range(draws):
@@ -624,21 +636,28 @@ def fig3_draws(seed: int, K: int, m: int, tau: float, Ns: tuple[int, ...], draws
         for j, N in enumerate(Ns):
             Z, Z_Q = Zt[:, :N], Zt[:, N:]
             out[:, i, j] = (
-                B.fig3_gap(Z, Z_Q, tau),
-                B.expected_error(Z, Z_Q, tau, m * tau),
-                B.expected_error(Z, Z_Q, tau, N * tau),
+                B.fig3_gap(Z, Z_Q, tau, noise),
+                B.expected_error(Z, Z_Q, tau, c, noise),
+                B.expected_error(Z, Z_Q, tau, N * tau, noise),
             )
     return Fig3Draws(Ns, *(_freeze(a) for a in out.copy()))
 
 
-def paired_steps(values: np.ndarray, order: list[int], z: float) -> list[tuple[int, int, float, float]]:
-    """For successive columns (a, b) of ``order``: (a, b, mean of values[:, b] - values[:, a], z times
-    its standard error over the rows): paired differences with a normal confidence half-width."""
+def paired_diffs(
+    values: np.ndarray, pairs: list[tuple[int, int]], z: float
+) -> list[tuple[int, int, float, float]]:
+    """For column pairs (a, b): (a, b, mean of values[:, b] - values[:, a], z times its standard error
+    over the rows): paired differences with a normal confidence half-width."""
     out = []
-    for a, b in itertools.pairwise(order):
+    for a, b in pairs:
         d = values[:, b] - values[:, a]
         out.append((a, b, float(d.mean()), z * float(d.std(ddof=1)) / math.sqrt(d.size)))
     return out
+
+
+def paired_steps(values: np.ndarray, order: list[int], z: float) -> list[tuple[int, int, float, float]]:
+    """:func:`paired_diffs` of successive columns (a, b) of ``order``."""
+    return paired_diffs(values, list(itertools.pairwise(order)), z)
 
 
 def first_fall(curve: list[float], ts: list[int], factor: float) -> int | None:

@@ -7,7 +7,7 @@ import numpy as np
 
 from bounds import yang2024 as B
 from verify.core import Ctx, Evidence, Kind, Provenance, Rule, claim
-from verify.core.record import Seeds
+from verify.core.record import Alternative, Seeds
 from verify.yang2024 import data as D
 from verify.yang2024 import experiments as E
 from verify.yang2024 import model as M
@@ -17,7 +17,7 @@ from verify.yang2024 import model as M
     "yang2024.ood_ratio",
     reference="Fig. 2a (OOD above in-domain); Theorem 2 (any ||lambda|| <= B); derivation Sect. 8.6",
     kind=Kind.TWO_SIDED,
-    provenance=Provenance.DERIVED,
+    provenance=Provenance.QUESTION,
     statement="OOD inference loss ~ E||lambda||^2_OOD / E||lambda||^2_ID (about 5x) the in-domain one",
     quick={"config": "small", "H_over_N": 2, "steps": 3000, "at_step": 500, "prompts": 400},
     paper={"steps": 20_000},
@@ -25,13 +25,19 @@ from verify.yang2024 import model as M
         "window": Rule((1.0, 10.0), "around the E||lambda||^2 ratio 5: a factor 5 down, 2 up", "attncheck")
     },
     seeds=Seeds.EVERY,
+    consistency=True,
     tex=r"the OOD inference loss is about "
     r"$\mathbb{E}\|\lambda\|^2_{\mathrm{OOD}}/\mathbb{E}\|\lambda\|^2_{\mathrm{ID}}\approx5$ times the "
     r"in-domain one (window $[1,10]$)",
 )
 def ood_ratio(ctx: Ctx, *, config: str, H_over_N: int, steps: int, at_step: int, prompts: int) -> Evidence:
     """Yang et al. 2024, Fig. 2a / Theorem 2 (a reviewer's question: is the OOD loss E||lambda||^2-times
-    the in-domain one? DERIVED: the limit map is lambda-independent); kind two-sided; every seed.
+    the in-domain one? the limit map is lambda-independent); kind two-sided; QUESTION; every seed.
+    Consistency check, fixed by the data law: with Sigma = E[y y^T] the ratio of the expected losses is
+    tr(R^T Sigma_OOD R) / tr(R^T Sigma_ID R), R = A-hat - A, and Sigma_ID = Z^T Z + m tau I,
+    Sigma_OOD = Z^T (4 I + 1 1^T) Z + 5 m tau I satisfy 4 Sigma_ID <= Sigma_OOD <= (4 + m) Sigma_ID,
+    so the expected ratio lies in [4, 4 + m] = [4, 8] (small config) for every theta: inside the window
+    by construction, up to the Monte Carlo of the prompts (derivation Sect. 8.6).
 
     theory: rule ``window``; measured: mean OOD / mean in-domain (1/K) ||y-hat - y-hat*||^2 at the
     partly trained iterate theta_{at_step} (Delta not ~ 0), ``prompts`` each. Both means are also
@@ -88,6 +94,11 @@ def ood_ratio(ctx: Ctx, *, config: str, H_over_N: int, steps: int, at_step: int,
         logx=True,
         logy=True,
     ),
+    alternative=Alternative(
+        world="two heads (H = 2, against N = 6 prompt tokens): the rank-deficit floor keeps Delta within "
+        "about one decade of Delta(0) (three heads fall by 100x at some seeds, not all)",
+        overrides={"H": 2},
+    ),
 )
 def exp_fig2(ctx: Ctx, *, config: str, H: int, lr: float, steps: int, prompts: int) -> Evidence:
     """Yang et al. 2024, Fig. 2a (qualitative reproduction; setting EXACT, tau = 0.01 assumed at the
@@ -98,7 +109,10 @@ def exp_fig2(ctx: Ctx, *, config: str, H: int, lr: float, steps: int, prompts: i
     measured: True when Delta = L - L* (the training curve above its floor) and the mean in-domain
     and OOD inference losses (1/K) ||y-hat - y-hat*||^2 each fall by rule ``fall`` from step 0, the
     steps at which they first do so lie within rule ``together`` of each other, and OOD >= in-domain
-    at the end.
+    at the end. Of these, the 100x fall of Delta is what can fail (its alternative world: too few heads);
+    the other two hold by construction up to the Monte Carlo of the prompts: the mean in-domain
+    inference loss estimates (2/K) Delta (E[y y^T] = G, Lemma 5) and the OOD one lies between 4 and 4 + m
+    times it (derivation Sect. 8.6).
     """
     p = E.problem_for(ctx.seed, D.Config.named(config))
     th0 = E.init_for(ctx.seed, p, H, 1.0)

@@ -11,7 +11,7 @@ import numpy as np
 from bounds import yang2024 as B
 from verify.core import Ctx, Evidence, Kind, Provenance, Rule, claim
 from verify.core.format import fmt_sci
-from verify.core.record import Seeds
+from verify.core.record import Alternative, Seeds
 from verify.yang2024 import data as D
 from verify.yang2024 import experiments as E
 
@@ -27,7 +27,7 @@ PL_FRACTION = Rule(0.5, "the PL premise lambda_min(B_k^(t) B_k^(t)T) >= fraction
     provenance=Provenance.RECONSTRUCTED,
     statement="two-step-size GD from an Assumption-2 init decreases Delta monotonically towards 0",
     assumptions=("Assumption 2 at init (zeta_0 > 0)",),
-    quick={"config": "small", "H_over_N": (1, 2, 8), "steps": 3000, "gamma": 3.0},
+    quick={"config": "small", "H_over_N": (1, 2, 8), "steps": 4500, "gamma": 3.0, "step_factor": 1.0},
     paper={"steps": 20_000},
     rules={
         "rel_tol": Rule(1e-12, "relative rise of Delta allowed per step (plus round-off)", CRITERION),
@@ -45,38 +45,57 @@ PL_FRACTION = Rule(0.5, "the PL premise lambda_min(B_k^(t) B_k^(t)T) >= fraction
         logx=True,
         logy=True,
     ),
+    alternative=Alternative(
+        world="a step three times the default rule (eta_Q times the Hessian's largest eigenvalue about 3, "
+        "past the descent lemma's stability limit 2; twice the default, about 2.0-2.4, sits at the limit "
+        "and rises at some seeds only)",
+        overrides={"step_factor": 3.0},
+    ),
 )
-def thm1_monotone(ctx: Ctx, *, config: str, H_over_N: tuple, steps: int, gamma: float) -> Evidence:
+def thm1_monotone(
+    ctx: Ctx, *, config: str, H_over_N: tuple, steps: int, gamma: float, step_factor: float
+) -> Evidence:
     """Yang et al. 2024, Theorem 1 (linear convergence implies per-step decrease); qualitative;
     RECONSTRUCTED (the displayed bound is reconstructed; the step rule is the default one, which sits at
     or slightly above the theorem's 1/L, see thm1.rate: monotone decrease there is a stronger test); every
     seed.
 
-    measured: True when every run (H in H_over_N * N, gamma, eta_Q = 1/(gamma^2 max_k lambda_max
-    (B_k^(0)T B_k^(0)))) has Delta(t+1) <= Delta(t) (1 + rel_tol) + (round-off of Delta(t):
-    first-order bound from the entrywise error of R, see experiments.roundoff) at every step and
-    Delta(T)/Delta(0) <= rule ``final_ratio`` for every H >= converged_from N. Assumption: zeta_0 > 0
-    in every run.
+    measured: False when some run (H in H_over_N * N, gamma, eta_Q = step_factor / (gamma^2 max_k
+    lambda_max(B_k^(0)T B_k^(0)))) has Delta(t+1) > Delta(t) (1 + rel_tol) + (round-off of Delta(t):
+    first-order bound from the entrywise error of R, see experiments.roundoff) at some step, or diverges
+    (Delta above experiments.DIVERGED Delta(0): a rise); True when every run decreases at every step and
+    Delta(T)/Delta(0) <= rule ``final_ratio`` for every H >= converged_from N. A run that decreases at
+    every step but has not reached ``final_ratio`` within ``steps`` is inconclusive (the budget, not the
+    statement, falls short). Assumption: zeta_0 > 0 in every run.
     """
     cfg = D.Config.named(config)
     N = cfg.N
-    runs = [(h * N, E.canonical_run(ctx.seed, cfg, h * N, steps, gamma)) for h in H_over_N]
-    notes, series, ok = [], {}, True
-    failed = [f"zeta_0 = 0 at H = {H}" for H, r in runs if not r.zeta0 > 0] + E.diverged_notes(runs)
+    runs = [(h * N, E.canonical_run(ctx.seed, cfg, h * N, steps, gamma, step_factor)) for h in H_over_N]
+    notes, series, monotone, short = [], {}, True, []
+    failed = [f"zeta_0 = 0 at H = {H}" for H, r in runs if not r.zeta0 > 0]
     for H, r in runs:
-        L = r.traj.loss
+        L = r.traj.loss[np.isfinite(r.traj.loss)]  # a diverged run ends with inf: judged as a rise
         inc, under = E.monotone_violation(L, E.roundoff(L, r.problem, H))
         ratio = float(L[-1] / L[0])
-        converging = H >= ctx.rule("converged_from") * N
-        ok &= inc <= ctx.rule("rel_tol") and (not converging or ratio <= ctx.rule("final_ratio"))
+        monotone &= inc <= ctx.rule("rel_tol") and not r.diverged
+        if H >= ctx.rule("converged_from") * N and ratio > ctx.rule("final_ratio"):
+            short.append(f"H={H}: Delta(T)/Delta(0) = {ratio:.3g}")
         notes.append(
             f"H={H}: Delta(0)={L[0]:.4g}, Delta(T)/Delta(0)={ratio:.3g} at T={len(L) - 1}, "
             f"largest relative step change beyond round-off {inc:+.3g} ({under} steps at the "
-            "round-off floor)"
+            "round-off floor)" + (f"; diverged ({r.traj.stopped})" if r.diverged else "")
         )
         series[f"Delta_H{H}"] = E.thin(L)
     series["t"] = E.thin_t(runs[0][1].traj.loss)
-    return Evidence(theory=True, measured=bool(ok), failed=failed, notes=notes, series=series)
+    budget = f"decreasing at every step, but above final_ratio after {steps} steps: {', '.join(short)}"
+    return Evidence(
+        theory=True,
+        measured=bool(monotone and not short),
+        failed=failed,
+        inconclusive=budget if monotone and short else None,
+        notes=notes,
+        series=series,
+    )
 
 
 #: eta_Q = STEP_FACTOR / (gamma^2 max_k lambda_max(B_k^(0)T B_k^(0))) in the Theorem 1 runs (see thm1.rate)
@@ -130,6 +149,7 @@ def _rate_run(H: int, r: E.Run, gamma: float, pl_fraction: float) -> RateRun:
     paper={"steps": 20_000},
     rules={"pl_fraction": PL_FRACTION},
     seeds=Seeds.EVERY,
+    consistency=True,
     tex=r"Theorem 1, eq.~(18): $\Delta(t)\le\rho^t\Delta(0)$, $\rho=1-\eta_Q\gamma^2\zeta_0/2$ "
     r"(reconstructed), where the premises hold along the run",
     plot=[
@@ -157,7 +177,12 @@ def _rate_run(H: int, r: E.Run, gamma: float, pl_fraction: float) -> RateRun:
 )
 def thm1_rate(ctx: Ctx, *, config: str, H_over_N: tuple, steps: int, gamma: float) -> Evidence:
     """Yang et al. 2024, Theorem 1, eq. (18); kind upper; RECONSTRUCTED (rho's constant is ours);
-    every seed.
+    every seed. Consistency check: on the H it judges, the bound follows from the premises it checks
+    (the PL premise at every step gives ||grad_alpha||^2 >= gamma^2 zeta_0 Delta, and the descent lemma
+    at eta_Q <= 1/L gives the factor rho per step: derivation Sect. 5.2), so inside its premises it can
+    fail only through a bug; outside them it is out of regime. It is also loose: the largest
+    Delta(t) / (rho^t Delta(0)) is about 0.8, reached in the first steps, and Delta(T) lies two decades
+    below rho^T Delta(0), so no nearby constant (zeta_0 for zeta_0 / 2) is violated either.
 
     Step: eta_Q = STEP_FACTOR / (gamma^2 max_k lambda_max(B_k^(0)T B_k^(0))), eta_w = gamma^2 eta_Q.
     The default rule (factor 1) puts eta_Q exactly at the inverse curvature of the alpha-block at
@@ -229,6 +254,12 @@ def thm1_rate(ctx: Ctx, *, config: str, H_over_N: tuple, steps: int, gamma: floa
         xlabel="GD step $t$ ($H=2N$)",
         ylabel=r"$\min_k\lambda_{\min}(B_k^{(t)}B_k^{(t)\top})\,/\,\zeta_0$",
         logx=True,
+    ),
+    alternative=Alternative(
+        world="as many heads as prompt tokens (H = N): zeta_0 is about 1e-8, so the premise asks Q to stay "
+        "within a relative 1e-8 of its init, which no gamma of the ladder secures (the paper's threshold of "
+        "eq. 15 is NOT RECOVERED)",
+        overrides={"H_over_N": 1},
     ),
 )
 def thm1_PL(ctx: Ctx, *, config: str, H_over_N: int, gammas: tuple, steps: int) -> Evidence:
