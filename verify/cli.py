@@ -18,12 +18,14 @@ with ``"complete": false``).
 from __future__ import annotations
 
 import argparse
+import contextlib
+import errno
 import json
 import math
 import signal
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from verify.core.context import PROFILES
@@ -40,7 +42,13 @@ from verify.core.parallel import (
 from verify.core.progress import Progress
 from verify.core.record import Result
 from verify.core.registry import Claim, match_claims, registry
-from verify.core.results import ResultsError, read_results, read_results_doc, write_results
+from verify.core.results import (
+    ResultsError,
+    read_results,
+    read_results_doc,
+    results_lock,
+    write_results,
+)
 from verify.core.summary import summary_table
 from verify.docs import DEFAULT_DOCS
 
@@ -103,9 +111,11 @@ def _probe_dir(folder: Path, flag: str) -> None:
     if not base.is_dir():
         raise UsageError(f"{flag}: {base} is not a folder")
     try:
-        with tempfile.TemporaryFile(dir=base):
+        with tempfile.NamedTemporaryFile(dir=base, prefix=".attncheck-probe."):  # as the writes will
             pass
     except OSError as exc:
+        if exc.errno == errno.ENOENT:  # the folder is there: its file system takes no new files
+            raise UsageError(f"{flag}: cannot create files in {base} (its file system refuses them)") from None
         raise UsageError(f"{flag}: cannot write in {base} ({exc.strerror or exc})") from None
 
 
@@ -224,20 +234,36 @@ def _print_verdicts(results: list[Result], *, wide: bool = False) -> None:
     print(summary_table(results))
 
 
+@contextlib.contextmanager
+def _json_lock(out: Path | None) -> Iterator[None]:
+    """``--json``'s lock for the whole run (:func:`verify.core.results.results_lock`); UsageError when
+    another run holds it or it cannot be created."""
+    with contextlib.ExitStack() as stack:
+        if out is not None:
+            try:
+                stack.enter_context(results_lock(out))
+            except ResultsError as exc:
+                raise UsageError(f"--json: {exc}") from None
+            except OSError as exc:
+                raise UsageError(f"--json: cannot lock {out} ({exc.strerror or exc})") from None
+        yield
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     claims = _select(args.patterns)
     out = Path(args.json) if args.json else None
     if out is not None:
         _check_out_file(out, "--json")
-    try:
-        results = _run(args, claims)
-    except Interrupted as exc:
-        return _interrupted(exc, len(claims), args, out)
-    _print_verdicts(results, wide=args.wide)
-    if out is not None:
-        write_results(out, results, args.profile, args.seed)
-        print(f"results written to {out}", file=sys.stderr)
-    return _status(results)
+    with _json_lock(out):
+        try:
+            results = _run(args, claims)
+        except Interrupted as exc:
+            return _interrupted(exc, len(claims), args, out)
+        _print_verdicts(results, wide=args.wide)
+        if out is not None:
+            write_results(out, results, args.profile, args.seed)
+            print(f"results written to {out}", file=sys.stderr)
+        return _status(results)
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -270,15 +296,22 @@ def cmd_baseline(args: argparse.Namespace) -> int:
     from reports.baseline import DEFAULT_BASELINE, check_baseline, load_baseline, update_baseline
 
     path = Path(args.baseline or DEFAULT_BASELINE)
+    profile = None
     if args.action == "check":
         try:
-            load_baseline(path)
+            profile = load_baseline(path)["profile"]
         except (OSError, ValueError) as exc:
             raise UsageError(f"--baseline: {exc}") from None
     else:
         _check_out_file(path, "--baseline")
     if args.from_:
         results = _read(args.from_, "--from")
+        profiles = sorted({r.profile for r in results})
+        if profile is not None and profiles and profiles != [profile]:
+            raise UsageError(
+                f"--from: {args.from_} holds {'/'.join(profiles)}-profile results; "
+                f"the baseline {path} is of the {profile} profile"
+            )
     else:
         args.profile = "quick"
         claims = _select([])
@@ -293,6 +326,20 @@ def cmd_baseline(args: argparse.Namespace) -> int:
     report = check_baseline(results, path, tolerance=args.tolerance)
     print(report.table())
     return 0 if report.ok else 1
+
+
+def cmd_new(args: argparse.Namespace) -> int:
+    from verify.scaffold import new_plugin
+
+    out = Path(args.out or f"attncheck-{args.key}")
+    try:
+        written = new_plugin(args.key, out)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    except OSError as exc:
+        raise UsageError(f"cannot write {out} ({exc.strerror or exc})") from None
+    print(f"wrote {len(written)} files to {out}; install with: python3 -m pip install -e {out}")
+    return 0
 
 
 def parse_seeds(text: str) -> tuple[int, ...]:
@@ -354,7 +401,7 @@ def _parser() -> argparse.ArgumentParser:
         sp.add_argument(
             "--dask",
             metavar="ADDRESS",
-            help="Dask scheduler: local, tcp://host:port, tls://host:port, host:port",
+            help="Dask scheduler: local, tcp://host:port or host:port (no tls://)",
         )
         sp.add_argument(
             "--dask-timeout",
@@ -391,6 +438,11 @@ def _parser() -> argparse.ArgumentParser:
     sp.add_argument("--out", default="reports/out", help="output folder (default reports/out)")
     sp.add_argument("--no-figures", action="store_true")
     sp.set_defaults(fn=cmd_report)
+
+    sp = sub.add_parser("new", help="write the skeleton of a paper plugin (docs/authoring.md)")
+    sp.add_argument("key", help="the paper key: claim-id prefix and package name, e.g. smith2027")
+    sp.add_argument("--out", metavar="DIR", help="a new or empty folder (default: ./attncheck-<key>)")
+    sp.set_defaults(fn=cmd_new)
 
     sp = sub.add_parser("baseline", help="compare with / rewrite the tightness baseline")
     sp.add_argument("action", choices=("check", "update"))
