@@ -210,8 +210,9 @@ def _theory(ax: Any, plot: Plot, series: Mapping[str, Any], first: tuple[list, l
             ax.plot(x, y, label=plot.theory_label, **kw)
     elif plot.slope is not None and first is not None:
         x, y = first
-        x0, y0 = x[-1], y[-1]
-        ax.plot(x, [y0 * (v / x0) ** plot.slope for v in x], label=plot.theory_label, **kw)
+        x0, y0 = x[-1], y[-1]  # the reference power law is anchored at the last measured point
+        label = f"{plot.theory_label} (through the last point)"
+        ax.plot(x, [y0 * (v / x0) ** plot.slope for v in x], label=label, **kw)
 
 
 SKIPPED = "figures skipped: matplotlib is not installed (pip install 'attncheck[figures]')"
