@@ -62,8 +62,11 @@ Provenance of the formulas (theory side in ``bounds.zhang2026``):
   C2, C3, A4 and A5, the constant K D^4/(eta T), Thm 3.2 as L_OOD <= teacher's OOD loss + eps, the
   OOD slope -1/2, the heatmaps, the full-transformer ablation, the MNIST experiment.
 - RECONSTRUCTED by us: the column conventions, P^T P = I, the input and noise laws, the D x D
-  examples, T_0 as T* and the [0.5, 2] envelope of thm31.bounds, sigma'(0) := 1, and the MNIST
-  stand-in on scikit-learn's 8x8 digits (``digits``).
+  examples, T_0 as T* and the [0.5, 2] envelope of thm31.bounds, sigma'(0) := 1, the experiments'
+  protocol as run (batch, label noise, sizes, steps; ``protocol``), the OOD label mismatch of
+  ``thm32.ood``, and the MNIST stand-in on scikit-learn's 8x8 digits (``digits``).
+- QUESTION (a reviewer's question, not the paper's statement): non-Gaussian inputs (``nongauss``,
+  reviewer 1) and non-uniform S* (``nonuniformS``, reviewer 4); our derived predictions answer them.
 - DERIVED by us (checked numerically): the closed-form losses and gradients, P-invariance, the scalar
   reductions, K C2 = (D - K) C3, C1(1) = eta sx2, |A - S*|_F ~ T^-1/2, the tail constant
   T excess -> sum_i K_i (D - K_i)/(4 eta) = D K (D - K)/(4 eta) (so ~D^2, not D^4), T_0, the D = K
