@@ -1,7 +1,7 @@
 """Every verdict of a full quick run rests on positive evidence, checked over the results themselves:
 a rate that holds has its 95% interval inside p +- tol, one that is violated has it outside; a
 probability that holds has its Clopper-Pearson lower bound at or above the target, one that is
-violated its upper bound below; a re-judged alternative world is violated; nothing errs."""
+violated its upper bound below; nothing errs (the alternative worlds: verify/test_alternatives.py)."""
 
 from __future__ import annotations
 
@@ -26,5 +26,3 @@ def test_the_verdict_rests_on_evidence_for_it(cid: str, profile: str) -> None:
     if d.get("rule") == "probability" and r.verdict in (Verdict.HOLDS, Verdict.VIOLATED):
         lo, hi = d["interval"]
         assert lo >= d["target"] if r.verdict == Verdict.HOLDS else hi < d["target"], (cid, d)
-    if r.alternative is not None:
-        assert r.alternative["verdict"] == Verdict.VIOLATED, (cid, r.alternative)
