@@ -11,6 +11,9 @@ import numpy as np
 from bounds.checks import check_choice, check_int, check_real
 
 VARIANTS = ("O", "A")
+#: Token noise: "iid" z_t independent over the T positions (the model); "shared": one z per sequence,
+#: added to every token (noise correlated across positions, the same per-token law).
+NOISES = ("iid", "shared")
 
 
 @dataclass(frozen=True)
@@ -18,7 +21,8 @@ class Mixture:
     """Tokenized mixture. T tokens of dimension d; m_r = ceil(zeta T) relevant tokens x_t = mu_y + z_t,
     the others x_t = nu_j + z_t with j uniform on [M]; z_t ~ N(0, sigma^2 I_d); all means of norm S.
     Variant "O": mu_+, mu_-, nu_1..nu_M orthogonal (needs d >= M + 2). Variant "A": mu_- = -mu_+,
-    nu's orthogonal to mu_+ (needs d >= M + 1). Means are scaled coordinate vectors."""
+    nu's orthogonal to mu_+ (needs d >= M + 1). Means are scaled coordinate vectors. ``noise``: one of
+    :data:`NOISES` (default "iid", the model of derivation Sect. 9.1)."""
 
     T: int = 6
     d: int = 8
@@ -27,6 +31,7 @@ class Mixture:
     sigma: float = 0.05
     M: int = 4
     variant: str = "O"
+    noise: str = "iid"
 
     def __post_init__(self) -> None:
         check_int("T", self.T, low=2)
@@ -36,6 +41,7 @@ class Mixture:
         check_real("sigma", self.sigma, low=0.0)
         check_int("M", self.M)
         check_choice("variant", self.variant, VARIANTS)
+        check_choice("noise", self.noise, NOISES)
         need = self.M + (2 if self.variant == "O" else 1)
         if self.d < need:
             raise ValueError(f"variant {self.variant} with M={self.M} needs d >= {need}, got d={self.d}")
@@ -69,7 +75,8 @@ class Mixture:
         mu = np.where(y[:, None] > 0, 1.0, 0.0) * mu_p + np.where(y[:, None] < 0, 1.0, 0.0) * mu_m
         X = np.where(rel[:, :, None], mu[:, None, :], X)
         if self.sigma > 0:
-            X = X + self.sigma * rng.standard_normal(X.shape)
+            shape = X.shape if self.noise == "iid" else (n, 1, self.d)
+            X = X + self.sigma * rng.standard_normal(shape)
         return X, y, rel
 
 

@@ -601,11 +601,12 @@ class NoisyMarginPoint:
     S: float
     sigma: float
     delta: float
+    noise: str = "iid"
 
 
 def noisy_margin_trial(p: NoisyMarginPoint) -> tuple[float, float, float]:
     """One seed of the noisy mixture: (gamma_U, gamma_full, lower bound) at W_0 = 0."""
-    mix = D.Mixture(S=p.S, sigma=p.sigma, variant="O")
+    mix = D.Mixture(S=p.S, sigma=p.sigma, variant="O", noise=p.noise)
     X, y, _ = mix.sample(np.random.default_rng([p.seed, 1]), p.n)
     params = M.init_params(np.random.default_rng([p.seed, 2]), p.H, mix.T, mix.d)
     mU, mF = ntk_margins(params, X, y)
@@ -620,13 +621,16 @@ class NtkGramPoint:
     data_seed: int
     init: int
     H: int
+    shared: float = 0.0
 
 
 def ntk_gram_point(p: NtkGramPoint) -> tuple[np.ndarray, float]:
-    """(NTK Gram K_H at theta_0 on a fixed dataset (n = 40), full NTK margin) for one init draw."""
+    """(NTK Gram K_H at theta_0 on a fixed dataset (n = 40), full NTK margin) for one init draw (heads
+    sharing the fraction ``shared`` of their U variance: :func:`verify.deora2023.model.init_params`)."""
     mix = D.Mixture()
     X, y, _ = mix.sample(np.random.default_rng([p.data_seed, 7]), 40)
-    params = M.init_params(np.random.default_rng([p.data_seed, 8, p.H, p.init]), p.H, mix.T, mix.d)
+    rng = np.random.default_rng([p.data_seed, 8, p.H, p.init])
+    params = M.init_params(rng, p.H, mix.T, mix.d, shared=p.shared)
     F = M.features(params, X)
     return F @ F.T, svm_margin(F * y[:, None]).gamma
 
@@ -638,13 +642,14 @@ class NtkSweep:
     seed: int
     Hs: tuple[int, ...]
     inits: int
+    shared: float = 0.0
     mapper: Mapper = field(default=serial_map, compare=False, repr=False)
 
 
 @functools.cache
 def ntk_sweep(s: NtkSweep) -> tuple[np.ndarray, np.ndarray]:
     """Per H: (||std_inits K_H||_F / ||mean_inits K_H||_F, coefficient of variation of the margin)."""
-    items = [NtkGramPoint(s.seed, j, H) for H in s.Hs for j in range(s.inits)]
+    items = [NtkGramPoint(s.seed, j, H, s.shared) for H in s.Hs for j in range(s.inits)]
     out = s.mapper(ntk_gram_point, items)
     spread, cv = [], []
     for j, _ in enumerate(s.Hs):
@@ -864,15 +869,20 @@ class GapPoint:
     target: float
     K_max: int
     test_size: int
+    test_flip: float = 0.0
 
 
 def gap_point(p: GapPoint) -> tuple[float, float, float, float, int]:
     """(gap at K_fixed, L_hat at K_fixed, gap at the first k with L_hat <= target, that L_hat, that k):
     gap = L(theta_k) - L_hat(theta_k), L on an independent test set of ``test_size`` samples per
     training set (so the test-set errors average out over the training sets instead of shifting every
-    n of a seed alike)."""
+    n of a seed alike). ``test_flip``: the test labels flipped with this probability (a test law
+    shifted from the training law; 0: the same law)."""
     mix = D.Mixture()
     Xt, yt, _ = mix.sample(np.random.default_rng([p.seed, p.index, 52, p.n]), p.test_size)
+    if p.test_flip:
+        flip = np.random.default_rng([p.seed, p.index, 54, p.n]).random(p.test_size) < p.test_flip
+        yt = np.where(flip, -yt, yt)
     theta = M.init_params(np.random.default_rng([p.seed, 53]), p.H, mix.T, mix.d)
     X, y, _ = mix.sample(np.random.default_rng([p.seed, p.index, 51, p.n]), p.n)
     fixed = None
@@ -897,13 +907,14 @@ class GapSweep:
     K_max: int
     datasets: int
     test_size: int
+    test_flip: float = 0.0
     mapper: Mapper = field(default=serial_map, compare=False, repr=False)
 
 
 @functools.cache
 def gap_sweep(s: GapSweep) -> np.ndarray:
     """(len(ns), 5): the mean over ``datasets`` training sets of :func:`gap_point` at every n."""
-    items = [GapPoint(s.seed, j, n, s.H, s.eta, s.K_fixed, s.target, s.K_max, s.test_size)
+    items = [GapPoint(s.seed, j, n, s.H, s.eta, s.K_fixed, s.target, s.K_max, s.test_size, s.test_flip)
              for n in s.ns for j in range(s.datasets)]  # fmt: skip
     out = np.array(s.mapper(gap_point, items), dtype=float)
     return out.reshape(len(s.ns), s.datasets, 5).mean(axis=1)

@@ -100,25 +100,32 @@ def init_params(
     u_scale: float | None = None,
     w_scale: float = 0.0,
     paired: bool = True,
+    shared: float = 0.0,
 ) -> AttnParams:
     """Initialisation I0 (derivation Sect. 1.5, RECONSTRUCTED).
 
     U_{h,0} has i.i.d. N(0, u_scale^2) entries (default 1/sqrt(T d), so ||U_h||_F ~ 1), W_{h,0} has
     i.i.d. N(0, w_scale^2) entries (default 0: uniform attention). ``paired`` (H even):
-    U_{h+H/2} = -U_h and W_{h+H/2} = W_h, so Phi(theta_0; .) = 0 exactly.
+    U_{h+H/2} = -U_h and W_{h+H/2} = W_h, so Phi(theta_0; .) = 0 exactly. ``shared`` in [0, 1): the
+    heads are correlated, sharing that fraction of their U variance (U_h = sqrt(shared) C +
+    sqrt(1 - shared) Z_h, one common C; the same marginal law per head); 0 (default, I0): i.i.d. heads.
     """
     H, T, d = check_int("H", H), check_int("T", T), check_int("d", d)
     u_scale = 1.0 / np.sqrt(T * d) if u_scale is None else check_positive("u_scale", u_scale)
     if w_scale != 0.0:
         check_positive("w_scale", w_scale)
+    if not 0.0 <= shared < 1.0:
+        raise ValueError(f"shared must be in [0, 1), got {shared}")
+    half = H // 2 if paired else H
+    if paired and H % 2:
+        raise ValueError(f"paired initialisation needs an even H, got H={H}")
+    U = u_scale * rng.standard_normal((half, T, d))
+    W = w_scale * rng.standard_normal((half, d, d))
+    if shared:  # drawn after U and W, so shared = 0 draws exactly I0's stream
+        U = np.sqrt(1.0 - shared) * U + np.sqrt(shared) * u_scale * rng.standard_normal((1, T, d))
     if paired:
-        if H % 2:
-            raise ValueError(f"paired initialisation needs an even H, got H={H}")
-        half = H // 2
-        U = u_scale * rng.standard_normal((half, T, d))
-        W = w_scale * rng.standard_normal((half, d, d))
         return AttnParams(U=np.concatenate([U, -U]), W=np.concatenate([W, W]))
-    return AttnParams(U=u_scale * rng.standard_normal((H, T, d)), W=w_scale * rng.standard_normal((H, d, d)))
+    return AttnParams(U=U, W=W)
 
 
 def logistic(z: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

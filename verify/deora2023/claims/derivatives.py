@@ -150,6 +150,7 @@ def hvp(ctx: Ctx, *, cases: int) -> Evidence:
     reference="derivation Sect. 3.1",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
+    consistency=True,
     seeds=Seeds.EVERY,
     statement="||diag(s)-ss^T|| <= 1/2, Var_s(a) <= range(a)^2/4, |k3_s(v,b,b)| <= range(v)range(b)^2/4",
     quick=dict(draws=2000, search=(2, 1, 50)),
@@ -169,7 +170,10 @@ def hvp(ctx: Ctx, *, cases: int) -> Evidence:
 )
 def softmax_facts(ctx: Ctx, *, draws: int, search: tuple[int, int, int]) -> Evidence:
     """Derivation Sect. 3.1 / claim deora2023.softmax [DERIVED]. Kind: upper, round-off margin rule ``rtol``.
-    Seeds: every seed (a bound for every draw; each seed searches from its own starts).
+    Seeds: every seed (a bound for every draw; each seed searches from its own starts). Consistency
+    check: the three inequalities are textbook facts about probability vectors (the Jacobian's norm,
+    Popoviciu's inequality, the third central moment of a law on an interval), true for every softmax,
+    so only wrong code can break them.
 
     measured: max over random softmax vectors (T in [2, 50], logit scale up to 50, plus the extremal
     two-point s = (1/2, 1/2, 0, ...)) and a worst-case search of each quantity divided by its bound;

@@ -9,7 +9,7 @@ import math
 import numpy as np
 
 from bounds import deora2023 as B
-from verify.core import Ctx, Evidence, Kind, Provenance, Rule, claim
+from verify.core import Alternative, Ctx, Evidence, Kind, Provenance, Rule, Verdict, claim
 from verify.core.record import Seeds
 from verify.deora2023 import data as D
 from verify.deora2023 import experiments as E
@@ -34,6 +34,12 @@ from verify.numerics.fit import fit_loglog, fit_rate
         ),
         "beta2_margin": Rule(1.05, "inflation of the pilot beta_2 estimate used to choose K", "attncheck"),
     },
+    alternative=Alternative(
+        "the D-gen bound 30-fold smaller: the gap's upper confidence limit is 0.04-0.09 of the bound at "
+        "every seed (11-25-fold room, 1-3 GD steps from theta_0 where the premise allows), so the "
+        "measurement resolves the bound only to a factor 30",
+        factor=30.0,
+    ),
     tex=r"Theorem D-gen: $\mathbb{E}[L(\theta_K)-\hat L(\theta_K)]\le(4\Gamma\beta_2^2\eta/n)"
     r"\sum_{k<K}\mathbb{E}\hat L(\theta_k)$ when $\Gamma\beta_2^2\eta K\le n/2$",
     plot=dict(
@@ -87,25 +93,32 @@ def gen_derived(
 @claim(
     "deora2023.gen.rate",
     reference="derivation Sect. 6.1/7.2 (test loss O~(1/n) with K ~ n; RECONSTRUCTED)",
-    kind=Kind.UPPER,
+    kind=Kind.RATE,
     provenance=Provenance.RECONSTRUCTED,
-    statement="with K proportional to n, the expected test loss decays in n with a log-log slope whose "
-    "95% interval lies below -1/2",
+    statement="with K proportional to n, the expected test loss decays like n^(-1) (O~(1/n))",
     seeds=Seeds.POOLED,
+    n_seeds={"quick": 8, "paper": 10},
     quick=dict(ns=(10, 20, 40, 80), H=8, eta=1.0, K_per_n=5, test_size=1000),
     paper=dict(ns=(20, 40, 80, 160), H=32, K_per_n=50, test_size=10000),
+    expect=Verdict.VIOLATED,
     rules={
-        "max_slope": Rule(
-            -0.5, "deliberately loose against the O~(1/n) rate (slope -1)", "derivation Sect. 11"
+        "tol": Rule(
+            0.2,
+            "slope within 0.2 of -1, the order-level window of the other 1/n-type rates (rate.K, gen.gap; "
+            "derivation Sect. 11); below half the distance 0.25 to the competing exponent -1/2",
+            "reconstruction pass criterion (by analogy)",
         )
     },
-    tex=r"with $K\propto n$, the expected test loss $\mathbb{E}L(\theta_K)$ decays in $n$ with a log-log "
-    r"slope whose 95\% interval lies below $-\frac12$ (the order $\tilde O(1/n)$)",
+    alternative=Alternative(
+        "the classical uniform-convergence rate of the test loss, n^(-1/2)", exponent=-0.5
+    ),
+    tex=r"with $K\propto n$, the expected test loss $\mathbb{E}L(\theta_K)$ decays like $n^{-1}$ "
+    r"(the order $\tilde O(1/n)$)",
     plot=dict(
         x="n",
         curves=[("test_loss", "test loss")],
-        slope=-0.5,
-        theory_label=r"slope $-1/2$ (the claim: steeper)",
+        slope=-1.0,
+        theory_label="theory: slope $-1$",
         xlabel="training set size $n$ ($K\\propto n$)",
         ylabel=r"test loss $L(\theta_K)$",
         logx=True,
@@ -113,11 +126,16 @@ def gen_derived(
     ),
 )
 def gen_rate(ctx: Ctx, *, ns: tuple[int, ...], H: int, eta: float, K_per_n: int, test_size: int) -> Evidence:
-    """Derivation Sect. 6.1 / claim deora2023.gen.rate [RECONSTRUCTED, order-level, soft; not calibrated on
-    our pilot]. Kind: upper on the upper end of the 95% interval of the pooled log-log slope of L(theta_K) in
-    n, K = K_per_n * n; theory: the rule ``max_slope``. Seeds: pooled, one data set, init and test set
-    per seed. With K growing like n this measures optimization and generalization together (the
-    training loss alone falls like 1/K); .gen.gap and .gen.gap.loss isolate the generalization gap."""
+    """Derivation Sect. 6.1 / claim deora2023.gen.rate [RECONSTRUCTED, order-level]. Kind: rate, exponent
+    -1, tolerance rule ``tol``. Seeds: pooled, one data set, init and test set per seed. measured: the
+    shared rate fit over every n of L(theta_K), K = K_per_n * n, one column per seed. With K growing
+    like n this measures optimization and generalization together (the training loss alone falls like
+    1/K); .gen.gap and .gen.gap.loss isolate the generalization gap.
+
+    Expected violated at quick sizes (a mismatch of our RECONSTRUCTED order, not of the paper): the test
+    loss falls faster than 1/n (slope -1.3 to -1.55, every interval below -1.2), its training part in the
+    K^(-1.2) phase that .rate.K measures. A faster decay never contradicts O~(1/n) as an upper bound; the
+    exponent -1 itself is not what these sizes show."""
     items = [E.GenRatePoint(s, n, H, eta, K_per_n, test_size) for n in ns for s in ctx.seed_set]
     vals = np.array(ctx.map(E.gen_rate_point, items)).reshape(len(ns), len(ctx.seed_set))
     fit = fit_rate(np.array(ns, float), vals, window=len(ns))
@@ -130,20 +148,22 @@ def gen_rate(ctx: Ctx, *, ns: tuple[int, ...], H: int, eta: float, K_per_n: int,
     ]
     shape_slope = fit_loglog(np.array(ns, float), np.array(shape)).slope
     return Evidence(
-        theory=ctx.rule("max_slope"),
-        measured=fit.hi,
+        theory=-1.0,
+        measured=fit,
+        tol=ctx.rule("tol"),
         series={"n": list(ns), "test_loss": vals.tolist(), "paper_form_shape": shape},
         notes=[
             "test loss (mean over seeds) "
-            + ", ".join(f"n={n}: {v:.3g}" for n, v in zip(ns, vals.mean(1), strict=True))
-            + f"; slope {fit.slope:.3f} (95% CI [{fit.lo:.3f}, {fit.hi:.3f}], every n and seed)",
+            + ", ".join(f"n={n}: {v:.3g}" for n, v in zip(ns, vals.mean(1), strict=True)),
             f"slope of the RECONSTRUCTED rate g(1/K)^2/(eta K) + beta_2^2 (eta + g^2)/n over the same n "
             f"(beta_2 = 1; constants NOT RECOVERED): {shape_slope:.3f}",
         ],
     )
 
 
-_GAP_QUICK = dict(ns=(10, 20, 40, 80, 160), H=8, eta=1.0, K_fixed=20, target=0.1, datasets=4, test_size=500)
+_GAP_QUICK = dict(
+    ns=(10, 20, 40, 80, 160), H=8, eta=1.0, K_fixed=20, target=0.1, datasets=4, test_size=500, test_flip=0.0
+)
 _GAP_PAPER = dict(ns=(20, 40, 80, 160, 320), H=32, datasets=40, test_size=2000)
 #: Monte Carlo gaps: 6 x 4 training sets in quick (3 x 8 left the local slopes +-0.2 noisy)
 _GAP_SEEDS = {"quick": 6, "paper": 10}
@@ -153,14 +173,27 @@ _GAP_RULES = {
         "last local slope within 0.2 of -1, as the order-level window for the other 1/n-type rate "
         "(rate.K: [-1.4, -0.8], derivation Sect. 11)",
         "reconstruction pass criterion (by analogy)",
-    ),
+    ),  # below half the distance 0.25 to the competing uniform-convergence exponent -1/2
     "K_max": Rule(
         20000, "step cap of the run to the target training loss (an error if reached)", "attncheck"
     ),
 }
 
 
-def _gap(ctx: Ctx, ns, H, eta, K_fixed, target, datasets, test_size, col: int) -> Evidence:
+#: The gap claims' alternative: a test law shifted from the training law, under which the gap tends to a
+#: positive constant (the extra loss of the flipped labels) instead of 0.
+_GAP_ALTERNATIVE = Alternative(
+    "test labels flipped with probability 0.1 (a test law shifted from the training law): the gap tends "
+    "to the flipped samples' extra loss, a constant, instead of falling like 1/n",
+    overrides={"test_flip": 0.1},
+)
+_GAP_WHY = (
+    "inconclusive by design at quick sizes: 6 seeds x 4 training sets per n give an interval 0.5-0.9 wide "
+    "(the band is 0.4; 4x the training sets, 10 s, still 0.3); decided in the paper profile"
+)
+
+
+def _gap(ctx: Ctx, ns, H, eta, K_fixed, target, datasets, test_size, test_flip, col: int) -> Evidence:
     """The pooled gap table of :func:`verify.deora2023.experiments.gap_sweep`, column ``col`` (0: gap at
     K_fixed, 2: gap at the target training loss), judged as a rate with exponent -1."""
     tab = np.stack(
@@ -176,6 +209,7 @@ def _gap(ctx: Ctx, ns, H, eta, K_fixed, target, datasets, test_size, col: int) -
                     ctx.rule("K_max"),
                     datasets,
                     test_size,
+                    test_flip,
                     mapper=ctx.map,
                 )
             )
@@ -191,6 +225,8 @@ def _gap(ctx: Ctx, ns, H, eta, K_fixed, target, datasets, test_size, col: int) -
         + ("" if col == 0 else "; steps " + ", ".join(f"{v:.0f}" for v in tab[:, :, 4].mean(1))),
     ]
     series = {"n": list(ns), "gap": gap.tolist(), "train_loss": train.tolist()}
+    if ctx.profile == "quick":
+        notes.append("expected " + _GAP_WHY)
     if not np.all(gap > 0):
         why = "a mean gap is <= 0 (Monte-Carlo noise larger than the gap)"
         return Evidence(theory=-1.0, measured=None, notes=notes, series=series, inconclusive=why)
@@ -210,6 +246,8 @@ def _gap(ctx: Ctx, ns, H, eta, K_fixed, target, datasets, test_size, col: int) -
     quick=_GAP_QUICK,
     paper=_GAP_PAPER,
     rules=_GAP_RULES,
+    expect=Verdict.INCONCLUSIVE,
+    alternative=_GAP_ALTERNATIVE,
     tex=r"at a fixed number $K$ of GD steps, the expected generalization gap "
     r"$\mathbb{E}[L(\theta_K)-\hat L(\theta_K)]$ decays like $n^{-1}$",
     plot=dict(
@@ -225,7 +263,7 @@ def _gap(ctx: Ctx, ns, H, eta, K_fixed, target, datasets, test_size, col: int) -
 )
 def gen_gap(
     ctx: Ctx, *, ns: tuple[int, ...], H: int, eta: float, K_fixed: int, target: float, datasets: int,
-    test_size: int,
+    test_size: int, test_flip: float,
 ) -> Evidence:  # fmt: skip
     """Derivation Sect. 6 / claim deora2023.gen.gap [RECONSTRUCTED order: the stability bound
     (4 Gamma beta_2^2 eta / n) sum_{k<K} E L_hat(theta_k) is 1/n at fixed K and the paper form is
@@ -233,8 +271,9 @@ def gen_gap(
     exponent -1, tolerance rule ``tol``. Seeds: pooled; per seed one theta_0, one test set and
     ``datasets`` training sets per n. measured: the shared rate fit of the mean gap at K = ``K_fixed``
     over n, one column per seed. The training loss at K_fixed hardly moves with n, so the test loss
-    itself cannot fall like 1/n here: this is the generalization part alone."""
-    return _gap(ctx, ns, H, eta, K_fixed, target, datasets, test_size, 0)
+    itself cannot fall like 1/n here: this is the generalization part alone. ``test_flip``: test labels
+    flipped with that probability (the alternative world). Expected inconclusive: see ``_GAP_WHY``."""
+    return _gap(ctx, ns, H, eta, K_fixed, target, datasets, test_size, test_flip, 0)
 
 
 @claim(
@@ -248,6 +287,8 @@ def gen_gap(
     quick=_GAP_QUICK,
     paper=_GAP_PAPER,
     rules=_GAP_RULES,
+    expect=Verdict.INCONCLUSIVE,
+    alternative=_GAP_ALTERNATIVE,
     tex=r"trained to a fixed training loss $\hat L(\theta_K)\le0.1$, the expected generalization gap "
     r"decays like $n^{-1}$",
     plot=dict(
@@ -263,10 +304,10 @@ def gen_gap(
 )
 def gen_gap_loss(
     ctx: Ctx, *, ns: tuple[int, ...], H: int, eta: float, K_fixed: int, target: float, datasets: int,
-    test_size: int,
+    test_size: int, test_flip: float,
 ) -> Evidence:  # fmt: skip
     """Derivation Sect. 6 / claim deora2023.gen.gap (second protocol) [RECONSTRUCTED order]. Kind: rate,
     exponent -1, tolerance rule ``tol``. Seeds: pooled (the runs of .gen.gap). measured: the shared rate
     fit over n of the mean gap at the first step with L_hat <= ``target`` (the number of steps is in the
-    notes), one column per seed."""
-    return _gap(ctx, ns, H, eta, K_fixed, target, datasets, test_size, 2)
+    notes), one column per seed. Expected inconclusive: see ``_GAP_WHY``."""
+    return _gap(ctx, ns, H, eta, K_fixed, target, datasets, test_size, test_flip, 2)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from bounds import deora2023 as B
-from verify.core import Ctx, Evidence, Kind, Provenance, Rule, claim
+from verify.core import Alternative, Ctx, Evidence, Kind, Provenance, Rule, claim
 from verify.core.record import Seeds
 from verify.deora2023 import experiments as E
 from verify.numerics.fit import fit_rate
@@ -25,10 +25,15 @@ from verify.numerics.fit import fit_rate
         "tol": Rule(
             0.2,
             "last local slope within 0.2 of -1: the narrower side of the window [-1.4, -0.8] of "
-            "derivation Sect. 11",
+            "derivation Sect. 11 (below half the distance 0.25 to the competing exponent -1/2)",
             "reconstruction pass criterion",
         )
     },
+    alternative=Alternative(
+        "realizability without NTK separability: T&T's rate O(g(1/K)^2/K) with a polynomial "
+        "g(eps) = eps^(-1/4) (derivation Sect. 0), i.e. K^(-1/2)",
+        exponent=-0.5,
+    ),
     tex=r"under NTK separability the training loss decays like $K^{-1}$ up to logarithmic factors: "
     r"$L(\theta_K)=\tilde O(1/(\gamma^2\eta K))$",
     plot=dict(
@@ -91,19 +96,25 @@ _LAZY_TOL = (
     reference="derivation Sect. 10 (NTK/lazy regime grows with H)",
     kind=Kind.RATE,
     provenance=Provenance.RECONSTRUCTED,
-    statement="the relative movement ||theta_K - theta_0||/||theta_0|| scales like H^(-1/2)",
+    statement="the relative movement ||theta_K - theta_0|| / (E||theta_0||^2)^(1/2) scales like H^(-1/2)",
     seeds=Seeds.POOLED,
     quick=_LAZY_QUICK,
     paper=_LAZY_PAPER,
     rules={"tol": Rule(0.1, _LAZY_TOL + " [-0.6, -0.4]", "reconstruction pass criterion")},
-    tex=r"the relative movement $\|\theta_K-\theta_0\|/\|\theta_0\|$ scales like $H^{-1/2}$ (lazy regime)",
+    alternative=Alternative(
+        "the feature-learning (non-lazy) regime, in which every head moves O(1) from its start, so the "
+        "relative movement stays O(1) in H",
+        exponent=0.0,
+    ),
+    tex=r"the relative movement $\|\theta_K-\theta_0\|/(\mathbb{E}\|\theta_0\|^2)^{1/2}$ "
+    r"scales like $H^{-1/2}$ (lazy regime)",
     plot=dict(
         x="H",
         curves=[("relative_movement", "relative movement")],
         slope=-0.5,
         theory_label="theory: $H^{-1/2}$",
         xlabel="number of heads $H$",
-        ylabel=r"$\|\theta_K-\theta_0\|\,/\,\|\theta_0\|$",
+        ylabel=r"$\|\theta_K-\theta_0\|\,/\,\sqrt{H}$",
         logx=True,
         logy=True,
     ),
@@ -112,11 +123,15 @@ def lazy(ctx: Ctx, *, Hs: tuple[int, ...], n: int, eta: float, K: int) -> Eviden
     """Derivation Sect. 10 / claim deora2023.lazy [RECONSTRUCTED, order-level; NTK-regime claim]. Kind: rate,
     exponent -1/2, tolerance rule ``tol``. Seeds: pooled, one data set and init per seed (the spread of
     the slope over seeds enters the interval).
-    measured: the shared rate fit over H of ||theta_K - theta_0|| / ||theta_0|| (W_0 = 0 so ||theta_0||
-    = ||U_0||), one column per seed (pilot -0.45, derivation Sect. 10). Also REPORTED, not asserted:
-    L(theta_K) vs H (the pilot of derivation Sect. 10 found it slightly worse for larger H at fixed K)."""
+    measured: the shared rate fit over H of ||theta_K - theta_0|| / (E||theta_0||^2)^(1/2), the init
+    scale (I0: W_0 = 0 and E||U_h||_F^2 = 1, so E||theta_0||^2 = H), one column per seed (pilot -0.45,
+    derivation Sect. 10). The realised ||theta_0|| is a chi variable with H T d / 2 degrees of freedom
+    (10% spread at H = 2): noise of the draw, not of the movement, which made the interval wider than the
+    band at 3 seeds; the realised ratio is in the notes. Also REPORTED, not asserted: L(theta_K) vs H
+    (the pilot of derivation Sect. 10 found it slightly worse for larger H at fixed K)."""
     v = _lazy(ctx, tuple(Hs), n, eta, K)
-    rel = v[:, :, 0] / v[:, :, 1]
+    rel = v[:, :, 0] / np.sqrt(np.array(Hs, float))[:, None]
+    realised = fit_rate(np.array(Hs, float), v[:, :, 0] / v[:, :, 1], window=2)
     fit = fit_rate(np.array(Hs, float), rel, window=2)
     return Evidence(
         theory=-0.5,
@@ -126,6 +141,8 @@ def lazy(ctx: Ctx, *, Hs: tuple[int, ...], n: int, eta: float, K: int) -> Eviden
         notes=[
             "relative movement (mean over seeds) "
             + ", ".join(f"H={H}: {r:.3f}" for H, r in zip(Hs, rel.mean(axis=1), strict=True)),
+            f"against the realised ||theta_0|| (information): slope {realised.slope:.3f}, CI "
+            f"[{realised.lo:.3f}, {realised.hi:.3f}]",
             "REPORTED (not a claim): L(theta_K) (mean over seeds) "
             + ", ".join(f"H={H}: {lv:.3g}" for H, lv in zip(Hs, v[:, :, 2].mean(axis=1), strict=True)),
         ],
@@ -142,6 +159,11 @@ def lazy(ctx: Ctx, *, Hs: tuple[int, ...], n: int, eta: float, K: int) -> Eviden
     quick=_LAZY_QUICK,
     paper=_LAZY_PAPER,
     rules={"tol": Rule(0.1, _LAZY_TOL + " [-0.1, 0.15]", "reconstruction pass criterion")},
+    alternative=Alternative(
+        "the feature-learning (non-lazy) regime, in which every head moves O(1) from its start, so the "
+        "absolute movement grows like ||theta_0|| ~ H^(1/2)",
+        exponent=0.5,
+    ),
     tex=r"the absolute movement $\|\theta_K-\theta_0\|$ stays $O(1)$ in $H$ (exponent $0$)",
     plot=dict(
         x="H",
