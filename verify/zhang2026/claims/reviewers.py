@@ -17,7 +17,7 @@ from verify.zhang2026.claims._rates import RateParts
     "zhang2026.DeqK",
     reference="reviewer 1 Q3 (D = K); derived closed form, derivation Sect. 6.5",
     kind=Kind.UPPER,
-    provenance=Provenance.DERIVED,
+    provenance=Provenance.QUESTION,
     statement="D = K: W_KQ stays 0 and excess(t) = 1/2 sx2 ||V*||^2 (1 - eta sx2)^(2t) (linear, not 1/T)",
     assumptions=("S* = 1 1^T / D", "linear sigma", "zero init"),
     quick=dict(D=4, M=2, d=3, eta=0.02, sx2=1.0, steps=200),
@@ -46,8 +46,8 @@ from verify.zhang2026.claims._rates import RateParts
 def DeqK(ctx: Ctx, *, D: int, M: int, d: int, eta: float, sx2: float, steps: int) -> Evidence:
     """Consistency check of the code: with S* = A(0) = 1 1^T / D the attention gradient vanishes, and the
     geometric excess is an exact algebraic consequence of the same GD, so only a bug can fail it (it
-    answers reviewer 1's Q3: no 1/T regime without zeros in S*; outside the theorem, which needs K < D).
-    At every seed (random V*, P): relative error of the excess against
+    answers reviewer 1's Q3, so QUESTION: no 1/T regime without zeros in S*; outside the theorem, which
+    needs K < D). At every seed (random V*, P): relative error of the excess against
     bounds.zhang2026.deqk_excess within rule ``rel_err`` for t <= steps (excess evaluated in the
     cancellation-free Kronecker form); max |W_KQ| within ``kq``."""
     ex, th, kq = E.deqk_run(ctx, E.Size(D, D, M, d), eta, sx2, steps)
@@ -75,7 +75,7 @@ def DeqK(ctx: Ctx, *, D: int, M: int, d: int, eta: float, sx2: float, steps: int
     "zhang2026.K0",
     reference="reviewer 1 Q4 (K = 0); derivation Sect. 6.6",
     kind=Kind.IDENTITY,
-    provenance=Provenance.DERIVED,
+    provenance=Provenance.QUESTION,
     statement="K = 0 (S* = 0): W_V stays 0 and the excess is 0 for all t (zero init is optimal)",
     assumptions=("linear sigma", "zero init"),
     quick=dict(D=8, M=2, d=3, eta=0.1, steps=200),
@@ -86,7 +86,8 @@ def DeqK(ctx: Ctx, *, D: int, M: int, d: int, eta: float, sx2: float, steps: int
 )
 def K0(ctx: Ctx, *, D: int, M: int, d: int, eta: float, steps: int) -> Evidence:
     """Consistency check of the code: the W_V gradient carries the factor <S*, A> = 0 and the W_KQ gradient
-    a factor W_V, so nothing can move unless the implementation is wrong (DERIVED; reviewer 1's Q4). At
+    a factor W_V, so nothing can move unless the implementation is wrong (reviewer 1's Q4, so QUESTION;
+    the derivation is ours). At
     every seed (random V*, P): Identity with theory 0 and
     tolerance rule ``tol`` (exact) on max(|W_V|, |W_KQ|, excess) over all steps. The theorem's 1/T lower
     bound trivially fails here (outside its class: columns of S* must sum to 1)."""
