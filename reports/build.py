@@ -124,7 +124,7 @@ def build_report(
                     derivations=companion(paper, "derivations.md") is not None,
                 ),
             ),
-            (f"{paper}-details.tex", details_table(paper, rs)),
+            (f"{paper}-details.tex", details_table(paper, rs, records)),
         ):
             path = out / name
             if path.resolve().parent != out.resolve():  # a report writes only inside `out`

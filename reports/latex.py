@@ -225,7 +225,9 @@ def _params_text(params: Mapping[str, Any]) -> str:
     return "; ".join(rf"{prose(str(k))} $=$ {param_value(params[k])}" for k in sorted(params))
 
 
-def details_table(paper: str, results: Sequence[Result]) -> str:
+def details_table(
+    paper: str, results: Sequence[Result], records: Mapping[str, ClaimRecord] | None = None
+) -> str:
     """The appendix longtable of one paper: for every row (in the table's order, linked both ways) its
     full reference, verdict, kind, provenance, seeds, slack, time, parameters, headline and all its
     notes."""
@@ -246,6 +248,7 @@ def details_table(paper: str, results: Sequence[Result]) -> str:
             rf"\textbf{{{VERDICT_WORDS.get(str(r.verdict), '')}}}"
             + ("" if r.as_expected else f" (expected {VERDICT_WORDS.get(str(r.expected), '')})"),
             f"{escape(r.kind)}, {escape(r.provenance)}"
+            + (f" (source: {prose(records[r.claim_id].source)})" if _source(records, r.claim_id) else "")
             + ("; consistency check" if r.attribution == "consistency" else ""),
             f"seeds {seeds_text(r.seeds)}",
             f"slack ${fmt_slack(r.slack)}$" if r.slack is not None else "slack " + DASH,
@@ -265,6 +268,11 @@ def details_table(paper: str, results: Sequence[Result]) -> str:
         lines.append(r"\addlinespace[3pt]")
     lines += [r"\end{longtable}", r"}"]
     return "\n".join(lines) + "\n"
+
+
+def _source(records: Mapping[str, ClaimRecord] | None, claim_id: str) -> str:
+    rec = (records or {}).get(claim_id)
+    return rec.source if rec is not None else ""
 
 
 def summary_table(results: Sequence[Result]) -> str:

@@ -85,7 +85,8 @@ def claim_section(c: Claim) -> str:
         f"> {rec.statement}",
         "",
         f"- reference: {rec.reference}",
-        f"- kind: `{rec.kind}` ({_KIND_NOTE[str(rec.kind)]}); provenance: `{rec.provenance}`",
+        f"- kind: `{rec.kind}` ({_KIND_NOTE[str(rec.kind)]}); provenance: `{rec.provenance}`"
+        + (f" (source: {rec.source})" if rec.source else ""),
         f"- seeds: {_seeds(c)}",
     ]
     if rec.consistency:

@@ -288,7 +288,9 @@ class ClaimRecord:
     (:class:`Plot`) drawing the claim's series against its theory (empty: no figure); search: the
     worst-case search of a bound stated for every input (:class:`Search`; its evidence then carries a
     ``worst``); alternative: the world in which the statement would be false and how the claim runs it
-    (:class:`Alternative`; required of every claim about a paper).
+    (:class:`Alternative`; required of every claim about a paper); source: where a THIRD-PARTY (or
+    QUESTION) statement comes from and how reliable that source is (a reviewer, a later paper, a
+    summary site), printed by the docs and the report.
     """
 
     id: str
@@ -309,6 +311,7 @@ class ClaimRecord:
     plot: tuple[Plot, ...] = ()
     search: Search | None = None
     alternative: Alternative | None = None
+    source: str = ""
 
     def params_for(self, profile: str) -> dict[str, Any]:
         quick = dict(self.quick)
@@ -334,6 +337,7 @@ class ClaimRecord:
             "plot": [p.as_dict() for p in self.plot],
             "search": None if self.search is None else self.search.as_dict(),
             "alternative": None if self.alternative is None else self.alternative.as_dict(),
+            "source": self.source,
         }
 
 

@@ -64,6 +64,7 @@ def claim(
     plot: Plot | Mapping[str, Any] | Iterable[Plot | Mapping[str, Any]] | None = None,
     search: Search | None = None,
     alternative: Alternative | None = None,
+    source: str = "",
 ) -> Callable[[ClaimFn], ClaimFn]:
     """Register ``fn(ctx: Ctx, *, <params>) -> Evidence`` as the claim ``id`` (``<paper>.<name>``).
 
@@ -79,7 +80,9 @@ def claim(
     (:class:`~verify.core.record.Search`, its budget a keyword parameter), for a bound stated for every
     input of a set. alternative: the nearest plausible world in which the statement is false, and how
     the claim runs it (:class:`~verify.core.record.Alternative`); a claim about a paper names one (its
-    falsifier runs it and must get ``violated``), a consistency check names none.
+    falsifier runs it and must get ``violated``), a consistency check names none. source: for a
+    THIRD-PARTY or QUESTION claim, who states it (reviewer, later paper, summary) and that source's
+    reliability.
     """
     if "." not in id:
         raise ValueError(f"claim id must look like '<paper>.<name>', got {id!r}")
@@ -129,6 +132,7 @@ def claim(
             plot=plots,
             search=search,
             alternative=alternative,
+            source=str(source).strip(),
         )
         c = Claim(record, fn)
         missing = set(c.param_names()) - set(dict(record.quick))
