@@ -29,6 +29,10 @@ FINDINGS = {
     "wu2023.thm2.order": "the reconstructed Thm 2 conditions need about N^2.9, not the reviews' N",
     "wu2023.assump3.tail": "digit covariances are more alike than Gaussian tokens' (c-hat 0.65x rows, 0.26x "
     "4x4 patches)",
+    "wu2023.thm1.tight": "answer to the reviewer (QUESTION): at N <= d/4 the minimal width hardly grows "
+    "with N (slope about 0, 95% interval below 1.8), so N^2 is not tight at these sizes",
+    "wu2023.thm2.tight": "answer to the reviewer (QUESTION): at N <= d/4 the minimal width hardly grows "
+    "with N (slope about 0, 95% interval below 0.8), so N is not tight at these sizes",
 }
 
 #: claim id -> the test below that flips its verdict by a measurement-side change.
@@ -37,8 +41,6 @@ FALSIFIERS: dict[str, str] = {
     "wu2023.alpha.conc.rate": "test_alpha_concentration_catches_biased_features",
     "wu2023.alpha.he_lecun": "test_alpha_he_lecun_catches_a_wrong_he_variance",
     "wu2023.alpha.width": "test_alpha_width_catches_width_independent_features",
-    "wu2023.assump3": "test_assumption3_claims_catch_degenerate_data",
-    "wu2023.assump3.digits": "test_assumption3_claims_catch_degenerate_data",
     "wu2023.assump3.tail": "test_assumption3_tail_holds_for_dissimilar_images",
     "wu2023.review.d_below_N": "test_d_below_n_catches_contradictory_labels",
     "wu2023.attn.degenerate": "test_scaling_claims_catch_the_other_scaling",
@@ -48,12 +50,9 @@ FALSIFIERS: dict[str, str] = {
     "wu2023.review.pooling": "test_scaling_claims_catch_the_other_scaling",
     "wu2023.scaling.rate": "test_scaling_rate_catches_swapped_scalings",
     "wu2023.emp.width": "test_emp_width_and_lazy_catch_wrong_trends",
-    "wu2023.lazy": "test_emp_width_and_lazy_catch_wrong_trends",
     "wu2023.init.rate": "test_init_rate_catches_identical_inits",
-    "wu2023.lipschitz": "test_lipschitz_catches_a_steeper_model",
     "wu2023.ntk.limit": "test_ntk_limit_catches_a_wrong_ntk_init",
     "wu2023.ntk.rate": "test_rate_claims_catch_a_slower_loss",
-    "wu2023.review.logplot": "test_rate_claims_catch_a_slower_loss",
     "wu2023.prop1.vacuous": "test_vacuity_is_measured_not_hard_coded",
     "wu2023.thm1.width": "test_vacuity_is_measured_not_hard_coded",
     "wu2023.thm2.width": "test_vacuity_is_measured_not_hard_coded",
@@ -207,9 +206,9 @@ def _violated(cid: str, **kw) -> None:
 
 
 def _no_longer_holds(cid: str, **kw) -> None:
-    """A rate claim under a wrong model: its local slopes settle away from the claimed exponent, which
-    the shared rate rule calls violated or, when the last distance is slightly below the one before
-    (seed noise), inconclusive; either way the claim no longer holds."""
+    """A rate claim under a wrong model: its exponent's interval leaves the band (violated) or, when it
+    straddles the band's edge, the rule says inconclusive; either way the claim no longer holds, and an
+    inconclusive interval must not contain the claimed exponent."""
     r = run_claim(cid, raise_errors=True, **kw)
     assert r.verdict in (Verdict.VIOLATED, Verdict.INCONCLUSIVE), (r.verdict, r.measured, r.notes)
     if r.verdict == Verdict.INCONCLUSIVE and isinstance(r.measured, dict):

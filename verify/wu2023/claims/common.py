@@ -23,13 +23,16 @@ def rate_evidence(
     series: dict[str, Any] | None = None,
     notes: Sequence[str] = (),
     window: int = 3,
+    correction: float | None = None,
 ) -> Evidence:
     """Rate evidence for the shared rate rule: theory the claimed exponent ``p``, measured
     :func:`verify.numerics.fit.fit_rate` of ``y`` (len(x), n_seeds: one replicate per seed, so the
-    interval carries the seed spread) against ``x``, tol the claim's rule ``tol``. The seed-mean curve
-    goes into the series under ``"mean"`` beside ``series``."""
+    interval carries the seed spread) against ``x``, tol the claim's rule ``tol``; ``correction``: the
+    order q of an explicit pre-asymptotic correction a x^-q stated by the derivation (the rule then
+    judges the corrected exponent). The seed-mean curve goes into the series under ``"mean"`` beside
+    ``series``."""
     y = np.asarray(y, dtype=np.float64)
-    fit = fit_rate(np.asarray(x, dtype=np.float64), y, window=window)
+    fit = fit_rate(np.asarray(x, dtype=np.float64), y, window=window, correction=correction)
     mean = np.exp(np.log(y).mean(axis=1)) if y.ndim == 2 else y
     return Evidence(
         theory=float(p),

@@ -9,7 +9,7 @@ from dataclasses import replace
 import numpy as np
 
 from bounds import wu2023 as B
-from verify.core import Ctx, Evidence, Kind, Provenance, Rule, Search, claim
+from verify.core import Alternative, Ctx, Evidence, Kind, Provenance, Rule, Search, claim
 from verify.core.record import Seeds
 from verify.wu2023 import experiments as E
 from verify.wu2023.claims.common import CRITERION, rate_evidence
@@ -24,7 +24,13 @@ from verify.wu2023.claims.common import CRITERION, rate_evidence
     quick=dict(N=10, d=16, d_s=4, widths=[256, 1024, 4096]),
     paper=dict(widths=[256, 1024, 4096, 16384]),
     seeds=Seeds.POOLED,
+    n_seeds={"quick": 10, "paper": 20},  # 3 seeds left the 95% interval 0.25-0.3 wide, wider than the band
     rules={"tol": Rule(0.2, "our first criterion's slope window [-0.7, -0.3] around -1/2", CRITERION)},
+    alternative=Alternative(
+        world="an error dominated by a 1/d_m term, like the Q/K blocks' (wu2023.qk.vanish), instead of the "
+        "d_m^-1/2 Monte-Carlo fluctuation of the K_O and K_V blocks",
+        exponent=-1.0,
+    ),
     tex=r"NTK init, $\tau_0=d_m^{-1}$: $\|K(\theta_0)-K_\infty\|_F/\|K_\infty\|_F$ decays like "
     "$d_m^{-1/2}$",
     plot=dict(
@@ -133,6 +139,12 @@ def ntk_mineig(ctx: Ctx, *, sets: int, search: tuple[int, int, int, int]) -> Evi
     paper=dict(d_m=16384, steps=400),
     seeds=Seeds.EVERY,
     n_seeds={"quick": 5, "paper": 10},
+    alternative=Alternative(
+        world="the bound tightened 6-fold: the measurement's resolution, since the worst step is t = 1 at "
+        "every seed, where l_1 / bound_1 is 0.21 to 0.71 (seeds 0-4, 1000-4, 2000-4, 3000-4; a bound 6 "
+        "times lower fails at every seed)",
+        factor=6.0,
+    ),
     tex=r"NTK init, $\tau_0=d_m^{-1}$: $\ell_t\le(1-\gamma\lambda_{\min}(K_\infty)/2)^t\,\ell_0$ "
     "at every $t$, for every draw",
 )
