@@ -219,7 +219,8 @@ def _shown(x: Any) -> str:
     """A JSON value for a message: short, on one line (an integer of 4000 digits is not printed)."""
     if isinstance(x, int) and not isinstance(x, bool) and not _finite(x):
         return "an integer beyond float64's range"
-    return f"{json.dumps(x, allow_nan=True)[:40]}" if isinstance(x, str | list | dict) else repr(x)[:40]
+    text = repr(x)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _check_number(path: Path, where: str, x: Any, low: float, what: str) -> None:
@@ -266,7 +267,9 @@ def load_baseline(path: Path = DEFAULT_BASELINE) -> dict[str, Any]:
     try:
         doc = load_json(path, "baseline")
     except MissingJSONFile:
-        raise FileNotFoundError(f"no baseline at {path}; create it with `attncheck baseline update`") from None
+        raise FileNotFoundError(
+            f"no baseline at {path}; create it with `attncheck baseline update`"
+        ) from None
     except JSONInputError as exc:
         raise ValueError(f"baseline {exc}") from None
     if not isinstance(doc, dict):
@@ -278,7 +281,9 @@ def load_baseline(path: Path = DEFAULT_BASELINE) -> dict[str, Any]:
         raise _field_error(path, "top level", f"has an unknown field {unknown[0]!r:.40}")
     if doc.get("profile") not in PROFILES:
         raise _field_error(path, "profile", f"is {_shown(doc.get('profile'))}, expected one of {PROFILES}")
-    _check_number(path, "tolerance", doc.get("tolerance", TOLERANCE), 0.0, "a finite number >= 0 (log10 units)")
+    _check_number(
+        path, "tolerance", doc.get("tolerance", TOLERANCE), 0.0, "a finite number >= 0 (log10 units)"
+    )
     versions = doc.get("versions", {})
     if not isinstance(versions, dict) or not all(isinstance(v, str) for v in versions.values()):
         raise _field_error(path, "versions", "must be an object of library -> version string")

@@ -208,7 +208,7 @@ def test_nan_slack_and_nan_tolerance_never_pass(tmp_path: Path) -> None:
         with pytest.raises(ValueError, match="tolerance"):
             check_baseline(res, path, tolerance=bad)
     path.write_text(path.read_text().replace('"tolerance": 0.05', '"tolerance": NaN'))
-    with pytest.raises(ValueError, match="not valid JSON"):
+    with pytest.raises(ValueError, match=r"tolerance must be a finite number >= 0 \(log10 units\), got nan"):
         check_baseline(res, path)
 
 
@@ -237,7 +237,10 @@ def test_duplicate_results_are_refused(tmp_path: Path) -> None:
         ('{"schema": "attncheck.baseline/1", "profile": "quick", "tolerance": "x"}', "tolerance"),
         ('{"schema": "attncheck.baseline/1", "profile": "quick", "claims": []}', "claims"),
         ('{"schema": "attncheck.baseline/1", "profile": "quick", "claims": {"a.b": {}}}', "needs verdict"),
-        ("{not json", "not valid JSON"),
+        ("{not json", "is not JSON"),
+        ("[" * 40 + "]" * 40, "nested 40 levels deep; a baseline may nest at most 32"),
+        ('{"schema": "attncheck.baseline/1", "profile": "quick", "claims": {}, "x": 1}', "unknown field 'x'"),
+        ('{"schema": "attncheck.baseline/1", "profile": "quick", "claims": {}, "versions": []}', "versions"),
     ],
 )
 def test_malformed_baselines_give_one_line_errors(tmp_path: Path, text: str, match: str) -> None:
@@ -281,3 +284,38 @@ def test_baseline_entries_record_wall_time_for_longest_first_scheduling(tmp_path
     update_baseline(results, tmp_path / "b.json")
     entries = json.loads((tmp_path / "b.json").read_text())["claims"]
     assert all(isinstance(e["wall_time"], float) for e in entries.values())
+
+
+_ENTRY = {"verdict": "holds", "slack": 0.5, "theory": 1.0, "measured": 0.3, "seeds": [0], "wall_time": 1.0}
+
+
+@pytest.mark.parametrize(
+    ("change", "match"),
+    [
+        ({"wall_time": "slow"}, r"\.wall_time must be a finite number >= 0 \(seconds\), got 'slow'"),
+        ({"wall_time": -1.0}, r"\.wall_time must be a finite number >= 0"),
+        ({"wall_time": 1e999}, r"\.wall_time must be a finite number >= 0 \(seconds\), got inf"),
+        ({"worst_ratio": "x"}, r"\.worst_ratio must be a finite number >= 0"),
+        ({"worst_ratio": None}, r"\.worst_ratio must be a finite number >= 0"),
+        ({"seeds": "0-2"}, r"\.seeds must be a list of integers >= 0"),
+        ({"seeds": [0, -1]}, r"\.seeds must be a list of integers >= 0"),
+        ({"theory": {"$mpf": "abc"}}, r"\.theory: \$mpf 'abc' is not a decimal number"),
+        ({"measured": [1.0, float("nan")]}, r"\.measured\[1\]: nan is not allowed"),
+        ({"measured": {"$mpf": "nan"}}, r"\.measured: \$mpf 'nan' is not allowed"),
+        ({"params": [1]}, r"\.params must be an object"),
+        ({"params": {"n": float("inf")}}, r"\.params\['n'\]: inf is not allowed"),
+        ({"slack": 10**400}, r"\.slack must be a finite number or null, got an integer beyond"),
+        ({"extra": 1}, r" has an unknown field 'extra'"),
+    ],
+)
+def test_every_entry_field_is_checked_on_load(tmp_path: Path, change: dict, match: str) -> None:
+    """Issue 27 case 6: malformed values were reported as gate changes (or, ``wall_time: "slow"``,
+    accepted) instead of refused on load."""
+    path = tmp_path / "b.json"
+    doc = {"schema": "attncheck.baseline/1", "profile": "quick", "claims": {"a.b": {**_ENTRY, **change}}}
+    path.write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match=r"^baseline .*b\.json: claims\['a\.b'\]" + match) as info:
+        load_baseline(path)
+    assert "\n" not in str(info.value)
+    path.write_text(json.dumps({**doc, "claims": {"a.b": _ENTRY}}))
+    assert load_baseline(path)["claims"]["a.b"] == _ENTRY  # the control: the unchanged entry loads

@@ -29,3 +29,14 @@ def test_the_table_ranks_claims_by_cpu_time(tmp_path, capsys) -> None:
     assert main(["--from", str(tmp_path / "r.json"), "--top", "1"]) == 0
     assert capsys.readouterr().out == text
     assert read_results(tmp_path / "r.json")[0].cpu_time == results[0].cpu_time
+
+
+def test_a_malformed_results_file_is_one_line_and_exit_2(tmp_path, capsys) -> None:
+    """The timing table reads results through the shared loader: a file nested 1000 deep (issue 27)
+    or missing is one line on stderr and exit 2, never a traceback."""
+    (tmp_path / "deep.json").write_text("[" * 1000 + "]" * 1000)
+    for name, fragment in (("deep.json", "nested 1000 levels deep"), ("none.json", "no such results file")):
+        assert main(["--from", str(tmp_path / name)]) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and err.count("\n") == 1
+        assert err.startswith("python -m reports.timing: error: --from: ") and fragment in err

@@ -23,12 +23,14 @@ field existed) reads as complete. Every violation is a :class:`ResultsError` nam
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import math
 import os
 import re
 import tempfile
-from collections.abc import Collection
+from collections.abc import Collection, Iterator
 from dataclasses import MISSING, asdict, dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -36,6 +38,7 @@ from typing import Any
 import mpmath
 
 from verify.core.context import PROFILES
+from verify.core.jsonload import JSONInputError, load_json
 from verify.core.record import Kind, Provenance, Result, Verdict, from_jsonable, to_jsonable
 
 RESULT_SCHEMA = "attncheck.result/1"
@@ -129,7 +132,7 @@ def result_from_dict(d: Any, where: str = "result") -> Result:
         if t < 0:
             raise ResultsError(f"{where}.{name}: must be >= 0, got {t!r}")
     for name, value in d.items():  # every field, the typed ones above included, holds only Values
-        _check_value(value, f"{where}.{name}")
+        check_value(value, f"{where}.{name}")
     body = {k: from_jsonable(v) for k, v in d.items()}
     for name, enum in _ENUMS.items():
         body[name] = enum(body[name])
@@ -160,7 +163,7 @@ def _check_number(x: Any, where: str) -> None:
         raise ResultsError(f"{where}: {shown} is not allowed: finite numbers or {{'$mpf': ...}} only")
 
 
-def _check_value(x: Any, where: str) -> None:
+def check_value(x: Any, where: str) -> None:
     """A schema ``Value``: JSON scalars, finite floats, lists / objects of Values, or an ``$mpf``."""
     if x is None or isinstance(x, bool | int | str):
         return
@@ -168,7 +171,7 @@ def _check_value(x: Any, where: str) -> None:
         _check_number(x, where)
     elif isinstance(x, list):
         for i, v in enumerate(x):
-            _check_value(v, f"{where}[{i}]")
+            check_value(v, f"{where}[{i}]")
     elif isinstance(x, dict) and "$mpf" in x:
         text = x["$mpf"]
         if set(x) != {"$mpf"} or not isinstance(text, str):
@@ -181,7 +184,7 @@ def _check_value(x: Any, where: str) -> None:
             raise ResultsError(f"{where}: $mpf {text!r} is not allowed (NaN)")
     elif isinstance(x, dict):
         for k, v in x.items():
-            _check_value(v, f"{where}[{k!r}]")
+            check_value(v, f"{where}[{k!r}]")
     else:
         raise ResultsError(f"{where}: {type(x).__name__} is not a result value")
 
@@ -228,18 +231,13 @@ def validate_results(doc: Any, known: Collection[str] | None = None) -> ResultsD
 
 
 def read_results_doc(path: Path, known: Collection[str] | None = None) -> ResultsDoc:
-    """Read and validate the results file at ``path``; :class:`ResultsError` (one line) otherwise."""
+    """Read (:func:`verify.core.jsonload.load_json`) and validate the results file at ``path``;
+    :class:`ResultsError` (one line) otherwise."""
     path = Path(path)
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ResultsError(f"no such results file {path}") from None
-    except IsADirectoryError:
-        raise ResultsError(f"{path} is a directory, not a results file") from None
-    except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, an integer of over 4300 digits
-        raise ResultsError(f"{path} is not JSON ({exc})") from None
-    except OSError as exc:  # e.g. permission denied, or a path through a file
-        raise ResultsError(f"cannot read {path} ({exc.strerror or exc})") from None
+        doc = load_json(path, "results file")
+    except JSONInputError as exc:
+        raise ResultsError(str(exc)) from None
     try:
         return validate_results(doc, known)
     except ResultsError as exc:
@@ -256,9 +254,10 @@ def write_results(
 ) -> None:
     """Write a results file atomically: a temporary file in the same folder, then ``os.replace``.
 
-    An interrupted write leaves the previous file (or none), never a half-written one.
+    An interrupted write leaves the previous file (or none), never a half-written one. A symlink is
+    followed: its target is replaced, the link stays.
     """
-    path = Path(path)
+    path = Path(os.path.realpath(path))
     doc = {
         "schema": RESULTS_SCHEMA,
         "profile": profile,
@@ -281,6 +280,54 @@ def write_results(
         raise
 
 
+class ResultsLocked(ResultsError):
+    """Another process holds the lock of the results file (see :func:`results_lock`)."""
+
+
+@contextlib.contextmanager
+def results_lock(path: Path) -> Iterator[Path]:
+    """Hold an exclusive lock on the results file ``path`` while inside; yields the file written.
+
+    A symlink is followed: the lock and the file written are its target's (the link stays a link).
+    The lock is ``flock`` on a sidecar file ``.<name>.lock`` next to the target, taken without
+    waiting: when another process holds it, :class:`ResultsLocked` names the path. The sidecar is
+    removed on the way out (a lock taken on a sidecar that was removed meanwhile is taken again).
+    """
+    target = Path(os.path.realpath(path))
+    lock = target.with_name(f".{target.name}.lock")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    while True:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise ResultsLocked(
+                f"{path} is being written by another attncheck run (it holds {lock}); "
+                "wait for that run to end or choose another path"
+            ) from None
+        except BaseException:
+            os.close(fd)
+            raise
+        if _same_file(fd, lock):
+            break
+        os.close(fd)  # the holder removed the sidecar after we opened it: lock the current one
+    try:
+        yield target
+    finally:
+        lock.unlink(missing_ok=True)  # while still held: a waiting opener sees it gone and retries
+        os.close(fd)
+
+
+def _same_file(fd: int, path: Path) -> bool:
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return False
+    own = os.fstat(fd)
+    return (st.st_dev, st.st_ino) == (own.st_dev, own.st_ino)
+
+
 def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
@@ -292,10 +339,13 @@ __all__ = [
     "RESULT_SCHEMA",
     "ResultsDoc",
     "ResultsError",
+    "ResultsLocked",
+    "check_value",
     "read_results",
     "read_results_doc",
     "result_from_dict",
     "result_to_dict",
+    "results_lock",
     "validate_results",
     "write_results",
 ]

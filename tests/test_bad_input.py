@@ -1,0 +1,371 @@
+"""Issue 27, acceptance: the last bad inputs, each a one-line error with exit 2 (or, in ``bounds/``, a
+one-line ValueError / TypeError: tests/test_bounds_fuzz.py).
+
+Every JSON file attncheck reads (a results file by ``--from`` and ``--timings``, the baseline) goes
+through one loader (:mod:`verify.core.jsonload`) and the schema check of its kind; the property-based
+test below feeds the command malformed files drawn by hypothesis (nesting beyond the limit, NaN and
+Infinity literals, numbers beyond float64 or beyond Python's 4300 digits, wrong types, missing and
+extra fields, random text) and requires exit 2 and one line naming the option, never a traceback,
+before any claim runs. The ``--json`` lock, symlinked ``--json``, a paper-profile results file given
+to the quick baseline and ``tls://`` addresses are pinned here too.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import dataclasses
+import io
+import json
+import math
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from reports.baseline import update_baseline
+from tests.test_faults import _one_line_error, no_run  # noqa: F401 (a fixture)
+from verify import cli
+from verify.cli import main
+from verify.core.context import PROFILES
+from verify.core.jsonload import MAX_DEPTH, load_json, nesting_depth
+from verify.core.record import Result, Verdict
+from verify.core.registry import get_claim, registry
+from verify.core.results import read_results_doc, results_lock, write_results
+from verify.core.runner import error_result
+
+# ---------------------------------------------------------------- valid documents to break
+
+
+def _valid_results() -> list[Result]:
+    """Three installed claims with every kind of value a results file holds (nested series, an mpf)."""
+    out = []
+    for i, cid in enumerate(sorted(registry())[:3]):
+        r = error_result(get_claim(cid), profile="quick", seed=0, note="-")
+        out.append(
+            dataclasses.replace(
+                r,
+                verdict=get_claim(cid).record.expect,
+                theory=1.0 + i,
+                measured=0.5,
+                slack=0.301,
+                notes=["a note"],
+                seeds=[0, 1, 2],
+                series={"t": [1, 2, 3], "curves": [[0.5, 0.25], [0.125, 1e-300]], "big": {"$mpf": "1e400"}},
+                wall_time=1.5,
+                cpu_time=1.25,
+            )
+        )
+    return out
+
+
+def _valid_docs() -> dict[str, Any]:
+    """The parsed valid results file and baseline the mutations start from."""
+    with tempfile.TemporaryDirectory() as tmp:
+        results = _valid_results()
+        write_results(Path(tmp) / "r.json", results, "quick", 0)
+        update_baseline(results, Path(tmp) / "b.json")
+        return {
+            "results": json.loads((Path(tmp) / "r.json").read_text()),
+            "baseline": json.loads((Path(tmp) / "b.json").read_text()),
+        }
+
+
+DOCS = _valid_docs()
+_REQUIRED_RESULT = [
+    f.name
+    for f in dataclasses.fields(Result)
+    if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+]
+
+
+def _is_int(x: Any, low: int = 0) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool) and x >= low
+
+
+def _is_finite(x: Any, low: float = -math.inf) -> bool:
+    if isinstance(x, bool) or not isinstance(x, int | float):
+        return False
+    try:
+        return math.isfinite(x) and x >= low
+    except OverflowError:
+        return False
+
+
+def _is_str(x: Any) -> bool:
+    return isinstance(x, str)
+
+
+def _is_verdict(x: Any) -> bool:
+    return isinstance(x, str) and x in {str(v) for v in Verdict}
+
+
+#: Typed fields, as paths of keys (``*``: every claim / result), with what the schema accepts there.
+TYPED: dict[str, list[tuple[tuple[Any, ...], Callable[[Any], bool]]]] = {
+    "results": [
+        (("schema",), lambda x: x == "attncheck.results/1"),
+        (("profile",), lambda x: x == "quick"),
+        (("seed",), _is_int),
+        (("complete",), lambda x: isinstance(x, bool)),
+        (("results",), lambda x: x == []),
+        (("results", "*", "slack"), lambda x: x is None or _is_finite(x)),
+        (("results", "*", "wall_time"), lambda x: _is_finite(x, 0.0)),
+        (("results", "*", "cpu_time"), lambda x: _is_finite(x, 0.0)),
+        (("results", "*", "verdict"), _is_verdict),
+        (("results", "*", "profile"), lambda x: x == "quick"),
+        (("results", "*", "claim_id"), lambda x: isinstance(x, str) and x in registry()),
+        (("results", "*", "seeds"), lambda x: isinstance(x, list) and all(_is_int(s) for s in x)),
+        (("results", "*", "notes"), lambda x: isinstance(x, list) and all(map(_is_str, x))),
+        (("results", "*", "versions"), lambda x: isinstance(x, dict) and all(map(_is_str, x.values()))),
+    ],
+    "baseline": [
+        (("schema",), lambda x: x == "attncheck.baseline/1"),
+        (("profile",), lambda x: x in PROFILES),
+        (("tolerance",), lambda x: _is_finite(x, 0.0)),
+        (("claims",), lambda x: x == {}),
+        (("claims", "*", "verdict"), _is_verdict),
+        (("claims", "*", "slack"), lambda x: x is None or _is_finite(x)),
+        (("claims", "*", "wall_time"), lambda x: _is_finite(x, 0.0)),
+        (("claims", "*", "seeds"), lambda x: isinstance(x, list) and all(_is_int(s) for s in x)),
+        (("claims", "*", "consistency"), lambda x: isinstance(x, bool)),
+        (("versions",), lambda x: isinstance(x, dict) and all(map(_is_str, x.values()))),
+    ],
+}
+REQUIRED = {
+    "results": [("schema",), ("profile",), ("seed",), ("results",)]
+    + [("results", "*", k) for k in _REQUIRED_RESULT],
+    "baseline": [("schema",), ("profile",), ("claims",)]
+    + [("claims", "*", k) for k in ("verdict", "slack", "theory", "measured")],
+}
+
+# Wrong at every position of either schema: non-finite numbers, an $mpf NaN or malformed, deep nesting.
+_NESTED = st.integers(MAX_DEPTH + 1, 3000).map(lambda n: "[" * n + "1" + "]" * n)
+POISON_TEXT = st.sampled_from(["NaN", "Infinity", "-Infinity", "1e999", "-1e400", '{"$mpf": "nan"}'])
+POISON_TEXT = POISON_TEXT | st.sampled_from(['{"$mpf": 1}', '{"$mpf": "1", "x": 2}', "9" * 5000]) | _NESTED
+_SCALARS = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8)
+_SCALARS = _SCALARS | st.sampled_from([10**400, -(10**400), 1e308, -0.0, 5e-324])
+JSON_VALUES = st.recursive(
+    _SCALARS,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+)
+_MARK = "__POISON__"
+
+
+def _resolve(doc: Any, path: tuple[Any, ...], data: st.DataObject) -> tuple[Any, Any]:
+    """The container and key that ``path`` names in ``doc``, every ``*`` drawn."""
+    node, keys = doc, []
+    for key in path:
+        if keys:
+            node = node[keys[-1]]
+        if key == "*":
+            key = data.draw(st.sampled_from(sorted(node) if isinstance(node, dict) else range(len(node))))
+        keys.append(key)
+    return node, keys[-1]
+
+
+def _containers(doc: Any, at: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    found = [at]
+    items = doc.items() if isinstance(doc, dict) else enumerate(doc) if isinstance(doc, list) else ()
+    for k, v in items:
+        if isinstance(v, dict | list) and not (isinstance(v, dict) and "$mpf" in v):
+            found += _containers(v, (*at, k))
+    return found
+
+
+@st.composite
+def malformed(draw: st.DrawFn, kind: str) -> str:
+    """The text of a malformed ``kind`` file ("results" or "baseline")."""
+    doc = copy.deepcopy(DOCS[kind])
+    data = draw(st.data())
+    how = draw(st.sampled_from(["poison", "wrong type", "missing", "extra", "text"]))
+    if how == "text":
+        return draw(st.text(max_size=40) | _NESTED)
+    if how == "missing":
+        node, key = _resolve(doc, draw(st.sampled_from(REQUIRED[kind])), data)
+        del node[key]
+        return json.dumps(doc)
+    if how == "extra":
+        node = doc
+        if draw(st.booleans()):  # in a result / a baseline entry
+            container, key = _resolve(doc, ("results" if kind == "results" else "claims", "*"), data)
+            node = container[key]
+        allowed = set(node)
+        key = draw(st.text(max_size=6).filter(lambda k: k not in allowed and k != "schema"))
+        node[key] = draw(JSON_VALUES)
+        return json.dumps(doc)
+    if how == "wrong type":
+        path, ok = draw(st.sampled_from(TYPED[kind]))
+        node, key = _resolve(doc, path, data)
+        node[key] = draw(JSON_VALUES.filter(lambda v: not ok(v)))
+        return json.dumps(doc)
+    at = draw(st.sampled_from(_containers(doc)))  # poison: in any container, at any place
+    node = doc
+    for k in at:
+        node = node[k]
+    if isinstance(node, list) and node and draw(st.booleans()):
+        node[draw(st.integers(0, len(node) - 1))] = _MARK
+    elif isinstance(node, list):
+        node.insert(draw(st.integers(0, len(node))), _MARK)
+    else:
+        node[draw(st.sampled_from(sorted(node)) | st.text(max_size=4))] = _MARK
+    return json.dumps(doc).replace(json.dumps(_MARK), draw(POISON_TEXT))
+
+
+# ---------------------------------------------------------------- the property
+
+
+def _main_quietly(argv: list[str]) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(argv)
+    return code, out.getvalue(), err.getvalue()
+
+
+def _refuse(*args: Any, **kwargs: Any) -> None:
+    raise AssertionError("work started before the input was refused")
+
+
+TARGETS = {
+    # (the kind of file, the argv with {bad}, the option the error names)
+    "report --from": ("results", ["report", "--from", "{bad}", "--out", "{tmp}/out"], "--from: "),
+    "run --timings": ("results", ["run", "--timings", "{bad}", "--json", "{tmp}/r.json"], "--timings: "),
+    "baseline check --baseline": (
+        "baseline",
+        ["baseline", "check", "--from", "{good}", "--baseline", "{bad}"],
+        "--baseline: ",
+    ),
+}
+
+
+@pytest.mark.parametrize("target", sorted(TARGETS))
+@settings(max_examples=10, deadline=None)
+@given(data=st.data())
+def test_every_malformed_json_input_is_one_line_and_exit_2(target: str, data: st.DataObject) -> None:
+    kind, argv, option = TARGETS[target]
+    text = data.draw(malformed(kind), label="file")
+    with tempfile.TemporaryDirectory() as tmp, pytest.MonkeyPatch.context() as mp:
+        mp.setattr(cli, "run_claims", _refuse)
+        mp.setattr("reports.build.build_report", _refuse)
+        bad, good = Path(tmp) / "bad.json", Path(tmp) / "good.json"
+        bad.write_text(text)
+        good.write_text(json.dumps(DOCS["results"]))
+        code, out, err = _main_quietly([a.format(bad=bad, good=good, tmp=tmp) for a in argv])
+        _one_line_error(code, err, option)
+        assert out == "" and not (Path(tmp) / "out").exists() and not (Path(tmp) / "r.json").exists()
+
+
+def test_the_unbroken_documents_pass(tmp_path: Path) -> None:
+    """The control of the property: the documents it mutates are accepted."""
+    (tmp_path / "r.json").write_text(json.dumps(DOCS["results"]))
+    (tmp_path / "b.json").write_text(json.dumps(DOCS["baseline"]))
+    assert len(read_results_doc(tmp_path / "r.json", set(registry())).results) == 3
+    code, out, err = _main_quietly(
+        ["baseline", "check", "--from", str(tmp_path / "r.json"), "--baseline", str(tmp_path / "b.json")]
+    )
+    assert code == 0 and err == "" and "baseline check passed" in out
+
+
+# ---------------------------------------------------------------- case 1: nesting
+
+
+def test_nesting_depth_ignores_brackets_in_strings() -> None:
+    assert nesting_depth('{"a": [1, {"b": "[[[[{{{"}]}') == 3
+    assert nesting_depth("[" * 5000 + "]" * 5000) == 5000 and nesting_depth("12") == 0
+
+
+@pytest.mark.parametrize("depth", [1000, 400])
+@pytest.mark.parametrize("target", sorted(TARGETS))
+def test_deep_nesting_is_refused_before_parsing(no_run, tmp_path: Path, target: str, depth: int) -> None:  # noqa: F811
+    """Issue 27 case 1: a file nested 1000 deep raised RecursionError (exit 1); a valid results file
+    whose params hold a list nested 400 deep passed validation and crashed in the report's typesetting."""
+    kind, argv, option = TARGETS[target]
+    doc = copy.deepcopy(DOCS[kind])
+    entry = doc["results"][0] if kind == "results" else next(iter(doc["claims"].values()))
+    if depth < 1000:
+        entry["params"]["deep"] = json.loads("[" * depth + "1" + "]" * depth)
+    bad, good = tmp_path / "bad.json", tmp_path / "good.json"
+    bad.write_text("[" * depth + "]" * depth if depth == 1000 else json.dumps(doc))
+    good.write_text(json.dumps(DOCS["results"]))
+    code, _, err = _main_quietly([a.format(bad=bad, good=good, tmp=tmp_path) for a in argv])
+    shown = depth if depth == 1000 else depth + 4  # the document, the list, the entry, its params
+    _one_line_error(code, err, option, f"is nested {shown} levels deep; a", f"may nest at most {MAX_DEPTH}")
+
+
+def test_the_loader_refuses_a_file_too_large(tmp_path: Path, monkeypatch) -> None:
+    from verify.core import jsonload
+
+    monkeypatch.setattr(jsonload, "MAX_BYTES", 100)
+    (tmp_path / "big.json").write_text(json.dumps({"a": "x" * 200}))
+    with pytest.raises(jsonload.JSONInputError, match=r"big\.json is larger than 0 MB, the most a baseline"):
+        load_json(tmp_path / "big.json", "baseline")
+
+
+# ---------------------------------------------------------------- case 4: concurrent writers, symlinks
+
+
+def test_a_second_writer_of_the_same_json_is_refused(no_run, tmp_path: Path) -> None:  # noqa: F811
+    """Issue 27 case 4: the later run silently replaced the other's results. The lock is held here as
+    another run would hold it; the run is refused before any claim starts (``no_run``)."""
+    out = tmp_path / "out.json"
+    cid = sorted(registry())[0]
+    with results_lock(out):
+        code, _, err = _main_quietly(["run", cid, "--json", str(out)])
+    _one_line_error(code, err, f"--json: {out} is being written by another attncheck run")
+    assert not out.exists() and list(tmp_path.iterdir()) == []  # the holder removed its lock file
+
+
+def test_a_symlinked_json_is_followed(toy_claims, tmp_path: Path) -> None:
+    """The link's target is written (created if missing), the link stays a link; the lock is the
+    target's, so a run writing the target directly is refused too."""
+    target = tmp_path / "data" / "results.json"
+    target.parent.mkdir()
+    link = tmp_path / "latest.json"
+    link.symlink_to(target)
+    assert _main_quietly(["run", "toy.upper", "--quiet", "--json", str(link)])[0] == 0
+    assert link.is_symlink() and os.readlink(link) == str(target)
+    assert [r.claim_id for r in read_results_doc(target).results] == ["toy.upper"]
+    with results_lock(target):
+        code, _, err = _main_quietly(["run", "toy.upper", "--quiet", "--json", str(link)])
+    _one_line_error(code, err, f"--json: {link} is being written by another attncheck run")
+    assert sorted(p.name for p in target.parent.iterdir()) == ["results.json"]
+
+
+# ---------------------------------------------------------------- case 6: a results file of the other profile
+
+
+def test_baseline_check_from_a_paper_profile_file_is_a_usage_error(no_run, tmp_path: Path) -> None:  # noqa: F811
+    """Issue 27 case 6: it printed a row per claim and exited 1."""
+    results = [dataclasses.replace(r, profile="paper") for r in _valid_results()]
+    write_results(tmp_path / "paper.json", results, "paper", 0)
+    update_baseline(_valid_results(), tmp_path / "b.json")
+    argv = [
+        "baseline",
+        "check",
+        "--from",
+        str(tmp_path / "paper.json"),
+        "--baseline",
+        str(tmp_path / "b.json"),
+    ]
+    code, out, err = _main_quietly(argv)
+    _one_line_error(code, err, "--from: ", "holds paper-profile results", "is of the quick profile")
+    assert out == ""
+
+
+# ---------------------------------------------------------------- case 7: tls://
+
+
+@pytest.mark.parametrize("address", ["tls://127.0.0.1:8786", "tls://scheduler.example:1"])
+def test_tls_addresses_are_not_offered(no_run, address: str) -> None:  # noqa: F811
+    code, _, err = _main_quietly(["run", "--dask", address])
+    _one_line_error(
+        code, err, f"--dask: tls:// is not supported (no TLS settings can be passed), got {address!r}"
+    )
+    help_text = io.StringIO()
+    with contextlib.redirect_stdout(help_text), pytest.raises(SystemExit):
+        main(["run", "--help"])
+    assert "tcp://host:port" in help_text.getvalue() and "(no tls://)" in help_text.getvalue()
