@@ -115,7 +115,9 @@ def _probe_dir(folder: Path, flag: str) -> None:
             pass
     except OSError as exc:
         if exc.errno == errno.ENOENT:  # the folder is there: its file system takes no new files
-            raise UsageError(f"{flag}: cannot create files in {base} (its file system refuses them)") from None
+            raise UsageError(
+                f"{flag}: cannot create files in {base} (its file system refuses them)"
+            ) from None
         raise UsageError(f"{flag}: cannot write in {base} ({exc.strerror or exc})") from None
 
 
