@@ -330,6 +330,28 @@ def test_a_signal_writes_the_finished_results_and_leaves_no_process(
     assert len(_started(marks, "slow")) < 8  # the queued claims were cancelled, not run first
 
 
+def test_two_runs_writing_the_same_json(plugin, marks, tmp_path, session) -> None:
+    """Issue 27 case 4, end to end: while one run writes ``--json``, a second run with the same path
+    (here through a symlink to it) is refused at once with one line; the first, interrupted then,
+    still writes its file (and removes its lock)."""
+    out = tmp_path / "out.json"
+    (tmp_path / "link.json").symlink_to(out)
+    env = _env(plugin, marks, sleep=60)
+    first = session(env, "run", "toyfault.slow1", "--json", str(out))
+    deadline = time.monotonic() + 60
+    while not _started(marks, "slow1"):  # the lock is taken before the first claim starts
+        assert first.proc.poll() is None and time.monotonic() < deadline, first.stderr
+        time.sleep(0.05)
+    proc, seconds = _attncheck(env, "run", "toyfault.slow2", "--json", str(tmp_path / "link.json"))
+    _one_line_error(proc.returncode, proc.stderr, f"--json: {tmp_path / 'link.json'} is being written by")
+    assert seconds < 50 and first.proc.poll() is None and _started(marks, "slow2") == []
+    os.killpg(first.pgid, signal.SIGINT)
+    assert first.wait() == 130, first.stderr
+    assert read_results_doc(out).complete is False and (tmp_path / "link.json").is_symlink()
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == ["link.json", "marks", "out.json", "stderr.txt", "stdout.txt"]
+
+
 def test_a_second_signal_exits_at_once(plugin, marks, tmp_path, session) -> None:
     """Ctrl-C twice: the second one kills the workers and exits at once, wherever the first left off."""
     out = tmp_path / "out.json"
