@@ -476,3 +476,34 @@ def test_fused_path_checks_its_input() -> None:
         M.loss_hvp(params, X, y, params, loss_name="hinge")
     with pytest.raises(ValueError, match="directions"):
         M.loss_hvp(params, X, y, {"U": np.zeros((1, 2, 3)), "W": np.zeros((2, 2, 2))})
+
+
+def test_correlated_heads_init_keeps_the_law_and_the_stream() -> None:
+    """shared = 0 draws exactly I0; shared > 0 keeps each head's law N(0, 1/(T d)) and the pairing, with
+    correlation ``shared`` between the entries of two heads (the alternative world of ntk.concentration)."""
+    a = M.init_params(np.random.default_rng(5), 8, 6, 8)
+    b = M.init_params(np.random.default_rng(5), 8, 6, 8, shared=0.0)
+    assert np.array_equal(a["U"], b["U"]) and np.array_equal(a["W"], b["W"])
+    c = M.init_params(np.random.default_rng(5), 400, 6, 8, shared=0.5)
+    U = c["U"][:200].reshape(200, -1) * np.sqrt(48)
+    assert np.array_equal(c["U"][200:], -c["U"][:200])
+    assert abs(U.var() - 1.0) < 0.1
+    corr = np.corrcoef(U[0::2].ravel(), U[1::2].ravel())[0, 1]
+    assert abs(corr - 0.5) < 0.1
+    with pytest.raises(ValueError):
+        M.init_params(np.random.default_rng(5), 8, 6, 8, shared=1.0)
+
+
+def test_shared_token_noise_is_one_draw_per_sequence() -> None:
+    """noise = "shared": every token of a sequence carries the same noise vector (alternative world of
+    mixture.margin.noisy); "iid" is the model's default stream."""
+    X0, y0, _ = D.Mixture().sample(np.random.default_rng(1), 5)
+    X1, y1, _ = D.Mixture(noise="iid").sample(np.random.default_rng(1), 5)
+    assert np.array_equal(X0, X1) and np.array_equal(y0, y1)
+    mix = D.Mixture(noise="shared")
+    X, _, _ = mix.sample(np.random.default_rng(1), 5)
+    clean, _, _ = D.Mixture(sigma=0.0).sample(np.random.default_rng(1), 5)
+    z = X - clean
+    assert np.allclose(z, z[:, :1, :]) and np.std(z) > 0
+    with pytest.raises(ValueError):
+        D.Mixture(noise="heavy")
