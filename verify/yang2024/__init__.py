@@ -56,8 +56,9 @@ Provenance of the formulas (theory side in ``bounds.yang2024``):
 
 - EXACT: the data model, the fixed prompt tokens, the trained parameters and the form of eq. 8, the
   init, two-step-size GD with eta_w = gamma^2 eta_Q and eta_Q <= 1/L, A1, A3, A4, Proposition 1, the
-  definitions of Z, Zbar, C_k, B_k, the statements "the closer m is to N, the better" and "multi-head
-  is necessary" (Sec. 3.3) and "larger H converges more slowly" (after Theorem 1), Sec. 4's settings.
+  definitions of Z, Zbar, C_k, B_k, the statements "the closer m is to N, the better" (end of Sec.
+  3.2, Fig. 3), "multi-head is necessary" and "larger H yields slower convergence rate" (Sec. 3.3),
+  Sec. 4's settings.
 - DERIVED by us (checked numerically): Lemma 5's closed form, A and L*, the gradients, the ridge forms
   and y-hat* = A^T y, the inference and copy bounds of Theorem 2, Lemma 4, the Fig. 3 gap, the LMMSE
   comparison, the H = 1 and H < N floors, zeta_0 ~ H.
