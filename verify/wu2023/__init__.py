@@ -51,7 +51,11 @@ Provenance of the formulas (theory side in ``bounds.wu2023``):
   the experiment (N = 100, LeCun, tau0 = d_m^-1/2, gamma = 1, 400 epochs); "wider is faster";
   "LeCun/He faster than NTK init"; the Fig. 9 caption (weights and NTK settle early).
 - EXACT-from-reviews: Theorem 2 needs only linear width and d growing like N^4; the assumption list;
-  alpha = sigma_min(F_pre^0); the reviewers' questions (tightness, pooling, step size, log plots).
+  alpha = sigma_min(F_pre^0).
+- QUESTION (a reviewer's question, not the paper's statement; a violation answers the reviewer): are
+  the theorem widths tight (``thm1.tight``, ``thm2.tight``), is the step inversely proportional to N
+  (``review.stepsize``). Our DERIVED answers to the other questions (pooling, d >= N, log plots) keep
+  their tag.
 - THIRD-PARTY: "tau0 = d_m^-1/2 converges faster at larger widths" (a summary site); "cubic width
   and d >= N" (a citing paper; it disagrees with the abstract's "quadratic" and is not judged).
 - RECONSTRUCTED by us: the exact Eq. 1.2 and tau1; the variance table; the loss normalisation;
