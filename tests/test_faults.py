@@ -352,6 +352,35 @@ def test_two_runs_writing_the_same_json(plugin, marks, tmp_path, session) -> Non
     assert names == ["link.json", "marks", "out.json", "stderr.txt", "stdout.txt"]
 
 
+def test_ctrl_c_on_dask_is_one_line(plugin, marks, tmp_path, session) -> None:
+    """Issue 27 case 5: Ctrl-C on ``--dask local`` printed 74 lines, 4 of them worker tracebacks. The
+    workers ignore SIGINT (the main process stops them) and Dask's logging is silenced while it does:
+    stderr holds the one line saying what was saved, and nothing is left running."""
+    pytest.importorskip("dask.distributed")
+    out = tmp_path / "out.json"
+    run = session(
+        _env(plugin, marks, sleep=60),
+        "run",
+        "toyfault.slow*",
+        "--dask",
+        "local",
+        "--jobs",
+        "2",
+        "--json",
+        str(out),
+    )
+    deadline = time.monotonic() + 120
+    while len(_started(marks, "slow")) < 2:  # claims running on the Dask workers
+        assert run.proc.poll() is None and time.monotonic() < deadline, run.stderr
+        time.sleep(0.1)
+    os.killpg(run.pgid, signal.SIGINT)
+    assert run.wait() == 130
+    assert _orphans(run.pgid) == []
+    saved = f"the 0 finished written to {out} (complete: false)"
+    assert run.stderr == f"attncheck: interrupted by SIGINT after 0 of 8 claims; {saved}\n"
+    assert read_results_doc(out).results == []
+
+
 def test_a_second_signal_exits_at_once(plugin, marks, tmp_path, session) -> None:
     """Ctrl-C twice: the second one kills the workers and exits at once, wherever the first left off."""
     out = tmp_path / "out.json"

@@ -16,12 +16,14 @@ the results finished so far; the workers are killed on the way out, and a second
 from __future__ import annotations
 
 import contextlib
+import logging
 import multiprocessing
 import os
 import pickle
 import re
 import signal
 import sys
+import threading
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -107,6 +109,21 @@ def interrupts() -> Iterator[None]:
     finally:
         for s, h in old.items():
             signal.signal(s, _exit_at_once if hit else h)
+
+
+@contextlib.contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """SIGINT ignored while inside (from the main thread; elsewhere a no-op). Processes started inside
+    inherit the disposition, so Ctrl-C, sent to the whole foreground process group, reaches only this
+    process, which stops them (a signal arriving meanwhile is lost)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
 
 
 def cap_jobs(jobs: int) -> tuple[int, str | None]:
@@ -339,9 +356,14 @@ class _DaskExecutor:
             raise RuntimeError("--dask needs the optional extra: pip install 'attncheck[dask]'") from exc
         self._cluster = None
         if address == "local":
-            self._cluster = LocalCluster(
-                n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
-            )
+            with _sigint_ignored():  # the worker processes inherit it: Ctrl-C reaches this process only
+                self._cluster = LocalCluster(  # no dashboard; its HTTP server on a free port, not 8787
+                    n_workers=workers,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=":0",
+                    scheduler_kwargs={"dashboard": False},
+                )
             self._client = Client(self._cluster)
             return
         try:
@@ -379,10 +401,22 @@ class _DaskExecutor:
         count_points(done=len(items))
         return out
 
-    def shutdown(self) -> None:
-        self._client.close()
-        if self._cluster is not None:
-            self._cluster.close()
+    def shutdown(self, *, interrupted: bool = False) -> None:
+        """Close the client (and the local cluster). ``interrupted``: the local workers are killed
+        first, and Dask's logging, which would report each cancelled task and dead worker, is
+        silenced meanwhile (the caller prints the one line saying what was saved)."""
+        log = logging.getLogger("distributed")
+        level = log.level
+        if interrupted:
+            log.setLevel(logging.CRITICAL)
+            if self._cluster is not None:
+                _kill_children()
+        try:
+            self._client.close()
+            if self._cluster is not None:
+                self._cluster.close()
+        finally:
+            log.setLevel(level)
 
 
 # ---------------------------------------------------------------- the run
@@ -435,6 +469,11 @@ def run_claims(
                     if progress:
                         progress.started(c.id)
                     finish(run_claim(c, profile=profile, seed=seed, seed_set=seed_set, mapper=mapper))
+        except Interrupted:
+            if ex is not None:
+                ex, dask_ex = None, ex
+                dask_ex.shutdown(interrupted=True)
+            raise
         finally:
             if ex is not None:
                 ex.shutdown()
