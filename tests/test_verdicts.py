@@ -319,6 +319,32 @@ def test_a_tightened_bound_is_judged_alongside() -> None:
     assert run_claim("toyv.factor", world="alternative").verdict == Verdict.VIOLATED
 
 
+def test_a_condition_is_falsified_by_the_world_that_flips_it() -> None:
+    @_toy(
+        "toyv.cond",
+        kind=Kind.CONDITION,
+        expect=Verdict.VACUOUS,
+        quick={"scale": 1.0},
+        alternative=Alternative("tokens 10x smaller", overrides={"scale": 0.1}, expect=Verdict.HOLDS),
+    )
+    def f(ctx: Ctx, *, scale: float) -> Evidence:
+        """toy"""
+        return Evidence(theory=1e6 * scale**6, measured=1e3)
+
+    assert run_claim("toyv.cond").verdict == Verdict.VACUOUS
+    alt = run_claim("toyv.cond", world="alternative")
+    assert alt.verdict == alt.expected == Verdict.HOLDS
+    same = Alternative("x", overrides={"scale": 0.5}, expect=Verdict.VACUOUS)
+    with pytest.raises(ValueError, match="flips holds and vacuous"):
+        _toy(
+            "toyv.cond2", kind=Kind.CONDITION, expect=Verdict.VACUOUS, quick={"scale": 1.0}, alternative=same
+        )(f)
+    with pytest.raises(ValueError, match="must violate it"):
+        _toy(
+            "toyv.cond3", quick={"scale": 1.0}, alternative=Alternative("x", factor=2.0, expect=Verdict.HOLDS)
+        )(f)
+
+
 def test_alternatives_are_checked_when_declared() -> None:
     def f(ctx: Ctx) -> Evidence:
         """toy"""

@@ -106,13 +106,16 @@ class Alternative:
     against q (the claim's tolerance must be at most |p - q| / 2, so that "holds" separates the two);
     factor: for an upper / lower bound, the bound tightened by this factor > 1 (upper: theory / factor;
     lower: theory x factor), the resolution the measurement has (the worst-case search's ratio, where
-    there is one). Overrides combine with exponent or factor.
+    there is one). Overrides combine with exponent or factor. expect: the verdict the alternative world
+    must give: ``violated``, except for a condition claim (required size against the reachable one),
+    which can only hold or be vacuous: its alternative world flips the verdict its record expects.
     """
 
     world: str
     overrides: tuple[tuple[str, Any], ...] = ()
     exponent: float | None = None
     factor: float | None = None
+    expect: Verdict = Verdict.VIOLATED
 
     def __post_init__(self) -> None:
         if not (isinstance(self.world, str) and self.world.strip()):
@@ -123,6 +126,7 @@ class Alternative:
             raise ValueError(f"Alternative.factor must be a number > 1, got {self.factor!r}")
         if not (self.overrides or self.exponent is not None or self.factor is not None):
             raise ValueError("Alternative: give overrides, an exponent or a factor that runs the world")
+        object.__setattr__(self, "expect", Verdict(self.expect))
 
     @property
     def rejudged(self) -> bool:
@@ -160,6 +164,7 @@ class Alternative:
             "overrides": to_jsonable(dict(self.overrides)),
             "exponent": self.exponent,
             "factor": self.factor,
+            "expect": str(self.expect),
         }
 
 

@@ -141,7 +141,7 @@ def claim(
         if search is not None and search.budget not in c.param_names():
             raise ValueError(f"claim {id!r}: the search budget {search.budget!r} is not a parameter")
         if alternative is not None:
-            _check_alternative(id, record.kind, alternative, c.param_names())
+            _check_alternative(id, record, alternative, c.param_names())
         unknown = set(dict(record.quick)) | set(dict(record.paper_params))
         unknown -= set(c.param_names())
         if unknown:
@@ -153,8 +153,20 @@ def claim(
     return register
 
 
-def _check_alternative(claim_id: str, kind: Kind, alt: Alternative, params: tuple[str, ...]) -> None:
-    """An alternative's overrides are the claim's parameters; its exponent / factor fit the kind."""
+def _check_alternative(claim_id: str, rec: ClaimRecord, alt: Alternative, params: tuple[str, ...]) -> None:
+    """An alternative's overrides are the claim's parameters; its exponent / factor fit the kind; its
+    expected verdict: violated for a claim expected to hold; the flipped verdict for a condition claim
+    (holds <-> vacuous); for a documented violation, violated (the statement is false there too) or,
+    better, holds (a world in which the statement would hold: the violation is no artefact of a check
+    that cannot pass)."""
+    kind = rec.kind
+    if kind == Kind.CONDITION:
+        if alt.expect == rec.expect or alt.expect not in (Verdict.HOLDS, Verdict.VACUOUS):
+            raise ValueError(f"claim {claim_id!r}: a condition's alternative world flips holds and vacuous")
+    elif rec.expect == Verdict.HOLDS and alt.expect != Verdict.VIOLATED:
+        raise ValueError(f"claim {claim_id!r}: the alternative world of a claim that holds must violate it")
+    elif alt.expect not in (Verdict.VIOLATED, Verdict.HOLDS):
+        raise ValueError(f"claim {claim_id!r}: an alternative world is violated (or, for a finding, holds)")
     unknown = set(dict(alt.overrides)) - set(params)
     if unknown:
         raise ValueError(f"claim {claim_id!r}: the alternative overrides {sorted(unknown)}, not parameters")

@@ -66,7 +66,7 @@ def run_claim(
             j = evaluate(c, profile=profile, seeds=seed_list, mapper=mapper, params=params, world=world)
         fixed = _fixed(c, profile)
         if world == "alternative":  # the falsifier: the statement must fail in the alternative world
-            fixed["expected"] = Verdict.VIOLATED
+            fixed["expected"] = c.record.alternative.expect
             j.notes.insert(0, f"alternative world: {c.record.alternative.describe()}")
         result = Result(
             **fixed,

@@ -254,8 +254,8 @@ def _combine(
 
 def _expect(rec: ClaimRecord, alt: Alternative | None) -> Verdict:
     """The verdict the combination works toward: a finding's violation, or, in the alternative world,
-    the violation the falsifier expects (so it too must show at every seed)."""
-    return Verdict.VIOLATED if alt is not None else rec.expect
+    the verdict the falsifier expects (a violation too must show at every seed)."""
+    return alt.expect if alt is not None else rec.expect
 
 
 __all__ = ["PRECEDENCE", "Judged", "evaluate", "seed_set"]
