@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bounds.checks import shown
 from verify.core.context import PROFILES
 from verify.core.format import fmt_slack
 from verify.core.jsonload import JSONInputError, MissingJSONFile, load_json
@@ -215,29 +216,21 @@ def _field_error(path: Path, where: str, what: str) -> ValueError:
     return ValueError(f"baseline {path}: {where} {what}")
 
 
-def _shown(x: Any) -> str:
-    """A JSON value for a message: short, on one line (an integer of 4000 digits is not printed)."""
-    if isinstance(x, int) and not isinstance(x, bool) and not _finite(x):
-        return "an integer beyond float64's range"
-    text = repr(x)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
 def _check_number(path: Path, where: str, x: Any, low: float, what: str) -> None:
     if not _finite(x) or x < low:
-        raise _field_error(path, where, f"must be {what}, got {_shown(x)}")
+        raise _field_error(path, where, f"must be {what}, got {shown(x)}")
 
 
 def _check_entry(path: Path, cid: str, entry: Any) -> None:
     """One claim's entry: every field's type and range (see :func:`update_baseline` for the writer)."""
-    where = f"claims[{cid!r:.60}]"
+    where = f"claims[{shown(cid)}]"
     if not isinstance(entry, dict) or not set(_ENTRY_REQUIRED) <= set(entry):
         raise _field_error(path, where, "needs verdict, slack, theory and measured")
     unknown = sorted(set(entry) - _ENTRY_FIELDS)
     if unknown:
-        raise _field_error(path, where, f"has an unknown field {unknown[0]!r:.40}")
+        raise _field_error(path, where, f"has an unknown field {shown(unknown[0])}")
     if not isinstance(entry["verdict"], str) or entry["verdict"] not in {str(v) for v in Verdict}:
-        raise _field_error(path, f"{where}.verdict", f"{_shown(entry['verdict'])} is not a verdict")
+        raise _field_error(path, f"{where}.verdict", f"{shown(entry['verdict'])} is not a verdict")
     if not isinstance(entry.get("consistency", False), bool):
         raise _field_error(path, f"{where}.consistency", "must be true or false")
     if entry["slack"] is not None:  # 1e999 parses as inf: a slack of -inf would pass anything
@@ -250,9 +243,9 @@ def _check_entry(path: Path, cid: str, entry: Any) -> None:
     if not isinstance(seeds, list) or not all(
         isinstance(s, int) and not isinstance(s, bool) and 0 <= s <= 2**63 for s in seeds
     ):
-        raise _field_error(path, f"{where}.seeds", f"must be a list of integers >= 0, got {_shown(seeds)}")
+        raise _field_error(path, f"{where}.seeds", f"must be a list of integers >= 0, got {shown(seeds)}")
     if not isinstance(entry.get("params", {}), dict):
-        raise _field_error(path, f"{where}.params", f"must be an object, got {_shown(entry['params'])}")
+        raise _field_error(path, f"{where}.params", f"must be an object, got {shown(entry['params'])}")
     for name in ("theory", "measured", "params"):
         try:
             check_value(entry.get(name), f"{where}.{name}")
@@ -275,12 +268,12 @@ def load_baseline(path: Path = DEFAULT_BASELINE) -> dict[str, Any]:
     if not isinstance(doc, dict):
         raise _field_error(path, "top level", f"must be an object, got {type(doc).__name__}")
     if doc.get("schema") != SCHEMA:
-        raise _field_error(path, "schema", f"is {_shown(doc.get('schema'))}, expected {SCHEMA!r}")
+        raise _field_error(path, "schema", f"is {shown(doc.get('schema'))}, expected {SCHEMA!r}")
     unknown = sorted(set(doc) - _TOP_FIELDS)
     if unknown:
-        raise _field_error(path, "top level", f"has an unknown field {unknown[0]!r:.40}")
+        raise _field_error(path, "top level", f"has an unknown field {shown(unknown[0])}")
     if doc.get("profile") not in PROFILES:
-        raise _field_error(path, "profile", f"is {_shown(doc.get('profile'))}, expected one of {PROFILES}")
+        raise _field_error(path, "profile", f"is {shown(doc.get('profile'))}, expected one of {PROFILES}")
     _check_number(
         path, "tolerance", doc.get("tolerance", TOLERANCE), 0.0, "a finite number >= 0 (log10 units)"
     )

@@ -1,4 +1,5 @@
-"""The results schema in one place: ids, the writer, the reader and the validation of a results file.
+"""The results schema in one place: ids, the writer (and its lock), the reader and the validation of a
+results file.
 
 One result (``schema: "attncheck.result/1"``)::
 
@@ -18,7 +19,8 @@ A results file (``schema: "attncheck.results/1"``)::
 for a documented infinite bound). NaN is never a Value. ``slack`` is log10 of the margin, positive =
 holds with room (:mod:`verify.core.judge`). ``complete`` is false when the run was
 interrupted (the file then holds the claims finished so far); a file without it (written before the
-field existed) reads as complete. Every violation is a :class:`ResultsError` naming the field.
+field existed) reads as complete. Every violation is a :class:`ResultsError` naming the field, on one
+line (offending values shortened; the file is read by :func:`verify.core.jsonload.load_json`).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from typing import Any
 
 import mpmath
 
+from bounds.checks import shown
 from verify.core.context import PROFILES
 from verify.core.jsonload import JSONInputError, load_json
 from verify.core.record import Kind, Provenance, Result, Verdict, from_jsonable, to_jsonable
@@ -85,25 +88,27 @@ def result_from_dict(d: Any, where: str = "result") -> Result:
         raise ResultsError(f"{where}: must be an object, got {type(d).__name__}")
     if d.get("schema") != RESULT_SCHEMA:
         raise ResultsError(
-            f"{where}.schema: result schema must be {RESULT_SCHEMA!r}, got {d.get('schema')!r}"
+            f"{where}.schema: result schema must be {RESULT_SCHEMA!r}, got {shown(d.get('schema'))}"
         )
     missing = [k for k in _FIELDS if k not in d and k not in _OPTIONAL]
     unknown = sorted(set(d) - {*_FIELDS, "schema"})
     if missing:
         raise ResultsError(f"{where}: missing field {missing[0]!r}")
     if unknown:
-        raise ResultsError(f"{where}: unknown field {unknown[0]!r}")
+        raise ResultsError(f"{where}: unknown field {shown(unknown[0])}")
     for name in ("claim_id", "paper", "reference", "statement", "profile"):
         _check_type(d[name], str, f"{where}.{name}")
     if "." not in d["claim_id"] or d["claim_id"].split(".", 1)[0] != d["paper"]:
-        raise ResultsError(f"{where}.paper: {d['paper']!r} is not the prefix of claim id {d['claim_id']!r}")
+        raise ResultsError(
+            f"{where}.paper: {shown(d['paper'])} is not the prefix of claim id {shown(d['claim_id'])}"
+        )
     if not _SAFE_PAPER.fullmatch(d["paper"]):
-        raise ResultsError(f"{where}.paper: {d['paper']!r} is not a paper name (letters, digits, _)")
+        raise ResultsError(f"{where}.paper: {shown(d['paper'])} is not a paper name (letters, digits, _)")
     if d["profile"] not in PROFILES:
-        raise ResultsError(f"{where}.profile: {d['profile']!r} is not one of {PROFILES}")
+        raise ResultsError(f"{where}.profile: {shown(d['profile'])} is not one of {PROFILES}")
     for name, enum in _ENUMS.items():
         if not isinstance(d[name], str) or d[name] not in {str(v) for v in enum}:  # type: ignore[attr-defined]
-            raise ResultsError(f"{where}.{name}: {d[name]!r} is not a {enum.__name__}")
+            raise ResultsError(f"{where}.{name}: {shown(d[name])} is not a {enum.__name__}")
     d = {k: d[k] for k in _FIELDS if k in d}
     for name in ("params", "series", "versions"):
         _check_object(d.get(name, {}), f"{where}.{name}")
@@ -119,11 +124,11 @@ def result_from_dict(d: Any, where: str = "result") -> Result:
         _check_type(head.get("name", ""), str, f"{where}.headline.name")
     for i, s in enumerate(d["seeds"]):
         if isinstance(s, bool) or not isinstance(s, int) or s < 0:
-            raise ResultsError(f"{where}.seeds[{i}]: must be an integer >= 0, got {s!r}")
+            raise ResultsError(f"{where}.seeds[{i}]: must be an integer >= 0, got {shown(s)}")
     for i, n in enumerate(d.get("notes", [])):
         _check_type(n, str, f"{where}.notes[{i}]")
     for k, v in d.get("versions", {}).items():
-        _check_type(v, str, f"{where}.versions[{k!r}]")
+        _check_type(v, str, f"{where}.versions[{shown(k)}]")
     if d["slack"] is not None:
         _check_number(d["slack"], f"{where}.slack")
     for name in ("wall_time", "cpu_time"):
@@ -175,16 +180,16 @@ def check_value(x: Any, where: str) -> None:
     elif isinstance(x, dict) and "$mpf" in x:
         text = x["$mpf"]
         if set(x) != {"$mpf"} or not isinstance(text, str):
-            raise ResultsError(f"{where}: an $mpf value is {{'$mpf': '<decimal>'}}, got {x!r}")
+            raise ResultsError(f"{where}: an $mpf value is {{'$mpf': '<decimal>'}}, got {shown(x)}")
         try:
             value = mpmath.mpf(text)
         except ValueError:
-            raise ResultsError(f"{where}: $mpf {text!r} is not a decimal number") from None
+            raise ResultsError(f"{where}: $mpf {shown(text)} is not a decimal number") from None
         if mpmath.isnan(value):
-            raise ResultsError(f"{where}: $mpf {text!r} is not allowed (NaN)")
+            raise ResultsError(f"{where}: $mpf {shown(text)} is not allowed (NaN)")
     elif isinstance(x, dict):
         for k, v in x.items():
-            check_value(v, f"{where}[{k!r}]")
+            check_value(v, f"{where}[{shown(k)}]")
     else:
         raise ResultsError(f"{where}: {type(x).__name__} is not a result value")
 
@@ -201,15 +206,15 @@ def validate_results(doc: Any, known: Collection[str] | None = None) -> ResultsD
     if not isinstance(doc, dict):
         raise ResultsError(f"top level: must be an object, got {type(doc).__name__}")
     if doc.get("schema") != RESULTS_SCHEMA:
-        raise ResultsError(f"schema: {doc.get('schema')!r}, expected {RESULTS_SCHEMA!r}")
+        raise ResultsError(f"schema: {shown(doc.get('schema'))}, expected {RESULTS_SCHEMA!r}")
     unknown = sorted(set(doc) - {"schema", "profile", "seed", "complete", "results"})
     if unknown:
-        raise ResultsError(f"unknown field {unknown[0]!r}")
+        raise ResultsError(f"unknown field {shown(unknown[0])}")
     if doc.get("profile") not in PROFILES:
-        raise ResultsError(f"profile: {doc.get('profile')!r} is not one of {PROFILES}")
+        raise ResultsError(f"profile: {shown(doc.get('profile'))} is not one of {PROFILES}")
     seed = doc.get("seed")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise ResultsError(f"seed: must be an integer >= 0, got {seed!r}")
+        raise ResultsError(f"seed: must be an integer >= 0, got {shown(seed)}")
     complete = doc.get("complete", True)
     _check_type(complete, bool, "complete")
     _check_type(doc.get("results"), list, "results")
@@ -218,12 +223,12 @@ def validate_results(doc: Any, known: Collection[str] | None = None) -> ResultsD
     for i, d in enumerate(doc["results"]):
         r = result_from_dict(d, f"results[{i}]")
         if known is not None and r.claim_id not in known:
-            raise ResultsError(f"results[{i}].claim_id: {r.claim_id!r} is not a claim of this version")
+            raise ResultsError(f"results[{i}].claim_id: {shown(r.claim_id)} is not a claim of this version")
         if r.claim_id in seen:
-            raise ResultsError(f"results[{i}].claim_id: {r.claim_id!r} appears twice")
+            raise ResultsError(f"results[{i}].claim_id: {shown(r.claim_id)} appears twice")
         if r.profile != doc["profile"]:
             raise ResultsError(
-                f"results[{i}].profile: {r.profile!r}, the file's profile is {doc['profile']!r}"
+                f"results[{i}].profile: {shown(r.profile)}, the file's profile is {shown(doc['profile'])}"
             )
         seen.add(r.claim_id)
         results.append(r)
