@@ -256,7 +256,8 @@ def test_every_malformed_json_input_is_one_line_and_exit_2(target: str, data: st
         good.write_text(json.dumps(DOCS["results"]))
         code, out, err = _main_quietly([a.format(bad=bad, good=good, tmp=tmp) for a in argv])
         _one_line_error(code, err, option)
-        assert out == "" and not (Path(tmp) / "out").exists() and not (Path(tmp) / "r.json").exists()
+        assert len(err) < 1000 and out == ""
+        assert not (Path(tmp) / "out").exists() and not (Path(tmp) / "r.json").exists()
 
 
 def test_the_unbroken_documents_pass(tmp_path: Path) -> None:
