@@ -11,9 +11,6 @@ noise level ``tau``) and of measured scalars. Provenance per function:
 * RECONSTRUCTED (the paper's displayed formula was not recoverable): :func:`rate_factor`
   (rho = 1 - eta_Q gamma^2 zeta_0 / 2), :func:`rate_bound`, :func:`prob_bound` (Y_delta),
   :func:`iterations_needed` (a sufficient T, eq. 21 re-derived, not the paper's own constants).
-* The label-noise world of the Fig. 3 claims' alternative (:func:`_fig3_gap`, :func:`_expected_error`
-  under ``noise="label"``) is private: a world the claims run in, not a formula of the paper; the public
-  :func:`fig3_gap` and :func:`expected_error` are the paper's (noise on the representation).
 * NOT RECOVERED (not implemented, never guessed): the smoothness constant L, the bound alpha-bar and the
   gamma threshold of eq. (15).
 
@@ -31,7 +28,6 @@ from scipy.optimize import nnls
 
 from bounds.checks import (
     check_array,
-    check_choice,
     check_int,
     check_positive,
     check_prob,
@@ -299,60 +295,29 @@ def _ridge_map(Z: np.ndarray, penalty: float) -> np.ndarray:
     return np.linalg.solve(Z @ Z.T + penalty * np.eye(Z.shape[0]), Z)
 
 
-#: where the noise of eq. (1) sits: on the representation (the paper: y_k = lambda^T (z_k + eps_k), label
-#: noise variance m tau under E[lambda lambda^T] = I) or on the label (y_k = lambda^T z_k + eps_k,
-#: variance tau: the alternative world of yang2024.fig3 and yang2024.fig3.near)
-NOISE = ("representation", "label")
-
-
-def _label_noise(m: int, tau: float, noise: str) -> float:
-    """The variance c of a label's noise under E[lambda lambda^T] = I: m tau (noise on the representation,
-    eq. 1) or tau (noise on the label). It is also the transformer's limit ridge penalty (eq. 20)."""
-    check_choice("noise", noise, NOISE)
-    return m * tau if noise == "representation" else tau
-
-
 @finite_result
 def fig3_gap(Z: np.ndarray, Z_Q: np.ndarray, tau: float) -> float:
     """(1/K) E ||y-hat* - y-hat_best||^2 = (1/K) tr(D G D^T), D = Z_Q^T (M_{m tau} - M_{N tau}),
     M_c = (Z Z^T + c I)^{-1} Z, under E[lambda lambda^T] = I (so E[y y^T] = G)."""
-    return _fig3_gap(Z, Z_Q, tau, "representation")
-
-
-@finite_result
-def _fig3_gap(Z: np.ndarray, Z_Q: np.ndarray, tau: float, noise: str) -> float:
-    """:func:`fig3_gap` under the noise law ``noise`` (:data:`NOISE`; private: "label" is the claims'
-    alternative world, not a formula of the paper): (1/K) tr(D S D^T) with
-    D = Z_Q^T (M_c - M_{N tau}), S = E[y y^T] = Z^T Z + c I, c = m tau ("representation", = G) or tau
-    ("label"); the 'best' ridge keeps the paper's penalty N tau."""
     Z, Z_Q = _zpair(Z, Z_Q)
     tau = check_positive("tau", tau)
     m, n = Z.shape
     K = n + Z_Q.shape[1]
-    c = _label_noise(m, tau, noise)
-    D = Z_Q.T @ (_ridge_map(Z, c) - _ridge_map(Z, n * tau))
-    return float(np.sum(D * (D @ (Z.T @ Z + c * np.eye(n)))) / K)
+    D = Z_Q.T @ (_ridge_map(Z, m * tau) - _ridge_map(Z, n * tau))
+    return float(np.sum(D * (D @ gram(Z, tau))) / K)
 
 
 @finite_result
 def expected_error(Z: np.ndarray, Z_Q: np.ndarray, tau: float, penalty: float) -> float:
     """(1/K) E ||Z_Q^T (M y - lambda)||^2 = (1/K) tr(Z_Q^T [(M Z^T - I)(M Z^T - I)^T + m tau M M^T] Z_Q)
     for the ridge map M = (Z Z^T + penalty I)^{-1} Z under E[lambda lambda^T] = I."""
-    return _expected_error(Z, Z_Q, tau, penalty, "representation")
-
-
-@finite_result
-def _expected_error(Z: np.ndarray, Z_Q: np.ndarray, tau: float, penalty: float, noise: str) -> float:
-    """:func:`expected_error` under the noise law ``noise`` (:data:`NOISE`; private as :func:`_fig3_gap`):
-    the noise term is c M M^T,
-    c = m tau ("representation") or tau ("label")."""
     Z, Z_Q = _zpair(Z, Z_Q)
     tau = check_positive("tau", tau)
     m, n = Z.shape
     K = n + Z_Q.shape[1]
     M = _ridge_map(Z, check_positive("penalty", penalty))
     E = M @ Z.T - np.eye(m)
-    S = E @ E.T + _label_noise(m, tau, noise) * (M @ M.T)
+    S = E @ E.T + m * tau * (M @ M.T)
     return float(np.sum(Z_Q * (S @ Z_Q)) / K)
 
 

@@ -361,16 +361,14 @@ def test_repdim_catches_wrong_best_ridge(monkeypatch: pytest.MonkeyPatch) -> Non
 
 
 def test_lmmse_catches_swapped_estimators(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The expected errors (bounds.expected_error's generalisation, which fig3_draws calls) with the two
-    penalties swapped."""
     E.fig3_draws.cache_clear()
-    orig = B._expected_error
+    orig = B.expected_error
 
-    def swapped(Z: np.ndarray, Z_Q: np.ndarray, tau: float, penalty: float, noise: str) -> float:
+    def swapped(Z: np.ndarray, Z_Q: np.ndarray, tau: float, penalty: float) -> float:
         m, n = np.shape(Z)
-        return orig(Z, Z_Q, tau, n * tau if np.isclose(penalty, m * tau) else m * tau, noise)
+        return orig(Z, Z_Q, tau, n * tau if np.isclose(penalty, m * tau) else m * tau)
 
-    monkeypatch.setattr(B, "_expected_error", swapped)
+    monkeypatch.setattr(B, "expected_error", swapped)
     try:
         _violated("yang2024.lmmse", draws=5)
     finally:

@@ -620,15 +620,10 @@ class Fig3Draws:
 
 
 @functools.cache
-def fig3_draws(
-    seed: int, K: int, m: int, tau: float, Ns: tuple[int, ...], draws: int, noise: str = "representation"
-) -> Fig3Draws:
+def fig3_draws(seed: int, K: int, m: int, tau: float, Ns: tuple[int, ...], draws: int) -> Fig3Draws:
     """``draws`` nested representation draws from ctx.rng(20): one Z-tilde (m, K) per draw, prompt =
-    its first N columns for every N (so N and m compare on the same draws); ``noise`` where eq. (1)'s
-    noise sits (bounds.yang2024.NOISE: the transformer's ridge penalty is m tau or tau); cached,
-    read-only."""
+    its first N columns for every N (so N and m compare on the same draws); cached, read-only."""
     Ns = tuple(check_int("N", n, low=1, high=K - 1) for n in Ns)
-    c = B._label_noise(m, tau, noise)  # the transformer's ridge penalty under that noise law
     rng = Ctx(seed=seed).rng(20)
     out = np.zeros((3, check_int("draws", draws), len(Ns)))
     for i in range(draws):
@@ -636,9 +631,9 @@ def fig3_draws(
         for j, N in enumerate(Ns):
             Z, Z_Q = Zt[:, :N], Zt[:, N:]
             out[:, i, j] = (
-                B._fig3_gap(Z, Z_Q, tau, noise),
-                B._expected_error(Z, Z_Q, tau, c, noise),
-                B._expected_error(Z, Z_Q, tau, N * tau, noise),
+                B.fig3_gap(Z, Z_Q, tau),
+                B.expected_error(Z, Z_Q, tau, m * tau),
+                B.expected_error(Z, Z_Q, tau, N * tau),
             )
     return Fig3Draws(Ns, *(_freeze(a) for a in out.copy()))
 

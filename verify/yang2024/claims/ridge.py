@@ -180,15 +180,6 @@ NS_PAPER = (50, 70, 90, 100, 110, 130, 150)  # Fig. 3: m = 100, N from 50 to 150
 FIG3_Z = Rule(2.576, "99% normal band on each paired difference over the draws", "attncheck")
 
 
-#: the alternative world of both Fig. 3 readings: the noise of eq. (1) on the label, not the representation
-LABEL_NOISE = Alternative(
-    world="the noise of eq. (1) on the label (y_k = lambda^T z_k + eps_k, variance tau: the usual in-context "
-    "regression law) instead of the representation: the transformer's ridge penalty is then tau, not m tau, "
-    "so m no longer sets the penalty and the gap is largest at N = m",
-    overrides={"noise": "label"},
-)
-
-
 @claim(
     "yang2024.fig3",
     reference="Fig. 3 and its caption; end of Sec. 3.2 ('the closer m is to N, the closer the "
@@ -198,7 +189,7 @@ LABEL_NOISE = Alternative(
     provenance=Provenance.EXACT,
     statement="the expected gap (1/K) E||y-hat* - y-hat_best||^2 decreases as N approaches m, from "
     "either side (0 at N = m)",
-    quick={"K": 60, "m": 20, "tau": 0.01, "Ns": NS_QUICK, "draws": 100, "noise": "representation"},
+    quick={"K": 60, "m": 20, "tau": 0.01, "Ns": NS_QUICK, "draws": 100},
     paper={"K": 200, "m": 100, "Ns": NS_PAPER, "draws": 50},
     expect=Verdict.VIOLATED,
     rules={"z": FIG3_Z},
@@ -215,9 +206,14 @@ LABEL_NOISE = Alternative(
         xlabel="prompt length $N$ ($m=20$)",
         ylabel=r"$\frac{1}{K}\mathbb{E}\|\hat y^*-\hat y_{\mathrm{best}}\|^2$",
     ),
-    alternative=LABEL_NOISE,
+    alternative=Alternative(
+        world="a noise level 100 times the paper's (tau = 1), far from interpolation: the statement holds "
+        "there, so the violation at tau = 0.01 is no artefact of a check that cannot pass",
+        overrides={"tau": 1.0},
+        expect=Verdict.HOLDS,
+    ),
 )
-def fig3(ctx: Ctx, *, K: int, m: int, tau: float, Ns: tuple, draws: int, noise: str) -> Evidence:
+def fig3(ctx: Ctx, *, K: int, m: int, tau: float, Ns: tuple, draws: int) -> Evidence:
     """Yang et al. 2024, Fig. 3 and Sec. 3.3 (statement EXACT; the gap's closed form
     bounds.fig3_gap is DERIVED and checked against Monte Carlo in the unit tests); qualitative; every
     seed.
@@ -231,10 +227,9 @@ def fig3(ctx: Ctx, *, K: int, m: int, tau: float, Ns: tuple, draws: int, noise: 
     violated (a finding against the paper's reading): the gap is 0 at N = m but peaks near m and falls
     again far from it (the ridge is most sensitive to its penalty where Z Z^T is ill-conditioned).
     Each estimator's error against the truth is reported: the 'best' ridge never beats the
-    transformer's under the training prior (see yang2024.lmmse). ``noise``: where eq. (1)'s noise sits
-    (bounds.yang2024.NOISE; "representation" is the paper's, "label" the alternative world).
+    transformer's under the training prior (see yang2024.lmmse).
     """
-    fd = E.fig3_draws(ctx.seed, K, m, tau, tuple(Ns), draws, noise)
+    fd = E.fig3_draws(ctx.seed, K, m, tau, tuple(Ns), draws)
     cols = list(range(len(Ns)))
     left = [j for j in cols if Ns[j] <= m]
     right = [j for j in cols if Ns[j] >= m][::-1]
@@ -298,7 +293,6 @@ def _near_far(Ns: tuple, m: int) -> tuple[list[int], list[int]]:
         "taus": (0.001, 0.01, 0.1),
         "Ns": NS_QUICK,
         "draws": 100,
-        "noise": "representation",
     },
     paper={"K": 200, "m": 100, "Ns": NS_PAPER, "draws": 50},
     expect=Verdict.VIOLATED,
@@ -307,9 +301,14 @@ def _near_far(Ns: tuple, m: int) -> tuple[list[int], list[int]]:
     tex=r"the weaker reading of Sec.~3.2: the expected gap $\frac1K\mathbb{E}\|\hat y^*-\hat "
     r"y_{\mathrm{best}}\|^2$ is smallest, among $N\ne m$, at the grid points next to $m$ "
     r"($\tau=10^{-3},10^{-2},10^{-1}$)",
-    alternative=LABEL_NOISE,
+    alternative=Alternative(
+        world="noise levels a decade and two above the paper's (tau = 0.1, 1): the weak reading holds there "
+        "at every seed, so its violation at tau = 0.001 is no artefact of a check that cannot pass",
+        overrides={"taus": (0.1, 1.0)},
+        expect=Verdict.HOLDS,
+    ),
 )
-def fig3_near(ctx: Ctx, *, K: int, m: int, taus: tuple, Ns: tuple, draws: int, noise: str) -> Evidence:
+def fig3_near(ctx: Ctx, *, K: int, m: int, taus: tuple, Ns: tuple, draws: int) -> Evidence:
     """Yang et al. 2024, Fig. 3 and the end of Sec. 3.2, read weakly (statement EXACT, reading ours; the
     gap's closed form bounds.fig3_gap is DERIVED); qualitative; every seed.
 
@@ -325,7 +324,7 @@ def fig3_near(ctx: Ctx, *, K: int, m: int, taus: tuple, Ns: tuple, draws: int, n
     near, far = _near_far(tuple(Ns), m)
     wrong, undecided, notes = [], [], []
     for tau in taus:
-        fd = E.fig3_draws(ctx.seed, K, m, tau, tuple(Ns), draws, noise)
+        fd = E.fig3_draws(ctx.seed, K, m, tau, tuple(Ns), draws)
         diffs = E.paired_diffs(fd.gap, [(a, b) for a in near for b in far], ctx.rule("z"))
         bad = [(Ns[b], Ns[a]) for a, b, d, hw in diffs if d + hw < 0]
         open_ = [(Ns[b], Ns[a]) for a, b, d, hw in diffs if d - hw <= 0 <= d + hw]
