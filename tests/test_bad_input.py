@@ -336,6 +336,14 @@ def test_a_symlinked_json_is_followed(toy_claims, tmp_path: Path) -> None:
     assert sorted(p.name for p in target.parent.iterdir()) == ["results.json"]
 
 
+def test_a_symlink_loop_is_refused(no_run, tmp_path: Path) -> None:  # noqa: F811
+    loop = tmp_path / "loop.json"
+    loop.symlink_to(loop)
+    code, _, err = _main_quietly(["run", sorted(registry())[0], "--json", str(loop)])
+    _one_line_error(code, err, f"--json: {loop} is a loop of symlinks")
+    assert loop.is_symlink()
+
+
 # ---------------------------------------------------------------- case 6: a results file of the other profile
 
 

@@ -299,6 +299,8 @@ def results_lock(path: Path) -> Iterator[Path]:
     removed on the way out (a lock taken on a sidecar that was removed meanwhile is taken again).
     """
     target = Path(os.path.realpath(path))
+    if target.is_symlink():  # realpath stops at a loop
+        raise ResultsError(f"{path} is a loop of symlinks")
     lock = target.with_name(f".{target.name}.lock")
     target.parent.mkdir(parents=True, exist_ok=True)
     while True:
