@@ -21,7 +21,7 @@ def _readme_commands() -> list[str]:
 def test_readme_opens_with_exactly_two_commands() -> None:
     main_job, tests = _readme_commands()
     assert "pip install" in main_job and main_job.endswith("attncheck report")
-    assert "pip install" in tests and tests.endswith("pytest")
+    assert "pip install" in tests and tests.endswith("pytest -n auto")  # on every core (pytest-xdist)
 
 
 def test_ci_runs_the_readme_test_command_verbatim() -> None:
