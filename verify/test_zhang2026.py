@@ -18,8 +18,9 @@ from verify.zhang2026 import experiments as E
 from verify.zhang2026 import model as Mo
 
 IDS = [c.id for c in match_claims(["zhang2026.*"])]
-#: Documented mismatches of our reconstruction (RECONSTRUCTED; expect violated).
-FINDINGS = ["zhang2026.thm31.bounds", "zhang2026.digits"]
+#: Documented violations (expect violated): mismatches of our reconstruction (RECONSTRUCTED: thm31.bounds,
+#: digits) and the paper note's D^4 (THIRD-PARTY, class (B), against our derivation: note.KD4).
+FINDINGS = ["zhang2026.thm31.bounds", "zhang2026.digits", "zhang2026.note.KD4"]
 
 #: Every claim that is not a consistency check -> the test below that flips its verdict by a
 #: measurement-side change.
@@ -40,6 +41,9 @@ FALSIFIERS: dict[str, str] = {
     "zhang2026.nonuniformS": "test_nonuniformS_flips_with_a_wrong_step",
     "zhang2026.thm32.ood": "test_ood_flips_without_attention_learning",
     "zhang2026.stepsize": "test_stepsize_flips_with_a_larger_step",
+    "zhang2026.note.KD4": "test_KD4_finding_is_the_exponent",
+    "zhang2026.note.stepsize": "test_note_stepsize_flips_with_a_larger_step",
+    "zhang2026.review.Vdep": "test_Vdep_flips_with_a_step_scaled_by_the_teacher",
 }
 
 
@@ -73,6 +77,9 @@ def test_all_claims_registered_and_classified() -> None:
         "stepsize",
         "protocol",
         "asym_init",
+        "note.KD4",
+        "note.stepsize",
+        "review.Vdep",
     }
     assert {i.split(".", 1)[1] for i in IDS} == names
     paper = {c for c in IDS if not get_claim(c).record.consistency}
@@ -229,7 +236,13 @@ def test_fullTF_flips_with_a_leaking_gradient(monkeypatch) -> None:
         return loss, {"W_V": gv, "W_KQ": g["W_KQ"]}
 
     _flips(
-        monkeypatch, "zhang2026.fullTF", Mo, "full_tf_loss_grad", leaky_positions, seeds=[0], N=200, steps=100
+        monkeypatch,
+        "zhang2026.fullTF",
+        Mo,
+        "full_tf_loss_grad",
+        leaky_positions,
+        seeds=[0],
+        acts=("linear",),
     )
 
 
@@ -309,6 +322,32 @@ def test_stepsize_flips_with_a_larger_step(monkeypatch) -> None:
     orig = E.scalar_run
     bad = lambda D, K, eta, *a, **k: orig(D, K, 40 * eta, *a, **k)  # noqa: E731
     _flips(monkeypatch, "zhang2026.stepsize", E, "scalar_run", bad, steps=300)
+
+
+def test_KD4_finding_is_the_exponent(monkeypatch) -> None:
+    """The measured tail constant multiplied by D^2 (a wrong measured quantity with the note's order):
+    the note's D^4 then holds, so the finding is the exponent 2 of our model, not the check."""
+    orig = E.scalar_curve
+
+    def times_D2(p):
+        r = orig(p)
+        return r | {"excess": [v * p.D**2 for v in r["excess"]]}
+
+    _flips(monkeypatch, "zhang2026.note.KD4", E, "scalar_curve", times_D2, expect=Verdict.HOLDS)
+
+
+def test_note_stepsize_flips_with_a_larger_step(monkeypatch) -> None:
+    """GD run at 300x the step it reports (a wrong scaling of the measured run)."""
+    orig = E.monotone_run
+    bad = lambda D, K, eta, *a, **k: orig(D, K, 300 * eta, *a, **k)  # noqa: E731
+    _flips(monkeypatch, "zhang2026.note.stepsize", E, "monotone_run", bad)
+
+
+def test_Vdep_flips_with_a_step_scaled_by_the_teacher(monkeypatch) -> None:
+    """A measured OOD gap that grows with the teacher, B ||V*||_F^2 / 16 (a wrong measured quantity)."""
+    orig = B.ood_B_exact
+    bad = lambda tr, sx2, v2, *a: orig(tr, sx2, v2, *a) * v2 / 16  # noqa: E731
+    _flips(monkeypatch, "zhang2026.review.Vdep", B, "ood_B_exact", bad, vnorm_max=16.0)
 
 
 # ------------------------------------------------------------------------------- the numbers behind verdicts

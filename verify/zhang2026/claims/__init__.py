@@ -22,9 +22,20 @@ from verify.zhang2026.claims import (
     invariants,
     protocol,
     reviewers,
+    sources,
     thm31,
     thm32,
     variants,
 )
 
-__all__ = ["closed_forms", "examples", "invariants", "protocol", "reviewers", "thm31", "thm32", "variants"]
+__all__ = [
+    "closed_forms",
+    "examples",
+    "invariants",
+    "protocol",
+    "reviewers",
+    "sources",
+    "thm31",
+    "thm32",
+    "variants",
+]

@@ -9,6 +9,7 @@ from verify.core import Alternative, Ctx, Evidence, Kind, Provenance, claim
 from verify.core.record import Rule, Seeds
 from verify.zhang2026 import experiments as E
 from verify.zhang2026.claims._rates import RateParts
+from verify.zhang2026.claims._sources import reviewers
 
 ROUNDOFF = "reconstruction pass criterion (round-off level)"
 
@@ -17,7 +18,11 @@ ROUNDOFF = "reconstruction pass criterion (round-off level)"
     "zhang2026.lemC2",
     reference="Lemma C.2 (quoted by reviewer 1)",
     kind=Kind.UPPER,
-    provenance=Provenance.EXACT_FROM_REVIEWS,
+    provenance=Provenance.THIRD_PARTY,
+    source=reviewers(
+        "reviewer 1 (Lemma C.2: the rows of the learned value matrix are always positive "
+        "multiples of the rows of V*)"
+    ),
     statement="every row of W_V^(t) is a positive multiple of the row of V*, at every step t >= 1",
     assumptions=("zero init", "sigma'(0) := 1 for leaky ReLU"),
     quick=dict(D=8, K=2, M=3, d=4, eta=0.1, steps=500, N_mc=3000, steps_mc=100, mu=0.0),
@@ -54,8 +59,8 @@ def lemC2(
     steps_mc: int,
     mu: float,
 ) -> Evidence:
-    """Lemma C.2 [P], at every seed (random V* with rows of unequal norm, P, Monte Carlo sample). Linear
-    relative residual ||W_V - c V*|| / ||W_V|| and the
+    """Lemma C.2 (THIRD-PARTY: reviewer 1 states it, class (A)), at every seed (random V* with rows of
+    unequal norm, P, Monte Carlo sample). Linear relative residual ||W_V - c V*|| / ||W_V|| and the
     spread of the row multiples within rule ``resid``, C1(1) = eta sx2 (bounds.zhang2026.c1_first_step)
     within ``c1_first``; leaky ReLU closed form: 1 - min row cosine within ``cos_closed`` for t >= 1;
     leaky ReLU Monte Carlo GD (fixed sample of N_mc Gaussian inputs, sigma'(0) = 1): 1 - row cosine

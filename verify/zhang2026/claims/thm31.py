@@ -21,6 +21,7 @@ from verify.numerics.fit import fit_loglog
 from verify.zhang2026 import experiments as E
 from verify.zhang2026.claims._rates import DECAY_WORLD, RateParts, fit_decades, rate_times, worst_rate
 from verify.zhang2026.claims._rules import CONST_2PC, MAX_ENTRY, SLOPE_CF
+from verify.zhang2026.claims._sources import NOTE, reviewers
 
 CIRCULANT = [("circulant", 8, 2), ("circulant", 12, 3), ("circulant", 16, 4)]
 ACTS = ("linear", "leaky")
@@ -36,6 +37,26 @@ def stable_step(D: int, K: int, v2: float) -> float:
     """The largest stable constant step of the (C1, g) dynamics, 2 / curvature of both: 4 x
     bounds.zhang2026.eta_heuristic = 2 min(K / D, D K / ||V*||_F^2) (sx2 = 1; derivation Sect. 6.9)."""
     return 4.0 * to_float(B.eta_heuristic(D, K, 1.0, v2))
+
+
+def tail_limits(
+    ctx: Ctx,
+    Ds: list[int],
+    K: int,
+    eta: float,
+    v2: float,
+    t_max: list[int],
+    gains: list[float],
+) -> list[float]:
+    """T excess(T) at T = t_max[i] for each D of ``Ds`` (linear sigma, the (C1, g) reduction), with the
+    logit step scaled by gains[i] (lam^2 for P^T P = lam I; D without the 1/sqrt(D) logit scaling)."""
+    points = [
+        replace(_curve(D, K, eta, v2, "linear", np.array([t])), logit_gain=gain)
+        for D, t, gain in zip(Ds, t_max, gains, strict=True)
+    ]
+    return [
+        pt.times[-1] * r["excess"][-1] for pt, r in zip(points, ctx.map(E.scalar_curve, points), strict=True)
+    ]
 
 
 @claim(
@@ -123,7 +144,13 @@ def _tail_panel(act: str, title: str) -> dict:
     "zhang2026.thm31.rate",
     reference="Thm 3.1(c); Fig. 2(a)",
     kind=Kind.RATE,
-    provenance=Provenance.EXACT_FROM_REVIEWS,
+    provenance=Provenance.THIRD_PARTY,
+    source=reviewers(
+        "reviewer 2 (matching upper and lower bounds, Theta(1/T)), reviewer 3 (a tight Theta(1/T) on the "
+        "population loss with Gaussian data) and reviewer 1 (Gaussian data, Gaussian noise on the target)"
+    )
+    + "; the late slope about -1 also in "
+    + NOTE,
     statement="the excess population loss is Theta(1/T): tail exponent -1 on Examples 2.1-2.4, linear sigma "
     "and leaky ReLU",
     assumptions=(
@@ -145,7 +172,9 @@ def _tail_panel(act: str, title: str) -> dict:
     plot=[_tail_panel("linear", "linear $\\sigma$"), _tail_panel("leaky", "leaky ReLU $\\sigma$")],
 )
 def thm31_rate(ctx: Ctx, *, eta: float, vnorm: float, tmax_T0: int) -> Evidence:
-    """Thm 3.1(c) [P]: excess(T) = Theta(T^RATE_EXPONENT). Rate rule (tolerance ``slope_tol``) on the
+    """Thm 3.1(c) (THIRD-PARTY: the reviews state it, class (A)): excess(T) = Theta(T^RATE_EXPONENT), the
+    matching upper and lower bounds as an exponent (the population excess does not depend on the label
+    noise). Rate rule (tolerance ``slope_tol``) on the
     closed-form excess at T_0 10^(k/4), T in [10 T_0, tmax_T0 T_0], for Ex 2.1 (conv + 2x2 pool, D=16,
     K=4), Ex 2.2 (cycle GCN, D=8, K=3), Ex 2.3 (fixed selection, D=8, K=2), Ex 2.4 (group-sparse, D=8,
     K=1), linear sigma and leaky ReLU (0.1); shown: the least favourable of the eight curves. Premise:
@@ -351,19 +380,13 @@ def thm31_Dexp(ctx: Ctx, *, K: int, eta: float, vnorm: float, tmax_T0: int, p_no
         raise ValueError(f"p_norm must be 'unit' or 'inv_D', got {p_norm!r}")
     Ds = [8, 12, 16, 24, 32]
     v2 = vnorm**2
-    points = [
-        replace(
-            _curve(D, K, eta, v2, "linear", np.array([int(tmax_T0 * E.onset(D, K, eta, 1.0, v2))])),
-            logit_gain=1.0 if p_norm == "unit" else 1.0 / D**2,
-        )
-        for D in Ds
-    ]
-    res = ctx.map(E.scalar_curve, points)
-    parts, lim = RateParts(), []
-    for pt, r in zip(points, res, strict=True):
-        c = to_float(B.tail_constant(pt.D, K, eta))
-        lim.append(pt.times[-1] * r["excess"][-1])
-        parts.window(f"D={pt.D}: T excess / (D K (D-K)/(4 eta))", lim[-1] / c, *ctx.rule("window"))
+    gains = [1.0 if p_norm == "unit" else 1.0 / D**2 for D in Ds]
+    t_max = [int(tmax_T0 * E.onset(D, K, eta, 1.0, v2)) for D in Ds]
+    lim = tail_limits(ctx, Ds, K, eta, v2, t_max, gains)
+    parts = RateParts()
+    for D, v in zip(Ds, lim, strict=True):
+        c = to_float(B.tail_constant(D, K, eta))
+        parts.window(f"D={D}: T excess / (D K (D-K)/(4 eta))", v / c, *ctx.rule("window"))
     fit = fit_loglog(np.array(Ds, float), np.array(lim))
     note = (
         f"fitted exponent of the limit in D (K={K}, D=8..32): {fit.slope:.3f}, 95% CI "
@@ -378,7 +401,11 @@ def thm31_Dexp(ctx: Ctx, *, K: int, eta: float, vnorm: float, tmax_T0: int, p_no
     "zhang2026.thm31.Tstar",
     reference="Thm 3.1(d) (reviewers 1, 2); our T_0: derivation Sect. 6.4",
     kind=Kind.RATE,
-    provenance=Provenance.EXACT_FROM_REVIEWS,
+    provenance=Provenance.THIRD_PARTY,
+    source=reviewers(
+        "reviewer 2 (T* grows quadratically with D) and reviewer 1, weakness 6 (Thm 3.1's time bound is "
+        "linear in 1/||V*||^2)"
+    ),
     statement="T* grows ~D^2 and ~1/||V*||^2 (proxy: onset T_on of the 1/T regime; exponent 2 in D and in "
     "1/||V*||_F)",
     assumptions=("uniform-K S*, K fixed", "zero init", "linear sigma"),
@@ -435,13 +462,13 @@ def thm31_Tstar(
     vnorm_min: float,
     horizon_T0: float,
 ) -> Evidence:
-    """Thm 3.1(d) [P] shape; T* itself NOT RECOVERED. Measured T_on = first T after which the factor-2
-    local slope stays <= rule ``onset_slope`` (read on a 2^(1/32) grid). Rate rule (tolerance
-    ``exponent_tol``) on T_on against D = 8 2^(k/2) up to D_max (step eta_D < 2K/D_max for stability,
-    ||V*||_F = vnorm_D; exponent TSTAR_D_EXPONENT) and against 1/||V*||_F for ||V*||_F = 4 2^(-k/2)
-    down to vnorm_min at D = 8, step eta (exponent -TSTAR_V_EXPONENT). The asymptotic regime is large D and
-    small ||V*|| (the logits then dominate the onset); shown: the less favourable of the two.
-    T_on / T_0 (T_0 = bounds.zhang2026.onset_T0) is reported. Deterministic."""
+    """Thm 3.1(d) shape (THIRD-PARTY: reviewers 2 and 1, class (A)); T* itself NOT RECOVERED. Measured T_on =
+    first T after which the factor-2 local slope stays <= rule ``onset_slope`` (read on a 2^(1/32) grid).
+    Rate rule (tolerance ``exponent_tol``) on T_on against D = 8 2^(k/2) up to D_max (step eta_D <
+    2K/D_max for stability, ||V*||_F = vnorm_D; exponent TSTAR_D_EXPONENT) and against 1/||V*||_F for
+    ||V*||_F = 4 2^(-k/2) down to vnorm_min at D = 8, step eta (exponent -TSTAR_V_EXPONENT). The
+    asymptotic regime is large D and small ||V*|| (the logits then dominate the onset); shown: the less
+    favourable of the two. T_on / T_0 (T_0 = bounds.zhang2026.onset_T0) is reported. Deterministic."""
     Ds = sorted({round(8 * 2 ** (k / 2)) for k in range(round(2 * math.log2(D_max / 8)) + 1)})
     vns = [4.0 / 2 ** (k / 2) for k in range(round(2 * math.log2(4.0 / vnorm_min)) + 1)]
     th = ctx.rule("onset_slope")

@@ -15,6 +15,7 @@ from verify.core.record import Rule, Search, Seeds
 from verify.zhang2026 import experiments as E
 from verify.zhang2026.claims._rates import RateParts, fit_decades, rate_times, worst_rate
 from verify.zhang2026.claims._rules import MC_Z, SLOPE_MC
+from verify.zhang2026.claims._sources import NOTE, REVIEWS
 
 KINDS = ("exp", "exp_centred", "correlated")
 
@@ -60,6 +61,11 @@ def _curves(
     reference="Thm 3.2 ([S]); Fig. 2(b); its eps(T): derivation Sect. 5.4",
     kind=Kind.RATE,
     provenance=Provenance.DERIVED,
+    source="the late OOD slope about -1/2 (Fig. 2(b)) and the OOD condition (input and response columns "
+    "with bounded second moments) are stated by "
+    + NOTE
+    + "; the exponential OOD data by reviewer 1 in "
+    + REVIEWS,
     statement="the OOD gap B(T) = 1/2 E||f*(X~) - TF(X~)||^2 decays as T^-1 (so L_OOD - A_T = B, slope -1, "
     "for teacher + independent-noise labels); the notes' late OOD slope -1/2 appears in |L_OOD - A_T| "
     "under a label mismatch of OUR construction, 0.3 V* X~ 1 1^T / D, correlated with X~ (the paper's "
