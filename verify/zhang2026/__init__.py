@@ -47,39 +47,52 @@ Notation in claim ids and parameters:
 - ``N`` Monte Carlo or test samples, ``batch`` an SGD batch, ``steps`` a GD budget, ``tau`` the s.d.
   of the label noise.
 
-Assumptions, numbered by us from the reviews and notes: A1 Gaussian inputs, population loss; A2
-Gaussian target noise independent of X; A3 the teacher class above with 1 <= K < D; A4 D >=
-poly(M, K) (notes); A5 eta <= O(1/(M D^2.5)) (notes); A6 zero init, GD, fixed orthogonal P,
+Assumptions, numbered by us from the reviews and notes: A1 Gaussian inputs, population loss (reviewers
+1, 3); A2 Gaussian target noise independent of X (reviewer 1); A3 the teacher class above with
+1 <= K < D, entries 1/K (reviewer 4, the note); A4 D >= poly(M, K) (reviewer 1, the note); A5 eta <=
+O(1/(M D^2.5)) (the note); A6 zero init, GD, fixed orthogonal P,
 position-only attention; A7 the conditions on sigma and the scale of V* are NOT RECOVERED.
 
 Provenance of the formulas (theory side in ``bounds.zhang2026``):
 
-- EXACT-from-reviews (abstract and reviews): the teacher class and the examples; the fixed orthogonal
-  P and input-independent attention; Lemma C.2 (each row of W_V is a positive multiple of the row of
-  V*); Theorem 3.1: A -> S*, W_V -> V*, excess Theta(1/T) with matching bounds, T* ~ D^2 and
-  ~ 1/|V*|^2; Thm 3.2 needs more steps as |V*| grows; Gaussian data and noise; Exp(1) OOD inputs.
-- THIRD-PARTY (the notes): the 1/sqrt(D) scaling, the loss, zero init, the W_KQ two-level form in
-  C2, C3, A4 and A5, the constant K D^4/(eta T), Thm 3.2 as L_OOD <= teacher's OOD loss + eps, the
-  OOD slope -1/2, the heatmaps, the full-transformer ablation, the MNIST experiment.
+- EXACT-from-reviews (the abstract, the paper's own words): the teacher class and its examples, the
+  recovery of all parameter blocks (A -> S*, W_V -> V*), the optimal population loss, OOD
+  generalisation under mild assumptions.
+- THIRD-PARTY from the four ICLR 2026 reviews (class (A), independent reviewers; each claim's
+  ``source`` names the reviewer): Theta(1/T) with matching upper and lower bounds on the population
+  loss with Gaussian data and Gaussian label noise (``thm31.rate``); T* ~ D^2 and Thm 3.1's time
+  ~ 1/|V*|^2 (``thm31.Tstar``); Lemma C.2 (``lemC2``); the merged key-query matrix with a fixed
+  orthogonal P independent of X (A6, built into the model; ``P_invariance`` checks its consequence);
+  S* entries 1/K (A3, built into the teacher class); D >= poly(M, K) (A4); Thm 3.2's time ~ |V*|^2
+  (reviewer 1's question: ``review.Vdep``); exponential OOD inputs.
+- THIRD-PARTY from an LLM-written paper note (class (B), lower reliability; checked against our
+  derivation): the 1/sqrt(D) scaling, the loss, zero init, the W_KQ two-level form in C2, C3, A5
+  (eta <= O(M^-1 D^-5/2): ``note.stepsize``), the constant K D^4/(eta T) (``note.KD4``, not reproduced
+  with the reviews' orthogonal P), Thm 3.2 as L_OOD <= teacher's OOD loss + eps under bounded second
+  moments, the OOD slope -1/2, the heatmaps, the full-transformer ablation (``fullTF``), the MNIST
+  cosine > 0.9.
 - RECONSTRUCTED by us: the column conventions, P^T P = I, the input and noise laws, the D x D
   examples, T_0 as T* and the [0.5, 2] envelope of thm31.bounds, sigma'(0) := 1, the experiments'
   protocol as run (batch, label noise, sizes, steps; ``protocol``), the OOD label mismatch of
   ``thm32.ood``, and the MNIST stand-in on scikit-learn's 8x8 digits (``digits``).
 - QUESTION (a reviewer's question, not the paper's statement): non-Gaussian inputs (``nongauss``,
-  reviewer 1) and non-uniform S* (``nonuniformS``, reviewer 4); our derived predictions answer them.
+  reviewer 1), non-uniform S* (``nonuniformS``, reviewer 4), D = K and K = 0 (``DeqK``, ``K0``,
+  reviewer 1), the |V*| dependence of Thm 3.2's time (``review.Vdep``, reviewer 1); our derived
+  predictions answer them.
 - DERIVED by us (checked numerically): the closed-form losses and gradients, P-invariance, the scalar
   reductions, K C2 = (D - K) C3, C1(1) = eta sx2, |A - S*|_F ~ T^-1/2, the tail constant
   T excess -> sum_i K_i (D - K_i)/(4 eta) = D K (D - K)/(4 eta) (so ~D^2, not D^4), T_0, the D = K
   and K = 0 cases, non-Gaussian inputs and non-uniform S*, the OOD bounds L_OOD <= (sqrt(A_T) +
   sqrt(B))^2 and B <= 1/2 |V*|_op^2 |S* - C1 A|_op^2 E|X~|_F^2, the step-size heuristic.
-- NOT RECOVERED: T*, the constants of Theorem 3.1, eps(T) and the moment conditions of Thm 3.2, the
-  paper's OOD label model, the experiments' D, d, M, eta, batch and lengths (only K is known: 4 for
+- NOT RECOVERED: T*, the constants of Theorem 3.1, eps(T) and the moment conditions of Thm 3.2 (open:
+  reviewer 1 says exponential OOD data, the note bounded second moments), the paper's OOD label model,
+  the polynomial of D >= poly(M, K), the experiments' D, d, M, eta, batch and lengths (only K is known: 4 for
   the CNN, 3 for the GCN, 9 for MNIST).
 
 A violated DERIVED or RECONSTRUCTED claim is a mismatch of our reconstruction, not a finding against
 the paper. ``verify/zhang2026/errata.md`` (printed under the paper's table in the report) says how
 verdicts are reached and lists every departure and documented verdict with its numbers, with the
-findings against the paper's own statements (none so far) kept apart.
+findings against the paper's own statements kept apart (one: the note's K D^4, ``note.KD4``).
 """
 
 from verify.core.papers import PaperInfo
