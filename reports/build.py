@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
-import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,18 +42,6 @@ def companion(paper: str, name: str = "errata.md") -> str | None:
     return found.companion(name) if found else None
 
 
-def git_commit(where: Path | None = None) -> str:
-    """``git rev-parse --short HEAD`` of the checkout holding this package, or ``unknown``."""
-    where = where or Path(__file__).resolve().parent
-    try:
-        proc = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], cwd=where, capture_output=True, text=True, timeout=10
-        )
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-    return proc.stdout.strip() if proc.returncode == 0 and proc.stdout.strip() else "unknown"
-
-
 def registered_records() -> dict[str, ClaimRecord]:
     """Every registered claim's record (for ``tex`` and ``plot``)."""
     from verify.core.registry import registry
@@ -69,19 +56,22 @@ def build_report(
     figures: bool = True,
     records: Mapping[str, ClaimRecord] | None = None,
     info: RunInfo | None = None,
+    run: dict | None = None,
+    complete: bool = True,
 ) -> Written:
     """Write ``front.tex``, ``summary.tex``, ``<paper>.tex`` and ``<paper>-details.tex`` per paper, the
     figures and ``main.tex`` into ``out``.
 
     records: claim id -> record (default: the registry) for the statements in LaTeX and the plot
-    declarations; info: the run recorded on the front page (default: from the results, this checkout's
-    commit and the current UTC time).
+    declarations; info: the run recorded on the front page (default: from the results and ``run``, the
+    run record of the results file, and the current UTC time); complete: False for the results of an
+    interrupted run (the front page says so).
     """
     out.mkdir(parents=True, exist_ok=True)
     records = registered_records() if records is None else records
     if info is None:
         now = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
-        info = run_info(results, commit=git_commit(), date=now)
+        info = run_info(results, date=now, run=run, complete=complete)
     written = Written(out / "main.tex")
     figs: dict = {}
     worst: dict[str, Path] = {}
@@ -153,7 +143,6 @@ __all__ = [
     "Written",
     "build_report",
     "companion",
-    "git_commit",
     "pdflatex_log_problems",
     "registered_records",
 ]

@@ -335,11 +335,25 @@ class RunInfo:
     wall_time: float = 0.0
     longest: tuple[str, float] | None = None
     claims: int = 0
+    run: dict[str, Any] | None = None
+    complete: bool = True
 
 
-def run_info(results: Sequence[Result], *, commit: str = "unknown", date: str = "unknown") -> RunInfo:
-    """The run recorded by ``results`` (profile, seeds, library versions, claim time), plus the commit
-    and date the caller knows."""
+def run_info(
+    results: Sequence[Result],
+    *,
+    commit: str = "unknown",
+    date: str = "unknown",
+    run: dict[str, Any] | None = None,
+    complete: bool = True,
+) -> RunInfo:
+    """The run recorded by ``results`` (profile, seeds, library versions, claim time) and by its run
+    record (:mod:`verify.core.provenance`: commit, command, machine, elapsed time, written when the run
+    ran), and the date the report is written. Without a run record the commit is ``commit``."""
+    if run is not None:
+        commit = str(run.get("commit", "unknown")) + (
+            " (with uncommitted changes)" if run.get("dirty") else ""
+        )
     profiles = sorted({r.profile for r in results}) or ["--"]
     counts = Counter(len(r.seeds) for r in results)
     firsts = sorted({min(r.seeds) for r in results if r.seeds})
@@ -365,6 +379,8 @@ def run_info(results: Sequence[Result], *, commit: str = "unknown", date: str = 
         wall_time=sum(r.wall_time for r in results),
         longest=longest,
         claims=len(results),
+        run=run,
+        complete=complete and (run is None or bool(run.get("complete", True))),
     )
 
 
@@ -384,6 +400,29 @@ def _finding_item(r: Result, record: ClaimRecord | None, *, statement: bool = Tr
         + (rf"{statement_tex(r, record)}. " if statement else "")
         + number
     )
+
+
+def _run_rows(run: dict[str, Any] | None) -> list[str]:
+    """The front page's rows of the run record (what ran, where, how long), or why there is none."""
+    if run is None:
+        return [r"run record & not in the results file (written before attncheck recorded its runs) \\"]
+    m = run.get("machine") or {}
+    machine = "; ".join(
+        [str(m.get("platform", "?")), f"Python {m.get('python', '?')}", f"{m.get('cpus', '?')} CPUs",
+         f"BLAS {m.get('blas', '?')}"]
+    )  # fmt: skip
+    seeds = (
+        "each claim's own set from " + str(run.get("seed")) if run.get("seeds") is None else str(run["seeds"])
+    )
+    state = "complete" if run.get("complete") else r"\textbf{interrupted: a partial run}"
+    return [
+        rf"command & \texttt{{{escape(str(run.get('command', '?')))}}} \\",
+        rf"attncheck & {escape(str(run.get('attncheck', '?')))}; seeds: {escape(seeds)} \\",
+        rf"workers & {escape(str(run.get('jobs', '?')))} ({escape(str(run.get('backend', '?')))}) \\",
+        rf"machine & {escape(machine)} \\",
+        rf"started & {escape(str(run.get('started', '?')))}; "
+        rf"elapsed {float(run.get('wall_time', 0.0)):.1f}\,s; {state} \\",
+    ]
 
 
 def front_page(
@@ -410,8 +449,9 @@ def front_page(
         rf"seeds & {escape(info.seeds)} \\",
         rf"library versions & {versions} \\",
         rf"commit & \texttt{{{escape(info.commit)}}} \\",
+        *_run_rows(info.run),
         rf"report written & {escape(info.date)} \\",
-        rf"wall time & {info.wall_time:.1f}\,s summed over the claims{longest} \\",
+        rf"claim time & {info.wall_time:.1f}\,s summed over the claims{longest} \\",
         r"\bottomrule",
         r"\end{tabular}",
         r"\end{center}",
@@ -428,6 +468,14 @@ def front_page(
         r"\section*{The papers}",
         bibliography(sorted({r.paper for r in results})),
     ]
+    if not info.complete:
+        lines.insert(
+            lines.index(r"\section*{Summary per paper}"),
+            r"\begin{center}\fbox{\parbox{0.9\linewidth}{\textbf{A partial run.} The run was interrupted: "
+            rf"these are the {info.claims} claims that finished; the lists below say nothing of the others."
+            r"}}\end{center}",
+        )
+    none = "None." if info.complete else f"None among the {info.claims} claims that finished."
     ordered = sorted_results(results)
     sections = [
         ("Findings: the papers' own statements violated", "paper", Verdict.VIOLATED),
@@ -446,7 +494,7 @@ def front_page(
         ]
         lines.append(rf"\section*{{{title}}}")
         if not rows:
-            lines.append("None.")
+            lines.append(none)
             continue
         lines.append(r"{\small\begin{itemize}\setlength{\itemsep}{0pt}")
         lines += [

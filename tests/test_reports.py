@@ -5,6 +5,7 @@ overfull box over 1pt, no undefined reference and a bounded page count."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import os
 import re
@@ -23,6 +24,7 @@ from reports.text import escape, markdown_notes, prose
 from reports.typeset import measured_cell, tex_num, tex_value, theory_cell
 from verify.cli import main, read_results
 from verify.core.format import Count, fmt_value, shown
+from verify.core.provenance import FIELDS as RUN_FIELDS
 from verify.core.record import ClaimRecord, Kind, Plot, Provenance, Result, Verdict
 from verify.core.registry import registry
 
@@ -299,6 +301,26 @@ def test_cli_report_from_saved_results(tmp_path: Path, capsys, toy_claims) -> No
     assert code == 1  # the golden file holds an error and an unexpected violation
     assert (tmp_path / "main.tex").exists() and (tmp_path / "front.tex").exists()
     assert main(["report", "--from", str(tmp_path / "missing.json")]) == 2
+
+
+def test_the_run_is_recorded_when_it_runs_and_printed_from_the_file(tmp_path: Path, toy_claims) -> None:
+    out = tmp_path / "r.json"
+    assert main(["run", "toy.upper", "toy.rate", "--json", str(out), "--quiet", "--seed", "4"]) == 0
+    doc = json.loads(out.read_text())
+    run = doc["run"]
+    assert set(run) == set(RUN_FIELDS) and run["complete"] is True and run["profile"] == "quick"
+    assert run["command"] == f"attncheck run toy.upper toy.rate --json {out} --quiet --seed 4"
+    assert run["seed"] == 4 and run["jobs"] == 1 and run["backend"] == "serial" and run["wall_time"] > 0
+    assert len(run["commit"]) in (40, len("unknown")) and run["machine"]["cpus"] >= 1
+    report = tmp_path / "rep"
+    assert main(["report", "--from", str(out), "--out", str(report), "--no-figures"]) == 0
+    front = (report / "front.tex").read_text()
+    assert run["started"] in front and r"\texttt{attncheck run toy.upper" in front and "partial" not in front
+    doc["complete"], doc["run"]["complete"] = False, False  # as an interrupted run writes it
+    out.write_text(json.dumps(doc))
+    assert main(["report", "--from", str(out), "--out", str(report), "--no-figures"]) == 0
+    front = (report / "front.tex").read_text()
+    assert "A partial run." in front and "None among the 2 claims that finished." in front
 
 
 # --- pdflatex ----------------------------------------------------------------------------------------

@@ -25,6 +25,7 @@ import math
 import signal
 import sys
 import tempfile
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -40,9 +41,11 @@ from verify.core.parallel import (
     run_claims,
 )
 from verify.core.progress import Progress
+from verify.core.provenance import finished, run_record
 from verify.core.record import Result
 from verify.core.registry import Claim, match_claims, registry
 from verify.core.results import (
+    ResultsDoc,
     ResultsError,
     read_results,
     read_results_doc,
@@ -90,6 +93,11 @@ def results_table(results: list[Result], wide: bool = False) -> str:
 
 def _read(path: str, flag: str, *, known: bool = True) -> list[Result]:
     """The validated results file at ``path`` (claim ids of this version when ``known``)."""
+    return _read_doc(path, flag, known=known).results
+
+
+def _read_doc(path: str, flag: str, *, known: bool = True) -> ResultsDoc:
+    """:func:`_read`, with the file's run record and completeness."""
     try:
         doc = read_results_doc(Path(path), set(registry()) if known else None)
     except ResultsError as exc:
@@ -100,7 +108,16 @@ def _read(path: str, flag: str, *, known: bool = True) -> list[Result]:
             f"it holds {len(doc.results)} results",
             file=sys.stderr,
         )
-    return doc.results
+    return doc
+
+
+def _record(args: argparse.Namespace) -> dict:
+    """The run record of the run this command starts (:mod:`verify.core.provenance`)."""
+    jobs = cap_jobs(args.jobs)[0]
+    argv = ["attncheck", *args.argv]
+    return run_record(
+        profile=args.profile, seed=args.seed, seeds=args.seed_set, jobs=jobs, dask=args.dask, argv=argv
+    )
 
 
 def _probe_dir(folder: Path, flag: str) -> None:
@@ -185,12 +202,16 @@ def _run(args: argparse.Namespace, claims: list[Claim]) -> list[Result]:
             progress.close()
 
 
-def _interrupted(exc: Interrupted, total: int, args: argparse.Namespace, path: Path | None) -> int:
+def _interrupted(
+    exc: Interrupted, total: int, args: argparse.Namespace, path: Path | None, run: dict | None = None
+) -> int:
     """Write the finished results (``complete: false``) to ``path``; one line saying how far it got."""
     done = len(exc.results)
     where = "nothing written"
     if path is not None:
-        write_results(path, exc.results, args.profile, args.seed, complete=False)
+        if run is not None:
+            run = finished(run, wall_time=time.monotonic() - args.started, complete=False)
+        write_results(path, exc.results, args.profile, args.seed, complete=False, run=run)
         where = f"the {done} finished written to {path} (complete: false)"
     name = signal.Signals(exc.signum).name
     print(f"attncheck: interrupted by {name} after {done} of {total} claims; {where}", file=sys.stderr)
@@ -257,13 +278,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     if out is not None:
         _check_out_file(out, "--json")
     with _json_lock(out):
+        run, args.started = _record(args), time.monotonic()
         try:
             results = _run(args, claims)
         except Interrupted as exc:
-            return _interrupted(exc, len(claims), args, out)
+            return _interrupted(exc, len(claims), args, out, run)
         _print_verdicts(results, wide=args.wide)
         if out is not None:
-            write_results(out, results, args.profile, args.seed)
+            run = finished(run, wall_time=time.monotonic() - args.started, complete=True)
+            write_results(out, results, args.profile, args.seed, run=run)
             print(f"results written to {out}", file=sys.stderr)
         return _status(results)
 
@@ -274,20 +297,23 @@ def cmd_report(args: argparse.Namespace) -> int:
     out = Path(args.out)
     _check_out_dir(out, "--out")
     if args.from_:
-        results = _read(args.from_, "--from")
+        doc = _read_doc(args.from_, "--from")
+        results, run, complete = doc.results, doc.run, doc.complete
         if args.patterns:
             keep = {c.id for c in _select(args.patterns)}
             results = [r for r in results if r.claim_id in keep]
     else:
         claims = _select(args.patterns)
         _check_out_file(out / "results.json", "--out")
+        run, args.started = _record(args), time.monotonic()
         try:
             results = _run(args, claims)
         except Interrupted as exc:
-            return _interrupted(exc, len(claims), args, out / "results.json")
-        write_results(out / "results.json", results, args.profile, args.seed)
+            return _interrupted(exc, len(claims), args, out / "results.json", run)
+        run, complete = finished(run, wall_time=time.monotonic() - args.started, complete=True), True
+        write_results(out / "results.json", results, args.profile, args.seed, run=run)
     _print_verdicts(results)
-    written = build_report(results, out, figures=not args.no_figures)
+    written = build_report(results, out, figures=not args.no_figures, run=run, complete=complete)
     for note in written.notes:
         print(note, file=sys.stderr)
     print(f"report written to {written.main_tex}", file=sys.stderr)
@@ -459,6 +485,7 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
+    args.argv = list(sys.argv[1:] if argv is None else argv)
     try:
         with interrupts():
             _check_args(args)

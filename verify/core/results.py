@@ -12,7 +12,7 @@ One result (``schema: "attncheck.result/1"``)::
 A results file (``schema: "attncheck.results/1"``)::
 
     {"schema": "attncheck.results/1", "profile": "quick" | "paper", "seed": int,
-     "complete": bool, "results": [result, ...]}
+     "complete": bool, "results": [result, ...], "run": run record (optional)}
 
 ``Value`` is null, bool, int, str, a finite float, a list / object of Values, or
 ``{"$mpf": "<decimal>"}`` for a real outside float64's range (e.g. a required width of 1e400; ``"+inf"``
@@ -42,6 +42,7 @@ import mpmath
 from bounds.checks import shown
 from verify.core.context import PROFILES
 from verify.core.jsonload import JSONInputError, load_json
+from verify.core.provenance import FIELDS as RUN_FIELDS
 from verify.core.record import Kind, Provenance, Result, Verdict, from_jsonable, to_jsonable
 
 RESULT_SCHEMA = "attncheck.result/1"
@@ -63,12 +64,14 @@ class ResultsError(ValueError):
 
 @dataclass(frozen=True)
 class ResultsDoc:
-    """A parsed results file: the run's profile and seed, whether it finished, and its results."""
+    """A parsed results file: the run's profile and seed, whether it finished, its results, and the run
+    record (:mod:`verify.core.provenance`; None in a file written before runs were recorded)."""
 
     profile: str
     seed: int
     complete: bool
     results: list[Result]
+    run: dict[str, Any] | None = None
 
 
 # ---------------------------------------------------------------- one result
@@ -207,7 +210,7 @@ def validate_results(doc: Any, known: Collection[str] | None = None) -> ResultsD
         raise ResultsError(f"top level: must be an object, got {type(doc).__name__}")
     if doc.get("schema") != RESULTS_SCHEMA:
         raise ResultsError(f"schema: {shown(doc.get('schema'))}, expected {RESULTS_SCHEMA!r}")
-    unknown = sorted(set(doc) - {"schema", "profile", "seed", "complete", "results"})
+    unknown = sorted(set(doc) - {"schema", "profile", "seed", "complete", "results", "run"})
     if unknown:
         raise ResultsError(f"unknown field {shown(unknown[0])}")
     if doc.get("profile") not in PROFILES:
@@ -232,7 +235,14 @@ def validate_results(doc: Any, known: Collection[str] | None = None) -> ResultsD
             )
         seen.add(r.claim_id)
         results.append(r)
-    return ResultsDoc(doc["profile"], seed, complete, results)
+    run = doc.get("run")
+    if run is not None:
+        _check_object(run, "run")
+        extra = sorted(set(run) - set(RUN_FIELDS))
+        if extra:
+            raise ResultsError(f"run: unknown field {shown(extra[0])}")
+        check_value(run, "run")
+    return ResultsDoc(doc["profile"], seed, complete, results, run)
 
 
 def read_results_doc(path: Path, known: Collection[str] | None = None) -> ResultsDoc:
@@ -255,9 +265,16 @@ def read_results(path: Path, known: Collection[str] | None = None) -> list[Resul
 
 
 def write_results(
-    path: Path, results: list[Result], profile: str, seed: int, *, complete: bool = True
+    path: Path,
+    results: list[Result],
+    profile: str,
+    seed: int,
+    *,
+    complete: bool = True,
+    run: dict[str, Any] | None = None,
 ) -> None:
-    """Write a results file atomically: a temporary file in the same folder, then ``os.replace``.
+    """Write a results file atomically: a temporary file in the same folder, then ``os.replace``;
+    ``run``: the run record (:func:`verify.core.provenance.run_record`), stored as ``"run"``.
 
     An interrupted write leaves the previous file (or none), never a half-written one. A symlink is
     followed: its target is replaced, the link stays.
@@ -269,7 +286,7 @@ def write_results(
         "seed": seed,
         "complete": complete,
         "results": [result_to_dict(r) for r in results],
-    }
+    } | ({} if run is None else {"run": to_jsonable(run)})
     text = json.dumps(doc, indent=1, sort_keys=True, allow_nan=False) + "\n"
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
