@@ -502,6 +502,11 @@ def front_page(
         ]
         lines.append(r"\end{itemize}}")
     unexpected = [r for r in ordered if not r.as_expected]
+    if not unexpected:
+        lines += [
+            r"\section*{Expectations}",
+            f"Every verdict is the one its claim's record expects ({len(ordered)} of {len(ordered)}).",
+        ]
     if unexpected:
         lines.append(r"\section*{Unexpected verdicts (the run exits 1)}")
         lines.append(r"{\small\begin{itemize}\setlength{\itemsep}{0pt}")
