@@ -87,8 +87,15 @@ def _xs(plot: Plot, curve: Any, series: Mapping[str, Any]) -> Any:
     return series.get(curve.x or plot.x)
 
 
-def draw(plot: Plot, series: Mapping[str, Any], path: Path) -> bool:
-    """Draw one panel to ``path`` (PDF); False when the series hold nothing to draw."""
+def promises_theory(plot: Plot) -> bool:
+    """The panel names a theory (a series, a constant, a band, a reference slope or a theory legend)."""
+    declared = (plot.theory, plot.const, plot.band, plot.slope)
+    return any(v is not None for v in declared) or plot.theory_label != "theory"
+
+
+def draw(plot: Plot, series: Mapping[str, Any], path: Path, notes: list[str] | None = None) -> bool:
+    """Draw one panel to ``path`` (PDF); False when the series hold nothing to draw. A panel that names
+    a theory it cannot draw (no finite theory value) gets a note in ``notes``."""
     import matplotlib.pyplot as plt
 
     with plt.rc_context(STYLE):
@@ -129,7 +136,8 @@ def draw(plot: Plot, series: Mapping[str, Any], path: Path) -> bool:
         if not drawn:
             plt.close(fig)
             return False
-        _theory(ax, plot, series, first)
+        if not _theory(ax, plot, series, first) and promises_theory(plot) and notes is not None:
+            notes.append(f"{path.stem}: the panel names a theory ({plot.theory_label!r}) but draws none")
         if plot.logx:
             ax.set_xscale("log")
         if plot.logy:
@@ -193,7 +201,8 @@ def _axis(axis: Any, log: bool, values: list, *, ticks_at_data: bool) -> None:
         axis.set_major_formatter(ticker.LogFormatterMathtext())
 
 
-def _theory(ax: Any, plot: Plot, series: Mapping[str, Any], first: tuple[list, list] | None) -> None:
+def _theory(ax: Any, plot: Plot, series: Mapping[str, Any], first: tuple[list, list] | None) -> bool:
+    """Draw the panel's theory; False when there is none to draw."""
     kw = {"color": THEORY_COLOR, "ls": "--", "lw": 1.0, "zorder": 2}
     if plot.band is not None:
         lo, hi = plot.band
@@ -203,16 +212,22 @@ def _theory(ax: Any, plot: Plot, series: Mapping[str, Any], first: tuple[list, l
     elif plot.theory is not None:
         xs, ys = series.get(plot.x), series.get(plot.theory)
         col = _column(ys, len(xs)) if isinstance(xs, list) else None
-        if col is not None:
-            keep = _mask(xs, col[0], logx=plot.logx, logy=plot.logy)
-            x = [v for v, k in zip(xs, keep, strict=True) if k]
-            y = [v for v, k in zip(col[0], keep, strict=True) if k]
-            ax.plot(x, y, label=plot.theory_label, **kw)
+        if col is None:
+            return False
+        keep = _mask(xs, col[0], logx=plot.logx, logy=plot.logy)
+        x = [v for v, k in zip(xs, keep, strict=True) if k]
+        y = [v for v, k in zip(col[0], keep, strict=True) if k]
+        if not x:
+            return False
+        ax.plot(x, y, label=plot.theory_label, **kw)
     elif plot.slope is not None and first is not None:
         x, y = first
         x0, y0 = x[-1], y[-1]  # the reference power law is anchored at the last measured point
         label = f"{plot.theory_label} (through the last point)"
         ax.plot(x, [y0 * (v / x0) ** plot.slope for v in x], label=label, **kw)
+    else:
+        return False
+    return True
 
 
 SKIPPED = "figures skipped: matplotlib is not installed (pip install 'attncheck[figures]')"
@@ -257,7 +272,7 @@ def make_figures(
                 notes.append(f"figure of {r.claim_id}: its series lack the declared keys {missing}")
                 continue
             path = figdir / f"{r.claim_id.replace('.', '_')}-{i}.pdf"
-            if draw(plot, r.series, path):
+            if draw(plot, r.series, path, notes):
                 paths.setdefault(r.claim_id, []).append((plot, path))
     return paths, notes
 

@@ -34,3 +34,53 @@ def test_readme_extras_exist() -> None:
     for cmd in _readme_commands():
         for group in re.findall(r"\.\[([a-z,]+)\]", cmd):
             assert set(group.split(",")) <= set(extras), group
+
+
+def _readme_text_block() -> list[str]:
+    text = (ROOT / "README.md").read_text()
+    block = re.search(r"```text\n(.*?)```", text, re.S)
+    assert block, "the README shows a run's table and summary in its first text block"
+    return block.group(1).splitlines()
+
+
+def test_the_readme_quotes_what_a_quick_run_gives() -> None:
+    """The README's excerpt rows carry each claim's verdict of the default quick run, and its summary
+    rows (counts per paper) and lists (findings, answers, mismatches) are that run's, verbatim."""
+    from tests.support import cached_run
+    from verify.core.registry import registry
+    from verify.core.summary import summary_table
+
+    results = {cid: cached_run(cid, "quick", 0) for cid in registry()}
+    lines = _readme_text_block()
+    ids = set(registry())
+    rows = [ln.split() for ln in lines if ln.split() and ln.split()[0] in ids]
+    assert len(rows) >= 8
+    for cid, verdict, *_ in rows:
+        assert results[cid].verdict == verdict, (
+            f"README says {cid} is {verdict}; the run: {results[cid].verdict}"
+        )
+    summary = summary_table(list(results.values())).splitlines()
+    papers = {r.paper for r in results.values()}
+    want = [ln for ln in summary if ln.split() and ln.split()[0] in papers]
+    got = [ln for ln in lines if ln.split() and ln.split()[0] in papers]
+    assert got == want, "\n".join(["README:", *got, "run:", *want])
+    listed = " ".join(lines)
+    for ln in summary:
+        if ln.startswith(("findings", "answers", "our reconstruction")):
+            for cid in ln.split(": ", 1)[1].split(", "):
+                assert cid == "none" or cid in listed, f"the README's summary omits {cid}"
+
+
+#: Phrases that attribute a number of our reconstruction to the authors, or misstate a measurement
+#: (issue 24's audit); each sentence quoting such a number must say it is ours.
+_OURS = ("3e6", "6.5e7", "3.6e6", "1e10", "1e13")
+_NEVER = ("cannot be improved", "slows down with H", "Sec. 3.3", "Prop. 1 of Wu et al. needs")
+
+
+def test_the_readme_never_attributes_our_reconstruction_to_the_authors() -> None:
+    text = " ".join((ROOT / "README.md").read_text().split())
+    for phrase in _NEVER:
+        assert phrase not in text, phrase
+    for sentence in re.split(r"(?<=[.;])\s", text):
+        if any(n in sentence for n in _OURS):
+            assert "our reconstruct" in sentence.lower(), sentence
