@@ -52,9 +52,13 @@ def make_setup(
     init: str = "lecun",
     regime: str = "paper",
     loss_norm: str = "sum",
+    label_scale: float = 1.0,
 ) -> Setup:
-    """Gaussian data (``regime``) from stream (seed, key, 0), weights from (seed, key, 1, d_m)."""
+    """Gaussian data (``regime``) from stream (seed, key, 0), weights from (seed, key, 1, d_m); the +-1
+    labels times ``label_scale`` (1: the same bits as without it)."""
     batch = D.gaussian_data(rng_for(seed, key, 0), N, d_s, d, regime)
+    if label_scale != 1.0:
+        batch = D.Batch(batch.X, batch.y * label_scale)
     model = M.ShallowTransformer(d=d, d_s=d_s, d_m=d_m, tau0_power=tau0_power, init=init, loss_norm=loss_norm)
     return Setup(model, batch, model.init_params(rng_for(seed, key, 1, d_m)))
 
@@ -124,7 +128,7 @@ def steps_to(loss: np.ndarray, frac: float) -> int | None:
 @dataclass(frozen=True, kw_only=True)
 class Point:
     """One sweep point: seed and key of its streams, sizes N, d, d_s, width d_m, tau0 = d_m^-tau0_power,
-    init and token regime; :meth:`setup` draws it (:func:`make_setup`)."""
+    init, token regime and label scale; :meth:`setup` draws it (:func:`make_setup`)."""
 
     seed: int
     key: int
@@ -135,6 +139,7 @@ class Point:
     tau0_power: float = 0.5
     init: str = "lecun"
     regime: str = "paper"
+    label_scale: float = 1.0
 
     def setup(self) -> Setup:
         return make_setup(
@@ -147,6 +152,7 @@ class Point:
             tau0_power=self.tau0_power,
             init=self.init,
             regime=self.regime,
+            label_scale=self.label_scale,
         )
 
 
@@ -388,10 +394,12 @@ def min_width(p: MinWidthPoint) -> int | None:
     return None
 
 
-def data_summary(seed: int, key: int, N: int, d: int, d_s: int, p: float, ref_width: int) -> B.DataSummary:
+def data_summary(
+    seed: int, key: int, N: int, d: int, d_s: int, p: float, ref_width: int, label_scale: float = 1.0
+) -> B.DataSummary:
     """Data summary for the width thresholds: G from the realised softmax at ``ref_width`` (tau0 =
-    d_m^-1/2) or from uniform attention (d_m^-1, the large-width limit)."""
-    s = make_setup(seed, key, N=N, d=d, d_s=d_s, d_m=ref_width, tau0_power=p)
+    d_m^-1/2) or from uniform attention (d_m^-1, the large-width limit); labels +-``label_scale``."""
+    s = make_setup(seed, key, N=N, d=d, d_s=d_s, d_m=ref_width, tau0_power=p, label_scale=label_scale)
     S = s.model.forward(s.theta0, s.batch).S if p == 0.5 else np.full((N, d_s, d_s), 1 / d_s)
     return B.summarise(s.batch.X, s.batch.y, B.expected_gram(S @ s.batch.X, 1.0))
 
@@ -464,10 +472,16 @@ def qk_sweep(ctx: Ctx, p: float, widths: list[int], N: int, d: int, d_s: int, in
     )
 
 
-def c_ratio_sweep(ctx: Ctx, N: int, d: int, d_s: int, widths: list[int], p: float) -> np.ndarray:
-    """(C1, C2) ratios at LeCun init per width and seed: (len(widths), n_seeds, 2)."""
+def c_ratio_sweep(
+    ctx: Ctx, N: int, d: int, d_s: int, widths: list[int], p: float, label_scale: float = 1.0
+) -> np.ndarray:
+    """(C1, C2) ratios at LeCun init per width and seed (labels +-``label_scale``): (len(widths),
+    n_seeds, 2)."""
     return pooled(
-        ctx, c_ratios, widths, lambda w, s: Point(seed=s, key=0, N=N, d=d, d_s=d_s, d_m=w, tau0_power=p)
+        ctx,
+        c_ratios,
+        widths,
+        lambda w, s: Point(seed=s, key=0, N=N, d=d, d_s=d_s, d_m=w, tau0_power=p, label_scale=label_scale),
     )
 
 
