@@ -145,8 +145,10 @@ def _measured(r: Result, value: Any) -> str:
 def _quantities(r: Result) -> tuple[str, str]:
     """The names of a row's theory and measured values."""
     if r.headline:
-        name = prose(str(r.headline.get("name", "") or "headline"))
-        return f"{name}: required", f"{name}: measured"
+        name = str(r.headline.get("name", "") or "")
+        if not name or len(name) > 18:  # a long name does not fit the narrow columns: the row names it
+            return "required", "measured"
+        return f"{prose(name)}: required", f"{prose(name)}: measured"
     return QUANTITY.get(str(r.kind), ("theory", "measured"))
 
 

@@ -226,17 +226,21 @@ _CODE_RE = re.compile(r"`([^`]+)`")
 _BOLD_RE = re.compile(r"\*\*(.+?)\*\*")
 
 
-def inline_markdown(text: str) -> str:
-    """``code`` as typewriter (escaped, breakable at dots), **bold** as bold, the rest as :func:`prose`."""
+def _code_and_prose(text: str) -> str:
     parts = _CODE_RE.split(text)
-    out = []
-    for i, p in enumerate(parts):
-        if i % 2:
-            out.append(r"\texttt{" + escape(p).replace(".", r".\allowbreak{}") + "}")
-        else:
-            bits = _BOLD_RE.split(p)
-            out.append("".join(rf"\textbf{{{prose(b)}}}" if j % 2 else prose(b) for j, b in enumerate(bits)))
-    return "".join(out)
+    return "".join(
+        r"\texttt{" + escape(p).replace(".", r".\allowbreak{}") + "}" if i % 2 else prose(p)
+        for i, p in enumerate(parts)
+    )
+
+
+def inline_markdown(text: str) -> str:
+    """**bold** as bold (it may hold ``code``), ``code`` as typewriter (escaped, breakable at dots), the
+    rest as :func:`prose`."""
+    bits = _BOLD_RE.split(text)
+    return "".join(
+        rf"\textbf{{{_code_and_prose(b)}}}" if j % 2 else _code_and_prose(b) for j, b in enumerate(bits)
+    )
 
 
 def _md_blocks(md: str) -> list[tuple[str, int, Any]]:
@@ -252,7 +256,8 @@ def _md_blocks(md: str) -> list[tuple[str, int, Any]]:
         elif line.startswith("#"):
             blocks.append(("h", 0, line.lstrip("#").strip()))
         elif line.startswith("|"):
-            cells = [c.strip() for c in line.strip("|").split("|")]
+            inner = line[1:-1] if line.endswith("|") and not line.endswith("\\|") else line[1:]
+            cells = [c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", inner)]
             if all(re.fullmatch(r":?-{3,}:?", c) for c in cells):
                 continue
             if prev is not None and prev[0] == "table":
