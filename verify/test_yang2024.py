@@ -26,13 +26,14 @@ PLANNED_IDS = {
     "yang2024.thm2.bound", "yang2024.thm2.prob", "yang2024.thm2.copy", "yang2024.lemma4",
     "yang2024.repdim", "yang2024.fig3", "yang2024.fig3.near", "yang2024.lmmse", "yang2024.multihead.H1",
     "yang2024.heads.HltN", "yang2024.heads.speed", "yang2024.zeta0.scale", "yang2024.ood_ratio",
-    "yang2024.exp.fig2", "yang2024.thm2.iters",
+    "yang2024.exp.fig2", "yang2024.thm2.iters", "yang2024.subset",
 }  # fmt: skip
 #: documented expected-violated claims and why (each must be violated at every seed of its set)
 FINDINGS = {
     "yang2024.fig3": "paper's statement: the expected gap is not monotone in |N - m| (it peaks near m)",
     "yang2024.fig3.near": "paper's statement, weaker reading: at tau = 0.001 the gap is largest next to m",
     "yang2024.heads.speed": "reconstruction mismatch: our rate bound guarantees fewer iterations as H grows",
+    "yang2024.subset": "referee question answered: on a prompt of other tokens the trained model is no ridge",
 }
 
 #: every claim that is not a consistency check -> the test below that flips its verdict by a
@@ -49,6 +50,7 @@ FALSIFIERS: dict[str, str] = {
     "yang2024.fig3": "test_fig3_holds_at_large_noise",
     "yang2024.fig3.near": "test_fig3_near_holds_at_larger_noise",
     "yang2024.exp.fig2": "test_exp_fig2_catches_frozen_model",
+    "yang2024.subset": "test_subset_holds_on_the_training_prompt",
 }
 
 
@@ -251,6 +253,30 @@ def test_fig3_near_holds_at_larger_noise() -> None:
     paper's 0.01 the comparison of N = 10 with N = 18 is undecided at seed 1 with 100 draws)."""
     r = _run("yang2024.fig3.near", taus=(0.1, 1.0))
     assert r.verdict == Verdict.HOLDS, r.notes
+
+
+def test_subset_holds_on_the_training_prompt() -> None:
+    """On the training prompt (shift 0) the trained model is the ridge of Theorem 2: the bound holds."""
+    r = _run("yang2024.subset", shift=0)
+    assert r.verdict == Verdict.HOLDS, r.notes
+
+
+def test_moved_prompt_keeps_each_tokens_weights() -> None:
+    """Moving the prompt permutes the dictionary and w together; shift 0 changes nothing."""
+    from verify.yang2024.claims.subset import moved_prompt
+
+    p = E.problem_for(0, D.Config.named("small"))
+    th = E.random_theta(p, 12, np.random.default_rng(0))
+    same, th0 = moved_prompt(p, th, 0)
+    assert np.array_equal(same.V_all, p.V_all) and np.array_equal(th0.w, th.w)
+    moved, th6 = moved_prompt(p, th, 6)
+    assert np.array_equal(moved.V[:, 0], p.V_all[:, 6]) and np.array_equal(th6.w[:, 0], th.w[:, 6])
+    Vp = p.V_all[:, 6:12]  # the moved prompt's tokens
+    k = 20  # dictionary token 20 sits at column 14 after the shift by 6
+    z = np.einsum("nd,hde,e->hn", Vp.T, th.Q, p.V_all[:, k])
+    s_ = np.exp(z - z.max(axis=1, keepdims=True))
+    a_k = np.einsum("hn,h->n", s_ / s_.sum(axis=1, keepdims=True), th.w[:, k])
+    assert np.allclose(M.Transformer(12).forward(th6, moved)[:, 14], a_k, rtol=1e-12, atol=1e-14)
 
 
 def test_ood_ratio_catches_inflated_ood_tasks(monkeypatch: pytest.MonkeyPatch) -> None:

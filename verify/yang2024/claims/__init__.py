@@ -6,6 +6,6 @@ tests), measurements from :mod:`verify.yang2024.experiments` on the reference mo
 :mod:`verify.yang2024.model`. Nothing is judged here: the runner applies the rule of each kind.
 """
 
-from verify.yang2024.claims import fig2, heads, lemma5, prop1, ridge, thm1, thm2
+from verify.yang2024.claims import fig2, heads, lemma5, prop1, ridge, subset, thm1, thm2
 
-__all__ = ["fig2", "heads", "lemma5", "prop1", "ridge", "thm1", "thm2"]
+__all__ = ["fig2", "heads", "lemma5", "prop1", "ridge", "subset", "thm1", "thm2"]
