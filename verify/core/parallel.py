@@ -324,17 +324,34 @@ def _pool_map(workers: int) -> Mapper:
     return map_
 
 
-def _run_by_id(claim_id: str, profile: str, seed: int, seed_set: tuple[int, ...] | None) -> Result:
-    return run_claim(get_claim(claim_id), profile=profile, seed=seed, seed_set=seed_set)
+def _run_by_ids(
+    ids: tuple[str, ...], profile: str, seed: int, seed_set: tuple[int, ...] | None
+) -> list[Result]:
+    """Claims run one after the other in one worker (a group sharing an experiment, or one claim)."""
+    return [run_claim(get_claim(cid), profile=profile, seed=seed, seed_set=seed_set) for cid in ids]
+
+
+def groups(claims: Sequence[Claim], costs: Mapping[str, float]) -> list[list[Claim]]:
+    """The claims as tasks, longest first: the claims of one paper that name the same shared experiment
+    (``experiment=`` on their records, an experiment cached per process) form one task, so the
+    experiment is computed once; every other claim is a task of its own. Ties keep claim-id order."""
+    by_key: dict[tuple[str, str], list[Claim]] = {}
+    for c in sorted(claims, key=lambda c: c.id):
+        key = (c.record.paper, c.record.experiment) if c.record.experiment else ("", c.id)
+        by_key.setdefault(key, []).append(c)
+    tasks = list(by_key.values())
+    return sorted(tasks, key=lambda g: -sum(float(costs.get(c.id, 1.0)) for c in g))
 
 
 # ---------------------------------------------------------------- Dask
 
 
-def _run_on_cluster(c: Claim, profile: str, seed: int, seed_set: tuple[int, ...] | None) -> Result:
-    """Claim ``c`` as a Dask task whose seeds and sweep points are tasks of the same cluster: the claim
-    task leaves its worker's thread pool while it waits (``worker_client``), so a long claim is spread
-    over every worker instead of running on one."""
+def _run_on_cluster(
+    group: list[Claim], profile: str, seed: int, seed_set: tuple[int, ...] | None
+) -> list[Result]:
+    """Claims (one, or a group sharing an experiment) as one Dask task whose seeds and sweep points are
+    tasks of the same cluster: the task leaves its worker's thread pool while it waits
+    (``worker_client``), so a long claim is spread over every worker instead of running on one."""
     from dask.distributed import worker_client
 
     with worker_client() as client:
@@ -342,7 +359,7 @@ def _run_on_cluster(c: Claim, profile: str, seed: int, seed_set: tuple[int, ...]
         def mapper(fn: Callable[[Any], Any], items: list[Any]) -> list[Any]:
             return client.gather(client.map(fn, items, pure=False))
 
-        return run_claim(c, profile=profile, seed=seed, seed_set=seed_set, mapper=mapper)
+        return [run_claim(c, profile=profile, seed=seed, seed_set=seed_set, mapper=mapper) for c in group]
 
 
 class _DaskExecutor:
@@ -379,22 +396,24 @@ class _DaskExecutor:
             ) from None
 
     def completed(
-        self, claims: list[Claim], profile: str, seed: int, seed_set: tuple[int, ...] | None
-    ) -> Iterator[tuple[Claim, Result]]:
-        """Run ``claims`` (submitted in the given order); yield (claim, result) as they finish."""
+        self, tasks: list[list[Claim]], profile: str, seed: int, seed_set: tuple[int, ...] | None
+    ) -> Iterator[tuple[list[Claim], list[Result]]]:
+        """Run ``tasks`` (groups of claims, submitted in the given order); yield (group, results) as
+        they finish."""
         from dask.distributed import as_completed as dask_completed
 
-        # the claim travels by value, its functions by reference: workers import verify.<paper>.claims
+        # claims travel by value, their functions by reference: workers import verify.<paper>.claims
         futures = {
-            self._client.submit(_run_on_cluster, c, profile, seed, seed_set, pure=False): c for c in claims
+            self._client.submit(_run_on_cluster, g, profile, seed, seed_set, pure=False): i
+            for i, g in enumerate(tasks)
         }
         for fut in dask_completed(futures):
-            c = futures[fut]
+            group = tasks[futures[fut]]
             try:
-                yield c, fut.result()
-            except Exception as exc:  # e.g. KilledWorker: the claim's workers kept dying
+                yield group, fut.result()
+            except Exception as exc:  # e.g. KilledWorker: the task's workers kept dying
                 note = f"Dask: {type(exc).__name__}: {exc}".splitlines()[0]
-                yield c, error_result(c, profile=profile, seed=seed, note=note)
+                yield group, [error_result(c, profile=profile, seed=seed, note=note) for c in group]
 
     def map(self, fn: Callable[[Any], Any], items: list[Any]) -> list[Any]:
         out = self._client.gather(self._client.map(fn, items, pure=False))
@@ -494,34 +513,38 @@ def _run_spread(
     progress: ProgressSink | None,
     finish: Callable[[Result], None],
 ) -> None:
-    """Whole claims on the workers, longest first; ``finish`` gets each result as it completes."""
-    order = sorted(claims, key=lambda c: -float(costs.get(c.id, 1.0)))  # stable: ties stay in id order
-    queued = deque(c.id for c in order)
+    """Whole claims on the workers (:func:`groups`: longest first, claims sharing an experiment
+    together); ``finish`` gets each result as its task completes."""
+    tasks = groups(claims, costs)
+    queued = deque(tasks)
 
     def start_next() -> None:  # workers take tasks in submission order
         if progress and queued:
-            progress.started(queued.popleft())
+            for c in queued.popleft():
+                progress.started(c.id)
 
     for _ in range(workers):
         start_next()
     if ex is not None:
-        for _, r in ex.completed(order, profile, seed, seed_set):
-            finish(r)
+        for _, results in ex.completed(tasks, profile, seed, seed_set):
+            for r in results:
+                finish(r)
             start_next()
         return
-    calls = [(c.id, profile, seed, seed_set) for c in order]
+    calls = [(tuple(c.id for c in g), profile, seed, seed_set) for g in tasks]
     counts = RawArray("q", 2 * len(calls))
     if isinstance(progress, Progress):
-        at = {c.id: 2 * i for i, c in enumerate(order)}
+        at = {c.id: 2 * i for i, g in enumerate(tasks) for c in g}
         progress.points = lambda claim_id: points(counts, at[claim_id])
-    with contextlib.closing(_completed(_run_by_id, calls, workers, counts)) as outcomes:
+    with contextlib.closing(_completed(_run_by_ids, calls, workers, counts)) as outcomes:
         for i, o in outcomes:
-            c = order[i]
             if o.crash or o.error is not None:
                 note = o.crash or f"{type(o.error).__name__}: {o.error}"
-                finish(error_result(c, profile=profile, seed=seed, note=note))
+                for c in tasks[i]:
+                    finish(error_result(c, profile=profile, seed=seed, note=note))
             else:
-                finish(o.value)
+                for r in o.value:
+                    finish(r)
             start_next()
 
 
@@ -532,6 +555,7 @@ __all__ = [
     "WorkerCrashed",
     "cap_jobs",
     "check_dask_address",
+    "groups",
     "interrupts",
     "run_claims",
 ]

@@ -317,6 +317,7 @@ class ClaimRecord:
     search: Search | None = None
     alternative: Alternative | None = None
     source: str = ""
+    experiment: str = ""
 
     def params_for(self, profile: str) -> dict[str, Any]:
         quick = dict(self.quick)
@@ -343,6 +344,7 @@ class ClaimRecord:
             "search": None if self.search is None else self.search.as_dict(),
             "alternative": None if self.alternative is None else self.alternative.as_dict(),
             "source": self.source,
+            "experiment": self.experiment,
         }
 
 

@@ -65,6 +65,7 @@ def claim(
     search: Search | None = None,
     alternative: Alternative | None = None,
     source: str = "",
+    experiment: str = "",
 ) -> Callable[[ClaimFn], ClaimFn]:
     """Register ``fn(ctx: Ctx, *, <params>) -> Evidence`` as the claim ``id`` (``<paper>.<name>``).
 
@@ -82,7 +83,8 @@ def claim(
     the claim runs it (:class:`~verify.core.record.Alternative`); a claim about a paper names one (its
     falsifier runs it and must get ``violated``), a consistency check names none. source: for a
     THIRD-PARTY or QUESTION claim, who states it (reviewer, later paper, summary) and that source's
-    reliability.
+    reliability. experiment: the name of an experiment shared with other claims of the paper (cached
+    per process); parallel runs keep the claims naming it on one worker.
     """
     if "." not in id:
         raise ValueError(f"claim id must look like '<paper>.<name>', got {id!r}")
@@ -133,6 +135,7 @@ def claim(
             search=search,
             alternative=alternative,
             source=str(source).strip(),
+            experiment=str(experiment).strip(),
         )
         c = Claim(record, fn)
         missing = set(c.param_names()) - set(dict(record.quick))
