@@ -59,6 +59,8 @@ FALSIFIERS: dict[str, str] = {
     "wu2023.review.stepsize": "test_stepsize_catches_a_sublinear_lambda_max",
     "wu2023.thm1.order": "test_order_claims_hold_for_a_threshold_of_the_claimed_order",
     "wu2023.thm2.order": "test_order_claims_hold_for_a_threshold_of_the_claimed_order",
+    "wu2023.thm1.order.cubic": "test_order_claims_hold_for_a_threshold_of_the_claimed_order",
+    "wu2023.fig9.linear": "test_fig9_linear_catches_a_polynomial_decay",
     "wu2023.thm1.tight": "test_tightness_claims_follow_the_training_law",
     "wu2023.thm2.tight": "test_tightness_claims_follow_the_training_law",
 }
@@ -484,6 +486,28 @@ def test_order_claims_hold_for_a_threshold_of_the_claimed_order(monkeypatch) -> 
     monkeypatch.setattr(B, "thm2_width", lambda s, **k: mpmath.mpf(s.N) * 1e6 * s.trG / s.N)
     assert _verdict("wu2023.thm1.order") == Verdict.HOLDS
     assert _verdict("wu2023.thm2.order") == Verdict.HOLDS
+    monkeypatch.setattr(B, "thm1_width", lambda s, **k: mpmath.mpf(s.N) ** 3 * 1e6 * s.trG / s.N)
+    cheap = lambda seed, key, N, d, d_s, *a: B.DataSummary(N, d, d_s, 1.0, 1.0, 1.0, 1.0, float(N))  # noqa: E731
+    monkeypatch.setattr(E, "data_summary", cheap)
+    big = dict(Ns=[128, 256, 512, 1024], d_fixed=1024)
+    assert _verdict("wu2023.thm1.order.cubic", **big) == Verdict.HOLDS
+    monkeypatch.setattr(B, "thm1_width", lambda s, **k: mpmath.mpf(s.N) ** 2 * 1e6)
+    _violated("wu2023.thm1.order.cubic", **big)
+
+
+def test_fig9_linear_catches_a_polynomial_decay(monkeypatch) -> None:
+    """A loss that decays like l_0 (1 + t)^-2 (sublinear convergence) is violated; the true run holds."""
+
+    def make(orig):
+        def slow(p):
+            r = orig(p)
+            L = np.asarray(r["loss"])
+            return r | {"loss": (L[0] * (1.0 + np.arange(L.size)) ** -2.0).tolist()}
+
+        return slow
+
+    _wrap(monkeypatch, E, "fig9_run", make)
+    _violated("wu2023.fig9.linear", seed_set=[0, 1, 2])
 
 
 def test_tightness_claims_follow_the_training_law(monkeypatch) -> None:

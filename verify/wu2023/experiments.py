@@ -966,3 +966,55 @@ def ntk_mineig_ratio(Xbar: np.ndarray, tol: float, bound: str) -> float:
     if bound == "linear":
         return B.ntk_mineig_linear(Xbar) / (float(np.linalg.eigvalsh(K["K"])[0]) + slack)
     return B.ntk_mineig_hermite(Xbar, 2) / (float(np.linalg.eigvalsh(K["K_O"])[0]) + slack)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Fig9Point(Point):
+    """A Fig. 9 run (tau0 = d_m^-1 by default): ``steps`` GD steps at gamma = ``step_factor`` /
+    lambda_max(K_0), never stopped early; the NTK drift is taken at the steps ``checkpoints``."""
+
+    tau0_power: float = 1.0
+    steps: int
+    step_factor: float
+    checkpoints: tuple[int, ...]
+
+
+def fig9_run(p: Fig9Point) -> dict[str, list[float]]:
+    """Fig. 9 (a)-(c) along one GD run: the loss l_t (t = 0..steps), the relative weight movement per
+    step |theta_{t+1} - theta_t| / |theta_0| = gamma |grad l_t| / |theta_0| (t = 0..steps-1), the NTK
+    drift |K_t - K_0|_F / |K_0|_F at the checkpoints, and |K_T - K_c|_F / |K_c - K_0|_F with c the first
+    checkpoint after 0 (the change after the early phase against the change during it; empty without
+    two checkpoints after 0 reached)."""
+    s = p.setup()
+    K0 = s.model.ntk(s.theta0, s.batch)
+    g = p.step_factor / float(np.linalg.eigvalsh(K0)[-1])
+    marks = set(p.checkpoints)
+    nk = float(np.linalg.norm(K0))
+    kept: dict[int, np.ndarray] = {}
+
+    def ntk_drift(th, gr, l, t) -> float:
+        if t not in marks:
+            return 0.0
+        kept[t] = s.model.ntk(M.Params.from_blocks(dict(th)), s.batch)
+        return float(np.linalg.norm(kept[t] - K0)) / nk
+
+    tr = gradient_descent(
+        s.theta0, lambda th: s.model.loss_and_grad(th, s.batch), g, p.steps, record={"ntk": ntk_drift}
+    )
+    loss = np.asarray(tr.loss, dtype=float)
+    move = g * np.asarray(tr.grad_norm, dtype=float)[:-1] / float(np.linalg.norm(s.theta0.flat()))
+    ntk = np.asarray(tr.extras["ntk"], dtype=float)
+    last = loss.size - 1
+    early = min((c for c in kept if c > 0), default=None)
+    end = max(kept, default=None)
+    late = (
+        [float(np.linalg.norm(kept[end] - kept[early]) / np.linalg.norm(kept[early] - K0))]
+        if early is not None and end > early
+        else []
+    )
+    return {
+        "loss": loss.tolist(),
+        "move": move.tolist(),
+        "ntk": [float(ntk[min(c, last)]) for c in p.checkpoints],
+        "late": late,
+    }
