@@ -18,6 +18,10 @@ from verify.yang2024 import model as M
     reference="Fig. 2a (OOD above in-domain); Theorem 2 (any ||lambda|| <= B); derivation Sect. 8.6",
     kind=Kind.TWO_SIDED,
     provenance=Provenance.QUESTION,
+    source="Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
+    "itself), a referee's question of the attncheck audit (reviewer question 6), not the paper's "
+    "statement; the text: Sec. 4, OOD test tasks lambda ~ N(1_m, 4 I_m) and 'the inference loss "
+    "on the ood dataset is higher than that on the in-domain dataset'",
     statement="OOD inference loss ~ E||lambda||^2_OOD / E||lambda||^2_ID (about 5x) the in-domain one",
     quick={"config": "small", "H_over_N": 2, "steps": 3000, "at_step": 500, "prompts": 400},
     paper={"steps": 20_000},
@@ -71,6 +75,11 @@ def ood_ratio(ctx: Ctx, *, config: str, H_over_N: int, steps: int, at_step: int,
     reference="Fig. 2a (1-layer model; training and inference losses), Sec. 4",
     kind=Kind.QUALITATIVE,
     provenance=Provenance.EXACT,
+    source="Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
+    "itself), Sec. 4 on Fig. 2: 'the three curves have the same descending trend, despite the "
+    "inference loss on the ood dataset is higher'; settings N = 30, K = 200, d = 100, m = 20, H ="
+    " 64, Adam learning rate 1e-4, the population loss (9), Q^(0) standard Gaussian, w^(0) = 0, "
+    "200 test prompts, OOD lambda ~ N(1_m, 4 I_m), inference loss (1/K)||y-hat - y-hat*||^2",
     statement="training loss and in-domain / OOD inference losses fall together by >= 2 decades; "
     "OOD >= in-domain at the end",
     quick={"config": "small", "H": 12, "lr": 1e-2, "steps": 3000, "prompts": 200},

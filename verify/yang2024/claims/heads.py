@@ -27,6 +27,10 @@ from verify.yang2024 import model as M
     reference="Sec. 3.3 ('multi-head is necessary'), eq. (8); derivation Sect. 6.6",
     kind=Kind.LOWER,
     provenance=Provenance.DERIVED,
+    source="Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
+    "itself), Sec. 3.3: 'If H = 1, the transformer could not approximate each A_{:,k} by w_{1,k} "
+    "softmax(V^T Q_1 v_k) in general since the entries of the latter vector are either all "
+    "positive or all negative'",
     statement="with H = 1 the global minimum L* is not reachable: Delta(Q, w) >= orthant floor > 0 for every "
     "Q, w (checked along GD and searched)",
     assumptions=("some A_{:,k} has entries of both signs",),
@@ -143,6 +147,10 @@ def _margins(seed: int, cfg: D.Config, deficits: tuple, steps: int) -> tuple[dic
     "derivation Sect. 8.1",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
+    source="Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
+    "itself), Sec. 4 on Fig. 4: 'when H < N = 30, the loss stopped descending even when it is far"
+    " from the minimal value. On the other side, the loss keeps descending when H = 30 (though "
+    "slowly)' (Adam, learning rate 1e-4, paper configuration)",
     statement="H < N: the loss plateaus at the rank-deficit floor min_w Delta(Q, w) > 0, resolved above "
     "round-off along the run; H >= N: the same floor is 0 to round-off (L* attainable), for several N",
     quick={"config": "small", "Ns": (4, 6, 8), "deficits": (1,), "steps": 3000},
@@ -219,6 +227,11 @@ def heads_HltN(ctx: Ctx, *, config: str, Ns: tuple, deficits: tuple, steps: int)
     "derivation Sect. 8.3",
     kind=Kind.QUALITATIVE,
     provenance=Provenance.RECONSTRUCTED,
+    source="Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
+    "itself), Sec. 3.1 after Theorem 1: '(18) also indicates that the convergence speed decreases"
+    " as the size K of the dictionary or the number H of attention heads increases'; Sec. 3.3: "
+    "'(18) implies that we should not set H to be too large, since larger H yields slower "
+    "convergence rate' ((18) is lost in the copy)",
     statement="our reconstruction of the Theorem 1 bound: its iterations to Delta <= target Delta(0), "
     "ln(1/target) / ln(1/rho(H)), grow with H, as the paper reads its own rate (rho = 1 - eta_Q gamma^2 "
     "zeta_0 / 2, default step rule)",

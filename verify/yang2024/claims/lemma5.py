@@ -19,6 +19,10 @@ from verify.yang2024 import model as M
     reference="Lemma 5 (loss reformulation), eqs. (26)/(34); derivation Sect. 3.1",
     kind=Kind.TWO_SIDED,
     provenance=Provenance.DERIVED,
+    source="Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
+    "itself), Sec. 3.3: 'a small training error implies that sum_h w_{h,k} softmax(V^T Q_h v_k) "
+    "is close to A_{:,k}. In fact, this is the necessary and sufficient condition for the "
+    "training loss to be small. A rigorous argument is provided in Lemma 5'",
     statement="population loss = 1/2 sum_k ||Zbar(a-hat_k - A_k)||^2 + L* (Monte-Carlo, 4 SE)",
     assumptions=("E[lambda lambda^T] = I (Assumption 1)", "noise variance tau on the representation"),
     quick={"config": "small", "H": 6, "draws": 100_000},
@@ -67,6 +71,10 @@ def lemma5(ctx: Ctx, *, config: str, H: int, draws: int) -> Evidence:
     "derivation Sect. 3.1",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
+    source="Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
+    "itself), Sec. 3.3, eq. (26): the 'N-by-K matrix A' holding the 'inherent information' of the"
+    " basic tasks (its formula is lost in the copy; the text's special case tau = 0, N >= m: 'A "
+    "becomes Z^dagger Z-tilde')",
     statement="A_{:,k} = e_k and c_k = 0 for every prompt token k <= N (any Z, tau > 0)",
     assumptions=("tau > 0",),
     quick={"cases": 40},
@@ -104,6 +112,9 @@ def A_identity(ctx: Ctx, *, cases: int) -> Evidence:
     reference="gradients of the Lemma 5 loss (hand-derived), eqs. (7a)/(7b); derivation Sect. 3.2",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
+    source="Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
+    "itself), Sec. 2, eq. (10): GD on the population loss (9) with separate step sizes eta_Q, "
+    "eta_w for Q_h and w_h",
     consistency=True,
     seeds=Seeds.EVERY,
     statement="hand-derived dL/dQ_h and dL/dw_{h,k} match central differences (rel. error <= 1e-6)",
@@ -162,6 +173,9 @@ def grad(ctx: Ctx, *, config: str, H: int, n_dirs: int) -> Evidence:
     reference="Lemma 5 consequences; Assumption 2; eq. (8); derivation Sect. 3.1",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
+    source="Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
+    "itself), Sec. 3.3: closeness of sum_h w_{h,k} softmax(V^T Q_h v_k) to A_{:,k} 'is the "
+    "necessary and sufficient condition for the training loss to be small' (Lemma 5)",
     statement="with H >= N and rank C_k = N, L* is attained by solving for w at fixed Q",
     assumptions=("H >= N", "rank C_k = N for every k (sigma_min > 1e3 eps ||C_k||)"),
     quick={"config": "small", "H_over_N": 2},

@@ -34,6 +34,9 @@ def _prop1_summary(rows: list[E.Prop1Row], Hs: list[int], betas: tuple, N: int) 
     reference="Proposition 1 (Assumption 2 holds a.s. when H >= N), Assumptions 1-3",
     kind=Kind.LOWER,
     provenance=Provenance.EXACT,
+    source="Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
+    "itself), Sec. 3.1, Proposition 1: 'Suppose Assumptions 1, 3 hold and H >= N. For any fixed "
+    "beta > 0, let Q_h^(0)(i, j) iid N(0, beta^2), then Assumption 2 holds almost surely'",
     statement="H >= N and Gaussian Q^(0) give rank C_k^(0) = N for every k almost surely: at every seed, "
     "min_k sigma_min(C_k^(0)) / ||C_k^(0)||_2 is above the rank threshold for every H >= N and beta",
     assumptions=("Assumption 3 (some coordinate of the prompt tokens has N distinct values)",),
@@ -88,6 +91,10 @@ def prop1(ctx: Ctx, *, config: str, H_offsets: tuple, betas: tuple) -> Evidence:
     "derivation Sect. 4",
     kind=Kind.LOWER,
     provenance=Provenance.QUESTION,
+    source="Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
+    "itself), a referee's question of the attncheck audit (reviewer question 8), not the paper's "
+    "statement; the text: Sec. 3.1, Assumption 3: 'There exists one row vector x = (x_1, ..., "
+    "x_N) of the prompt token matrix V such that x_i != x_j for all i != j'",
     statement="Assumption 3 is sufficient, not necessary: distinct prompt tokens that violate it "
     "(orthonormal, hypercube) keep rank C_k = N with room",
     assumptions=("the prompt tokens violate Assumption 3",),
@@ -135,6 +142,10 @@ def prop1_assump3(ctx: Ctx, *, config: str, H_over_N: int, tokens: tuple) -> Evi
     "derivation Sect. 8.2",
     kind=Kind.RATE,
     provenance=Provenance.QUESTION,
+    source="Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
+    "itself), a referee's question of the attncheck audit (reviewer question 2), not the paper's "
+    "statement; the text: Sec. 3.1, 'Assumption 2 indicates that zeta_0 > 0' (the definition of "
+    "zeta_0, (13)-(14), is lost in the copy)",
     statement="zeta_0 grows like H^1 for H >> N (law of large numbers over the heads); it is tiny near "
     "H = N and collapses when the softmax saturates (reported)",
     quick={

@@ -28,6 +28,12 @@ def _random_ridge_case(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray
     reference="Theorem 2, eqs. (20), (22); Sec. 3.3 (push-through identity); derivation Sect. 6.1",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
+    source="Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
+    "itself), Sec. 3.2 after Theorem 2: '(22) shows that after training, the transformer learns "
+    "to output the given labels of the first N tokens in each prompt, and ... predicts the labels"
+    " of the rest K - N tokens by implementing the ridge regression given in (20)'; Sec. 4: "
+    "'after sufficient training, the output of the transformer y-hat converges to y-hat*' (eqs. "
+    "(20)-(22) are lost in the copy)",
     statement="A^T y = (y, Z_Q^T (Z Z^T + m tau I)^{-1} Z y): copy plus ridge with penalty m tau",
     quick={"cases": 60},
     paper={"cases": 1000},
@@ -70,6 +76,10 @@ def ridge_equiv(ctx: Ctx, *, cases: int) -> Evidence:
     reference="Lemma 4, eqs. (24)-(25); derivation Sect. 4",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
+    source="Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
+    "itself), Sec. 3.2, eq. (24): lambda-hat_tau := argmin_lambda E_eps [1/(2N) sum_i (y_i - "
+    "lambda^T (f(v_i) + eps_i))^2], 'equivalent to the following ridge regression problem (see "
+    "Lemma 4 ...)' ((25) is lost in the copy)",
     statement="E over feature noise of (24) equals the ridge objective (25) with (tau/2)||lambda||^2",
     quick={"config": "small", "draws": 100_000, "grid": 8},
     rules={
@@ -130,6 +140,12 @@ def _shapes_repdim(rng: np.random.Generator) -> tuple[int, int, float]:
     reference="Sec. 3.3, eqs. (20), (25): the role of N versus m; derivation Sect. 6.5",
     kind=Kind.QUALITATIVE,
     provenance=Provenance.DERIVED,
+    source="Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
+    "itself), end of Sec. 3.2: 'When N < m, the transformer tends to underfit by choosing a "
+    "lambda with small l2-norm; when N > m, the transformer tends to overfit since it "
+    "underestimates the noise level'; (20) and (25) differ 'only' in 'the coefficient of the "
+    "regularization term', the transformer 'assuming the noise level is given by m/N tau' (the "
+    "fraction is flattened in the copy)",
     statement="transformer ridge = 'best' ridge iff N = m; ||lambda-hat|| <= ||lambda-hat_tau|| for N < m "
     "and >= for N > m",
     quick={"cases": 1000},
@@ -187,6 +203,12 @@ FIG3_Z = Rule(2.576, "99% normal band on each paired difference over the draws",
     "Sect. 8.5",
     kind=Kind.QUALITATIVE,
     provenance=Provenance.EXACT,
+    source="Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
+    "itself), end of Sec. 3.2: 'The closer m is to N, the closer the transformer's choice of "
+    "templates is to the best possible choice, and the better the transformer's prediction will "
+    "be'; Sec. 4 and the Fig. 3 caption: the gap (1/K)||y-hat* - y-hat_best||^2 for N from 50 to "
+    "150 at m = 100, tau = 0.01 'validates that the closer N is to m, the better the "
+    "transformer's prediction is'",
     statement="the expected gap (1/K) E||y-hat* - y-hat_best||^2 decreases as N approaches m, from "
     "either side (0 at N = m)",
     quick={"K": 60, "m": 20, "tau": 0.01, "Ns": NS_QUICK, "draws": 100},
@@ -284,6 +306,12 @@ def _near_far(Ns: tuple, m: int) -> tuple[list[int], list[int]]:
     "closed form: derivation Sect. 8.5",
     kind=Kind.QUALITATIVE,
     provenance=Provenance.EXACT,
+    source="Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
+    "itself), end of Sec. 3.2: 'The closer m is to N, the closer the transformer's choice of "
+    "templates is to the best possible choice, and the better the transformer's prediction will "
+    "be'; Sec. 4 and the Fig. 3 caption: the gap (1/K)||y-hat* - y-hat_best||^2 for N from 50 to "
+    "150 at m = 100, tau = 0.01 'validates that the closer N is to m, the better the "
+    "transformer's prediction is'",
     statement="the weaker reading of 'the closer m is to N, the better': the expected gap "
     "(1/K) E||y-hat* - y-hat_best||^2 is 0 at N = m and, among N != m, smallest at the grid points next "
     "to m, at the paper's tau and a decade either side",
@@ -352,6 +380,11 @@ def fig3_near(ctx: Ctx, *, K: int, m: int, taus: tuple, Ns: tuple, draws: int) -
     "derivation Sect. 8.4",
     kind=Kind.UPPER,
     provenance=Provenance.QUESTION,
+    source="Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
+    "itself), a referee's question of the attncheck audit (reviewer question 4), not the paper's "
+    "statement; the text: Sec. 3.2 calls the ridge (24)-(25) 'the best prediction we could hope "
+    "for'; Assumption 1 (E lambda_i = 0, E lambda_i^2 = 1, independent entries) is the premise "
+    "that makes the transformer's ridge the LMMSE estimator",
     statement="under E[lambda lambda^T] = I the transformer's ridge (m tau) has expected error <= the "
     "paper's 'best' ridge (N tau) for every N",
     quick={"K": 60, "m": 20, "tau": 0.01, "Ns": NS_QUICK, "draws": 100},

@@ -25,6 +25,11 @@ PL_FRACTION = Rule(0.5, "the PL premise lambda_min(B_k^(t) B_k^(t)T) >= fraction
     "derivation Sect. 5.2",
     kind=Kind.QUALITATIVE,
     provenance=Provenance.RECONSTRUCTED,
+    source="Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
+    "itself), Sec. 3.1, Theorem 1: 'Suppose Assumptions 1, 2 hold. We let w_k^(0) = 0 and set the"
+    " learning rates as in (16)', eq. (16) 'eta_Q <= 1/L and eta_w = gamma^2 eta_Q'; 'the "
+    "training loss converges to its minimum value at a linear rate' (L, zeta_0, the gamma "
+    "threshold (15) and the rate (18) are lost in the copy)",
     statement="two-step-size GD from an Assumption-2 init decreases Delta monotonically towards 0",
     assumptions=("Assumption 2 at init (zeta_0 > 0)",),
     quick={"config": "small", "H_over_N": (1, 2, 8), "steps": 4500, "gamma": 3.0, "step_factor": 1.0},
@@ -139,6 +144,11 @@ def _rate_run(H: int, r: E.Run, gamma: float, pl_fraction: float) -> RateRun:
     "derivation Sect. 5.2",
     kind=Kind.UPPER,
     provenance=Provenance.RECONSTRUCTED,
+    source="Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
+    "itself), Sec. 3.1, Theorem 1: 'Suppose Assumptions 1, 2 hold. We let w_k^(0) = 0 and set the"
+    " learning rates as in (16)', eq. (16) 'eta_Q <= 1/L and eta_w = gamma^2 eta_Q'; 'the "
+    "training loss converges to its minimum value at a linear rate' (L, zeta_0, the gamma "
+    "threshold (15) and the rate (18) are lost in the copy)",
     statement="Delta(t) <= rho^t Delta(0) with rho = 1 - eta_Q gamma^2 zeta_0 / 2 [reconstructed form], "
     "judged where the theorem's premises hold along the whole run",
     assumptions=(
@@ -235,6 +245,12 @@ def thm1_rate(ctx: Ctx, *, config: str, H_over_N: tuple, steps: int, gamma: floa
     "derivation Sect. 5.2",
     kind=Kind.QUALITATIVE,
     provenance=Provenance.RECONSTRUCTED,
+    source="Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
+    "itself), Sec. 3.1: 'Assumption 2 indicates that zeta_0 > 0'; the gamma threshold (15) and "
+    "the proof (Appendix B) are lost in the copy; Sec. 3.1, Theorem 1: 'Suppose Assumptions 1, 2 "
+    "hold. We let w_k^(0) = 0 and set the learning rates as in (16)', eq. (16) 'eta_Q <= 1/L and "
+    "eta_w = gamma^2 eta_Q'; 'the training loss converges to its minimum value at a linear rate' "
+    "(L, zeta_0, the gamma threshold (15) and the rate (18) are lost in the copy)",
     statement="for gamma large enough, lambda_min(B_k^(t) B_k^(t)T) >= zeta_0/2 and "
     "||grad_alpha l||^2 >= gamma^2 zeta_0 Delta at every step",
     quick={"config": "small", "H_over_N": 2, "gammas": (1.0, 3.0), "steps": 1000},

@@ -42,6 +42,12 @@ def _search(
     reference="Theorem 2, eqs. (20)-(22); Sec. 3.3 (unseen examples and unseen tasks); derivation Sect. 6.2",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
+    source="Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
+    "itself), Sec. 3.2 after Theorem 2: '(22) shows that after training, the transformer learns "
+    "to output the given labels of the first N tokens in each prompt, and ... predicts the labels"
+    " of the rest K - N tokens by implementing the ridge regression given in (20)'; Sec. 4: "
+    "'after sufficient training, the output of the transformer y-hat converges to y-hat*' (eqs. "
+    "(20)-(22) are lost in the copy)",
     statement="after training, y-hat -> (y, Z_Q^T lambda-hat), lambda-hat = (ZZ^T + m tau I)^{-1} Z y, "
     "in-domain and out-of-domain",
     assumptions=("Delta(T) <= 1e-8",),
@@ -90,6 +96,12 @@ def thm2_limit(ctx: Ctx, *, config: str, H_over_N: int, steps: int, prompts: int
     reference="Theorem 2, eq. (22) (deterministic step of the proof); derivation Sect. 6.3",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
+    source="Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
+    "itself), Sec. 3.2 after Theorem 2: '(22) shows that after training, the transformer learns "
+    "to output the given labels of the first N tokens in each prompt, and ... predicts the labels"
+    " of the rest K - N tokens by implementing the ridge regression given in (20)'; Sec. 4: "
+    "'after sufficient training, the output of the transformer y-hat converges to y-hat*' (eqs. "
+    "(20)-(22) are lost in the copy)",
     statement="(1/(2K)) ||y-hat(theta) - y-hat*||^2 <= Delta(theta) ||y||^2 / (K lambda_min(G)) "
     "at every iterate and every prompt",
     quick=dict(config="small", H_over_N=2, steps=3000, prompts=100, search=(3, 2, 2, 2, 4, 1, 100)),
@@ -159,6 +171,10 @@ def thm2_bound(
     "derivation Sect. 6.3",
     kind=Kind.PROBABILITY,
     provenance=Provenance.RECONSTRUCTED,
+    source="Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
+    "itself), Sec. 3.2, Theorem 2: 'given any prompt P that satisfies Assumption 4 at the "
+    "inference time, with probability at least 1 - delta, the output of the transformer y-hat "
+    "satisfies (22)'; Assumption 4: ||lambda||_2 <= B",
     statement="||y||^2 <= Y_delta with probability >= 1 - delta whenever ||lambda|| <= B",
     assumptions=("||lambda|| <= B (Assumption 4; worst direction taken)",),
     quick={"config": "small", "delta": 0.01, "B_norm": 2.0, "draws": 100_000},
@@ -202,6 +218,12 @@ def thm2_prob(ctx: Ctx, *, config: str, delta: float, B_norm: float, draws: int)
     "derivation Sect. 6.3",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
+    source="Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
+    "itself), Sec. 3.2 after Theorem 2: '(22) shows that after training, the transformer learns "
+    "to output the given labels of the first N tokens in each prompt, and ... predicts the labels"
+    " of the rest K - N tokens by implementing the ridge regression given in (20)'; Sec. 4: "
+    "'after sufficient training, the output of the transformer y-hat converges to y-hat*' (eqs. "
+    "(20)-(22) are lost in the copy)",
     statement="max_{k<=N} |y-hat_k - y_k| <= sqrt(2 Delta ||y||^2 / lambda_min(G)), -> 0 with Delta",
     quick=dict(config="small", H_over_N=2, steps=3000, prompts=100, search=(3, 2, 2, 2, 4, 1, 100)),
     paper={"steps": 20_000, "search": (6, 3, 3, 2, 6, 10, 300)},
@@ -274,6 +296,9 @@ def _settle(ts: list[int], errs: list[float], eps: float) -> int | None:
     reference="Theorem 2, eq. (21) (iteration complexity; re-derived sufficient T); derivation Sect. 6.3",
     kind=Kind.UPPER,
     provenance=Provenance.RECONSTRUCTED,
+    source="Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
+    "itself), Sec. 3.2, Theorem 2: 'for any eps > 0 and delta in (0, 1), if the number of "
+    "training iterates satisfies (21)' ((21) is lost in the copy)",
     statement="T >= ln(Delta(0) Y_delta / (K lambda_min(G) eps)) / ln(1/rho) iterations suffice for "
     "(1/(2K)) ||y-hat - y-hat*||^2 <= eps on prompts with ||lambda|| <= B",
     assumptions=("||y||^2 <= Y_delta (the probability-(1 - delta) event of Theorem 2)",),
