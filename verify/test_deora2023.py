@@ -5,6 +5,7 @@ a perturbed measured quantity) that flips its verdict: :data:`FALSIFIERS` names 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -51,6 +52,8 @@ FALSIFIERS: dict[str, str] = {
     "deora2023.ntk.concentration.margin": "test_ntk_concentration_catches_non_concentrating_kernel",
     "deora2023.onestep": "test_onestep_catches_label_free_step",
     "deora2023.gen.derived": "test_gen_derived_catches_shifted_test_loss",
+    "deora2023.gen.derived.steps": "test_gen_derived_steps_catches_shifted_test_loss",
+    "deora2023.heads.loss": "test_heads_loss_catches_an_attention_step_shrinking_like_H_half",
     "deora2023.gen.rate": "test_gen_rate_catches_flat_test_loss",
     "deora2023.gen.gap": "test_gen_gap_claims_catch_flat_gap",
     "deora2023.gen.gap.loss": "test_gen_gap_claims_catch_flat_gap",
@@ -449,7 +452,7 @@ def test_real_eps_catches_small_tokens(monkeypatch: pytest.MonkeyPatch) -> None:
     """Mixture means 100x smaller (a wrong data law): the premise's H falls below the run's H at every
     eps, so the expected vacuity disappears."""
     orig = E.make_problem
-    monkeypatch.setattr(E, "make_problem", lambda *a, **k: orig(*a, **k, S=0.01, sigma=5e-4))
+    monkeypatch.setattr(E, "make_problem", lambda *a, **k: orig(*a, **(k | dict(S=0.01, sigma=5e-4))))
     assert _verdict("deora2023.real.eps", H=64, **ONE) == Verdict.HOLDS
 
 
@@ -523,6 +526,34 @@ def test_gen_derived_catches_shifted_test_loss(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr(E, "gen_dataset", lambda p: orig(p) | {"test": orig(p)["test"] + 0.5})
     kw = dict(ns=(20, 40), datasets=6, test_size=300, gamma_datasets=1)
     assert _verdict("deora2023.gen.derived", **kw, **ONE) == Verdict.VIOLATED
+
+
+def test_gen_derived_steps_catches_shifted_test_loss(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As for .gen.derived, over K = 7 steps (n = 160)."""
+    orig = E.gen_dataset
+    monkeypatch.setattr(E, "gen_dataset", lambda p: orig(p) | {"test": orig(p)["test"] + 0.5})
+    kw = dict(ns=(160,), datasets=4, test_size=300, gamma_datasets=1)
+    assert _verdict("deora2023.gen.derived.steps", **kw, **ONE) == Verdict.VIOLATED
+
+
+def test_heads_loss_catches_an_attention_step_shrinking_like_H_half(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Attention steps that shrink like H^-1/2 instead of H^-1 (a wrong scaling inside the run): the gain
+    falls like H^-1/2 and the claim is violated."""
+    orig = E.heads_point
+    monkeypatch.setattr(
+        E, "heads_point", lambda p: orig(dataclasses.replace(p, attn_step=p.attn_step * math.sqrt(p.H)))
+    )
+    assert _verdict("deora2023.heads.loss", seed_set=[0, 1, 2]) == Verdict.VIOLATED
+
+
+def test_heads_from_zero_move_as_one_head_with_step_eta_over_H() -> None:
+    """Derivation Sect. 10.1: from theta(0) = 0 the H heads stay equal, and the run is the one-head run on
+    (V, W) = (sqrt(H) U, W) with step eta on V and eta / H on W (same loss to rounding)."""
+    H, K = 8, 30
+    L_H, _, spread = E.heads_point(E.HeadsPoint(5, H, 40, 10, K, 1.0, 1.0))
+    L_1, _, _ = E.heads_point(E.HeadsPoint(5, 1, 40, 10, K, 1.0, 1.0 / H))
+    assert spread == 0.0
+    assert L_H == pytest.approx(L_1, rel=1e-10)
 
 
 def test_gen_rate_catches_flat_test_loss(monkeypatch: pytest.MonkeyPatch) -> None:

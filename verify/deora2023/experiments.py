@@ -716,6 +716,7 @@ class TrainConfig:
     seg_points: int
     eps: tuple[float, ...]
     late_factor: int
+    token_scale: float = 1.0
 
 
 @functools.cache
@@ -725,7 +726,8 @@ def train_experiment(seed: int, cfg: TrainConfig) -> dict:
     quantities of Theorem D-train over the first K steps: L_ref, D_k = ||theta_k - theta_ref||, the
     measured modulus kappa, c = kappa max_k D_k^2, ||theta_ref - theta_0||."""
     K = cfg.K
-    pr = make_problem(_rng(seed, 1), _rng(seed, 2), n=cfg.n, H=cfg.H, T=cfg.T, d=cfg.d, M_irr=cfg.M_irr)
+    pr = make_problem(_rng(seed, 1), _rng(seed, 2), n=cfg.n, H=cfg.H, T=cfg.T, d=cfg.d, M_irr=cfg.M_irr,
+                      S=cfg.token_scale, sigma=0.05 * cfg.token_scale)  # fmt: skip
     X, y = pr.X, pr.y
     late = cfg.late_factor * K
     traj, snaps = run_gd(pr.params0, X, y, cfg.eta, late, snapshots=[*range(K + 1), late])
@@ -918,6 +920,38 @@ def gap_sweep(s: GapSweep) -> np.ndarray:
              for n in s.ns for j in range(s.datasets)]  # fmt: skip
     out = np.array(s.mapper(gap_point, items), dtype=float)
     return out.reshape(len(s.ns), s.datasets, 5).mean(axis=1)
+
+
+@dataclass(frozen=True)
+class HeadsPoint:
+    """One trial of the head-count study at the paper's protocol (theta(0) = 0, full-batch GD at eta;
+    the trial's data are keyed by ``seed`` alone, so every H of a seed sees the same training and test
+    sets). ``attn_step``: the attention block W moves by ``attn_step`` x eta x its gradient (1: plain
+    GD; 0: frozen attention; H: the mean-field step of the alternative world)."""
+
+    seed: int
+    H: int
+    n: int
+    n_test: int
+    K: int
+    eta: float
+    attn_step: float
+
+
+def heads_point(p: HeadsPoint) -> tuple[float, float, float]:
+    """(training loss L_hat(theta_K), test loss L(theta_K), the heads' spread max_h ||theta_h - theta_1||)
+    after K GD steps from theta(0) = 0 on the mixture (derivation Sect. 10.1: from zero every head gets
+    the same update, so the spread stays 0)."""
+    mix = D.Mixture()
+    X, y, _ = mix.sample(np.random.default_rng([p.seed, 61]), p.n)
+    Xt, yt, _ = mix.sample(np.random.default_rng([p.seed, 62]), p.n_test)
+    theta = {"U": np.zeros((p.H, mix.T, mix.d)), "W": np.zeros((p.H, mix.d, mix.d))}
+    step = {"U": p.eta, "W": p.attn_step * p.eta}
+    for _ in range(p.K):
+        _, g = M.loss_and_grad(theta, X, y, validate=False)
+        theta = {k: theta[k] - step[k] * g[k] for k in theta}
+    spread = max(float(np.max(np.abs(theta[k] - theta[k][:1]))) for k in theta)
+    return M.loss(theta, X, y), M.loss(theta, Xt, yt), spread
 
 
 _CACHED = (scaling_sweep, wc_sweep, ntk_sweep, lazy_sweep, train_experiment, gap_sweep)

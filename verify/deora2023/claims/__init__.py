@@ -14,6 +14,7 @@ Importing this package registers every claim.
 from verify.deora2023.claims import (
     derivatives,
     generalization,
+    heads,
     model_bounds,
     ntk,
     rates,
@@ -21,4 +22,13 @@ from verify.deora2023.claims import (
     training,
 )
 
-__all__ = ["derivatives", "generalization", "model_bounds", "ntk", "rates", "self_bounded", "training"]
+__all__ = [
+    "derivatives",
+    "generalization",
+    "heads",
+    "model_bounds",
+    "ntk",
+    "rates",
+    "self_bounded",
+    "training",
+]
