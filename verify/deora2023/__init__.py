@@ -42,11 +42,14 @@ the NTK margin at init and theta_* its max-margin unit direction (gamma_U with t
 bounds |Phi(theta_0; X_i)|; lam_eps theta_* reaches loss eps. Gamma is the expansiveness of GD in the
 stability argument. ``eta1`` is the one-step init's step on W.
 
-Assumptions (numbered by us; the paper's wording and numbering are NOT RECOVERED): A1 the loss is
-convex, non-increasing, 1-Lipschitz, 1/4-smooth and self-bounded (|l'| <= l), as the logistic loss is;
+Assumptions (numbered by us; the paper's wording is NOT RECOVERED): A1 the loss is convex,
+non-increasing, 1-Lipschitz, 1/4-smooth and self-bounded (|l'| <= l), as the logistic loss is;
 A2 |x_t| <= R; A3 realizability: for every eps some theta has L <= eps within g(eps) of theta_0
 (the predecessor's form); A4 NTK separability: y_i <grad Phi(theta_0; X_i), theta_* > >= gamma for a
-unit theta_*; A5 "primitive conditions" on the init: B0, ubar0 and gamma at theta_0.
+unit theta_*; A5 "primitive conditions" on the init: B0, ubar0 and gamma at theta_0. The paper's
+Assumption 2 is realizability (our A3), instantiated by NTK separability (A4) and an initialisation
+near realizable parameters (A5): THIRD-PARTY, Yau, Akyurek, Mao, Tenenbaum, Jegelka, Andreas,
+"Learning Linear Attention in Polynomial Time", class (A), quoting the authors' words.
 
 Provenance of the formulas (theory side in ``bounds.deora2023``):
 
@@ -55,7 +58,15 @@ Provenance of the formulas (theory side in ``bounds.deora2023``):
   Hessian bound is Proposition 5 and was corrected in v2. No claim tests these directly.
 - THIRD-PARTY (the summary): gradient and Hessian bounds for softmax attention; self-bounded weak
   convexity; guarantees that improve with H and with the quality of the init; NTK separability on the
-  mixture after one step from a random init; margins that may be unattainable.
+  mixture after one step from a random init; margins that may be unattainable. THIRD-PARTY, class (A)
+  (later papers citing it): Assumption 2 is realizability (above); the generalization bound is by
+  on-average argument stability (Li, Guo, Lei, Ying, "Optimal Rates for Generalization of Gradient
+  Descent for Deep ReLU Classification", and a further later paper), the kind of bound our D-gen is.
+- THIRD-PARTY, class (B*) (an LLM extraction quoting the paper's experiment section,
+  acmrep2026.k117.org): DM1 with n = 100, a test set of 300, 5 trials, theta(0) = 0, GD at step 1.0
+  for the head-count figure; a planted model with n = 1000 and a test set of 3000; SST2 with RoBERTa
+  and AdamW at 5e-6. The claim heads.loss runs the first protocol (DM1 read as our mixture; the
+  planted model is NOT RECOVERED and not run).
 - RECONSTRUCTED by us: the model, I0, A1-A5, the mixture, and the paper-form statements judged by
   shape: L(theta_K) <= 2 L(theta_ref) + (5/4)|theta_ref - theta_0|^2/(eta K), rates O~(1/K) in
   training and O~(1/n) in test, lazy movement ~ H^-1/2, the one-step margin gain.
@@ -70,7 +81,7 @@ Provenance of the formulas (theory side in ``bounds.deora2023``):
   for every H along the U block; the mixture margins gamma_U = zeta S sqrt(T/2) (variant O) and
   zeta S sqrt(T) (variant A) at sigma = 0.
 - NOT RECOVERED: every constant, exponent and probability of the paper; its head-count condition;
-  its experiments and their numbers.
+  its data models DM1 and "planted", its figures and their numbers.
 
 No claim is the paper's own formula, so no verdict is a finding against the paper: a violated claim
 is a mismatch of our reconstruction. ``verify/deora2023/derivations.md`` gives the definitions,
