@@ -140,6 +140,7 @@ class Point:
     init: str = "lecun"
     regime: str = "paper"
     label_scale: float = 1.0
+    loss_norm: str = "sum"
 
     def setup(self) -> Setup:
         return make_setup(
@@ -153,6 +154,7 @@ class Point:
             init=self.init,
             regime=self.regime,
             label_scale=self.label_scale,
+            loss_norm=self.loss_norm,
         )
 
 
@@ -517,13 +519,14 @@ def gd_sweep(
     steps: int,
     frac: float,
     stop: bool = True,
+    loss_norm: str = "sum",
 ) -> list[list[dict]]:
     """:func:`gd_point` per width and seed of ``ctx.seed_set``: rows[width][seed]."""
 
     def point(w: int, s: int) -> GDPoint:
         return GDPoint(
             seed=s, key=0, N=N, d=d, d_s=d_s, d_m=w, tau0_power=p, init=init, regime=regime,
-            gamma=gamma, steps=steps, frac=frac, stop=stop,
+            gamma=gamma, steps=steps, frac=frac, stop=stop, loss_norm=loss_norm,
         )  # fmt: skip
 
     out = ctx.map(gd_point, [point(w, s) for w in widths for s in ctx.seed_set])
