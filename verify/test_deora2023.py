@@ -54,6 +54,7 @@ FALSIFIERS: dict[str, str] = {
     "deora2023.gen.derived": "test_gen_derived_catches_shifted_test_loss",
     "deora2023.gen.derived.steps": "test_gen_derived_steps_catches_shifted_test_loss",
     "deora2023.heads.loss": "test_heads_loss_catches_an_attention_step_shrinking_like_H_half",
+    "deora2023.heads.loss.planted": "test_heads_loss_catches_an_attention_step_shrinking_like_H_half",
     "deora2023.gen.rate": "test_gen_rate_catches_flat_test_loss",
     "deora2023.gen.gap": "test_gen_gap_claims_catch_flat_gap",
     "deora2023.gen.gap.loss": "test_gen_gap_claims_catch_flat_gap",
@@ -544,6 +545,7 @@ def test_heads_loss_catches_an_attention_step_shrinking_like_H_half(monkeypatch:
         E, "heads_point", lambda p: orig(dataclasses.replace(p, attn_step=p.attn_step * math.sqrt(p.H)))
     )
     assert _verdict("deora2023.heads.loss", seed_set=[0, 1, 2]) == Verdict.VIOLATED
+    assert _verdict("deora2023.heads.loss.planted", seed_set=[0, 1, 2]) == Verdict.VIOLATED
 
 
 def test_heads_from_zero_move_as_one_head_with_step_eta_over_H() -> None:

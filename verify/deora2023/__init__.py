@@ -65,8 +65,8 @@ Provenance of the formulas (theory side in ``bounds.deora2023``):
 - THIRD-PARTY, class (B*) (an LLM extraction quoting the paper's experiment section,
   acmrep2026.k117.org): DM1 with n = 100, a test set of 300, 5 trials, theta(0) = 0, GD at step 1.0
   for the head-count figure; a planted model with n = 1000 and a test set of 3000; SST2 with RoBERTa
-  and AdamW at 5e-6. The claim heads.loss runs the first protocol (DM1 read as our mixture; the
-  planted model is NOT RECOVERED and not run).
+  and AdamW at 5e-6. The claims heads.loss and heads.loss.planted run the first two protocols (DM1
+  read as our mixture; the planted model, NOT RECOVERED, as our data.Planted).
 - RECONSTRUCTED by us: the model, I0, A1-A5, the mixture, and the paper-form statements judged by
   shape: L(theta_K) <= 2 L(theta_ref) + (5/4)|theta_ref - theta_0|^2/(eta K), rates O~(1/K) in
   training and O~(1/n) in test, lazy movement ~ H^-1/2, the one-step margin gain.

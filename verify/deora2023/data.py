@@ -80,6 +80,32 @@ class Mixture:
         return X, y, rel
 
 
+@dataclass(frozen=True)
+class Planted:
+    """A planted-model data law (RECONSTRUCTED: the paper's planted model is NOT RECOVERED, only its sizes
+    are quoted). T Gaussian tokens x_t ~ N(0, I_d / d) (norm about 1); the label is the sign of a
+    one-head attention teacher Phi*(X) = <U*, softmax(X W* X^T) X> with W* entries N(0, 4/d) (non-uniform
+    attention) and U* entries N(0, 1/(T d)), drawn once per ``teacher_rng``."""
+
+    T: int = 6
+    d: int = 8
+
+    def teacher(self, rng: np.random.Generator) -> dict[str, np.ndarray]:
+        W = 2.0 * rng.standard_normal((1, self.d, self.d)) / np.sqrt(self.d)
+        U = rng.standard_normal((1, self.T, self.d)) / np.sqrt(self.T * self.d)
+        return {"U": U, "W": W}
+
+    def sample(
+        self, teacher_rng: np.random.Generator, rng: np.random.Generator, n: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(X (n, T, d), y (n,)) with y = sign Phi*(X) (+1 at 0)."""
+        from verify.deora2023 import model as M  # the model imports this module
+
+        X = rng.standard_normal((check_int("n", n), self.T, self.d)) / np.sqrt(self.d)
+        phi = M.phi(self.teacher(teacher_rng), X)
+        return X, np.where(phi >= 0, 1.0, -1.0)
+
+
 def random_tokens(rng: np.random.Generator, n: int, T: int, d: int, scale: float = 1.0) -> np.ndarray:
     """Gaussian token sequences X (n, T, d) with entries N(0, scale^2 / d)."""
     n, T, d = check_int("n", n), check_int("T", T), check_int("d", d)

@@ -936,16 +936,23 @@ class HeadsPoint:
     K: int
     eta: float
     attn_step: float
+    data: str = "mixture"
 
 
 def heads_point(p: HeadsPoint) -> tuple[float, float, float]:
     """(training loss L_hat(theta_K), test loss L(theta_K), the heads' spread max_h ||theta_h - theta_1||)
-    after K GD steps from theta(0) = 0 on the mixture (derivation Sect. 10.1: from zero every head gets
-    the same update, so the spread stays 0)."""
-    mix = D.Mixture()
-    X, y, _ = mix.sample(np.random.default_rng([p.seed, 61]), p.n)
-    Xt, yt, _ = mix.sample(np.random.default_rng([p.seed, 62]), p.n_test)
-    theta = {"U": np.zeros((p.H, mix.T, mix.d)), "W": np.zeros((p.H, mix.d, mix.d))}
+    after K GD steps from theta(0) = 0 on the mixture or, with ``data`` = "planted", the planted model
+    (:class:`verify.deora2023.data.Planted`; derivation Sect. 10.1: from zero every head gets the same
+    update, so the spread stays 0)."""
+    if p.data == "planted":
+        law, teacher = D.Planted(), [p.seed, 63]  # one teacher per trial, for training and test
+        X, y = law.sample(np.random.default_rng(teacher), np.random.default_rng([p.seed, 61]), p.n)
+        Xt, yt = law.sample(np.random.default_rng(teacher), np.random.default_rng([p.seed, 62]), p.n_test)
+    else:
+        law = D.Mixture()
+        X, y, _ = law.sample(np.random.default_rng([p.seed, 61]), p.n)
+        Xt, yt, _ = law.sample(np.random.default_rng([p.seed, 62]), p.n_test)
+    theta = {"U": np.zeros((p.H, law.T, law.d)), "W": np.zeros((p.H, law.d, law.d))}
     step = {"U": p.eta, "W": p.attn_step * p.eta}
     for _ in range(p.K):
         _, g = M.loss_and_grad(theta, X, y, validate=False)
