@@ -31,6 +31,8 @@ FINDINGS = {
     "4x4 patches)",
     "wu2023.thm1.tight": "answer to the reviewer (QUESTION): at N <= d/4 the minimal width hardly grows "
     "with N (slope about 0, 95% interval below 1.8), so N^2 is not tight at these sizes",
+    "wu2023.thm1.tight.dgrow": "answer to the reviewer (QUESTION): with d = 4N the minimal width grows like "
+    "N^0.7-0.8 (95% intervals inside [0.18, 1.24]), far below N^2",
     "wu2023.thm2.tight": "answer to the reviewer (QUESTION): at N <= d/4 the minimal width hardly grows "
     "with N (slope about 0, 95% interval below 0.8), so N is not tight at these sizes",
 }
@@ -63,6 +65,7 @@ FALSIFIERS: dict[str, str] = {
     "wu2023.fig9.linear": "test_fig9_linear_catches_a_polynomial_decay",
     "wu2023.thm1.tight": "test_tightness_claims_follow_the_training_law",
     "wu2023.thm2.tight": "test_tightness_claims_follow_the_training_law",
+    "wu2023.thm1.tight.dgrow": "test_tightness_claims_follow_the_training_law",
 }
 
 
@@ -523,6 +526,8 @@ def test_tightness_claims_follow_the_training_law(monkeypatch) -> None:
     assert _verdict("wu2023.thm1.tight", **kw) == Verdict.HOLDS
     monkeypatch.setattr(E, "premise_run", law(lambda n: 2 * n))
     assert _verdict("wu2023.thm2.tight", **kw) == Verdict.HOLDS
+    monkeypatch.setattr(E, "premise_run", law(lambda n: n * n / 2))
+    assert _verdict("wu2023.thm1.tight.dgrow", **kw) == Verdict.HOLDS
     monkeypatch.setattr(E, "premise_run", law(lambda n: 2.0**n))
     _violated("wu2023.thm1.tight", **dict(kw, Ns=[2, 3, 4, 6, 8, 11, 16]))
 

@@ -551,14 +551,16 @@ def width_protocol(
     frac: float,
     step_factor: float,
     rtol: float,
+    d_per_N: int = 0,
 ) -> tuple[np.ndarray, np.ndarray, dict[str, int]]:
-    """:func:`premise_run` at every N, width and seed of ``ctx.seed_set`` (fixed d, "paper" tokens,
-    LeCun, tau0 = d_m^-p): success (len(Ns), len(widths), n_seeds) as 0/1, the ball radius ratio of
-    the same runs, and how often each premise failed first."""
+    """:func:`premise_run` at every N, width and seed of ``ctx.seed_set`` (fixed d, or d = d_per_N N
+    when ``d_per_N`` > 0; "paper" tokens, LeCun, tau0 = d_m^-p): success (len(Ns), len(widths),
+    n_seeds) as 0/1, the ball radius ratio of the same runs, and how often each premise failed first."""
 
     def point(nw: tuple[int, int], s: int) -> PremisePoint:
+        dd = d_per_N * nw[0] if d_per_N > 0 else d
         return PremisePoint(
-            seed=s, key=0, N=nw[0], d=d, d_s=d_s, d_m=nw[1], tau0_power=p, steps=steps, frac=frac,
+            seed=s, key=0, N=nw[0], d=dd, d_s=d_s, d_m=nw[1], tau0_power=p, steps=steps, frac=frac,
             step_factor=step_factor, decrease_rtol=rtol,
         )  # fmt: skip
 

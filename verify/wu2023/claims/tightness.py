@@ -36,23 +36,25 @@ RULES = {
 }
 
 
-def _tight(ctx: Ctx, p: float, claimed: float, Ns, d, d_s, widths, steps, frac) -> Evidence:
-    if max(Ns) > d:
+def _tight(ctx: Ctx, p: float, claimed: float, Ns, d, d_s, widths, steps, frac, d_per_N: int = 0) -> Evidence:
+    if d_per_N <= 0 and max(Ns) > d:
         return Evidence(claimed, None, failed=[f"N = {max(Ns)} > d = {d}: the protocol fixes d >= N_max"])
     ok, radius, reasons = E.width_protocol(
-        ctx, p, Ns, widths, d, d_s, steps, frac, ctx.rule("step_factor"), ctx.rule("decrease_rtol")
+        ctx, p, Ns, widths, d, d_s, steps, frac, ctx.rule("step_factor"), ctx.rule("decrease_rtol"), d_per_N
     )
     mw = np.array([[E.min_width_of(ok[i, :, j], widths) for j in range(ok.shape[2])] for i in range(len(Ns))])
     freq = ok.mean(axis=2)
     fn = E.thm_width_fn(p)
-    theo = {str(n): fmt_sci(fn(E.data_summary(ctx.seed_set[0], 0, n, d, d_s, p, 4 * n))) for n in Ns}
+    dd = {n: d_per_N * n if d_per_N > 0 else d for n in Ns}
+    theo = {str(n): fmt_sci(fn(E.data_summary(ctx.seed_set[0], 0, n, dd[n], d_s, p, 4 * n))) for n in Ns}
     inside = radius[ok.astype(bool)]
     series = {"width": list(widths), **{f"success N={n}": freq[i].tolist() for i, n in enumerate(Ns)}}
     series["theorem_width"] = theo
     notes = [
         f"success frequency over {ok.shape[2]} seeds (rows N = {list(Ns)}, widths {list(widths)}): "
         f"{np.round(freq, 2).tolist()}; first failed premise counts {reasons}",
-        f"theorem widths at d = {d} (Thm {1 if p == 0.5 else 2}, reconstructed): {theo}, beyond the grid "
+        f"theorem widths at d = {d if d_per_N <= 0 else f'{d_per_N} N'} "
+        f"(Thm {1 if p == 0.5 else 2}, reconstructed): {theo}, beyond the grid "
         f"(max {max(widths)}): sufficiency at the theorem width is out of reach (wu2023.thm*.width)",
         f"ball premise with our radii C_b = |W_b^0|_2 (reported, not in success): held in "
         f"{int(np.sum(inside <= 1))} of {inside.size} successful runs; max_t |dW_b|/C_b median "
@@ -139,3 +141,34 @@ def thm2_tight(
     question (QUESTION: a violation answers it). Kind: rate, seeds pooled. As ``wu2023.thm1.tight`` with
     tau0 = d_m^-1 and claimed exponent 1."""
     return _tight(ctx, 1.0, B.THM2_WIDTH_ORDER, Ns, d, d_s, widths, steps, frac)
+
+
+@claim(
+    "wu2023.thm1.tight.dgrow",
+    reference="Thm 1; reviewer question (is the width condition tight?), with d growing with N",
+    kind=Kind.RATE,
+    provenance=Provenance.QUESTION,
+    statement="the empirical minimal width (as wu2023.thm1.tight) grows like N^2 when d grows with N "
+    "(d = 4N, tau0 = d_m^-1/2)",
+    quick=dict(Ns=[2, 4, 8, 16], d_per_N=4, d_s=4, widths=_GRID, steps=1000, frac=1e-2),
+    paper=dict(Ns=[4, 8, 16, 32], widths=[*_GRID, 181, 256], steps=2000),
+    expect=Verdict.VIOLATED,
+    seeds=Seeds.POOLED,
+    n_seeds={"quick": 6, "paper": 20},
+    rules=RULES,
+    alternative=Alternative(
+        world="a minimal width growing like N^3, the cubic width with d >= N of a citing paper's reading",
+        exponent=3.0,
+    ),
+    tex=r"Thm~1, $\tau_0=d_m^{-1/2}$, $d=4N$: the least $d_m$ at which GD reaches "
+    r"$\ell\le10^{-2}\ell_0$ with Prop.~1's premises grows like $N^2$",
+    plot=SUCCESS_PLOT,
+)
+def thm1_tight_dgrow(
+    ctx: Ctx, *, Ns: list[int], d_per_N: int, d_s: int, widths: list[int], steps: int, frac: float
+) -> Evidence:
+    """Wu et al. 2023, Thm 1 exponent 2 as a tightness hypothesis with d growing with N (issue 25 item 3:
+    the theorem widths carry d, so a fixed d hides part of their growth), a reviewer's question
+    (QUESTION: a violation answers it). Kind: rate, seeds pooled. As ``wu2023.thm1.tight`` with
+    d = ``d_per_N`` N at each N instead of a fixed d."""
+    return _tight(ctx, 0.5, B.THM1_WIDTH_ORDER, Ns, 0, d_s, widths, steps, frac, d_per_N)
