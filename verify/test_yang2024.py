@@ -27,6 +27,7 @@ PLANNED_IDS = {
     "yang2024.repdim", "yang2024.fig3", "yang2024.fig3.near", "yang2024.lmmse", "yang2024.multihead.H1",
     "yang2024.heads.HltN", "yang2024.heads.speed", "yang2024.zeta0.scale", "yang2024.ood_ratio",
     "yang2024.exp.fig2", "yang2024.thm2.iters", "yang2024.subset",
+    "yang2024.heads.stall",
 }  # fmt: skip
 #: documented expected-violated claims and why (each must be violated at every seed of its set)
 FINDINGS = {
@@ -34,6 +35,7 @@ FINDINGS = {
     "yang2024.fig3.near": "paper's statement, weaker reading: at tau = 0.001 the gap is largest next to m",
     "yang2024.heads.speed": "reconstruction mismatch: our rate bound guarantees fewer iterations as H grows",
     "yang2024.subset": "referee question answered: on a prompt of other tokens the trained model is no ridge",
+    "yang2024.heads.stall": "paper's statement (Fig. 4) under GD: at H = N - 1 the loss keeps descending",
 }
 
 #: every claim that is not a consistency check -> the test below that flips its verdict by a
@@ -51,6 +53,7 @@ FALSIFIERS: dict[str, str] = {
     "yang2024.fig3.near": "test_fig3_near_holds_at_larger_noise",
     "yang2024.exp.fig2": "test_exp_fig2_catches_frozen_model",
     "yang2024.subset": "test_subset_holds_on_the_training_prompt",
+    "yang2024.heads.stall": "test_heads_stall_holds_with_one_head",
 }
 
 
@@ -252,6 +255,12 @@ def test_fig3_near_holds_at_larger_noise() -> None:
     """The weaker reading holds at tau = 0.1 and 1 at every seed (the finding is at tau = 0.001; at the
     paper's 0.01 the comparison of N = 10 with N = 18 is undecided at seed 1 with 100 draws)."""
     r = _run("yang2024.fig3.near", taus=(0.1, 1.0))
+    assert r.verdict == Verdict.HOLDS, r.notes
+
+
+def test_heads_stall_holds_with_one_head() -> None:
+    """With one head (the orthant floor) the loss stops far from its minimum: the statement can hold."""
+    r = _run("yang2024.heads.stall", deficit=5)
     assert r.verdict == Verdict.HOLDS, r.notes
 
 

@@ -293,3 +293,96 @@ def heads_speed(ctx: Ctx, *, config: str, H_over_N: tuple, target: float, step: 
             "bound_iterations": [float(b) if mpmath.isfinite(b) else None for b in bound],
         },
     )
+
+
+@claim(
+    "yang2024.heads.stall",
+    reference="Fig. 4 and its discussion in Sec. 4 (H < N: the loss stops descending far from its minimum); "
+    "issue 25 item 7",
+    kind=Kind.QUALITATIVE,
+    provenance=Provenance.EXACT,
+    source="Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper itself), "
+    "Sec. 4 on Fig. 4: 'when H < N = 30, the loss stopped descending even when it is far from the minimal "
+    "value' (their run: Adam, learning rate 1e-4, N = 30; ours: GD at the default step rule, small sizes)",
+    statement="with H < N heads the training loss stops descending far from its minimum: over a long GD run, "
+    "Delta(T) >= 1e-2 Delta(0) (far) and Delta(T) >= 0.9 Delta(T/2) (stopped), at H = N - 1",
+    quick={"config": "small", "Ns": (6,), "deficit": 1, "steps": 20_000},
+    paper={"steps": 100_000},
+    expect=Verdict.VIOLATED,
+    rules={
+        "far": Rule(
+            1e-2,
+            "far from the minimum: Delta(T) still within two decades of Delta(0), a plateau plainly above "
+            "L* on the paper's log-scale plot",
+            "attncheck",
+        ),
+        "stopped": Rule(
+            0.9,
+            "stopped descending: less than 10% decrease over the second half of the run, flat on a log plot",
+            "attncheck",
+        ),
+        "descending": Rule(
+            0.5, "still descending: Delta at least halves over the second half of the run", "attncheck"
+        ),
+    },
+    seeds=Seeds.EVERY,
+    tex=r"Fig.~4: with $H<N$ heads the loss stops descending far from its minimum: $\Delta(T)\ge10^{-2}"
+    r"\Delta(0)$ and $\Delta(T)\ge0.9\,\Delta(T/2)$ at $H=N-1$",
+    plot=dict(
+        x="t_N6",
+        curves=[dict(y="Delta_N6", x="t_N6", label="$N=6$, $H=N-$deficit")],
+        const=1e-2,
+        theory_label=r"far from the minimum: $10^{-2}\Delta(0)$",
+        xlabel="GD step $t$",
+        ylabel=r"$\Delta(t)/\Delta(0)$",
+        logy=True,
+    ),
+    alternative=Alternative(
+        world="one head (H = 1, deficit N - 1): the orthant floor of yang2024.multihead.H1 holds the loss at "
+        "a fixed fraction of Delta(0), where it stops; the statement holds there",
+        overrides={"deficit": 5},
+        expect=Verdict.HOLDS,
+    ),
+)
+def heads_stall(ctx: Ctx, *, config: str, Ns: tuple, deficit: int, steps: int) -> Evidence:
+    """Yang et al. 2024, Sec. 4 on Fig. 4 (statement EXACT in words; the thresholds "far", "stopped" and
+    "descending" are ours); qualitative; every seed.
+
+    For each N in Ns (the small config with that N), GD at H = N - deficit (:func:`E.stable_run`, the
+    default step rule, gamma ladder against divergence) for ``steps`` steps. measured: True when, at every
+    N, Delta(T)/Delta(0) >= rule ``far`` and Delta(T)/Delta(T/2) >= rule ``stopped``; False when at some N
+    the loss is near its minimum (below ``far``) or still descending (ratio <= rule ``descending``);
+    inconclusive otherwise. Expected violated at H = N - 1: GD keeps descending to 1e-4 Delta(0) and
+    below (the rank-deficit floor of yang2024.heads.HltN is positive but moves with Q). Protocol differs
+    from the paper's Fig. 4 (Adam, lr 1e-4, N = 30, its H < 30 values not stated): this is the statement
+    under GD at small sizes, not a rerun of that figure; at N = 4, H = 3 some draws do plateau (errata).
+    """
+    base = D.Config.named(config)
+    bad, open_, notes, series = [], [], [], {}
+    for N in Ns:
+        H = N - deficit
+        if H < 1:
+            return Evidence(theory=True, measured=False, failed=[f"H = {H} < 1 at N = {N}"])
+        r = E.stable_run(ctx.seed, dataclasses.replace(base, N=N), H, steps)
+        if r.diverged:
+            return Evidence(theory=True, measured=False, failed=[f"GD diverged at N = {N}, H = {H}"])
+        L = r.traj.loss / r.traj.loss[0]
+        end, half = float(L[-1]), float(L[-1] / L[len(L) // 2])
+        far, stopped = end >= ctx.rule("far"), half >= ctx.rule("stopped")
+        if not far or half <= ctx.rule("descending"):
+            bad.append(N)
+        elif not stopped:
+            open_.append(N)
+        notes.append(
+            f"N={N}, H={H} (gamma {r.gamma:g}): Delta(T)/Delta(0) = {end:.3g} ({'far' if far else 'near'}), "
+            f"Delta(T)/Delta(T/2) = {half:.3g} ({'stopped' if stopped else 'descending'})"
+        )
+        series[f"t_N{N}"] = E.thin_t(L)
+        series[f"Delta_N{N}"] = E.thin(L)
+    return Evidence(
+        theory=True,
+        measured=not bad and not open_,
+        inconclusive=None if bad or not open_ else f"N = {open_}: between 'stopped' and 'descending'",
+        notes=notes,
+        series=series,
+    )
