@@ -48,16 +48,20 @@ Provenance of the formulas (theory side in ``bounds.wu2023``):
 
 - EXACT (abstract, introduction, section summaries): the two scalings; LeCun, He and NTK inits;
   softmax, ReLU, pooling and a linear output; "quadratic over-parameterisation suffices" (Theorem 1);
-  the experiment (N = 100, LeCun, tau0 = d_m^-1/2, gamma = 1, 400 epochs); "wider is faster";
-  "LeCun/He faster than NTK init"; the Fig. 9 caption (weights and NTK settle early).
+  "wider is faster". The experiment's settings (N = 100, LeCun, tau0 = d_m^-1/2, full-batch GD at
+  gamma = 1 for 400 epochs, several widths) are the paper's sentences as a reproducibility page quotes
+  them; ``emp.width`` runs them with the mean loss (paper profile at N = 100).
 - EXACT-from-reviews: Theorem 2 needs only linear width and d growing like N^4; the assumption list;
   alpha = sigma_min(F_pre^0).
 - QUESTION (a reviewer's question, not the paper's statement; a violation answers the reviewer): are
-  the theorem widths tight (``thm1.tight``, ``thm2.tight``), is the step inversely proportional to N
+  the theorem widths tight (``thm1.tight``, ``thm2.tight``; ``thm1.tight.dgrow`` with d = 4N), is the step inversely proportional to N
   (``review.stepsize``). Our DERIVED answers to the other questions (pooling, d >= N, log plots) keep
   their tag.
-- THIRD-PARTY: "tau0 = d_m^-1/2 converges faster at larger widths" (a summary site); "cubic width
-  and d >= N" (a citing paper; it disagrees with the abstract's "quadratic" and is not judged).
+- THIRD-PARTY, each naming its source (``source=``): "tau0 = d_m^-1/2 converges faster at larger
+  widths" and "LeCun/He faster than NTK init" (``scaling.rate``, ``init.rate``: the liner.com summary,
+  class B); the Fig. 9 caption's linear convergence at tau0 = d_m^-1 (``fig9.linear``, the same
+  summary); "cubic width and d >= N" (``thm1.order.cubic``: Arda, Cayci and Eryilmaz 2026 via a summary,
+  class A via B), judged on our reconstructed width beside the abstract's "quadratic" (``thm1.order``).
 - RECONSTRUCTED by us: the exact Eq. 1.2 and tau1; the variance table; the loss normalisation;
   Proposition 1 (constants 8, 16, 1/4; rate (1 - gamma tau1^2 alpha^2 / 4)^t); the Theorem 1 and 2
   width functions (Prop. 1's conditions at Gaussian norm values); the NTK-regime rate; the A3 tail form.
