@@ -286,3 +286,26 @@ def test_bad_inputs_raise() -> None:
         )
     with pytest.raises(ValueError, match="regime"):
         Dt.gaussian_tokens(np.random.default_rng(0), 2, 2, 2, "weird")
+
+
+def test_label_scale_scales_only_the_labels() -> None:
+    """label_scale = 1 gives the same bits as before it existed; 0.01 scales y and nothing else."""
+    a = E.make_setup(3, 0, N=4, d=8, d_s=2, d_m=16)
+    b = E.make_setup(3, 0, N=4, d=8, d_s=2, d_m=16, label_scale=1.0)
+    c = E.make_setup(3, 0, N=4, d=8, d_s=2, d_m=16, label_scale=0.01)
+    assert np.array_equal(a.batch.y, b.batch.y) and np.array_equal(a.batch.X, c.batch.X)
+    assert np.array_equal(c.batch.y, 0.01 * a.batch.y)
+    assert np.array_equal(a.theta0.flat(), c.theta0.flat())
+
+
+def test_fig9_run_records_what_the_figure_shows() -> None:
+    """Loss at every step, one weight movement per step (gamma |grad| / |theta_0|), the NTK drift at the
+    checkpoints (0 at t = 0) and the late / early NTK change; bit-identical reruns."""
+    p = E.Fig9Point(
+        seed=1, key=0, N=4, d=8, d_s=2, d_m=32, steps=60, step_factor=1.0, checkpoints=(0, 20, 60)
+    )
+    r = E.fig9_run(p)
+    assert len(r["loss"]) == 61 and len(r["move"]) == 60 and len(r["ntk"]) == 3 and len(r["late"]) == 1
+    assert r["ntk"][0] == 0.0 and r["loss"][-1] < r["loss"][0]
+    assert E.fig9_run(p) == r
+    assert E.fig9_run(E.Fig9Point(**{**p.__dict__, "checkpoints": (0,)}))["late"] == []
