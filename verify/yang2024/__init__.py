@@ -12,8 +12,8 @@ representations z_k = f(v_k) in R^m (``Zt`` (m, K)); f is arbitrary. A task lamb
 so the noise sits on the representation (given lambda, lambda^T eps_k ~ N(0, tau |lambda|^2)). Every
 prompt holds the same first N < K tokens V = (v_1..v_N) (d, N) and their labels y (N,); the model
 predicts all K labels. Z = (z_1..z_N) (m, N), Z_Q the other K - N columns. Tokens are Gaussian
-directions (Sec. 4 does not say whether it normalises them), z_k ~ N(0, I_m) independent of v_k,
-lambda ~ N(0, I_m) (out-of-domain: N(1_m, 4 I_m)).
+directions (unit norm: Sec. 2, 'K unit-norm distinct tokens'; Sec. 4 draws them Gaussian),
+z_k ~ N(0, I_m) independent of v_k, lambda ~ N(0, I_m) (out-of-domain: N(1_m, 4 I_m)).
 
 Model (eq. 8; ``model``). H heads; trained parameters Q_h (d, d) and w_h (K,) (``Params``: ``Q``
 (H, d, d), ``w`` (H, K)); no 1/sqrt(d) scaling, residual, LayerNorm or MLP::
