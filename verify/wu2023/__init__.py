@@ -54,9 +54,9 @@ Provenance of the formulas (theory side in ``bounds.wu2023``):
 - EXACT-from-reviews: Theorem 2 needs only linear width and d growing like N^4; the assumption list;
   alpha = sigma_min(F_pre^0).
 - QUESTION (a reviewer's question, not the paper's statement; a violation answers the reviewer): are
-  the theorem widths tight (``thm1.tight``, ``thm2.tight``; ``thm1.tight.dgrow`` with d = 4N), is the step inversely proportional to N
-  (``review.stepsize``). Our DERIVED answers to the other questions (pooling, d >= N, log plots) keep
-  their tag.
+  the theorem widths tight (``thm1.tight``, ``thm2.tight``; ``thm1.tight.dgrow`` with d = 4N), is the
+  step inversely proportional to N (``review.stepsize``). Our DERIVED answers to the other questions
+  (pooling, d >= N, log plots) keep their tag.
 - THIRD-PARTY, each naming its source (``source=``): "tau0 = d_m^-1/2 converges faster at larger
   widths" and "LeCun/He faster than NTK init" (``scaling.rate``, ``init.rate``: the liner.com summary,
   class B); the Fig. 9 caption's linear convergence at tau0 = d_m^-1 (``fig9.linear``, the same

@@ -153,7 +153,9 @@ _ORDER_RULES = {
     n_seeds={"quick": 6, "paper": 10},
     rules=_ORDER_RULES,
     alternative=Alternative(
-        world="cubic width in N with d >= N, a citing paper's reading of Thm 1 (THIRD-PARTY)", exponent=3.0
+        world="cubic width in N with d >= N, a citing paper's reading of Thm 1 (THIRD-PARTY: Arda, Cayci, "
+        "Eryilmaz 2026 via a summary; judged on its own in wu2023.thm1.order.cubic)",
+        exponent=3.0,
     ),
     tex="the width Thm~1's reconstructed conditions require grows like $N^2$ ($d=2N$; the "
     r"abstract's $\tilde\Omega(N^2)$)",
