@@ -306,7 +306,7 @@ def heads_speed(ctx: Ctx, *, config: str, H_over_N: tuple, target: float, step: 
     "value' (their run: Adam, learning rate 1e-4, N = 30; ours: GD at the default step rule, small sizes)",
     statement="with H < N heads the training loss stops descending far from its minimum: over a long GD run, "
     "Delta(T) >= 1e-2 Delta(0) (far) and Delta(T) >= 0.9 Delta(T/2) (stopped), at H = N - 1",
-    quick={"config": "small", "Ns": (6,), "deficit": 1, "steps": 20_000},
+    quick={"config": "small", "Ns": (6,), "deficit": 1, "steps": 15_000},
     paper={"steps": 100_000},
     expect=Verdict.VIOLATED,
     rules={
