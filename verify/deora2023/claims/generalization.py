@@ -78,6 +78,7 @@ _GEN_PLOT = dict(
 
 @claim(
     "deora2023.gen.derived",
+    experiment="gap sweep",
     reference="derivation Sect. 6.2 (Theorem D-gen by on-average argument stability, the method of the "
     "paper's generalization bound per later papers, see source)",
     kind=Kind.UPPER,
@@ -292,6 +293,7 @@ def _gap(ctx: Ctx, ns, H, eta, K_fixed, target, datasets, test_size, test_flip, 
 
 @claim(
     "deora2023.gen.gap",
+    experiment="gap sweep",
     reference="derivation Sect. 6.1-6.2 (generalization gap O(1/n) at fixed K; the order of Theorem D-gen)",
     kind=Kind.RATE,
     provenance=Provenance.RECONSTRUCTED,
@@ -334,6 +336,7 @@ def gen_gap(
 
 @claim(
     "deora2023.gen.gap.loss",
+    experiment="gap sweep",
     reference="derivation Sect. 6.1-6.2 (generalization gap O(1/n) at a fixed training loss)",
     kind=Kind.RATE,
     provenance=Provenance.RECONSTRUCTED,

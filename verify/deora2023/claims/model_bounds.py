@@ -137,6 +137,7 @@ def _scaling_fit(ctx: Ctx, Hs: tuple[int, ...], n_inputs: int, which: int) -> tu
 
 @claim(
     "deora2023.scaling.H",
+    experiment="scaling sweep",
     reference="derivation Sect. 3.3 (Hessian ~ 1/sqrt(H) at i.i.d. init)",
     kind=Kind.RATE,
     provenance=Provenance.DERIVED,
@@ -191,6 +192,7 @@ def scaling_H(ctx: Ctx, *, Hs: tuple[int, ...], n_inputs: int) -> Evidence:
 
 @claim(
     "deora2023.scaling.H.grad",
+    experiment="scaling sweep",
     reference="derivation Sect. 3.2 (gradient O(1) in H at i.i.d. init)",
     kind=Kind.RATE,
     provenance=Provenance.DERIVED,

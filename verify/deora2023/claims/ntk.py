@@ -294,6 +294,7 @@ _CORRELATED = (
 
 @claim(
     "deora2023.ntk.concentration",
+    experiment="ntk sweep",
     reference="derivation Sect. 8 (NTK Gram is an average of i.i.d. per-head kernels)",
     kind=Kind.RATE,
     provenance=Provenance.DERIVED,
@@ -344,6 +345,7 @@ def ntk_concentration(ctx: Ctx, *, Hs: tuple[int, ...], inits: int, shared: floa
 
 @claim(
     "deora2023.ntk.concentration.margin",
+    experiment="ntk sweep",
     reference="derivation Sect. 8 (NTK margin converges as H grows)",
     kind=Kind.RATE,
     provenance=Provenance.DERIVED,

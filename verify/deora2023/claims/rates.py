@@ -93,6 +93,7 @@ _LAZY_TOL = (
 
 @claim(
     "deora2023.lazy",
+    experiment="lazy sweep",
     reference="derivation Sect. 10 (NTK/lazy regime grows with H)",
     kind=Kind.RATE,
     provenance=Provenance.RECONSTRUCTED,
@@ -151,6 +152,7 @@ def lazy(ctx: Ctx, *, Hs: tuple[int, ...], n: int, eta: float, K: int) -> Eviden
 
 @claim(
     "deora2023.lazy.abs",
+    experiment="lazy sweep",
     reference="derivation Sect. 10 (absolute movement O(1) in H)",
     kind=Kind.RATE,
     provenance=Provenance.RECONSTRUCTED,

@@ -95,6 +95,7 @@ _WC_PAPER = dict(n=30, ks=_WC_PAPER_KS, random_points=4, dense_max=4000)
 
 @claim(
     "deora2023.sbwc",
+    experiment="worst-case sweep",
     reference="derivation Sect. 4.1 (self-bounded weak convexity; T&T name)",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
@@ -151,6 +152,7 @@ def sbwc(
 
 @claim(
     "deora2023.sbwc.Hlaw",
+    experiment="worst-case sweep",
     reference="derivation Sect. 4.1 (kappa ~ 1/sqrt(H))",
     kind=Kind.RATE,
     provenance=Provenance.DERIVED,
@@ -214,6 +216,7 @@ def sbwc_Hlaw(
 
 @claim(
     "deora2023.smooth",
+    experiment="worst-case sweep",
     reference="derivation Sect. 4.1 (self-bounded and global smoothness)",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,

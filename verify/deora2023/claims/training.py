@@ -75,6 +75,7 @@ def _dtrain_run(ctx: Ctx, seed: int, ex: dict, K: int, eta: float) -> tuple[list
 
 @claim(
     "deora2023.train.logic",
+    experiment="train experiment",
     reference="derivation Sect. 5.2 (Theorem D-train; DERIVED replacement of the paper's training theorem)",
     kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
@@ -180,6 +181,7 @@ def train_logic(
 
 @claim(
     "deora2023.train.paperform",
+    experiment="train experiment",
     reference="derivation Sect. 5.1 (paper-form training bound, RECONSTRUCTED "
     "from Taheri & Thrampoulidis; constants NOT CONFIRMED)",
     kind=Kind.UPPER,
@@ -269,6 +271,7 @@ def train_paperform(
 
 @claim(
     "deora2023.train.Hcond",
+    experiment="train experiment",
     reference="derivation Sect. 5.2 (worst-case sufficient head count)",
     kind=Kind.CONDITION,
     provenance=Provenance.DERIVED,

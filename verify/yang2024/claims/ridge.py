@@ -198,6 +198,7 @@ FIG3_Z = Rule(2.576, "99% normal band on each paired difference over the draws",
 
 @claim(
     "yang2024.fig3",
+    experiment="fig3 draws",
     reference="Fig. 3 and its caption; end of Sec. 3.2 ('the closer m is to N, the closer the "
     "transformer's choice of templates is to the best possible choice'); gap in closed form: derivation "
     "Sect. 8.5",
@@ -301,6 +302,7 @@ def _near_far(Ns: tuple, m: int) -> tuple[list[int], list[int]]:
 
 @claim(
     "yang2024.fig3.near",
+    experiment="fig3 draws",
     reference="Fig. 3 and its caption; end of Sec. 3.2 ('the closer m is to N, the closer the "
     "transformer's choice of templates is to the best possible choice'), the weaker reading; gap in "
     "closed form: derivation Sect. 8.5",
@@ -376,6 +378,7 @@ def fig3_near(ctx: Ctx, *, K: int, m: int, taus: tuple, Ns: tuple, draws: int) -
 
 @claim(
     "yang2024.lmmse",
+    experiment="fig3 draws",
     reference="Sec. 3.3 (eqs. 20, 23-25); reviewer-style check, not claimed by the paper; "
     "derivation Sect. 8.4",
     kind=Kind.UPPER,
