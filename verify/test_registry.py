@@ -75,3 +75,12 @@ def test_records_are_complete(cid: str) -> None:
 def test_findings_are_expected_violations_with_a_stated_provenance() -> None:
     findings = [c for c in registry().values() if c.record.expect == Verdict.VIOLATED]
     assert all(not c.record.consistency for c in findings), "a consistency check cannot be a finding"
+
+
+def test_third_party_and_question_claims_name_their_source() -> None:
+    """A THIRD-PARTY statement or a reviewer's QUESTION names who states it and how reliable that is."""
+    missing = sorted(
+        cid for cid, c in registry().items()
+        if str(c.record.provenance) in ("THIRD-PARTY", "QUESTION") and not c.record.source
+    )  # fmt: skip
+    assert not missing, f"claims that name no source: {missing}"

@@ -83,6 +83,10 @@ SUCCESS_PLOT = dict(
 
 @claim(
     "wu2023.thm1.tight",
+    source=(
+        "NeurIPS 2023 review of the paper (OpenReview forum 8ZveVHfmIE): \"the authors' thoughts "
+        "about the tightness on the width condition\"; class (A), a reviewer's question"
+    ),
     reference="Thm 1; reviewer question (is the width condition tight?)",
     kind=Kind.RATE,
     provenance=Provenance.QUESTION,
@@ -119,6 +123,10 @@ def thm1_tight(
 
 @claim(
     "wu2023.thm2.tight",
+    source=(
+        "NeurIPS 2023 review of the paper (OpenReview forum 8ZveVHfmIE): \"the authors' thoughts "
+        "about the tightness on the width condition\"; class (A), a reviewer's question"
+    ),
     reference="Thm 2; reviewer question (tightness)",
     kind=Kind.RATE,
     provenance=Provenance.QUESTION,
@@ -145,6 +153,10 @@ def thm2_tight(
 
 @claim(
     "wu2023.thm1.tight.dgrow",
+    source=(
+        "NeurIPS 2023 review of the paper (OpenReview forum 8ZveVHfmIE): \"the authors' thoughts "
+        "about the tightness on the width condition\"; class (A), a reviewer's question"
+    ),
     reference="Thm 1; reviewer question (is the width condition tight?), with d growing with N",
     kind=Kind.RATE,
     provenance=Provenance.QUESTION,

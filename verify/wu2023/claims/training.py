@@ -264,6 +264,10 @@ def scaling_rate(
 
 @claim(
     "wu2023.review.stepsize",
+    source=(
+        'NeurIPS 2023 review of the paper (OpenReview forum 8ZveVHfmIE): "the step-size needs to be'
+        " inversely proportional to the number of data samples?\"; class (A), a reviewer's question"
+    ),
     reference="Prop. 1 step size gamma <= 1/C; reviewer question (is gamma inversely proportional to N?); "
     "derivation Sect. 3",
     kind=Kind.RATE,

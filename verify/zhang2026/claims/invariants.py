@@ -86,6 +86,10 @@ def lemC2(
 
 @claim(
     "zhang2026.kq_structure",
+    source=(
+        "the proof structure of Thm 3.1 (C1-C3 dynamics) as the ICLR 2026 reviews of the paper "
+        "(OpenReview forum ukiRIdgoIF) describe it; class (A)"
+    ),
     reference="proof of Thm 3.1 (C1, C2, C3 dynamics; [S]); derivation Sect. 5.3",
     kind=Kind.UPPER,
     provenance=Provenance.THIRD_PARTY,

@@ -15,6 +15,10 @@ from verify.zhang2026.claims._rates import RateParts
 
 @claim(
     "zhang2026.DeqK",
+    source=(
+        "ICLR 2026 reviews of the paper (OpenReview forum ukiRIdgoIF), reviewer 1's question 3 (D ="
+        " K); class (A)"
+    ),
     reference="reviewer 1 Q3 (D = K); derived closed form, derivation Sect. 6.5",
     kind=Kind.UPPER,
     provenance=Provenance.QUESTION,
@@ -73,6 +77,10 @@ def DeqK(ctx: Ctx, *, D: int, M: int, d: int, eta: float, sx2: float, steps: int
 
 @claim(
     "zhang2026.K0",
+    source=(
+        "ICLR 2026 reviews of the paper (OpenReview forum ukiRIdgoIF), reviewer 1's question 4 (K ="
+        " 0); class (A)"
+    ),
     reference="reviewer 1 Q4 (K = 0); derivation Sect. 6.6",
     kind=Kind.IDENTITY,
     provenance=Provenance.QUESTION,

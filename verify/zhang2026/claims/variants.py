@@ -17,6 +17,10 @@ from verify.zhang2026.claims._rules import CONST_2PC, REDUCTION, SLOPE_CF, SLOPE
 
 @claim(
     "zhang2026.nongauss",
+    source=(
+        "ICLR 2026 reviews of the paper (OpenReview forum ukiRIdgoIF), reviewer 1's question on "
+        "non-Gaussian data; class (A)"
+    ),
     reference="reviewer 1 (t / Gumbel data); beyond Thm 3.1's Gaussian inputs; derivation Sect. 6.7",
     kind=Kind.UPPER,
     provenance=Provenance.QUESTION,
@@ -129,6 +133,10 @@ def nongauss(
 
 @claim(
     "zhang2026.nonuniformS",
+    source=(
+        "ICLR 2026 reviews of the paper (OpenReview forum ukiRIdgoIF), reviewer 4's question on a "
+        "non-uniform S*; class (A)"
+    ),
     reference="reviewer 4 (non-uniform S); derivation Sect. 6.8",
     kind=Kind.UPPER,
     provenance=Provenance.QUESTION,
