@@ -16,6 +16,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -91,17 +92,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--examples", default=str(EXAMPLES), help="where the PNGs go (default reports/examples)")
     args = p.parse_args(argv)
     from verify.core.parallel import run_claims
+    from verify.core.provenance import finished, run_record
     from verify.core.registry import match_claims
-    from verify.core.results import read_results, write_results
+    from verify.core.results import read_results_doc, write_results
 
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     if args.from_:
-        results = read_results(Path(args.from_))
+        doc = read_results_doc(Path(args.from_))
+        results, run, complete = doc.results, doc.run, doc.complete
     else:
+        run, start = (
+            run_record(profile="quick", seed=0, seeds=None, jobs=args.jobs, dask=None),
+            time.monotonic(),
+        )
         results = run_claims(match_claims([]), profile="quick", seed=0, jobs=args.jobs)
-        write_results(out / "results.json", results, "quick", 0)
-    written = build_report(results, out)
+        run, complete = finished(run, wall_time=time.monotonic() - start, complete=True), True
+        write_results(out / "results.json", results, "quick", 0, run=run)
+    written = build_report(results, out, run=run, complete=complete)
     for note in written.notes:
         print(note, file=sys.stderr)
     pages, problems = compile_twice(out)

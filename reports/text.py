@@ -281,7 +281,9 @@ def _md_table(rows: list[list[str]]) -> str:
     col = rf">{{\raggedright\arraybackslash}}p{{\dimexpr(\linewidth-{2 * n}\tabcolsep)/{n}\relax}}"
     lines = [r"\par\noindent{\setlength{\tabcolsep}{2pt}\begin{tabular}{" + col * n + "}", r"\toprule"]
     for i, row in enumerate(rows):
-        cells = [inline_markdown(c) for c in row] + [""] * (n - len(row))
+        # a narrow column may break a quotient of two values after its slash
+        cells = [re.sub(r"(?<=[)}])/(?=\\ensuremath)", r"/\\allowbreak{}", inline_markdown(c)) for c in row]
+        cells += [""] * (n - len(row))
         if i == 0:
             cells = [rf"\textbf{{{c}}}" for c in cells]
         lines.append(" & ".join(cells) + r" \\" + (r" \midrule" if i == 0 else ""))
