@@ -239,8 +239,8 @@ def thm2_prob(ctx: Ctx, *, config: str, delta: float, B_norm: float, draws: int)
     plot=dict(
         x="Delta",
         curves=[("max_copy_error", "largest copy error over prompts")],
-        slope=0.5,
-        theory_label=r"order of the bound: $\Delta^{1/2}$",
+        theory="copy_bound",
+        theory_label=r"Thm 2's bound at that prompt, $\sqrt{2\Delta/\lambda_{\min}(G)}\,\|y\|$",
         xlabel=r"$\Delta=L(\theta_t)-L^*$ along GD",
         ylabel=r"$\max_{k\leq N}|\hat y_k-y_k|$",
         logx=True,
@@ -268,13 +268,18 @@ def thm2_copy(
     rows = [E.copy_error(th, p, y) for _, th in r.snapshots]
     ts = [float(t) for t, _ in r.snapshots]
     errs, ds = [float(e.max()) for e, _, _ in rows], [Delta for _, _, Delta in rows]
+    at = [int(np.argmax(e)) for e, _, _ in rows]  # the prompt of the largest error, its bound drawn
+    bounds = [
+        float(B.copy_bound(Delta, float(y[i] @ y[i]), p.lam_min_G))
+        for (_, _, Delta), i in zip(rows, at, strict=True)
+    ]
     typical = max(float(np.max(q)) for _, q, _ in rows)
     found = _search(ctx, cfg, lambda th, p, y: E.copy_error(th, p, y)[1], search, typical)
     return Evidence(
         theory=1.0,
         measured=max(typical, found.ratio),
         worst=found,
-        series={"t": ts, "Delta": ds, "max_copy_error": errs},
+        series={"t": ts, "Delta": ds, "max_copy_error": errs, "copy_bound": bounds},
         notes=[
             f"copy error {errs[0]:.3g} -> {errs[-1]:.3g} as Delta {ds[0]:.3g} -> {ds[-1]:.3g}; largest ratio "
             f"{typical:.3g} along GD, searched {found.ratio:.10f}"
