@@ -250,7 +250,7 @@ def details_table(
             rf"\textbf{{{VERDICT_WORDS.get(str(r.verdict), '')}}}"
             + ("" if r.as_expected else f" (expected {VERDICT_WORDS.get(str(r.expected), '')})"),
             f"{escape(r.kind)}, {escape(r.provenance)}"
-            + (f" (source: {prose(records[r.claim_id].source)})" if _source(records, r.claim_id) else "")
+            + (f" (source: {prose(src)})" if (src := _source(records, r.claim_id)) else "")
             + ("; consistency check" if r.attribution == "consistency" else ""),
             f"seeds {seeds_text(r.seeds)}",
             f"slack ${fmt_slack(r.slack)}$" if r.slack is not None else "slack " + DASH,

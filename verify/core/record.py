@@ -107,8 +107,9 @@ class Alternative:
     factor: for an upper / lower bound, the bound tightened by this factor > 1 (upper: theory / factor;
     lower: theory x factor), the resolution the measurement has (the worst-case search's ratio, where
     there is one). Overrides combine with exponent or factor. expect: the verdict the alternative world
-    must give: ``violated``, except for a condition claim (required size against the reachable one),
-    which can only hold or be vacuous: its alternative world flips the verdict its record expects.
+    must give: ``violated`` for a claim expected to hold; for a condition claim (required size against
+    the reachable one), which can only hold or be vacuous, the flipped verdict; for a documented
+    violation, ``violated`` or (better) ``holds`` (:func:`verify.core.registry.claim` checks these).
     """
 
     world: str
@@ -295,7 +296,9 @@ class ClaimRecord:
     ``worst``); alternative: the world in which the statement would be false and how the claim runs it
     (:class:`Alternative`; required of every claim about a paper); source: where a THIRD-PARTY (or
     QUESTION) statement comes from and how reliable that source is (a reviewer, a later paper, a
-    summary site), printed by the docs and the report.
+    summary site), printed by the docs and the report; experiment: the name of an experiment the claim
+    shares with other claims of its paper (cached per process), which parallel runs keep on one worker
+    (:func:`verify.core.parallel.groups`).
     """
 
     id: str
@@ -361,8 +364,8 @@ class Evidence:
     tolerance of a rate claim: the half-width of the band around its exponent
     (:mod:`verify.core.judge`). headline: what the table prints for a multi-condition claim,
     ``{"name", "theory", "measured"}`` (the paper's quantity), while the verdict stays that of every
-    condition. worst: the
-    :class:`~verify.numerics.worstcase.WorstCase` of a bound searched at its worst case (theory and
+    condition. worst: the :class:`~verify.numerics.worstcase.WorstCase` of a bound searched at its
+    worst case (theory and
     measured are then the values at the worst argument found; the result keeps the typical ratio too).
     """
 

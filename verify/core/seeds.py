@@ -249,13 +249,10 @@ def _combine(
         return _single(rec.kind, per[0][1], seeds)
     if rec.seeds == Seeds.BINOMIAL:
         return _binomial(per)
-    return _every(rec.kind, [(s, _single(rec.kind, ev, [s])) for s, ev in per], _expect(rec, alt))
-
-
-def _expect(rec: ClaimRecord, alt: Alternative | None) -> Verdict:
-    """The verdict the combination works toward: a finding's violation, or, in the alternative world,
-    the verdict the falsifier expects (a violation too must show at every seed)."""
-    return alt.expect if alt is not None else rec.expect
+    # the verdict worked toward: the record's, or in the alternative world the falsifier's (a
+    # violation must show at every seed either way)
+    expect = alt.expect if alt is not None else rec.expect
+    return _every(rec.kind, [(s, _single(rec.kind, ev, [s])) for s, ev in per], expect)
 
 
 __all__ = ["PRECEDENCE", "Judged", "evaluate", "seed_set"]
