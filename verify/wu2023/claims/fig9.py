@@ -50,7 +50,7 @@ def _runs(ctx: Ctx, widths, N, d, d_s, steps, step_factor, checkpoints) -> list[
     quick=dict(N=10, d=16, d_s=4, d_m=256, windows=[10, 20, 40, 80], step_factor=1.0),
     paper=dict(N=100, d=128, d_s=8, d_m=1024),
     seeds=Seeds.POOLED,
-    n_seeds={"quick": 6, "paper": 10},
+    n_seeds={"quick": 20, "paper": 20},
     rules={
         "tol": Rule(
             0.3,
