@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from bounds.checks import check_array, check_choice, check_int, check_positive, check_prob
 from bounds.mp import log10, to_float
-from verify.core import Evidence, Kind, Result, Verdict
+from verify.core import Ctx, Evidence, Kind, Provenance, Result, Verdict, claim
 from verify.core.format import fmt_sci
 from verify.core.judge import ROUNDOFF_RTOL, judge
 from verify.core.record import to_jsonable
@@ -231,3 +231,35 @@ def test_multi_condition_claims_hold_only_when_every_condition_holds() -> None:
     assert judge(Kind.UPPER, c2.evidence())[0] == Verdict.VIOLATED
     with pytest.raises(ValueError, match="at least one condition"):
         Conditions().evidence()
+
+
+def test_a_batched_claim_runs_its_seeds_at_once_serially_and_one_by_one_in_parallel() -> None:
+    from verify.core.record import Seeds
+    from verify.core.registry import _unregister
+    from verify.core.runner import run_claim
+
+    calls: list[tuple[int, ...]] = []
+
+    @claim("toyb.batch", reference="toy", kind=Kind.UPPER, provenance=Provenance.DERIVED, statement="toy",
+           quick={"short": False}, seeds=Seeds.EVERY, batched=True, consistency=True)  # fmt: skip
+    def batch(ctx: Ctx, *, short: bool) -> list[Evidence]:
+        """Toy batched claim: one draw per seed of ctx.seed_set (one too few when ``short``)."""
+        calls.append(ctx.seed_set)
+        draws = [float(ctx.for_seed(s).rng(7).uniform()) for s in ctx.seed_set]
+        return [Evidence(theory=1.0, measured=x) for x in draws[: len(draws) - short]]
+
+    try:
+        serial = run_claim("toyb.batch", seed=5)
+        assert calls == [(5, 6, 7)]
+        parallel = run_claim("toyb.batch", seed=5, mapper=lambda fn, items: [fn(x) for x in items])
+        assert calls[1:] == [(5,), (6,), (7,)]
+        assert serial.per_seed == parallel.per_seed and serial.verdict == Verdict.HOLDS
+        with pytest.raises(TypeError, match="must return a list of 3 Evidence"):
+            run_claim("toyb.batch", short=True, raise_errors=True)
+    finally:
+        _unregister("toyb.batch")
+    with pytest.raises(ValueError, match="only an 'every' or 'binomial' claim runs batched"):
+        claim("toyb.pooled", reference="toy", kind=Kind.UPPER, provenance=Provenance.DERIVED, statement="t",
+              seeds=Seeds.POOLED, batched=True)  # fmt: skip
+    with pytest.raises(ValueError, match="not in the seed set"):
+        Ctx(seed=1, seed_set=(1, 2)).for_seed(3)

@@ -257,6 +257,54 @@ def test_gd_without_norms_stops_at_the_same_step() -> None:
     assert b.state == "diverged" and len(b.loss) == 3
 
 
+def _batched_lg(lg1):
+    """A batched loss_and_grad that applies ``lg1`` to each run's slice (S runs on a leading axis)."""
+
+    def lg(theta):
+        out = [lg1({k: v[s] for k, v in theta.items()}) for s in range(next(iter(theta.values())).shape[0])]
+        return np.array([o[0] for o in out]), {k: np.stack([o[1][k] for o in out]) for k in theta}
+
+    return lg
+
+
+def test_batched_gd_is_each_single_run() -> None:
+    """Three runs on a leading axis, one converging early, one diverging, one completing: each run's
+    loss, gradient norm, extras, parameters and end state are those of its own gradient_descent (the
+    drift to round-off), and the stopped runs do not disturb the others."""
+    from verify.numerics.gd import gradient_descent, gradient_descent_batched
+
+    def lg1(th):  # a quadratic whose curvature is the run's own a^2: 0.05, 4 and 400 at eta 0.1
+        c = th["a"][0] ** 2
+        return 0.5 * c * float(np.sum(th["x"] ** 2)), {"a": np.zeros(1), "x": c * th["x"]}
+
+    a0 = np.array([[0.05**0.5], [2.0], [20.0]])
+    x0 = np.array([[1.0, -2.0], [0.3, 0.1], [1.0, 1.0]])
+    rec = {"x0": lambda th, g, loss, t: th["x"][..., 0]}
+    kw = {"steps": 400, "stop_below": 1e-12}
+    runs = gradient_descent_batched({"a": a0, "x": x0}, _batched_lg(lg1), 0.1, record=rec, **kw)
+    states = []
+    for s, tr in enumerate(runs):
+        one = gradient_descent({"a": a0[s], "x": x0[s]}, lg1, 0.1, record=rec, **kw)
+        for name in ("loss", "grad_norm"):
+            np.testing.assert_array_equal(getattr(tr, name), getattr(one, name))
+        np.testing.assert_allclose(tr.drift, one.drift, rtol=1e-14)
+        np.testing.assert_array_equal(tr.extras["x0"], one.extras["x0"])
+        for k in ("a", "x"):
+            np.testing.assert_array_equal(tr.params[k], one.params[k])
+        assert (tr.state, tr.stopped) == (one.state, one.stopped)
+        states.append(str(tr.state))
+    assert states == ["completed", "converged", "diverged"]
+
+
+def test_batched_gd_bad_input() -> None:
+    from verify.numerics.gd import gradient_descent_batched
+
+    with pytest.raises(ValueError, match="leading run axis"):
+        gradient_descent_batched({"a": np.ones((2, 1)), "b": np.ones((3, 1))}, lambda th: (0, th), 0.1, 1)
+    with pytest.raises(ValueError, match="at least one block"):
+        gradient_descent_batched({}, lambda th: (0, th), 0.1, 1)
+
+
 def test_work_buffers_reuse_grow_and_stay_per_thread() -> None:
     import threading
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -32,7 +32,8 @@ class Ctx:
     a process pool or Dask under ``attncheck run --jobs/--dask``). ``fn`` given to :meth:`map` must be
     a module-level function (picklable) and results come back in input order, so a parallel run is
     bit-identical to the serial one. seed_set: the run's whole seed set (a ``pooled`` claim draws one
-    replicate per seed from it; other claims see their own seed in ``seed``). rules: the claim's pass
+    replicate per seed from it, a ``batched`` claim runs each of its seeds (:meth:`for_seed`); other
+    claims see their own seed in ``seed``). rules: the claim's pass
     rules by name (values of its record's :class:`~verify.core.record.Rule` s), read with :meth:`rule`."""
 
     profile: str = "quick"
@@ -45,6 +46,12 @@ class Ctx:
         check_choice("profile", self.profile, PROFILES)
         self.seed = check_int("seed", self.seed, low=0)
         self.seed_set = tuple(check_int("seed", s, low=0) for s in self.seed_set) or (self.seed,)
+
+    def for_seed(self, seed: int) -> Ctx:
+        """This context at one seed of its set (a batched claim's view of each seed it runs)."""
+        if seed not in self.seed_set:
+            raise ValueError(f"seed {seed} is not in the seed set {list(self.seed_set)}")
+        return replace(self, seed=seed, seed_set=(seed,))
 
     def rng(self, *keys: int) -> np.random.Generator:
         """A generator determined by (seed, *keys): the same keys always give the same stream."""

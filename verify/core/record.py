@@ -298,7 +298,9 @@ class ClaimRecord:
     QUESTION) statement comes from and how reliable that source is (a reviewer, a later paper, a
     summary site), printed by the docs and the report; experiment: the name of an experiment the claim
     shares with other claims of its paper (cached per process), which parallel runs keep on one worker
-    (:func:`verify.core.parallel.groups`).
+    (:func:`verify.core.parallel.groups`); batched: an ``every`` / ``binomial`` claim whose function runs
+    all the seeds of ``ctx.seed_set`` in one batched computation (a leading seed axis) and returns one
+    :class:`Evidence` per seed, each bit-identical to its batch of one (:mod:`verify.core.seeds`).
     """
 
     id: str
@@ -321,6 +323,7 @@ class ClaimRecord:
     alternative: Alternative | None = None
     source: str = ""
     experiment: str = ""
+    batched: bool = False
 
     def params_for(self, profile: str) -> dict[str, Any]:
         quick = dict(self.quick)
@@ -348,6 +351,7 @@ class ClaimRecord:
             "alternative": None if self.alternative is None else self.alternative.as_dict(),
             "source": self.source,
             "experiment": self.experiment,
+            "batched": self.batched,
         }
 
 

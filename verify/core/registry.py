@@ -66,6 +66,7 @@ def claim(
     alternative: Alternative | None = None,
     source: str = "",
     experiment: str = "",
+    batched: bool = False,
 ) -> Callable[[ClaimFn], ClaimFn]:
     """Register ``fn(ctx: Ctx, *, <params>) -> Evidence`` as the claim ``id`` (``<paper>.<name>``).
 
@@ -84,7 +85,11 @@ def claim(
     falsifier runs it and must get ``violated``), a consistency check names none. source: for a
     THIRD-PARTY or QUESTION claim, who states it (reviewer, later paper, summary) and that source's
     reliability. experiment: the name of an experiment shared with other claims of the paper (cached
-    per process); parallel runs keep the claims naming it on one worker.
+    per process); parallel runs keep the claims naming it on one worker. batched: an ``every`` or
+    ``binomial`` claim whose function takes the seeds of ``ctx.seed_set`` at once (a leading seed axis
+    through data, model and GD; ``ctx.for_seed(s)`` gives each seed's generators) and returns a list of
+    Evidence, one per seed in order; each seed's evidence must not depend on the other seeds of the batch
+    (``verify/test_batched.py`` pins every batched claim bit for bit against its batches of one).
     """
     if "." not in id:
         raise ValueError(f"claim id must look like '<paper>.<name>', got {id!r}")
@@ -95,6 +100,8 @@ def claim(
             raise ValueError(
                 f"claim {id!r}: n_seeds[{prof!r}] must be an int >= {SEED_COUNTS.get(prof)}, got {n!r}"
             )
+    if batched and seeds not in (Seeds.EVERY, Seeds.BINOMIAL):
+        raise ValueError(f"claim {id!r}: only an 'every' or 'binomial' claim runs batched, not {seeds}")
     if n_seeds and seeds == Seeds.NONE:
         raise ValueError(f"claim {id!r}: n_seeds given for a deterministic claim (seeds=Seeds.NONE)")
     plots = _plots(id, plot)
@@ -136,6 +143,7 @@ def claim(
             alternative=alternative,
             source=str(source).strip(),
             experiment=str(experiment).strip(),
+            batched=bool(batched),
         )
         c = Claim(record, fn)
         missing = set(c.param_names()) - set(dict(record.quick))

@@ -19,7 +19,9 @@ only the alternative (the falsifier; the runner applies its parameter overrides)
 
 The calls of an ``every`` or ``binomial`` claim are independent: under a parallel map (``--jobs`` on a
 single claim, ``--dask``) they are the sweep points, spread over the workers (each seed's own sweeps
-then run serially in its worker); the evidence is the serial run's, bit for bit.
+then run serially in its worker); the evidence is the serial run's, bit for bit. A ``batched`` claim
+runs all its seeds in one call when serial, and a batch of one per seed under a parallel map: each
+seed's evidence is bit-identical either way (``verify/test_batched.py``).
 
 Every per-seed verdict and value is kept in the result (``per_seed``).
 """
@@ -80,7 +82,21 @@ class Judged:
 
 
 def _call(c: Claim, ctx: Ctx, params: dict[str, Any]) -> Evidence:
-    ev = c.fn(ctx, **params)
+    return _checked(c, c.fn(ctx, **params))
+
+
+def _call_batch(c: Claim, ctx: Ctx, params: dict[str, Any]) -> list[Evidence]:
+    """A batched claim's evidence for every seed of ``ctx.seed_set``, in order."""
+    out = c.fn(ctx, **params)
+    if not isinstance(out, list) or len(out) != len(ctx.seed_set):
+        raise TypeError(
+            f"batched claim {c.id!r} must return a list of {len(ctx.seed_set)} Evidence (one per seed), "
+            f"got {type(out).__name__}" + (f" of {len(out)}" if isinstance(out, list) else "")
+        )
+    return [_checked(c, ev) for ev in out]
+
+
+def _checked(c: Claim, ev: Any) -> Evidence:
     if not isinstance(ev, Evidence):
         raise TypeError(f"claim {c.id!r} returned {type(ev).__name__}, not Evidence")
     if c.record.search is not None and ev.worst is None:
@@ -194,6 +210,8 @@ class _SeedCall:
 
 def _seed_call(call: _SeedCall) -> Evidence:
     try:
+        if call.claim.record.batched:  # a batch of one
+            return _call_batch(call.claim, replace(call.ctx, seed_set=(call.ctx.seed,)), call.params)[0]
         return _call(call.claim, call.ctx, call.params)
     except Exception as exc:
         raise RuntimeError(f"seed {call.ctx.seed}: {type(exc).__name__}: {exc}") from exc
@@ -222,7 +240,9 @@ def evaluate(
         per = [(seeds[0], _call(c, ctx(seeds[0]), params))]
         seeds = seeds[:1] if rec.seeds == Seeds.NONE else seeds
     else:
-        if mapper is serial_map:
+        if mapper is serial_map and rec.batched:  # every seed in one batched call
+            evidence = _call_batch(c, ctx(seeds[0]), params)
+        elif mapper is serial_map:
             evidence = [_seed_call(_SeedCall(c, ctx(s), params)) for s in seeds]
         else:  # the seeds are the sweep points; each seed's own sweeps run serially in its worker
             calls = [_SeedCall(c, replace(ctx(s), mapper=serial_map), params) for s in seeds]

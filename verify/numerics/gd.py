@@ -3,7 +3,8 @@
 One loop for every paper: ``theta_{t+1} = theta_t - eta_b * grad_b`` for each parameter block ``b``,
 with per-block step sizes (Yang et al.'s ``eta_w = gamma^2 eta_Q``), recording the loss, the gradient
 norm, the drift ``||theta_t - theta_0||_F`` (both optional: ``norms=False`` skips them) and any per-step
-quantity ``record`` asks for.
+quantity ``record`` asks for. :func:`gradient_descent_batched` runs S such runs at once over a leading
+run axis (one per seed, for a batched claim), each run stopping on its own.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from verify.numerics.model import ParamBlocks
 Params = Mapping[str, np.ndarray] | ParamBlocks
 LossAndGrad = Callable[[Any], tuple[float, Any]]
 Recorder = Callable[[Params, Mapping[str, np.ndarray], float, int], float]
+BatchLossAndGrad = Callable[[Mapping[str, np.ndarray]], tuple[np.ndarray, Mapping[str, np.ndarray]]]
+BatchRecorder = Callable[[Mapping[str, np.ndarray], Mapping[str, np.ndarray], np.ndarray, int], np.ndarray]
 
 
 class RunState(StrEnum):
@@ -50,6 +53,15 @@ class Trajectory:
     params: Any
     stopped: str | None = None
     state: RunState = RunState.COMPLETED
+
+
+def _step_sizes(names: list[str], eta: float | Mapping[str, float]) -> dict[str, float]:
+    """One step size per block: ``eta`` itself, or its entry per block (every block needs one)."""
+    if isinstance(eta, Mapping):
+        if set(eta) != set(names):
+            raise ValueError(f"eta blocks {sorted(eta)} must equal parameter blocks {sorted(names)}")
+        return {k: check_positive(f"eta[{k!r}]", eta[k]) for k in names}
+    return dict.fromkeys(names, check_positive("eta", eta))
 
 
 def gradient_descent(
@@ -87,12 +99,7 @@ def gradient_descent(
             return loss, grads.blocks() if isinstance(grads, ParamBlocks) else grads
 
     names = list(params)
-    if isinstance(eta, Mapping):
-        if set(eta) != set(names):
-            raise ValueError(f"eta blocks {sorted(eta)} must equal parameter blocks {sorted(names)}")
-        etas = {k: check_positive(f"eta[{k!r}]", eta[k]) for k in names}
-    else:
-        etas = dict.fromkeys(names, check_positive("eta", eta))
+    etas = _step_sizes(names, eta)
     record = dict(record or {})
     theta0 = {k: np.array(v, dtype=np.float64, copy=True) for k, v in params.items()}
     theta = {k: v.copy() for k, v in theta0.items()}
@@ -136,3 +143,104 @@ def gradient_descent(
         stopped=stopped,
         state=state,
     )
+
+
+def _sq_norms(x: np.ndarray) -> np.ndarray:
+    """sum of squares of each run's block, (S,) from (S, ...)."""
+    x = x.reshape(x.shape[0], -1)
+    return np.add.reduce(x * x, axis=1)
+
+
+def gradient_descent_batched(
+    params: Mapping[str, np.ndarray],
+    loss_and_grad: BatchLossAndGrad,
+    eta: float | Mapping[str, float],
+    steps: int,
+    *,
+    record: Mapping[str, BatchRecorder] | None = None,
+    stop_below: float | None = None,
+    norms: bool = True,
+) -> list[Trajectory]:
+    """S independent GD runs at once (a leading run axis, e.g. one run per seed), as
+    :func:`gradient_descent` runs one (the same loss, gradient norm, extras, stopping and parameters
+    bit for bit; the drift is the same to round-off: here a pairwise sum of squares per run).
+
+    params: named blocks, each (S, ...); loss_and_grad(theta) -> (loss (S,), grads: blocks (S, ...)),
+    each run's slice computed exactly as the unbatched model would (so every run is bit-identical to
+    its own batch of one); record: name -> fn(theta_t, grad_t, loss_t, t) -> (S,). Each run stops on
+    its own (non-finite loss or gradient, or below ``stop_below``): its parameters freeze there and its
+    curves end; the others go on. Returns one :class:`Trajectory` per run (``params`` as dicts of blocks).
+    """
+    steps = check_int("steps", steps, low=0)
+    names = list(params)
+    if not names:
+        raise ValueError("params must have at least one block")
+    S = int(np.shape(params[names[0]])[0]) if np.ndim(params[names[0]]) else 0
+    if S < 1 or any(np.ndim(v) < 1 or np.shape(v)[0] != S for v in params.values()):
+        raise ValueError(f"every parameter block needs the same leading run axis of length >= 1, got "
+                         f"{ {k: np.shape(v) for k, v in params.items()} }")  # fmt: skip
+    etas = _step_sizes(names, eta)
+    record = dict(record or {})
+    theta0 = {k: np.array(v, dtype=np.float64, copy=True) for k, v in params.items()}
+    theta = {k: v.copy() for k, v in theta0.items()}
+    hist: list[dict[str, list[float]]] = [
+        {"loss": [], "grad_norm": [], "drift": [], **{f"block:{k}": [] for k in names},
+         **{f"extra:{k}": [] for k in record}}
+        for _ in range(S)
+    ]  # fmt: skip
+    stopped: list[str | None] = [None] * S
+    state = [RunState.COMPLETED] * S
+    live = list(range(S))  # the runs still going
+    for t in range(steps + 1):
+        with np.errstate(over="ignore", invalid="ignore"):  # divergence is detected below
+            loss, grads = loss_and_grad(theta)
+            loss = np.asarray(loss, dtype=np.float64).reshape(S)
+            sq = sum(_sq_norms(np.asarray(grads[k])) for k in names)
+            gnorm = np.sqrt(sq) if norms else sq
+            finite = np.isfinite(loss) & np.isfinite(gnorm)
+        if not finite.all() and not finite[live].all():
+            for s in live:
+                if not finite[s]:
+                    stopped[s] = f"loss or gradient became non-finite at step {t}"
+                    state[s] = RunState.DIVERGED
+            live = [s for s in live if finite[s]]
+            if not live:
+                break
+        cols = {"loss": loss.tolist()}
+        if norms:
+            db = {k: np.sqrt(_sq_norms(theta[k] - theta0[k])) for k in names}
+            cols |= {"grad_norm": gnorm.tolist(), "drift": np.sqrt(sum(v * v for v in db.values())).tolist()}
+            cols |= {f"block:{k}": v.tolist() for k, v in db.items()}
+        for key, fn in record.items():
+            cols[f"extra:{key}"] = np.asarray(fn(theta, grads, loss, t), dtype=np.float64).reshape(S).tolist()
+        for s in live:
+            h = hist[s]
+            for key, col in cols.items():
+                h[key].append(col[s])
+        if stop_below is not None and loss.min() < stop_below:
+            for s in live:
+                if loss[s] < stop_below:
+                    stopped[s] = f"loss {loss[s]:.3e} below {stop_below:.3e} at step {t}"
+                    state[s] = RunState.CONVERGED
+            live = [s for s in live if state[s] == RunState.COMPLETED]
+        if t == steps or not live:
+            break
+        if len(live) == S:
+            theta = {k: theta[k] - etas[k] * np.asarray(grads[k]) for k in names}
+        else:  # the stopped runs keep their parameters
+            theta = {k: theta[k].copy() for k in names}
+            for k in names:
+                theta[k][live] = theta[k][live] - etas[k] * np.asarray(grads[k])[live]
+    return [
+        Trajectory(
+            loss=np.array(h["loss"]),
+            grad_norm=np.array(h["grad_norm"]),
+            drift=np.array(h["drift"]),
+            drift_blocks={k: np.array(h[f"block:{k}"]) for k in names},
+            extras={k: np.array(h[f"extra:{k}"]) for k in record},
+            params={k: theta[k][s] for k in names},
+            stopped=stopped[s],
+            state=state[s],
+        )
+        for s, h in enumerate(hist)
+    ]
