@@ -27,7 +27,7 @@ def test_the_guides_python_blocks_run() -> None:
         for block in blocks:
             exec(compile(block, str(GUIDE), "exec"), namespace)
     finally:
-        for cid in ("guide.gradbound", "guide.rate", "guide.coverage"):
+        for cid in ("guide.gradbound", "guide.rate", "guide.coverage", "guide.descent"):
             _unregister(cid)
 
 
