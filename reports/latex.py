@@ -21,7 +21,7 @@ from reports.typeset import DASH, measured_cell, param_value, tex_num, tex_value
 from verify.core.format import fmt_slack, shown
 from verify.core.papers import PaperInfo, papers
 from verify.core.record import ClaimRecord, Result, Verdict
-from verify.core.summary import summarise
+from verify.core.summary import Readings, readings, summarise
 
 
 def _info(paper: str) -> PaperInfo | None:
@@ -193,7 +193,11 @@ def paper_table(
         r"\bottomrule",
         r"\endfoot",
     ]
-    for r in sorted_results(results):
+    groups = {g.statement: g for g in readings(results, records)}
+    for r in _grouped(sorted_results(results), records, groups):
+        if isinstance(r, Readings):
+            lines += [_readings_row(r), r"\addlinespace[1pt]"]
+            continue
         rec = records.get(r.claim_id)
         cid = (
             r"\phantomsection"
@@ -219,6 +223,33 @@ def paper_table(
         lines.append(r"\addlinespace[1pt]")
     lines += [r"\end{longtable}", r"}"]
     return "\n".join(lines) + "\n"
+
+
+def _grouped(
+    ordered: Sequence[Result], records: Mapping[str, ClaimRecord], groups: Mapping[str, Readings]
+) -> list[Result | Readings]:
+    """The rows in order, each group of rival readings together where its first member stands,
+    headed by the group."""
+    rows: list[Result | Readings] = []
+    seen: set[str] = set()
+    for r in ordered:
+        key = records[r.claim_id].readings if r.claim_id in records else ""
+        if key not in groups:
+            rows.append(r)
+        elif key not in seen:
+            seen.add(key)
+            members = {cid for cid, _, _ in groups[key].members}
+            rows += [groups[key], *(m for m in ordered if m.claim_id in members)]
+    return rows
+
+
+def _readings_row(g: Readings) -> str:
+    """A table row heading a group of rival readings: the statement and what the measurements say."""
+    width = sum(float(w.removesuffix("cm")) for _, w in COLUMNS) + 2 * 0.14 * (len(COLUMNS) - 1)
+    return (
+        rf"\multicolumn{{{len(COLUMNS)}}}{{>{{\raggedright\arraybackslash}}p{{{width:.2f}cm}}}}"
+        rf"{{\textit{{Rival readings of {prose(g.statement)}}}: {prose(g.verdict_text)}.}} \\"
+    )
 
 
 def _params_text(params: Mapping[str, Any]) -> str:
@@ -386,6 +417,22 @@ def run_info(
     )
 
 
+def _readings_section(results: Sequence[Result], records: Mapping[str, ClaimRecord]) -> list[str]:
+    """Each group of rival readings of one statement, with the reading the measurements support."""
+    groups = readings(results, records)
+    if not groups:
+        return []
+    lines = [r"\section*{Rival readings}", r"{\small\begin{itemize}\setlength{\itemsep}{0pt}"]
+    for g in groups:
+        members = ", ".join(
+            rf"\hyperref[{label('row', cid)}]{{{claim_name(cid, paper=True)}}} ({escape(prov)}, "
+            rf"{VERDICT_WORDS.get(v, escape(v))})"
+            for cid, prov, v in g.members
+        )
+        lines.append(rf"\item {prose(g.statement)}: {members}. {prose(g.verdict_text)}.")
+    return [*lines, r"\end{itemize}}"]
+
+
 def _finding_item(r: Result, record: ClaimRecord | None, *, statement: bool = True) -> str:
     theory, measured = shown(r)
     if isinstance(measured, bool):  # a qualitative claim: the numbers are in its first note
@@ -467,6 +514,7 @@ def front_page(
         r"Clopper--Pearson lower bound at or above its target, a bound at every seed) and is violated only "
         r"on evidence against it; in between it is inconclusive, with the reason listed below.",
         r"\input{summary.tex}",
+        *_readings_section(results, records),
         r"\section*{The papers}",
         bibliography(sorted({r.paper for r in results})),
     ]

@@ -422,3 +422,30 @@ def test_results_and_records_stay_consistent() -> None:
     assert rec.tex == "" and rec.plot == () and rec.as_dict()["plot"] == []
     assert dataclasses.replace(rec, tex="$x$").as_dict()["tex"] == "$x$"
     assert math.isclose(_golden_results()[0].slack, -0.3010299956639812)
+
+
+def test_rival_readings_print_as_one_row_group_with_what_the_measurements_support() -> None:
+    """Claims reading one statement differently (``readings=``) stand together under a heading row in
+    the paper's table; the front page and the terminal summary say which reading the measurements
+    support, refute or leave open."""
+    from reports.latex import front_page
+    from verify.core.summary import summary_table
+
+    ids = ("toy.upper", "toy.finding", "toy.vacuous")
+    results = [r for r in _golden_results() if r.claim_id in (*ids, "toy.rate")]
+    assert {r.claim_id: str(r.verdict) for r in results if r.claim_id in ids} == {
+        "toy.upper": "holds", "toy.finding": "violated", "toy.vacuous": "vacuous"
+    }  # fmt: skip
+    records = {
+        cid: dataclasses.replace(TOY_RECORDS["toy.upper"], id=cid, readings="the toy's order") for cid in ids
+    }
+    said = "the measurements support toy.upper; refute toy.finding; leave open toy.vacuous (vacuous)"
+    lines = paper_table("toy", results, records).splitlines()
+    head = next(i for i, line in enumerate(lines) if "Rival readings of the toy's order" in line)
+    rows = [line for line in lines[head + 1 :] if r"\label{row:" in line][:3]
+    assert {re.search(r"row:toy-(\w+)", line).group(1) for line in rows} == {"upper", "finding", "vacuous"}
+    assert said in lines[head].replace(r"\allowbreak{}", "")
+    front = front_page(results, run_info(results, commit="abc", date="d"), records)
+    assert r"\section*{Rival readings}" in front
+    assert f"rival readings of the toy's order: {said}" in summary_table(results, records)
+    assert "rival readings" not in summary_table(results)  # no records: no groups

@@ -254,7 +254,7 @@ def _print_verdicts(results: list[Result], *, wide: bool = False) -> None:
     """The verdict table, then the summary (findings and reconstruction mismatches apart)."""
     print(results_table(results, wide=wide))
     print()
-    print(summary_table(results))
+    print(summary_table(results, {cid: c.record for cid, c in registry().items()}))
 
 
 @contextlib.contextmanager

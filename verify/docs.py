@@ -94,6 +94,10 @@ def claim_section(c: Claim) -> str:
     elif rec.alternative is not None:
         world = rec.alternative.describe()
         lines.append(f"- alternative world (the falsifier runs it and must get `violated`): {world}")
+    if rec.readings:
+        lines.append(f"- one reading of {rec.readings} (the claims naming it are judged side by side)")
+    if rec.batched:
+        lines.append("- seeds batched: one computation over the seed set, each seed as if run alone")
     if rec.expect != Verdict.HOLDS:
         lines.append(f"- expected verdict: `{rec.expect}` (a documented result; see the errata)")
     if rec.assumptions:

@@ -300,7 +300,11 @@ class ClaimRecord:
     shares with other claims of its paper (cached per process), which parallel runs keep on one worker
     (:func:`verify.core.parallel.groups`); batched: an ``every`` / ``binomial`` claim whose function runs
     all the seeds of ``ctx.seed_set`` in one batched computation (a leading seed axis) and returns one
-    :class:`Evidence` per seed, each bit-identical to its batch of one (:mod:`verify.core.seeds`).
+    :class:`Evidence` per seed, each bit-identical to its batch of one (:mod:`verify.core.seeds`);
+    readings: the statement of which this claim is one reading, shared by the claims that read it
+    otherwise (e.g. a width order as an abstract and as a citing paper state it): the report prints
+    them as one row group and the summaries say which reading the measurements support
+    (:func:`verify.core.summary.readings`).
     """
 
     id: str
@@ -324,6 +328,7 @@ class ClaimRecord:
     source: str = ""
     experiment: str = ""
     batched: bool = False
+    readings: str = ""
 
     def params_for(self, profile: str) -> dict[str, Any]:
         quick = dict(self.quick)
@@ -352,6 +357,7 @@ class ClaimRecord:
             "source": self.source,
             "experiment": self.experiment,
             "batched": self.batched,
+            "readings": self.readings,
         }
 
 

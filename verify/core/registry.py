@@ -67,6 +67,7 @@ def claim(
     source: str = "",
     experiment: str = "",
     batched: bool = False,
+    readings: str = "",
 ) -> Callable[[ClaimFn], ClaimFn]:
     """Register ``fn(ctx: Ctx, *, <params>) -> Evidence`` as the claim ``id`` (``<paper>.<name>``).
 
@@ -90,6 +91,9 @@ def claim(
     through data, model and GD; ``ctx.for_seed(s)`` gives each seed's generators) and returns a list of
     Evidence, one per seed in order; each seed's evidence must not depend on the other seeds of the batch
     (``verify/test_batched.py`` pins every batched claim bit for bit against its batches of one).
+    readings: the statement this claim reads one way among others (the same text on each rival
+    reading, e.g. "Theorem 1's width order in N"): the report groups them and the summaries say which
+    reading the measurements support.
     """
     if "." not in id:
         raise ValueError(f"claim id must look like '<paper>.<name>', got {id!r}")
@@ -144,6 +148,7 @@ def claim(
             source=str(source).strip(),
             experiment=str(experiment).strip(),
             batched=bool(batched),
+            readings=str(readings).strip(),
         )
         c = Claim(record, fn)
         missing = set(c.param_names()) - set(dict(record.quick))

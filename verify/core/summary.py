@@ -12,9 +12,10 @@ tautologies) test the code and are never counted as confirmations of a paper.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from verify.core.record import Result, Verdict
+from verify.core.record import ClaimRecord, Result, Verdict
 
 
 @dataclass
@@ -49,10 +50,50 @@ def summarise(results: list[Result]) -> list[PaperSummary]:
     return [out[k] for k in sorted(out)]
 
 
-def summary_table(results: list[Result]) -> str:
+@dataclass(frozen=True)
+class Readings:
+    """Rival readings of one statement (claims sharing ``readings=``), each with its verdict.
+
+    statement: the statement read; members: (claim id, provenance, verdict) in claim-id order."""
+
+    statement: str
+    members: tuple[tuple[str, str, str], ...]
+
+    def _ids(self, *verdicts: str) -> list[str]:
+        return [cid for cid, _, v in self.members if v in verdicts]
+
+    @property
+    def verdict_text(self) -> str:
+        """Which reading the measurements support (holds), refute (violated), leave open (the rest)."""
+        supported, refuted = self._ids("holds"), self._ids("violated")
+        others = [f"{cid} ({v})" for cid, _, v in self.members if v not in ("holds", "violated")]
+        parts = [
+            "the measurements support " + (", ".join(supported) or "no reading at these sizes"),
+            *(["refute " + ", ".join(refuted)] if refuted else []),
+            *(["leave open " + ", ".join(others)] if others else []),
+        ]
+        return "; ".join(parts)
+
+
+def readings(results: Sequence[Result], records: Mapping[str, ClaimRecord]) -> list[Readings]:
+    """The groups of rival readings among ``results`` (two claims or more sharing ``readings=``)."""
+    by: dict[str, list[Result]] = {}
+    for r in sorted(results, key=lambda r: r.claim_id):
+        rec = records.get(r.claim_id)
+        if rec is not None and rec.readings:
+            by.setdefault(rec.readings, []).append(r)
+    return [
+        Readings(text, tuple((r.claim_id, str(r.provenance), str(r.verdict)) for r in rs))
+        for text, rs in by.items()
+        if len(rs) > 1
+    ]
+
+
+def summary_table(results: list[Result], records: Mapping[str, ClaimRecord] | None = None) -> str:
     """The terminal summary: one row per paper (claims about the paper by verdict, findings,
     reconstruction mismatches, consistency checks apart), then the findings and the reconstruction
-    mismatches by id, each on its own line."""
+    mismatches by id, each on its own line; then each group of rival readings (``records`` given) with
+    the reading the measurements support."""
     verdicts = [str(v) for v in Verdict]
     header = [
         "paper", *verdicts, "claims", "findings", "answers", "recon. mismatches", "consistency (holds/all)"
@@ -90,7 +131,8 @@ def summary_table(results: list[Result]) -> str:
         + (", ".join(mismatches) or "none"),
         "consistency checks (tests of the code, not confirmations of a paper) are counted apart",
     ]
+    table += [f"rival readings of {g.statement}: {g.verdict_text}" for g in readings(results, records or {})]
     return "\n".join(table)
 
 
-__all__ = ["PaperSummary", "summarise", "summary_table"]
+__all__ = ["PaperSummary", "Readings", "readings", "summarise", "summary_table"]
