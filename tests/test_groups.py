@@ -57,3 +57,77 @@ def test_a_parallel_run_computes_a_shared_experiment_once(shared: list[str]) -> 
     _LOG.unlink()
     serial = run_claims(match_claims(shared), jobs=1)
     assert [without_times(r) for r in parallel] == [without_times(r) for r in serial]
+
+
+#: the seed at which toys.every raises (a forked worker inherits it)
+_FAIL_AT = {"seed": -1}
+
+
+@pytest.fixture
+def seeded() -> Iterator[list[str]]:
+    """An every claim (three seeds), a binomial, a batched and a deterministic one."""
+    from verify.core.record import Seeds
+
+    def draw(ctx: Ctx) -> float:
+        return float(ctx.rng(3).uniform())
+
+    toy = dict(reference="toy", provenance=Provenance.DERIVED, statement="toy", quick={}, consistency=True)
+
+    @claim("toys.every", kind=Kind.UPPER, seeds=Seeds.EVERY, **toy)
+    def every(ctx: Ctx) -> Evidence:
+        """toy"""
+        if ctx.seed == _FAIL_AT["seed"]:
+            raise ValueError("a seed that fails")
+        with _LOG.open("a") as f:
+            f.write(f"{os.getpid()} seed {ctx.seed}\n")
+        return Evidence(theory=1.0, measured=draw(ctx))
+
+    @claim("toys.binomial", kind=Kind.PROBABILITY, seeds=Seeds.BINOMIAL, n_seeds={"quick": 5}, **toy)
+    def binomial(ctx: Ctx) -> Evidence:
+        """toy"""
+        return Evidence(theory=0.5, measured=draw(ctx) < 0.9)
+
+    @claim("toys.batched", kind=Kind.UPPER, seeds=Seeds.EVERY, batched=True, **toy)
+    def batched(ctx: Ctx) -> list[Evidence]:
+        """toy"""
+        return [Evidence(theory=1.0, measured=draw(ctx.for_seed(s))) for s in ctx.seed_set]
+
+    @claim("toys.none", kind=Kind.UPPER, **toy)
+    def none(ctx: Ctx) -> Evidence:
+        """toy"""
+        return Evidence(theory=1.0, measured=0.5)
+
+    ids = ["toys.every", "toys.binomial", "toys.batched", "toys.none"]
+    _LOG.unlink(missing_ok=True)
+    yield ids
+    for cid in ids:
+        _unregister(cid)
+    _LOG.unlink(missing_ok=True)
+    _FAIL_AT["seed"] = -1
+
+
+def test_each_seed_of_an_every_or_binomial_claim_is_a_task_of_its_own(seeded: list[str]) -> None:
+    from verify.core.parallel import _SeedTask, work_units
+
+    claims = match_claims(seeded)
+    units = work_units(groups(claims, {"toys.every": 9.0}), {"toys.every": 9.0}, "quick", 0, None)
+    assert units[:3] == [_SeedTask("toys.every", i, 3) for i in range(3)]  # 3.0 each: first
+    assert sorted(u for u in units if not isinstance(u, _SeedTask)) == [("toys.batched",), ("toys.none",)]
+    binomial = [u.index for u in units if isinstance(u, _SeedTask) and u.claim_id == "toys.binomial"]
+    assert binomial == [0, 1, 2, 3, 4]
+    parallel = run_claims(claims, jobs=2)
+    ran = sorted(ln.split(" ", 1)[1] for ln in _LOG.read_text().splitlines())
+    assert ran == ["seed 0", "seed 1", "seed 2"]
+    serial = run_claims(claims, jobs=1)
+    assert [without_times(r) for r in parallel] == [without_times(r) for r in serial]
+    assert all(r.cpu_time > 0 and r.wall_time > 0 for r in parallel)
+
+
+def test_a_failing_seed_task_is_its_claims_error_naming_the_seed(seeded: list[str]) -> None:
+    _FAIL_AT["seed"] = 1
+    parallel = {r.claim_id: r for r in run_claims(match_claims(seeded), jobs=2)}
+    serial = {r.claim_id: r for r in run_claims(match_claims(seeded), jobs=1)}
+    assert parallel["toys.every"].verdict == serial["toys.every"].verdict == "error"
+    assert parallel["toys.every"].notes == serial["toys.every"].notes
+    assert "seed 1: ValueError: a seed that fails" in parallel["toys.every"].notes[-1]
+    assert parallel["toys.none"].verdict == "holds"

@@ -24,6 +24,7 @@ import re
 import signal
 import sys
 import threading
+import time
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -35,11 +36,14 @@ from typing import Any, Protocol
 from bounds.checks import check_int
 from verify.core.context import Mapper, serial_map
 from verify.core.progress import Progress, count_points, points, track_points
-from verify.core.record import Result
+from verify.core.record import Result, Seeds
 from verify.core.registry import Claim, get_claim
-from verify.core.runner import error_result, run_claim
+from verify.core.runner import error_result, run_claim, seeds_of
+from verify.core.seeds import run_seed_call, seed_calls
 from verify.numerics.threads import single_thread
 
+#: A run's seed set (None: each claim's own).
+SeedSet = tuple[int, ...] | None
 #: Seconds to wait for a remote Dask scheduler before giving up (``--dask-timeout``).
 DASK_TIMEOUT = 5.0
 #: ``tcp://`` or no scheme (no ``tls://``: there is no way to pass TLS settings to the client).
@@ -331,6 +335,82 @@ def _run_by_ids(
     return [run_claim(get_claim(cid), profile=profile, seed=seed, seed_set=seed_set) for cid in ids]
 
 
+@dataclass(frozen=True)
+class _SeedTask:
+    """Seed ``index`` of the seed set of an ``every`` / ``binomial`` claim, a task of its own."""
+
+    claim_id: str
+    index: int
+    of: int
+
+
+def _run_seed(
+    task: _SeedTask, profile: str, seed: int, seed_set: tuple[int, ...] | None
+) -> tuple[Any, float, float]:
+    """One seed's evidence, run exactly as the claim's parallel map runs it, with its wall and CPU time."""
+    c = get_claim(task.claim_id)
+    seeds = seeds_of(c.record, profile, seed, seed_set)
+    call = seed_calls(c, profile=profile, seeds=seeds, params=c.record.params_for(profile))[task.index]
+    start, cpu = time.perf_counter(), time.process_time()
+    ev = run_seed_call(call)
+    return ev, time.perf_counter() - start, time.process_time() - cpu
+
+
+def _work(
+    task: tuple[str, ...] | _SeedTask, profile: str, seed: int, seed_set: tuple[int, ...] | None
+) -> Any:
+    """A worker's task: claims run whole (ids), or one seed of a claim."""
+    if isinstance(task, _SeedTask):
+        return _run_seed(task, profile, seed, seed_set)
+    return _run_by_ids(task, profile, seed, seed_set)
+
+
+def _splits(c: Claim) -> bool:
+    """True for a claim whose seeds are tasks of their own in a multi-claim run: an ``every`` /
+    ``binomial`` claim that shares no experiment and does not run its seeds batched."""
+    rec = c.record
+    return rec.seeds in (Seeds.EVERY, Seeds.BINOMIAL) and not rec.batched and not rec.experiment
+
+
+def work_units(
+    tasks: Sequence[list[Claim]], costs: Mapping[str, float], profile: str, seed: int, seed_set: SeedSet
+) -> list[tuple[str, ...] | _SeedTask]:
+    """The local pool's tasks, longest first: each group of :func:`groups` (claim ids), except that a
+    claim that splits (:func:`_splits`) gives one task per seed, each costing its share."""
+    units: list[tuple[float, tuple[str, ...] | _SeedTask]] = []
+    for g in tasks:
+        cost = sum(float(costs.get(c.id, 1.0)) for c in g)
+        if len(g) == 1 and _splits(g[0]):
+            n = len(seeds_of(g[0].record, profile, seed, seed_set))
+            units += [(cost / n, _SeedTask(g[0].id, i, n)) for i in range(n)]
+        else:
+            units.append((cost, tuple(c.id for c in g)))
+    units.sort(key=lambda u: -u[0])  # stable: ties keep the order of groups()
+    return [u for _, u in units]
+
+
+def _assembled(
+    c: Claim, profile: str, seed: int, seed_set: tuple[int, ...] | None, outcomes: Sequence[_Outcome]
+) -> Result:
+    """The claim's result from its seeds' outcomes: judged as the serial run judges them (a seed's
+    error or crash is the claim's error, naming the seed), its times the sums over its seeds."""
+
+    def replay(fn: Callable[[Any], Any], items: list[Any]) -> list[Any]:
+        out = []
+        for o, call in zip(outcomes, items, strict=True):
+            if o.crash:
+                raise WorkerCrashed(f"seed {call.ctx.seed}: {o.crash}")
+            if o.error is not None:
+                raise o.error
+            out.append(o.value[0])
+        return out
+
+    r = run_claim(c, profile=profile, seed=seed, seed_set=seed_set, mapper=replay)
+    r.wall_time += sum(o.value[1] for o in outcomes if o.value is not None)
+    r.cpu_time += sum(o.value[2] for o in outcomes if o.value is not None)
+    return r
+
+
 def groups(claims: Sequence[Claim], costs: Mapping[str, float]) -> list[list[Claim]]:
     """The claims as tasks, longest first: the claims of one paper that name the same shared experiment
     (``experiment=`` on their records, an experiment cached per process) form one task, so the
@@ -514,7 +594,9 @@ def _run_spread(
     finish: Callable[[Result], None],
 ) -> None:
     """Whole claims on the workers (:func:`groups`: longest first, claims sharing an experiment
-    together); ``finish`` gets each result as its task completes."""
+    together); on the local pool each seed of an ``every`` / ``binomial`` claim that shares no experiment
+    and is not batched is a task of its own (:func:`_splits`; the claim is judged here once all its seeds
+    are in). ``finish`` gets each result as its claim completes."""
     tasks = groups(claims, costs)
     queued = deque(tasks)
 
@@ -523,29 +605,59 @@ def _run_spread(
             for c in queued.popleft():
                 progress.started(c.id)
 
-    for _ in range(workers):
-        start_next()
     if ex is not None:
+        for _ in range(workers):
+            start_next()
         for _, results in ex.completed(tasks, profile, seed, seed_set):
             for r in results:
                 finish(r)
             start_next()
         return
-    calls = [(tuple(c.id for c in g), profile, seed, seed_set) for g in tasks]
+    units = work_units(tasks, costs, profile, seed, seed_set)
+    calls = [(u, profile, seed, seed_set) for u in units]
+    claim_of = {c.id: c for c in claims}
     counts = RawArray("q", 2 * len(calls))
     if isinstance(progress, Progress):
-        at = {c.id: 2 * i for i, g in enumerate(tasks) for c in g}
+        at: dict[str, int] = {}
+        for i, u in enumerate(units):
+            for cid in [u.claim_id] if isinstance(u, _SeedTask) else u:
+                at.setdefault(cid, 2 * i)
         progress.points = lambda claim_id: points(counts, at[claim_id])
-    with contextlib.closing(_completed(_run_by_ids, calls, workers, counts)) as outcomes:
+    started: set[str] = set()
+    seeds_in: dict[str, dict[int, _Outcome]] = {}
+
+    def begin(i: int) -> None:
+        u = units[i]
+        for cid in [u.claim_id] if isinstance(u, _SeedTask) else u:
+            if progress and cid not in started:
+                progress.started(cid)
+            started.add(cid)
+
+    for i in range(min(workers, len(units))):
+        begin(i)
+    next_up = min(workers, len(units))
+    with contextlib.closing(_completed(_work, calls, workers, counts)) as outcomes:
         for i, o in outcomes:
-            if o.crash or o.error is not None:
+            u = units[i]
+            if isinstance(u, _SeedTask):
+                got = seeds_in.setdefault(u.claim_id, {})
+                got[u.index] = o
+                if len(got) == u.of:
+                    finish(
+                        _assembled(
+                            claim_of[u.claim_id], profile, seed, seed_set, [got[k] for k in range(u.of)]
+                        )
+                    )
+            elif o.crash or o.error is not None:
                 note = o.crash or f"{type(o.error).__name__}: {o.error}"
-                for c in tasks[i]:
-                    finish(error_result(c, profile=profile, seed=seed, note=note))
+                for cid in u:
+                    finish(error_result(claim_of[cid], profile=profile, seed=seed, note=note))
             else:
                 for r in o.value:
                     finish(r)
-            start_next()
+            if next_up < len(units):
+                begin(next_up)
+                next_up += 1
 
 
 __all__ = [

@@ -208,7 +208,17 @@ class _SeedCall:
     params: dict[str, Any]
 
 
-def _seed_call(call: _SeedCall) -> Evidence:
+def seed_calls(c: Claim, *, profile: str, seeds: list[int], params: dict[str, Any]) -> list[_SeedCall]:
+    """The independent per-seed calls of an ``every`` / ``binomial`` claim, as a parallel map runs them
+    (each seed's own sweeps serial); :func:`run_seed_call` runs one."""
+    rules = {k: r.value for k, r in c.record.rules}
+    return [
+        _SeedCall(c, Ctx(profile=profile, seed=s, rules=rules, seed_set=tuple(seeds)), params) for s in seeds
+    ]
+
+
+def run_seed_call(call: _SeedCall) -> Evidence:
+    """One seed's evidence (a batch of one for a batched claim); an error names the seed."""
     try:
         if call.claim.record.batched:  # a batch of one
             return _call_batch(call.claim, replace(call.ctx, seed_set=(call.ctx.seed,)), call.params)[0]
@@ -243,11 +253,11 @@ def evaluate(
         if mapper is serial_map and rec.batched:  # every seed in one batched call
             evidence = _call_batch(c, ctx(seeds[0]), params)
         elif mapper is serial_map:
-            evidence = [_seed_call(_SeedCall(c, ctx(s), params)) for s in seeds]
+            evidence = [run_seed_call(_SeedCall(c, ctx(s), params)) for s in seeds]
         else:  # the seeds are the sweep points; each seed's own sweeps run serially in its worker
-            calls = [_SeedCall(c, replace(ctx(s), mapper=serial_map), params) for s in seeds]
+            calls = seed_calls(c, profile=profile, seeds=seeds, params=params)
             count_points(total=len(calls))
-            evidence = mapper(_seed_call, calls)
+            evidence = mapper(run_seed_call, calls)
         per = list(zip(seeds, evidence, strict=True))
     if world == "alternative":
         return _combine(rec, [(s, alt.apply(rec.kind, ev)) for s, ev in per], seeds, alt)
@@ -275,4 +285,4 @@ def _combine(
     return _every(rec.kind, [(s, _single(rec.kind, ev, [s])) for s, ev in per], expect)
 
 
-__all__ = ["PRECEDENCE", "Judged", "evaluate", "seed_set"]
+__all__ = ["PRECEDENCE", "Judged", "evaluate", "run_seed_call", "seed_calls", "seed_set"]
