@@ -273,11 +273,11 @@ def test_batched_gd_is_each_single_run() -> None:
     drift to round-off), and the stopped runs do not disturb the others."""
     from verify.numerics.gd import gradient_descent, gradient_descent_batched
 
-    def lg1(th):  # a quadratic whose curvature is the run's own a^2: 0.05, 4 and 400 at eta 0.1
+    def lg1(th):  # a quadratic whose curvature is the run's own a^2: 0.05, 0.5 and 400 at eta 0.1
         c = th["a"][0] ** 2
         return 0.5 * c * float(np.sum(th["x"] ** 2)), {"a": np.zeros(1), "x": c * th["x"]}
 
-    a0 = np.array([[0.05**0.5], [2.0], [20.0]])
+    a0 = np.array([[0.05**0.5], [0.5**0.5], [20.0]])  # the third diverges before the second converges
     x0 = np.array([[1.0, -2.0], [0.3, 0.1], [1.0, 1.0]])
     rec = {"x0": lambda th, g, loss, t: th["x"][..., 0]}
     kw = {"steps": 400, "stop_below": 1e-12}

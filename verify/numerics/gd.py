@@ -217,7 +217,7 @@ def gradient_descent_batched(
             h = hist[s]
             for key, col in cols.items():
                 h[key].append(col[s])
-        if stop_below is not None and loss.min() < stop_below:
+        if stop_below is not None and (loss[live] < stop_below).any():
             for s in live:
                 if loss[s] < stop_below:
                     stopped[s] = f"loss {loss[s]:.3e} below {stop_below:.3e} at step {t}"
