@@ -264,6 +264,20 @@ def test_heads_stall_holds_with_one_head() -> None:
     assert r.verdict == Verdict.HOLDS, r.notes
 
 
+def test_adam_stopped_early_is_the_full_run_up_to_the_stop() -> None:
+    """exp.fig2's stop: the run ended by ``until`` records the same steps and values as the full run."""
+    p = E.problem_for(0, D.Config.named("small"))
+    model = M.Transformer(12, excess=True)
+    th0 = E.init_for(0, p, 12, 1.0)
+    rec = {"w": lambda th, t: float(np.sum(th.w))}
+    args = (th0, lambda th: model.loss_and_grad(th, p), 1e-2, 600)
+    full = E.adam(*args, every=30, record=rec)
+    stop = E.adam(*args, every=30, record=rec, until=lambda losses, r: min(losses) <= losses[0] / 100)
+    n = len(stop[1])
+    assert 2 < n < len(full[1]) and stop[1:] == (full[1][:n], full[2][:n], {"w": full[3]["w"][:n]})
+    assert min(stop[2]) <= stop[2][0] / 100 < min(stop[2][:-1])
+
+
 def test_subset_holds_on_the_training_prompt() -> None:
     """On the training prompt (shift 0) the trained model is the ridge of Theorem 2: the bound holds."""
     r = _run("yang2024.subset", shift=0)

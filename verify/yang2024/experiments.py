@@ -294,13 +294,16 @@ def adam(
     eps: float = 1e-8,
     every: int = 1,
     record: dict[str, Callable[[M.Params, int], float]] | None = None,
+    until: Callable[[list[float], dict[str, list[float]]], bool] | None = None,
 ) -> tuple[M.Params, list[int], list[float], dict[str, list[float]]]:
     """Adam (Kingma & Ba) on the closed-form loss, as in the paper's experiments (Sec. 4).
 
-    Returns (theta_T, recorded steps, loss at those steps, {name: values of record(theta, t)}). The
-    update runs in place in two work arrays per block, the same operations in the same order as
-    m1 = b1 m1 + (1 - b1) g, m2 = b2 m2 + (1 - b2) g^2, theta -= lr m1_hat / (sqrt(m2_hat) + eps),
-    so bit-identical to it (2.4x faster at the paper's Q: no fresh arrays per step).
+    Returns (theta_T, recorded steps, loss at those steps, {name: values of record(theta, t)}).
+    until(losses, records): read after each recorded step; True ends the run there (that step is then
+    T; the iterates up to it are those of the full run, bit for bit). The update runs in place in two
+    work arrays per block, the same operations in the same order as m1 = b1 m1 + (1 - b1) g,
+    m2 = b2 m2 + (1 - b2) g^2, theta -= lr m1_hat / (sqrt(m2_hat) + eps), so bit-identical to it
+    (2.4x faster at the paper's Q: no fresh arrays per step).
     """
     lr = check_positive("lr", lr)
     steps = check_int("steps", steps, low=0)
@@ -321,6 +324,8 @@ def adam(
             losses.append(float(loss))
             for name, fn in (record or {}).items():
                 rec[name].append(float(fn(theta, t)))
+            if until is not None and until(losses, rec):
+                break
         if t == steps:
             break
         for k in th:

@@ -81,7 +81,7 @@ def ood_ratio(ctx: Ctx, *, config: str, H_over_N: int, steps: int, at_step: int,
     " 64, Adam learning rate 1e-4, the population loss (9), Q^(0) standard Gaussian, w^(0) = 0, "
     "200 test prompts, OOD lambda ~ N(1_m, 4 I_m), inference loss (1/K)||y-hat - y-hat*||^2",
     statement="training loss and in-domain / OOD inference losses fall together by >= 2 decades; "
-    "OOD >= in-domain at the end",
+    "OOD >= in-domain where the run stops (once all three have fallen)",
     quick={"config": "small", "H": 12, "lr": 1e-2, "steps": 3000, "prompts": 200},
     paper={"config": "paper", "H": 64, "lr": 1e-4, "steps": 20_000},
     rules={
@@ -90,7 +90,7 @@ def ood_ratio(ctx: Ctx, *, config: str, H_over_N: int, steps: int, at_step: int,
     },
     seeds=Seeds.EVERY,
     tex=r"Fig.~2a: training loss, in-domain and OOD inference losses fall together by $\ge2$ decades; "
-    r"OOD $\ge$ in-domain at the end",
+    r"OOD $\ge$ in-domain where the run stops (all three fallen)",
     plot=dict(
         x="t",
         curves=[
@@ -118,10 +118,16 @@ def exp_fig2(ctx: Ctx, *, config: str, H: int, lr: float, steps: int, prompts: i
     measured: True when Delta = L - L* (the training curve above its floor) and the mean in-domain
     and OOD inference losses (1/K) ||y-hat - y-hat*||^2 each fall by rule ``fall`` from step 0, the
     steps at which they first do so lie within rule ``together`` of each other, and OOD >= in-domain
-    at the end. Of these, the 100x fall of Delta is what can fail (its alternative world: too few heads);
-    the other two hold by construction up to the Monte Carlo of the prompts: the mean in-domain
-    inference loss estimates (2/K) Delta (E[y y^T] = G, Lemma 5) and the OOD one lies between 4 and 4 + m
-    times it (derivation Sect. 8.6).
+    where the run stops. Of these, the 100x fall of Delta is what can fail (its alternative world: too
+    few heads); the other two hold by construction up to the Monte Carlo of the prompts: the mean
+    in-domain inference loss estimates (2/K) Delta (E[y y^T] = G, Lemma 5) and the OOD one lies between
+    4 and 4 + m times it (derivation Sect. 8.6).
+
+    Length of the run: the paper does not state how long Fig. 2a trains (NOT RECOVERED); ``steps`` is
+    our cap. The run stops at the first recorded step (every ``steps`` / 100) at which all three curves
+    have fallen by ``fall``: the verdict is then decided, and the first-fall steps are those of the run
+    to the cap (same iterates bit for bit, recorded at the same steps); only "where the run stops" moves
+    from the cap to that step. Paper profile, seed 0: the stop is at step 3800 of 2e4 (errata).
     """
     p = E.problem_for(ctx.seed, D.Config.named(config))
     th0 = E.init_for(ctx.seed, p, H, 1.0)
@@ -131,12 +137,18 @@ def exp_fig2(ctx: Ctx, *, config: str, H: int, lr: float, steps: int, prompts: i
         "id": lambda th, t: E.inference_error(th, p, y_id).mean(),
         "ood": lambda th, t: E.inference_error(th, p, y_ood).mean(),
     }
+    fall = ctx.rule("fall")
+
+    def all_fallen(losses: list[float], curves: dict[str, list[float]]) -> bool:
+        return all(min(c) <= c[0] / fall for c in (losses, curves["id"], curves["ood"]))
+
     model = M.Transformer(H, excess=True)
     _, ts, losses, curves = E.adam(
-        th0, lambda th: model.loss_and_grad(th, p), lr, steps, every=max(1, steps // 100), record=rec
-    )
+        th0, lambda th: model.loss_and_grad(th, p), lr, steps, every=max(1, steps // 100), record=rec,
+        until=all_fallen,
+    )  # fmt: skip
     series = {"t": [float(t) for t in ts], "train_excess": losses, **curves}
-    firsts = [E.first_fall(series[name], ts, ctx.rule("fall")) for name in ("train_excess", "id", "ood")]
+    firsts = [E.first_fall(series[name], ts, fall) for name in ("train_excess", "id", "ood")]
     ok = all(f is not None for f in firsts)
     if ok:
         ok &= max(firsts) <= ctx.rule("together") * max(min(firsts), 1)
@@ -146,7 +158,7 @@ def exp_fig2(ctx: Ctx, *, config: str, H: int, lr: float, steps: int, prompts: i
         measured=bool(ok),
         series=series,
         notes=[
-            f"first step with a 100x fall (train, ID, OOD): {firsts}; final "
-            f"{losses[-1]:.3g}, {curves['id'][-1]:.3g}, {curves['ood'][-1]:.3g}"
+            f"first step with a 100x fall (train, ID, OOD): {firsts}; at the stop (step {ts[-1]} of at most "
+            f"{steps}): {losses[-1]:.3g}, {curves['id'][-1]:.3g}, {curves['ood'][-1]:.3g}"
         ],
     )
