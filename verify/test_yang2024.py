@@ -27,7 +27,7 @@ PLANNED_IDS = {
     "yang2024.repdim", "yang2024.fig3", "yang2024.fig3.near", "yang2024.lmmse", "yang2024.multihead.H1",
     "yang2024.heads.HltN", "yang2024.heads.speed", "yang2024.zeta0.scale", "yang2024.ood_ratio",
     "yang2024.exp.fig2", "yang2024.thm2.iters", "yang2024.subset",
-    "yang2024.heads.stall",
+    "yang2024.heads.stall", "yang2024.heads.tuned",
 }  # fmt: skip
 #: documented expected-violated claims and why (each must be violated at every seed of its set)
 FINDINGS = {
@@ -36,6 +36,7 @@ FINDINGS = {
     "yang2024.heads.speed": "reconstruction mismatch: our rate bound guarantees fewer iterations as H grows",
     "yang2024.subset": "referee question answered: on a prompt of other tokens the trained model is no ridge",
     "yang2024.heads.stall": "paper's statement (Fig. 4) under GD: at H = N - 1 the loss keeps descending",
+    "yang2024.heads.tuned": "paper's statement (Sec. 3.3) under GD, step tuned per H: larger H, fewer steps",
 }
 
 #: every claim that is not a consistency check -> the test below that flips its verdict by a
@@ -54,6 +55,7 @@ FALSIFIERS: dict[str, str] = {
     "yang2024.exp.fig2": "test_exp_fig2_catches_frozen_model",
     "yang2024.subset": "test_subset_holds_on_the_training_prompt",
     "yang2024.heads.stall": "test_heads_stall_holds_with_one_head",
+    "yang2024.heads.tuned": "test_heads_tuned_holds_under_a_step_rule_blind_to_H",
 }
 
 
@@ -262,6 +264,37 @@ def test_heads_stall_holds_with_one_head() -> None:
     """With one head (the orthant floor) the loss stops far from its minimum: the statement can hold."""
     r = _run("yang2024.heads.stall", deficit=5)
     assert r.verdict == Verdict.HOLDS, r.notes
+
+
+def test_heads_tuned_holds_at_one_step_for_every_H() -> None:
+    """Its alternative world: the step tuned at H = 2N for every H is past GD's descent limit at 8N."""
+    r = run_claim("yang2024.heads.tuned", world="alternative", raise_errors=True)
+    assert r.verdict == Verdict.HOLDS, r.notes
+
+
+def test_heads_tuned_holds_under_a_step_rule_blind_to_H(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A wrong step rule that does not shrink with H (the default rule times H / 2N, about the rule of
+    H = 2N at every H): from 4N on, every step of the grid is past GD's descent limit, so the largest H
+    never reaches the target as a descent run and the claim holds (larger H, slower)."""
+    orig = E.step_sizes
+
+    def blind(params: M.Params, problem: D.Problem, gamma: float) -> tuple[float, float]:
+        eta_Q, lam = orig(params, problem, gamma)
+        return eta_Q * params.Q.shape[0] / (2 * problem.N), lam
+
+    monkeypatch.setattr(E, "step_sizes", blind)
+    r = _run("yang2024.heads.tuned")
+    assert r.verdict == Verdict.HOLDS, r.notes
+
+
+def test_tuned_descent_is_the_exhaustive_search() -> None:
+    """The capped search from the largest factor down chooses what trying every factor to the cap does."""
+    cfg, grid = D.Config.named("small"), tuple(2 ** (j / 4) for j in range(9))
+    full = [(E.descent_iterations(1, cfg, 12, c, 1e-3, 4000), c) for c in grid]
+    best = min((n, -c) for n, c in full if n is not None)
+    t = E.tuned_descent(1, cfg, 12, grid, 1e-3, 4000)
+    assert (t.iterations, t.factor) == (best[0], -best[1]) and len(t.tried) == len(grid)
+    assert any(n is None for n, _ in full) and sum(n is not None for n, _ in full) > 2  # both kinds occur
 
 
 def test_adam_stopped_early_is_the_full_run_up_to_the_stop() -> None:
