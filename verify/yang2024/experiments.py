@@ -14,7 +14,6 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
@@ -515,13 +514,11 @@ def descent_iterations(
 @dataclass(frozen=True)
 class Tuned:
     """GD at the step tuned per H (:func:`tuned_descent`): the chosen factor of the default rule and its
-    iterations to the target (both None when no factor reached it as a descent run within the cap), the
-    CPU seconds of that run (machine-dependent, information only) and each factor tried with its outcome
-    (None: no descent run, or not faster than a larger factor)."""
+    iterations to the target (both None when no factor reached it as a descent run within the cap) and
+    each factor tried with its outcome (None: no descent run, or not faster than a larger factor)."""
 
     factor: float | None
     iterations: int | None
-    cpu_s: float
     tried: tuple[tuple[float, int | None], ...]
 
 
@@ -532,15 +529,13 @@ def tuned_descent(
     Delta(0) in the fewest iterations (ties: the larger factor). Searched from the largest factor down,
     each run capped one step below the fewest iterations found so far (a run that cannot beat them cannot
     be chosen): the choice is the exhaustive search's, at a fraction of its cost."""
-    best, chosen, cpu, tried = None, None, 0.0, []
+    best, chosen, tried = None, None, []
     for c in sorted(factors, reverse=True):
-        start = time.process_time()
         n = descent_iterations(seed, config, H, c, target, cap if best is None else best - 1)
-        spent = time.process_time() - start
         tried.append((c, n))
         if n is not None:
-            best, chosen, cpu = n, c, spent
-    return Tuned(chosen, best, cpu, tuple(tried))
+            best, chosen = n, c
+    return Tuned(chosen, best, tuple(tried))
 
 
 def lemma5_monte_carlo(

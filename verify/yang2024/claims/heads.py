@@ -311,7 +311,7 @@ def _tuned_runs(
     eta_Q = None if first.factor is None else first.factor * E.init_rate(seed, cfg, Hs[0]).eta_Q
     for H in Hs[1:]:
         if tune == "fixed" and eta_Q is None:
-            runs[H] = E.Tuned(None, None, 0.0, ())
+            runs[H] = E.Tuned(None, None, ())
         else:
             grid_H = factors if tune == "per_H" else (eta_Q / E.init_rate(seed, cfg, H).eta_Q,)
             runs[H] = E.tuned_descent(seed, cfg, H, grid_H, target, cap)
@@ -325,13 +325,13 @@ def _madds(H: int, cfg: D.Config) -> int:
 
 
 def _tuned_note(H: int, t: E.Tuned, cfg: D.Config, target: float, cap: int) -> str:
-    """One line per H: the step, the iterations, the multiply-adds and the CPU seconds of the tuned run."""
+    """One line per H: the step, the iterations and the multiply-adds of the tuned run."""
     if t.iterations is None:
         tried = ", ".join(f"{c:.3g}" for c, _ in t.tried)
         return f"H={H}: no descent run reaches {target:g} Delta(0) within {cap} steps (step factors {tried})"
     return (
         f"H={H}: step factor {t.factor:.3g}, {t.iterations} iterations to {target:g} Delta(0), "
-        f"{fmt_sci(float(t.iterations * _madds(H, cfg)))} multiply-adds, CPU {t.cpu_s:.3f} s"
+        f"{fmt_sci(float(t.iterations * _madds(H, cfg)))} multiply-adds"
     )
 
 
@@ -399,8 +399,8 @@ def heads_tuned(ctx: Ctx, *, config: str, H_over_N: tuple, target: float, cap: i
     each T lies within a factor r of its value at the best step of the continuum (iterations scale like
     1/step below the descent limit), so a ratio beyond r is not the grid's. Inconclusive too when an
     end's step is the grid's top. Series: T(H), the factor, and the multiply-adds to the target
-    (T(H) 2 H N d (d + K)); the notes add the CPU seconds of each tuned run, machine-dependent,
-    information only, never judged, and the only part of the result that differs between reruns.
+    (T(H) 2 H N d (d + K)), the machine-independent cost of the tuned run in place of its wall time
+    (which the errata give from one measured run; a time in the result would break bit-identical reruns).
     """
     check_choice("tune", tune, ("per_H", "fixed"))
     cfg = D.Config.named(config)
