@@ -28,6 +28,7 @@ from verify.yang2024 import model as M
     rules={
         "window": Rule((1.0, 10.0), "around the E||lambda||^2 ratio 5: a factor 5 down, 2 up", "attncheck")
     },
+    experiment="default-step GD runs",
     seeds=Seeds.EVERY,
     consistency=True,
     tex=r"the OOD inference loss is about "

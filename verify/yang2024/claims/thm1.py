@@ -39,6 +39,7 @@ PL_FRACTION = Rule(0.5, "the PL premise lambda_min(B_k^(t) B_k^(t)T) >= fraction
         "final_ratio": Rule(1e-3, "Delta(T)/Delta(0) required at H >= converged_from N", CRITERION),
         "converged_from": Rule(2, "H / N from which GD must reach final_ratio in the budget", CRITERION),
     },
+    experiment="default-step GD runs",
     seeds=Seeds.EVERY,
     tex=r"Theorem 1: GD with $\eta_w=\gamma^2\eta_Q$, $w^{(0)}=0$, from an init with $\zeta_0>0$ decreases "
     r"$\Delta=L-L^*$ monotonically towards $0$",
@@ -158,6 +159,7 @@ def _rate_run(H: int, r: E.Run, gamma: float, pl_fraction: float) -> RateRun:
     quick={"config": "small", "H_over_N": (1, 2, 8), "steps": 1000, "gamma": 3.0},
     paper={"steps": 20_000},
     rules={"pl_fraction": PL_FRACTION},
+    experiment="tracked GD runs",
     seeds=Seeds.EVERY,
     consistency=True,
     tex=r"Theorem 1, eq.~(18): $\Delta(t)\le\rho^t\Delta(0)$, $\rho=1-\eta_Q\gamma^2\zeta_0/2$ "
@@ -259,6 +261,7 @@ def thm1_rate(ctx: Ctx, *, config: str, H_over_N: tuple, steps: int, gamma: floa
         "pl_fraction": PL_FRACTION,
         "grad_rtol": Rule(1e-10, "round-off allowed in ||dL/dw||^2 >= zeta_0 Delta", "attncheck"),
     },
+    experiment="tracked GD runs",
     seeds=Seeds.EVERY,
     tex=r"for $\gamma$ large enough, $\lambda_{\min}(B_k^{(t)}B_k^{(t)\top})\ge\zeta_0/2$ and "
     r"$\|\nabla_\alpha\ell\|^2\ge\gamma^2\zeta_0\Delta$ at every step $t$",

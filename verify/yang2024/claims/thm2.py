@@ -107,6 +107,7 @@ def thm2_limit(ctx: Ctx, *, config: str, H_over_N: int, steps: int, prompts: int
     quick=dict(config="small", H_over_N=2, steps=3000, prompts=100, search=(3, 2, 2, 2, 4, 1, 100)),
     paper={"steps": 20_000, "search": (6, 3, 3, 2, 6, 10, 300)},
     rules={"rtol": Rule(1e-12, "round-off margin of the bound", "reconstruction pass criterion")},
+    experiment="default-step GD runs",
     seeds=Seeds.EVERY,
     consistency=True,
     tex=r"$\frac1{2K}\|\hat y(\theta)-\hat y^*\|^2\le\Delta(\theta)\|y\|^2/(K\lambda_{\min}(G))$ at every "
@@ -227,6 +228,7 @@ def thm2_prob(ctx: Ctx, *, config: str, delta: float, B_norm: float, draws: int)
     statement="max_{k<=N} |y-hat_k - y_k| <= sqrt(2 Delta ||y||^2 / lambda_min(G)), -> 0 with Delta",
     quick=dict(config="small", H_over_N=2, steps=3000, prompts=100, search=(3, 2, 2, 2, 4, 1, 100)),
     paper={"steps": 20_000, "search": (6, 3, 3, 2, 6, 10, 300)},
+    experiment="default-step GD runs",
     seeds=Seeds.EVERY,
     consistency=True,
     tex=r"$\max_{k\le N}|\hat y_k-y_k|\le\sqrt{2\Delta\|y\|^2/\lambda_{\min}(G)}\to0$ with $\Delta$ "
