@@ -252,9 +252,9 @@ def test_softmax_catches_unnormalised_softmax(monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_gradbound_catches_inflated_gradient(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A model whose per-sample gradients are 1.5x those of Phi (measured side) exceeds beta_2."""
-    orig = M.per_sample_grads
-    monkeypatch.setattr(M, "per_sample_grads", lambda p, X: {k: 1.5 * v for k, v in orig(p, X).items()})
+    """A model whose per-sample gradient norms are 1.5x those of Phi (measured side) exceeds beta_2."""
+    orig = M.grad_norms
+    monkeypatch.setattr(M, "grad_norms", lambda p, X: 1.5 * orig(p, X))
     assert _verdict("deora2023.gradbound", **ONE) == Verdict.VIOLATED
 
 
@@ -548,14 +548,18 @@ def test_heads_loss_catches_an_attention_step_shrinking_like_H_half(monkeypatch:
     assert _verdict("deora2023.heads.loss.planted", seed_set=[0, 1, 2]) == Verdict.VIOLATED
 
 
-def test_heads_from_zero_move_as_one_head_with_step_eta_over_H() -> None:
+@pytest.mark.parametrize("data", ["mixture", "planted"])
+@pytest.mark.parametrize("attn_step", [1.0, 0.0, 8.0])
+def test_heads_from_zero_move_as_one_head_with_step_eta_over_H(data: str, attn_step: float) -> None:
     """Derivation Sect. 10.1: from theta(0) = 0 the H heads stay equal, and the run is the one-head run on
-    (V, W) = (sqrt(H) U, W) with step eta on V and eta / H on W (same loss to rounding)."""
+    (V, W) = (sqrt(H) U, W) with step eta on V and eta / H on W: heads_point's reduction gives the H-head
+    run's training and test losses to rounding (plain GD, frozen attention, the alternative's step)."""
     H, K = 8, 30
-    L_H, _, spread = E.heads_point(E.HeadsPoint(5, H, 40, 10, K, 1.0, 1.0))
-    L_1, _, _ = E.heads_point(E.HeadsPoint(5, 1, 40, 10, K, 1.0, 1.0 / H))
-    assert spread == 0.0
-    assert L_H == pytest.approx(L_1, rel=1e-10)
+    full = E.heads_point(E.HeadsPoint(5, H, 40, 10, K, 1.0, attn_step, data, full=True))
+    reduced = E.heads_point(E.HeadsPoint(5, H, 40, 10, K, 1.0, attn_step, data))
+    one_head = E.heads_point(E.HeadsPoint(5, 1, 40, 10, K, 1.0, attn_step / H, data, full=True))
+    assert full[2] == 0.0 and reduced[2] == 0.0
+    assert full[:2] == pytest.approx(reduced[:2], rel=1e-12) and one_head[:2] == reduced[:2]
 
 
 def test_gen_rate_catches_flat_test_loss(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -735,13 +735,21 @@ def train_experiment(seed: int, cfg: TrainConfig) -> dict:
     B0 = float(np.max(np.abs(M.phi(pr.params0, X))))
     refs = {f"eps={e:g}": shift(pr.params0, mU.theta_star, B.g_eps_U(B0, e, mU.gamma)) for e in cfg.eps}
     refs[f"theta_{late}"] = snaps[late]
+    # lerp(a, b, 0) = a and lerp(a, b, 1) = b exactly: the segments' endpoints (a checkpoint, shared by every
+    # reference point; a reference point, shared by its segments) are evaluated once
+    memo: dict[tuple, float] = {}
+
+    def kappa(k: int, name: str, s: float) -> float:
+        key = ("k", k) if s == 0 else ("ref", name) if s == 1 else (k, name, s)
+        if key not in memo:
+            memo[key] = curvature_kappa(lerp(snaps[k], refs[name], s), X, y)
+        return memo[key]
+
     cfgs = {}
     for name, ref in refs.items():
         Dk = np.array([dist(snaps[k], ref) for k in range(K + 1)])
         kap = max(
-            curvature_kappa(lerp(snaps[k], ref, s), X, y)
-            for k in range(0, K, cfg.every)
-            for s in np.linspace(0, 1, cfg.seg_points)
+            kappa(k, name, s) for k in range(0, K, cfg.every) for s in np.linspace(0, 1, cfg.seg_points)
         )
         cfgs[name] = {
             "L_ref": M.loss(ref, X, y),
@@ -791,14 +799,10 @@ def gen_dataset(p: GenDatasetPoint) -> dict[str, object]:
     for _ in range(K + 1):
         L, g = M.loss_and_grad(theta, X, y, validate=False)
         losses.append(L)
-        beta2 = max(beta2, float(np.max(M.grad_norms(theta, X))), float(np.max(M.grad_norms(theta, Xs))))
+        gn = M.grad_norms(theta, X)
+        beta2 = max(beta2, float(np.max(gn)), float(np.max(M.grad_norms(theta, Xs))))
         if p.gamma_run and len(losses) <= K:
-            Bk = M.curvature_blocks(theta, X, y)
-            ev = np.linalg.eigvalsh((Bk + np.swapaxes(Bk, -1, -2)) / 2)
-            _, _, l2 = M.logistic(y * M.phi(theta, X))
-            Fs = M.features(theta, X) * np.sqrt(l2 / n)[:, None]
-            lam_max = float(np.linalg.eigvalsh(Fs @ Fs.T)[-1]) + float(np.max(np.abs(ev)))
-            expans.append(max(1.0 + eta * max(0.0, -float(ev.min())), eta * lam_max - 1.0))
+            expans.append(expansiveness(theta, X, y, eta, gn))
         theta = {k: theta[k] - eta * g[k] for k in theta}
     theta = {k: theta[k] + eta * g[k] for k in theta}  # undo the step taken after recording L_K
     return {
@@ -807,6 +811,21 @@ def gen_dataset(p: GenDatasetPoint) -> dict[str, object]:
         "beta2": beta2,
         "Gamma": float(np.prod(expans)) if expans else None,
     }
+
+
+def expansiveness(theta: Params, X: np.ndarray, y: np.ndarray, eta: float, gn: np.ndarray) -> float:
+    """max(1 + eta kappa, eta lambda_max - 1) at theta with kappa = max(0, -lambda_min(M)) and lambda_max <=
+    ||GN|| + ||M|| (M the curvature blocks, GN = F^T diag(l''/n) F); gn: ||grad Phi_i|| (n,). ||GN|| (an
+    eigen-solve of the n x n Gram) is computed only when its upper bound tr GN = sum_i l''_i ||grad Phi_i||^2
+    / n could make the second term the larger: otherwise the first is the max, the same value exactly."""
+    Bk = M.curvature_blocks(theta, X, y)
+    ev = np.linalg.eigvalsh((Bk + np.swapaxes(Bk, -1, -2)) / 2)
+    low, norm_M = 1.0 + eta * max(0.0, -float(ev.min())), float(np.max(np.abs(ev)))
+    _, _, l2 = M.logistic(y * M.phi(theta, X))
+    if eta * (float(l2 @ gn**2) / y.size + norm_M) - 1.0 <= low:
+        return low
+    Fs = M.features(theta, X) * np.sqrt(l2 / y.size)[:, None]
+    return max(low, eta * (float(np.linalg.eigvalsh(Fs @ Fs.T)[-1]) + norm_M) - 1.0)
 
 
 @dataclass(frozen=True)
@@ -927,7 +946,8 @@ class HeadsPoint:
     """One trial of the head-count study at the paper's protocol (theta(0) = 0, full-batch GD at eta;
     the trial's data are keyed by ``seed`` alone, so every H of a seed sees the same training and test
     sets). ``attn_step``: the attention block W moves by ``attn_step`` x eta x its gradient (1: plain
-    GD; 0: frozen attention; H: the mean-field step of the alternative world)."""
+    GD; 0: frozen attention; H: the mean-field step of the alternative world). ``full``: run the H heads
+    themselves (the reference of the exact one-head reduction, :func:`heads_point`)."""
 
     seed: int
     H: int
@@ -937,13 +957,20 @@ class HeadsPoint:
     eta: float
     attn_step: float
     data: str = "mixture"
+    full: bool = False
 
 
 def heads_point(p: HeadsPoint) -> tuple[float, float, float]:
     """(training loss L_hat(theta_K), test loss L(theta_K), the heads' spread max_h ||theta_h - theta_1||)
-    after K GD steps from theta(0) = 0 on the mixture or, with ``data`` = "planted", the planted model
-    (:class:`verify.deora2023.data.Planted`; derivation Sect. 10.1: from zero every head gets the same
-    update, so the spread stays 0)."""
+    after K GD steps of the H-head model from theta(0) = 0 on the mixture or, with ``data`` = "planted", the
+    planted model (:class:`verify.deora2023.data.Planted`).
+
+    From theta(0) = 0 every head gets the same update (the model is symmetric in its heads), so the heads
+    stay equal and the run is exactly (derivation Sect. 10.1) the one-head run on (sqrt(H) u, w) with step
+    eta on the value block and attn_step eta / H on the attention block: Phi = sqrt(H) f(u, w) = f(sqrt(H)
+    u, w) (f is linear in u), each head's U-gradient is 1/sqrt(H) and its W-gradient 1/H of the one-head
+    gradients. That run is what this computes (spread 0), at a cost independent of H; ``full`` runs the H
+    heads instead and measures their spread (the reference: the same losses to rounding, spread 0)."""
     if p.data == "planted":
         law, teacher = D.Planted(), [p.seed, 63]  # one teacher per trial, for training and test
         X, y = law.sample(np.random.default_rng(teacher), np.random.default_rng([p.seed, 61]), p.n)
@@ -952,8 +979,9 @@ def heads_point(p: HeadsPoint) -> tuple[float, float, float]:
         law = D.Mixture()
         X, y, _ = law.sample(np.random.default_rng([p.seed, 61]), p.n)
         Xt, yt, _ = law.sample(np.random.default_rng([p.seed, 62]), p.n_test)
-    theta = {"U": np.zeros((p.H, law.T, law.d)), "W": np.zeros((p.H, law.d, law.d))}
-    step = {"U": p.eta, "W": p.attn_step * p.eta}
+    heads = p.H if p.full else 1
+    theta = {"U": np.zeros((heads, law.T, law.d)), "W": np.zeros((heads, law.d, law.d))}
+    step = {"U": p.eta, "W": p.attn_step * p.eta / (1 if p.full else p.H)}
     for _ in range(p.K):
         _, g = M.loss_and_grad(theta, X, y, validate=False)
         theta = {k: theta[k] - step[k] * g[k] for k in theta}

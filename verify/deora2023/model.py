@@ -247,12 +247,6 @@ def features(params: Params, X: np.ndarray) -> np.ndarray:
     return np.concatenate([g["U"].reshape(n, -1), g["W"].reshape(n, -1)], axis=1)
 
 
-def grad_norms(params: Params, X: np.ndarray) -> np.ndarray:
-    """||grad Phi(theta; X_i)||_2 for every sample, shape (n,)."""
-    g = per_sample_grads(params, X)
-    return np.sqrt(np.sum(g["U"] ** 2, axis=(1, 2, 3)) + np.sum(g["W"] ** 2, axis=(1, 2, 3)))
-
-
 def _check_data(params: Params, X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     _H, T, d = check_params(params)
     X = check_array("X", X, shape=(None, T, d))
@@ -300,6 +294,42 @@ def _attention(
     return S, V, SX, SV
 
 
+def _operands(params: Params, X: np.ndarray) -> tuple[np.ndarray, ...]:
+    """(X (n, T, d), X^T (n, d, T) contiguous, Wcat (d, H d), Ucat (T H, d), shift) for :func:`_attention`,
+    ``shift`` False when every logit is known to lie in [-SHIFT_FREE, SHIFT_FREE] (:func:`_shift_free`)."""
+    U = np.asarray(params["U"], dtype=np.float64)
+    W = np.asarray(params["W"], dtype=np.float64)
+    X = np.asarray(X, dtype=np.float64)
+    X = X[None] if X.ndim == 2 else X
+    _, T, d = X.shape
+    H = U.shape[0]
+    Wcat = np.ascontiguousarray(np.swapaxes(W, 0, 1)).reshape(d, H * d)
+    Ucat = np.ascontiguousarray(np.swapaxes(U, 0, 1)).reshape(T * H, d)
+    return X, np.ascontiguousarray(np.swapaxes(X, 1, 2)), Wcat, Ucat, not _shift_free(W, X)
+
+
+def grad_norms(params: Params, X: np.ndarray) -> np.ndarray:
+    """||grad Phi(theta; X_i)||_2 for every sample, shape (n,): with SX = S X and GX = G X of the fused
+    forward pass (chunks of samples, :func:`_attention`), ||grad Phi_i||^2 = (||S_i X_i||^2 +
+    ||X_i^T G_i X_i||^2) / H (the :func:`per_sample_grads` route gives the same values to rounding)."""
+    H, T, d = check_params(params)
+    X, XT, Wcat, Ucat, shift = _operands(params, check_array("X", X, shape=(None, T, d)))
+    n = X.shape[0]
+    out = np.empty(n)
+    nc = max(1, CHUNK // (T * H * T))
+    for i0 in range(0, n, nc):
+        sl = slice(i0, min(n, i0 + nc))
+        S, V, SX, SV = _attention(X[sl], XT[sl], Wcat, Ucat, shift)
+        m = S.shape[0]
+        V -= SV[..., None]
+        GX = np.matmul(np.multiply(V, S, out=V), X[sl]).reshape(m, T, H * d)  # G = S (V - SV)
+        gW = np.matmul(XT[sl], GX)  # X^T G X, (m, d, H d)
+        out[sl] = np.add.reduce(np.square(SX).reshape(m, -1), axis=1) + np.add.reduce(
+            np.square(gW).reshape(m, -1), axis=1
+        )
+    return np.sqrt(out / H)
+
+
 def _fused(
     params: Params,
     X: np.ndarray,
@@ -308,10 +338,12 @@ def _fused(
     dirs: tuple[np.ndarray, np.ndarray] | None = None,
     *,
     gauss_newton: bool = True,
+    grad: bool = True,
 ) -> tuple[float, dict[str, np.ndarray]]:
-    """The hot path of :func:`loss_and_grad` (``dirs`` None: returns (L, grad L)) and of :func:`loss_hvp`
-    without a cache (``dirs`` = (dU (k, H, T, d), dW (k, H, d, d)): returns (L, grad^2 L v) with blocks
-    (k, H, T, d), (k, H, d, d); ``gauss_newton`` False drops the l'' term). Inputs are not validated.
+    """The hot path of :func:`loss_and_grad` (``dirs`` None: returns (L, grad L)), of :func:`loss`
+    (``grad`` False: returns (L, {})) and of :func:`loss_hvp` without a cache (``dirs`` = (dU (k, H, T, d),
+    dW (k, H, d, d)): returns (L, grad^2 L v) with blocks (k, H, T, d), (k, H, d, d); ``gauss_newton``
+    False drops the l'' term). Inputs are not validated.
 
     Every quantity of sample i (logits, softmax, values, Phi_i, l'_i, l''_i, the JVP) depends on sample
     i only, so the samples go in chunks of about :data:`CHUNK` attention entries, and the chunks add
@@ -332,20 +364,13 @@ def _fused(
     The multiply-adds are those of the Cache route (the GEMV for grad_U replaces a GEMM over the samples
     by the product S X, which the row sums need anyway), plus one S X product for the HVP.
     """
-    U = np.asarray(params["U"], dtype=np.float64)
-    W = np.asarray(params["W"], dtype=np.float64)
-    X = np.asarray(X, dtype=np.float64)
-    X = X[None] if X.ndim == 2 else X
+    X, XT, Wcat, Ucat, shift = _operands(params, X)
     y = np.asarray(y, dtype=np.float64).reshape(-1)
     n, T, d = X.shape
-    H = U.shape[0]
-    TH = T * H
+    TH = Ucat.shape[0]
+    H = TH // T
     r = 1.0 / math.sqrt(H)
     ell = LOSSES[loss_name]
-    Wcat = np.ascontiguousarray(np.swapaxes(W, 0, 1)).reshape(d, H * d)
-    Ucat = np.ascontiguousarray(np.swapaxes(U, 0, 1)).reshape(TH, d)
-    XT = np.ascontiguousarray(np.swapaxes(X, 1, 2))
-    shift = not _shift_free(W, X)
     losses = np.empty(n)
     if dirs is None:
         k = 1
@@ -366,6 +391,8 @@ def _fused(
         phi = np.add.reduce(SV, axis=1) * r
         l0, l1, l2 = ell(yc * phi)
         losses[i0:i1] = l0
+        if not grad:
+            continue
         c = l1 * yc / n
         V -= SV[..., None]
         G = np.multiply(V, S, out=V)  # S (V - SV)
@@ -400,16 +427,18 @@ def _fused(
     gU = np.swapaxes(gU.reshape(k, T, H, d), 1, 2) * r
     gW = np.swapaxes(gW.reshape(k, d, H, d), 1, 2) * r
     L = float(np.mean(losses))
+    if not grad:
+        return L, {}
     if dirs is None:
         return L, {"U": gU[0], "W": gW[0]}
     return L, {"U": gU, "W": gW}
 
 
 def loss(params: Params, X: np.ndarray, y: np.ndarray, *, loss_name: str = "logistic") -> float:
-    """Empirical risk L(theta) = (1/n) sum_i l(y_i Phi(theta; X_i))."""
+    """Empirical risk L(theta) = (1/n) sum_i l(y_i Phi(theta; X_i)), by the fused hot path :func:`_fused`
+    (the :class:`Cache` route gives the same value to rounding)."""
     X, y = _check_data(params, X, y)
-    ell = LOSSES[check_choice("loss_name", loss_name, tuple(LOSSES))]
-    return float(np.mean(ell(y * forward(params, X, validate=False).phi)[0]))
+    return _fused(params, X, y, check_choice("loss_name", loss_name, tuple(LOSSES)), grad=False)[0]
 
 
 def loss_and_grad(
@@ -442,23 +471,16 @@ def _dir_tensors(cache: Cache, dU: np.ndarray, dW: np.ndarray):
 
 
 def _second_order(
-    cache: Cache, dV: np.ndarray, dS: np.ndarray, c: np.ndarray | None, e: np.ndarray | None = None
+    cache: Cache, dV: np.ndarray, dS: np.ndarray, c: np.ndarray, e: np.ndarray | None = None
 ) -> dict[str, np.ndarray]:
     """sum_i c_i (grad^2 Phi_i) v for the k directions encoded by (dV, dS), plus sum_i e[k, i] grad Phi_i
-    when ``e`` (k, n) is given (the Gauss-Newton term, fused into the same contractions); with c=None
-    the per-sample products (k, n, ...) instead of the sum."""
+    when ``e`` (k, n) is given (the Gauss-Newton term, fused into the same contractions)."""
     n, H, T, d = cache.dims
     k = dV.shape[0]
     S, V, SV = cache.S, cache.V, cache.SV
     # differential of G = S (V - SV): dG = dS (V - SV) + S (dV - sum_s(dS V + S dV))
     dG = dS * (V - SV) + S * (dV - np.sum(dS * V + S * dV, axis=-1, keepdims=True))
     r = 1.0 / np.sqrt(H)
-    if c is None:
-        Xn = cache.X
-        dSX = (dS.reshape(k, n, T * H, T) @ Xn).reshape(k, n, T, H, d)
-        dGX = (dG.reshape(k, n, T * H, T) @ Xn).reshape(k, n, T, H * d)
-        hW = (np.swapaxes(Xn, 1, 2) @ dGX).reshape(k, n, d, H, d)
-        return {"U": np.swapaxes(dSX, 2, 3) * r, "W": np.swapaxes(hW, 2, 3) * r}
     cb = c[:, None, None, None]
     dS = dS * cb
     dG *= cb
@@ -539,38 +561,50 @@ def _basis(H: int, T: int, d: int, cols: np.ndarray) -> dict[str, np.ndarray]:
     return unpack(E, H, T, d)
 
 
-def _head_basis(H: int, T: int, d: int) -> dict[str, np.ndarray]:
-    """q = T d + d^2 directions; direction j is the j-th unit vector of EVERY head's block at once
-    (valid for operators that are block-diagonal across heads)."""
-    q = T * d + d * d
-    E = np.eye(q)
-    dU = np.broadcast_to(E[:, None, : T * d].reshape(q, 1, T, d), (q, H, T, d)).copy()
-    dW = np.broadcast_to(E[:, None, T * d :].reshape(q, 1, d, d), (q, H, d, d)).copy()
-    return {"U": dU, "W": dW}
+def _head_hessians(cache: Cache, w: np.ndarray) -> np.ndarray:
+    """Per-head Hessian blocks (k, H, q, q) of sum_i w[k, i] Phi(theta; X_i) for weights w (k, n), q = T d +
+    d^2 (rows and columns [vec U_h, vec W_h]), in closed form (derivation Sect. 1.3) from one forward pass.
 
-
-def _head_blocks(out: dict[str, np.ndarray], lead: int) -> np.ndarray:
-    """Results of the :func:`_head_basis` directions -> per-head blocks (..., H, q, q)."""
-    hU, hW = out["U"], out["W"]  # (q, ..., H, T, d), (q, ..., H, d, d)
-    q = hU.shape[0]
-    cols = np.concatenate(
-        [hU.reshape(*hU.shape[: 2 + lead], -1), hW.reshape(*hW.shape[: 2 + lead], -1)], axis=-1
-    )  # (q, ..., H, q)
-    return np.moveaxis(cols, 0, -1).reshape(*cols.shape[1:-1], q, q)  # (..., H, q(row), q(col))
+    With f_h(X) = sum_t sum_s S_ts (u_t . x_s) and the attention moments of query t (head h)
+    xbar_t = sum_s S_ts x_s, C_t = sum_s S_ts x_s x_s^T - xbar_t xbar_t^T, g_t = sum_s G_ts x_s and
+    N_t = sum_s G_ts x_s x_s^T - g_t xbar_t^T - xbar_t g_t^T (G = S (V - sum_s S V) as in :class:`Cache`):
+    d^2 f / du_{t,a} dW_{bc} = x_{t,b} C_t[a, c], d^2 f / dW_{bc} dW_{b'c'} = sum_t x_{t,b} x_{t,b'}
+    N_t[c, c'] and the U-U block is 0; every block carries the factor 1/sqrt(H). The weighted sums over
+    samples are GEMMs over (sample, query) pairs."""
+    n, H, T, d = cache.dims
+    k, d2, TH = w.shape[0], d * d, T * H
+    X = cache.X
+    S2, G2 = cache.S.reshape(n, TH, T), cache.G.reshape(n, TH, T)
+    XX = (X[:, :, :, None] * X[:, :, None, :]).reshape(n, T, d2)  # x_s x_s^T
+    xbar, g = S2 @ X, G2 @ X  # (n, TH, d)
+    C = (S2 @ XX).reshape(n, TH, d, d) - xbar[..., :, None] * xbar[..., None, :]
+    N = (
+        (G2 @ XX).reshape(n, TH, d, d)
+        - g[..., :, None] * xbar[..., None, :]
+        - xbar[..., :, None] * g[..., None, :]
+    )
+    # U-W: (t, [k, b], i) @ (t, i, [h, a, c]) -> (k, h, (t, a), (b, c))
+    Xw = (w[:, :, None, None] * X).transpose(2, 0, 3, 1).reshape(T, k * d, n)
+    uw = np.matmul(Xw, C.reshape(n, T, H * d2).transpose(1, 0, 2)).reshape(T, k, d, H, d, d)
+    uw = uw.transpose(1, 3, 0, 4, 2, 5).reshape(k, H, T * d, d2)
+    # W-W: ([k, (b, b')], (i, t)) @ ((i, t), [h, (c, c')]) -> (k, h, (b, c), (b', c'))
+    Pw = (w[:, :, None, None] * XX).reshape(k, n * T, d2).transpose(0, 2, 1).reshape(k * d2, n * T)
+    ww = (Pw @ N.reshape(n * T, H * d2)).reshape(k, d, d, H, d, d)
+    ww = ww.transpose(0, 3, 1, 4, 2, 5).reshape(k, H, d2, d2)
+    r = 1.0 / math.sqrt(H)
+    out = np.zeros((k, H, T * d + d2, T * d + d2))
+    out[..., : T * d, T * d :] = uw * r
+    out[..., T * d :, : T * d] = np.swapaxes(uw, -1, -2) * r
+    out[..., T * d :, T * d :] = ww * r
+    return out
 
 
 def phi_head_blocks(params: Params, X: np.ndarray) -> np.ndarray:
     """Per-sample, per-head Hessian blocks of Phi: (n, H, q, q), q = T d + d^2, INCLUDING the
-    1/sqrt(H) factor. The full Hessian of Phi(.; X_i) is block-diag(blocks[i, 0], ..., blocks[i, H-1])."""
+    1/sqrt(H) factor (closed form, :func:`_head_hessians`). The full Hessian of Phi(.; X_i) is
+    block-diag(blocks[i, 0], ..., blocks[i, H-1])."""
     cache = forward(params, X)
-    n, H, T, d = cache.dims
-    b = _head_basis(H, T, d)
-    parts = []
-    for sl in _chunks(b["U"].shape[0], n * H * T * T):
-        _, dV, dS, _ = _dir_tensors(cache, b["U"][sl], b["W"][sl])
-        parts.append(_second_order(cache, dV, dS, None))
-    out = {k: np.concatenate([o[k] for o in parts]) for k in ("U", "W")}
-    return _head_blocks(out, lead=1)
+    return _head_hessians(cache, np.eye(cache.X.shape[0]))
 
 
 def single_query_params(params: Params) -> dict[str, np.ndarray]:
@@ -594,32 +628,14 @@ def v1_head_blocks(params: Params, X: np.ndarray) -> np.ndarray:
     return blocks[:, :, keep][:, :, :, keep]
 
 
-#: Largest number of float64 entries of one (k, n, T, H, T) direction tensor (keeps memory < ~1 GB).
-MAX_DIR_ENTRIES = 2**23
-
-
-def _chunks(k: int, per_direction: int) -> list[slice]:
-    step = max(1, MAX_DIR_ENTRIES // max(1, per_direction))
-    return [slice(j, min(k, j + step)) for j in range(0, k, step)]
-
-
-#: directions per call of the fused HVP in :func:`curvature_blocks` (measured fastest of 8, 16, 32 at
-#: H = 256, T = 6, d = 8: 4x faster than the Cache route, which materialises every direction's tensors)
-HEAD_DIRS = 16
-
-
 def curvature_blocks(params: Params, X: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Blocks (H, q, q) of M = (1/n) sum_i l'_i y_i grad^2 Phi_i (logistic), the non-PSD part of
-    grad^2 L. Since grad^2 L = M + PSD, lambda_min(grad^2 L) >= min_h lambda_min(M_h). Computed by the
-    fused HVP (:func:`_fused`) on the q head-basis directions, :data:`HEAD_DIRS` at a time."""
+    grad^2 L. Since grad^2 L = M + PSD, lambda_min(grad^2 L) >= min_h lambda_min(M_h). Closed form
+    (:func:`_head_hessians`) with the weights l'_i y_i / n."""
     X, y = _check_data(params, X, y)
-    H, T, d = check_params(params)
-    b = _head_basis(H, T, d)
-    q = b["U"].shape[0]
-    parts = [_fused(params, X, y, "logistic", (b["U"][j : j + HEAD_DIRS], b["W"][j : j + HEAD_DIRS]),
-                    gauss_newton=False)[1] for j in range(0, q, HEAD_DIRS)]  # fmt: skip
-    out = {k: np.concatenate([o[k] for o in parts]) for k in ("U", "W")}
-    return _head_blocks(out, lead=0)
+    cache = forward(params, X, validate=False)
+    _, l1, _ = logistic(y * cache.phi)
+    return _head_hessians(cache, (l1 * y / y.size)[None])[0]
 
 
 def hessian_phi(params: Params, x: np.ndarray) -> np.ndarray:
@@ -685,6 +701,58 @@ def curvature_lambda_min(params: Params, X: np.ndarray, y: np.ndarray) -> float:
     return float(np.min(np.linalg.eigvalsh((B + np.swapaxes(B, -1, -2)) / 2)))
 
 
+#: parameters above which the exact extremes of grad^2 L come from :func:`_structured_extremes` instead of a
+#: dense eigh (measured at n = 30: equal at p = 448, 3.4x faster at 896, 80x at 3584)
+STRUCTURED_P = 500
+#: bracket width at which :func:`_structured_extremes` stops, relative to the spectrum's scale
+BISECT_RTOL = 1e-14
+
+
+def _structured_extremes(
+    params: Params, X: np.ndarray, y: np.ndarray, blocks: np.ndarray | None = None
+) -> tuple[float, float]:
+    """(lambda_min, ||.||_2) of grad^2 L = blockdiag_h(M_h) + Z Z^T (Z = F^T diag(l''/n)^(1/2), rank <= n)
+    by bisection on Sylvester's inertia, to :data:`BISECT_RTOL` of the scale s = max |Lambda| + ||Z||_F^2
+    (the conservative end of each bracket: the lower one for lambda_min, the upper one for the norm).
+
+    With M_h = Q_h Lambda_h Q_h^T (p x p: Lambda + Y Y^T, Y = Q^T Z) and T(x) = I_n + Y^T (Lambda - x)^(-1) Y,
+    the inertia of [[Lambda - x, Y], [Y^T, -I]] taken by its two Schur complements (Haynsworth) gives the
+    number of eigenvalues below x as #{Lambda_j < x} - #{eigenvalues of T(x) < 0}: an n x n eigen-solve
+    per step instead of the dense p x p one. Brackets: lambda_min in [Lambda_min, Lambda_j + ||Y_j||^2]
+    (j the index of Lambda_min; a Rayleigh quotient), lambda_max in [max_j (Lambda_j + ||Y_j||^2),
+    Lambda_max + ||Y||_F^2]."""
+    H, T, d = check_params(params)
+    X, y = _check_data(params, X, y)
+    q, nu = T * d + d * d, H * T * d
+    Bk = curvature_blocks(params, X, y) if blocks is None else check_array("blocks", blocks, shape=(H, q, q))
+    lam, Q = np.linalg.eigh((Bk + np.swapaxes(Bk, -1, -2)) / 2)  # (H, q), (H, q, q)
+    _, _, l2 = logistic(y * phi(params, X))
+    F = features(params, X) * np.sqrt(l2 / y.size)[:, None]  # (n, p), rows Z^T
+    n = F.shape[0]
+    Zh = np.concatenate([F[:, :nu].reshape(n, H, T * d), F[:, nu:].reshape(n, H, d * d)], axis=2)  # (n, H, q)
+    Y = (np.swapaxes(Q, 1, 2) @ np.moveaxis(Zh, 0, 2)).reshape(H * q, n)
+    lam = lam.ravel()
+    rows = np.sum(Y * Y, axis=1)
+    width = BISECT_RTOL * (float(np.max(np.abs(lam))) + float(rows.sum()))
+
+    def below(x: float) -> int:
+        T_x = np.eye(n) + (Y / (lam - x)[:, None]).T @ Y
+        return int(np.sum(lam < x)) - int(np.sum(np.linalg.eigvalsh(T_x) < 0))
+
+    def bisect(lo: float, hi: float, count: int) -> tuple[float, float]:
+        """The bracket [lo, hi] of the count-th smallest eigenvalue narrowed to ``width``."""
+        while hi - lo > width:
+            mid = 0.5 * (lo + hi)
+            mid = np.nextafter(mid, hi) if np.any(lam == mid) else mid  # T(x) needs x off the poles
+            lo, hi = (lo, mid) if below(mid) >= count else (mid, hi)
+        return lo, hi
+
+    j = int(np.argmin(lam))
+    lam_min = bisect(float(lam[j]), float(lam[j] + rows[j]), 1)[0]
+    lam_max = bisect(float(np.max(lam + rows)), float(lam.max() + rows.sum()), lam.size)[1]
+    return lam_min, max(abs(lam_min), abs(lam_max))
+
+
 def loss_hessian_extremes(
     params: Params,
     X: np.ndarray,
@@ -694,10 +762,13 @@ def loss_hessian_extremes(
     tol: float = 1e-8,
     blocks: np.ndarray | None = None,
 ) -> tuple[float, float]:
-    """(lambda_min, ||.||_2) of grad^2 L: dense eigh for p <= dense_max (``blocks``: precomputed
-    :func:`curvature_blocks`), Lanczos (eigsh on the exact HVP, tol 1e-8) otherwise."""
+    """(lambda_min, ||.||_2) of grad^2 L: exact for p <= dense_max (``blocks``: precomputed
+    :func:`curvature_blocks`): dense eigh up to :data:`STRUCTURED_P` parameters, the inertia bisection of
+    :func:`_structured_extremes` above; Lanczos (eigsh on the exact HVP, tol 1e-8) for p > dense_max."""
     H, T, d = check_params(params)
     p = n_params(H, T, d)
+    if STRUCTURED_P < p <= dense_max:
+        return _structured_extremes(params, X, y, blocks)
     if p <= dense_max:
         ev = np.linalg.eigvalsh(hessian_loss(params, X, y, blocks))
         return float(ev[0]), float(np.max(np.abs(ev)))
