@@ -139,14 +139,20 @@ def _rel(a: np.ndarray, b: np.ndarray, scale: np.ndarray | None = None) -> float
     return float(np.linalg.norm(a - b) / max(np.linalg.norm(b if scale is None else scale), 1e-300))
 
 
-@given(instances(), st.booleans(), st.sampled_from([1.0, 30.0, 300.0]))
-def test_hot_path_matches_the_plain_formulas(inst: tuple, excess: bool, scale: float) -> None:
+@given(
+    instances(), st.booleans(), st.sampled_from([1.0, 30.0, 300.0]), st.sampled_from([1.0, 1e-29, 0.0, 1e-40])
+)
+def test_hot_path_matches_the_plain_formulas(inst: tuple, excess: bool, scale: float, w0: float) -> None:
     """loss_grad_attention (unnormalised softmax folded into w / z, shift-free exponentials when the
-    scores are bounded, work buffers) equals the direct formulas to 1e-12 relative, with Q scaled so
-    that both the shift-free and the max-shifted path run (scale 300: scores far beyond SHIFT_FREE).
-    Gradients relative to their term magnitudes: with a saturated softmax dL/dQ itself is round-off."""
+    scores are bounded, S w kept instead of exp(U) when no |w| is below W_SCALED, work buffers) equals
+    the direct formulas to 1e-12 relative, with Q scaled so that both the shift-free and the max-shifted
+    path run (scale 300: scores far beyond SHIFT_FREE), and w_00 scaled so that both the scaled route
+    (w_00 down to 1e-29 of its draw) and the unscaled one (a zero or 1e-40 weight) run. Gradients relative
+    to their term magnitudes: with a saturated softmax dL/dQ itself is round-off."""
     p, th, _ = inst
-    th = th.replace(Q=scale * th.Q)
+    w = th.w.copy()
+    w[0, 0] *= w0
+    th = th.replace(Q=scale * th.Q, w=w)
     value, g, S = M.Transformer(th.Q.shape[0], excess=excess).loss_grad_attention(th, p)
     ref_value, ref_g, ref_S, terms = _plain_loss_grad(th, p, excess)
     assert value == pytest.approx(ref_value, rel=1e-12, abs=1e-12 * abs(p.Lstar))
@@ -154,26 +160,36 @@ def test_hot_path_matches_the_plain_formulas(inst: tuple, excess: bool, scale: f
     assert _rel(S, ref_S) <= 1e-12
 
 
-def test_hot_path_at_the_paper_size_both_shift_paths() -> None:
+def test_hot_path_at_the_paper_size_both_shift_paths_and_routes() -> None:
     """At the benchmark configuration (K=200, N=30, d=100, H=64) the shift-free path runs at beta = 1 and
-    the max shift at beta = 60; both match the plain formulas to 1e-12 relative, and the returned arrays
-    are not the work buffers (a second call leaves the first results unchanged)."""
+    the max shift at beta = 60, the scaled route (S w kept) with w ~ N(0, 0.09) and the unscaled one
+    with a zero weight column (w = 0 is the start of GD); all four match the plain formulas to 1e-12
+    relative, a repeated call gives the same bits, and the returned arrays are not the work buffers (a
+    call at other parameters leaves the first results unchanged)."""
     rng = np.random.default_rng(0)
     p = D.make_problem(rng=rng, **D.PAPER)
     model = M.Transformer(64)
     th = model.init(p, 1.0, rng).replace(w=0.3 * rng.standard_normal((64, p.K)))
+    w_zero = th.w.copy()
+    w_zero[:, 7] = 0.0
     for beta, bounded in ((1.0, True), (60.0, False)):
-        thb = th.replace(Q=beta * th.Q)
-        P = np.matmul(p.VT, thb.Q).reshape(64, -1)
-        assert M._scores_bounded(P, M._max_token_norm(p.V_all)) is bounded
-        value, g, S = model.loss_grad_attention(thb, p)
-        keep = (g.Q.copy(), g.w.copy(), S.copy())
-        ref_value, ref_g, ref_S, _ = _plain_loss_grad(thb, p, excess=False)
-        assert value == pytest.approx(ref_value, rel=1e-12)
-        assert _rel(g.Q, ref_g.Q) <= 1e-12 and _rel(g.w, ref_g.w) <= 1e-12 and _rel(S, ref_S) <= 1e-12
-        model.loss_and_grad(th.replace(Q=-th.Q), p)
-        for a, b in zip((g.Q, g.w, S), keep, strict=True):
-            np.testing.assert_array_equal(a, b)
+        for w, scaled in ((th.w, True), (w_zero, False)):
+            thb = th.replace(Q=beta * th.Q, w=w)
+            P = np.matmul(p.VT, thb.Q).reshape(64, -1)
+            assert M._scores_bounded(P, M._max_token_norm(p.V_all)) is bounded
+            assert bool(np.min(np.abs(w)) >= M.W_SCALED) is scaled
+            value, g, S = model.loss_grad_attention(thb, p)
+            keep = (g.Q.copy(), g.w.copy(), S.copy())
+            ref_value, ref_g, ref_S, _ = _plain_loss_grad(thb, p, excess=False)
+            assert value == pytest.approx(ref_value, rel=1e-12)
+            assert _rel(g.Q, ref_g.Q) <= 1e-12 and _rel(g.w, ref_g.w) <= 1e-12 and _rel(S, ref_S) <= 1e-12
+            again = model.loss_grad_attention(thb, p)
+            assert again[0] == value
+            for a, b in zip((again[1].Q, again[1].w, again[2]), keep, strict=True):
+                np.testing.assert_array_equal(a, b)
+            model.loss_and_grad(th.replace(Q=-th.Q), p)
+            for a, b in zip((g.Q, g.w, S), keep, strict=True):
+                np.testing.assert_array_equal(a, b)
 
 
 def test_score_bound_refuses_non_finite_and_degenerate_inputs() -> None:

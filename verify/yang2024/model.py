@@ -29,9 +29,19 @@ from verify.yang2024.data import Problem
 
 #: scores per chunk of heads in the hot path (1 MB): a chunk's scores and its dU stay in a 2 MB L2 cache
 CHUNK = 1 << 17
+#: the hot path keeps S w in place of exp(U) when every |w_hk| is at least this: dL/dw is then recovered
+#: from sum_n S w GR by a division by w, exact to rounding while S w stays far from underflow; smaller or
+#: zero weights (GD starts at w = 0) take the unscaled route
+W_SCALED = 2.0**-100
 
 _WORK = WorkBuffers()
 _TOKEN_NORMS: dict[int, tuple[weakref.ref, float]] = {}
+
+
+def heads_per_chunk(H: int, N: int, K: int) -> int:
+    """Heads per chunk of the hot path: the H heads split evenly into chunks of at most about
+    :data:`CHUNK` scores (N K per head)."""
+    return -(-H // -(-H * N * K // CHUNK))
 
 
 def _max_token_norm(V_all: np.ndarray) -> float:
@@ -152,16 +162,20 @@ class Transformer:
         """The hot path: the four products P_h = V^T Q_h (H N d^2), U_h = P_h V_all and X_h = dU_h V_all^T
         (H N d K each), dL/dQ_h = V X_h (H N d^2), with the elementwise work between them.
 
-        Exact restructurings against the plain formula (same values to rounding, pinned by a test against
+        Exact restructurings against the plain formula (same values to rounding, pinned by tests against
         a direct implementation): (i) the softmax is never normalised; with E = exp(U - shift) and
-        z = sum_n E, S = E / z enters only through w / z (R = sum_h E_h diag(w_h / z_h) - A, dL/dw =
-        sum_n E GR / z, dU = E (GR - dL/dw) diag(w / z)); (ii) the shift is the column max only when a
-        score may leave [-SHIFT_FREE, SHIFT_FREE] (|U_hnk| <= ||P_h||_F max_k ||v_k||), and 0 otherwise,
-        which saves two passes over the scores; (iii) heads go in chunks of about :data:`CHUNK` scores, so
-        a chunk's scores and its dU stay in cache from the product that writes them through the passes
-        that read them; (iv) the intermediates live in per-thread work buffers (no fresh pages per call);
-        (v) X is formed transposed, V_all (d, K) times dU^T, the faster orientation for OpenBLAS. No
-        fewer multiply-adds: the four products are the minimum for a dense Q (see
+        z = sum_n E (GEMVs), S = E / z enters only through w / z (R = sum_h E_h diag(w_h / z_h) - A,
+        dL/dw = sum_n E GR / z, dU = E (GR - dL/dw) diag(w / z)); (ii) the shift is the column max only
+        when a score may leave [-SHIFT_FREE, SHIFT_FREE] (|U_hnk| <= ||P_h||_F max_k ||v_k||), and 0
+        otherwise, which saves two passes over the scores; (iii) heads go in chunks of about
+        :data:`CHUNK` scores, so a chunk's scores and its dU stay in cache from the product that writes
+        them through the passes that read them; (iv) the intermediates live in per-thread work buffers
+        (no fresh pages per call); (v) X is formed transposed, V_all (d, K) times dU^T, the faster
+        orientation for OpenBLAS; (vi) when every |w_hk| >= :data:`W_SCALED`, the scores become
+        F = E diag(w / z) = S diag(w) in place, so that R = sum_h F_h - A and w dL/dw = sum_n F GR are
+        GEMVs and dU = F GR - F diag(dL/dw): one pass with a per-(head, token) factor fewer than the
+        unscaled route, whose sums over heads and positions are einsum reductions. No fewer
+        multiply-adds: the four products are the minimum for a dense Q (see
         tests/benchmarks/test_bench_yang2024.py).
         """
         Q, w = params.Q, params.w
@@ -169,12 +183,15 @@ class Transformer:
         N, K = problem.N, problem.K
         V, V_all = problem.V, problem.V_all
         token_norm = _max_token_norm(V_all)
-        chunks = -(-H * N * K // CHUNK)
-        hc = -(-H // chunks)  # heads per chunk
+        hc = heads_per_chunk(H, N, K)
+        scaled = bool(np.min(np.abs(w)) >= W_SCALED)
         E = _WORK.get("E", (H, N, K))
         P = _WORK.get("P", (hc, N, d))
-        z = np.empty((H, K))
+        ones, ones_h = np.ones((1, N)), np.ones(hc)
+        z3 = np.empty((H, 1, K))
+        z = z3[:, 0, :]
         wz = np.empty((H, K))
+        S = np.empty((H, N, K)) if want_S else None
         R = -problem.A
         for h0 in range(0, H, hc):
             h1 = min(H, h0 + hc)
@@ -185,11 +202,18 @@ class Transformer:
             if not _scores_bounded(Pc.reshape(n, N * d), token_norm):
                 Ec -= np.maximum.reduce(Ec, axis=1, keepdims=True)
             np.exp(Ec, out=Ec)
-            zc = np.add.reduce(Ec, axis=1, out=z[h0:h1])
-            R = R + np.einsum("hnk,hk->nk", Ec, np.divide(w[h0:h1], zc, out=wz[h0:h1]))
+            np.matmul(ones, Ec, out=z3[h0:h1])  # column sums as GEMVs (a middle-axis sum is slower)
+            wzc = np.divide(w[h0:h1], z[h0:h1], out=wz[h0:h1])
+            if S is not None:
+                np.divide(Ec, z3[h0:h1], out=S[h0:h1])
+            if scaled:  # E becomes F = E w / z = S w; R = sum_h F_h - A as a GEMV over the heads
+                Ec *= wzc[:, None, :]
+                R += np.matmul(ones_h[:n], Ec.reshape(n, N * K)).reshape(N, K)
+            else:
+                R += np.einsum("hnk,hk->nk", Ec, wzc)
         GR = problem.G @ R
         value = 0.5 * float(np.vdot(R, GR))
-        gw = np.empty((H, K))
+        gw3 = np.empty((H, 1, K))
         gQ = np.empty((H, d, d))
         dU = _WORK.get("dU", (hc, N, K))
         XT = _WORK.get("XT", (d, hc * N))
@@ -197,18 +221,24 @@ class Transformer:
             h1 = min(H, h0 + hc)
             n = h1 - h0
             Ec = E[h0:h1]
-            gwc = np.einsum("hnk,nk->hk", Ec, GR, out=gw[h0:h1])
-            gwc /= z[h0:h1]
             # softmax backward, using sum_n s_n GR_n = dL/dw:  dU = w s (GR - dL/dw)
-            dUc = np.subtract(GR, gwc[:, None, :], out=dU[:n])
-            dUc *= Ec
-            dUc *= wz[h0:h1, None, :]
+            if scaled:  # F GR, its column sums w dL/dw (GEMVs), then dU = F GR - F dL/dw
+                dUc = np.multiply(Ec, GR, out=dU[:n])
+                gwc = np.matmul(ones, dUc, out=gw3[h0:h1])[:, 0, :]
+                gwc /= w[h0:h1]
+                Ec *= gwc[:, None, :]
+                dUc -= Ec
+            else:
+                gwc = np.einsum("hnk,nk->hk", Ec, GR, out=gw3[h0:h1, 0, :])
+                gwc /= z[h0:h1]
+                dUc = np.subtract(GR, gwc[:, None, :], out=dU[:n])
+                dUc *= Ec
+                dUc *= wz[h0:h1, None, :]
             XTc = np.matmul(V_all, dUc.reshape(n * N, K).T, out=XT[:, : n * N])
             np.matmul(V, XTc.reshape(d, n, N).transpose(1, 2, 0), out=gQ[h0:h1])  # V X_h
-        S = E / z[:, None, :] if want_S else None
         if not self.excess:
             value += problem.Lstar
-        return value, Params(Q=gQ, w=gw), S
+        return value, Params(Q=gQ, w=gw3[:, 0, :]), S
 
     def lstsq_w(self, Q: np.ndarray, problem: Problem) -> np.ndarray:
         """w* solving min_w L(Q, w) at fixed Q: w*_{:,k} = C_k^+ A_{:,k} (exact when rank C_k = N). (H, K)."""
