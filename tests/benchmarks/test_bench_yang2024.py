@@ -1,16 +1,26 @@
 """Benchmarks for yang2024: closed-form loss + hand gradients at the paper configuration (K=200, N=30,
-d=100, m=20, H=64), against PyTorch autograd of the same computation (float64, CPU) when torch imports;
-the constants G, A, L* are precomputed on both sides. Timing harness: ``conftest.py`` (median of
-alternating rounds, one thread each, ratio under ``extra_info["ratio_numpy_over_torch"]``).
+d=100, m=20, H=64, the size of Fig. 2), against the four matrix products alone and against PyTorch
+autograd of the same computation (float64, CPU) when torch imports; the constants G, A, L* are
+precomputed on both sides. Timing harness: ``conftest.py`` (median thread CPU time of alternating
+rounds, one thread each).
 
-Both sides need the same four products, P_h = V^T Q_h and dL/dQ_h = V X_h (H N d^2 each), U = P V_all
-and X = dU V_all^T (H N d K each): 2 H N d (d + K) = 1.15e8 multiply-adds, the minimum for a dense Q
-(every product has a generic operand: Q_h, P_h or dU_h). ``extra_info["four_products_ms"]`` times these
-four products alone (OpenBLAS, no elementwise work): the floor of the NumPy side, whose ratio to torch
-(``four_products_over_torch``) bounds what any NumPy implementation of this loss can reach. On this
-machine that floor is 0.52-0.62 of torch's whole loss and gradient, so the 0.5 target is out of reach
-and the comparison is an expected failure that prints both ratios (``floor=`` in ``conftest.py``); it
-fails outright if the floor drops below the target while the NumPy side stays above it.
+Every implementation needs the same four products, P_h = V^T Q_h and dL/dQ_h = V X_h (H N d^2 each),
+U = P V_all and X = dU V_all^T (H N d K each): 2 H N d (d + K) = 1.15e8 multiply-adds, the minimum for a
+dense Q (every product has a generic operand: Q_h, P_h or dU_h). :func:`_four_products` times them alone
+(OpenBLAS, no elementwise work) as the model arranges them, heads in chunks with every U_h before any
+X_h: on a quiet machine 3-5 % faster than the same products over whole (H N, .) arrays.
+
+- ``test_bench_loss_grad_vs_four_products`` (no torch): the NumPy side within :data:`FLOOR_TARGET` of
+  the four products (``ratio_numpy_over_floor``). Measured 1.18-1.23 (AMD EPYC, 2 cores shared, load
+  3-6); the rest, 1.2-1.5 ms, is elementwise work over the (H, N, K) scores: the exponentials
+  (0.33 ms), the read-back of the scores from L3 (0.27 ms), two passes with a per-(head, token) factor
+  (0.18 ms each: NumPy iterates over K-long rows), a pass and three GEMVs in L2 (0.1 ms each) and the
+  score bound (0.08 ms).
+- ``test_bench_loss_grad_vs_torch``: the 0.5 target of every model, against torch's whole loss and
+  gradient; ``four_products_over_torch`` bounds what any NumPy implementation can reach, and when it
+  is above the target the miss is an expected failure that prints both ratios (``floor=`` in
+  ``conftest.py``), otherwise a miss fails. Measured: NumPy 0.50-0.59 of torch, the four products
+  0.42-0.49, so on this machine the comparison fails.
 """
 
 from __future__ import annotations
@@ -23,6 +33,8 @@ from verify.yang2024 import model as M
 
 H = 64
 MODEL = M.Transformer(H)
+#: issue 28: the loss and gradients within this factor of the four products alone (CPU time)
+FLOOR_TARGET = 1.25
 
 
 def _setup() -> tuple[D.Problem, M.Params]:
@@ -50,16 +62,26 @@ def _torch_loss_grad(torch, p: D.Problem, th: M.Params):
 
 
 def _four_products(p: D.Problem, th: M.Params):
-    """The four products of the loss and gradients with preallocated outputs (gQ new, as returned)."""
+    """The four products of the loss and gradients alone, arranged as the model arranges them (its head
+    chunks, every U_h before any X_h as the loss couples the heads), outputs preallocated, gQ new (as
+    returned); U stands in for dU (same shape)."""
     Q = th.Q
     N, K, d = p.N, p.K, p.d
-    P, U, XT = np.empty((H, N, d)), np.empty((H * N, K)), np.empty((d, H * N))
+    hc = M.heads_per_chunk(H, N, K)
+    heads = [(h0, min(H, h0 + hc)) for h0 in range(0, H, hc)]
+    P, U, XT = np.empty((hc, N, d)), np.empty((H, N, K)), np.empty((d, hc * N))
 
     def run() -> np.ndarray:
-        np.matmul(p.VT, Q, out=P)
-        np.matmul(P.reshape(H * N, d), p.V_all, out=U)
-        np.matmul(p.V_all, U.T, out=XT)  # U stands in for dU (same shape)
-        return np.matmul(p.V, XT.reshape(d, H, N).transpose(1, 2, 0))
+        gQ = np.empty((H, d, d))
+        for h0, h1 in heads:
+            n = h1 - h0
+            np.matmul(p.VT, Q[h0:h1], out=P[:n])
+            np.matmul(P[:n].reshape(n * N, d), p.V_all, out=U[h0:h1].reshape(n * N, K))
+        for h0, h1 in heads:
+            n = h1 - h0
+            XTc = np.matmul(p.V_all, U[h0:h1].reshape(n * N, K).T, out=XT[:, : n * N])
+            np.matmul(p.V, XTc.reshape(d, n, N).transpose(1, 2, 0), out=gQ[h0:h1])
+        return gQ
 
     return run
 
@@ -85,5 +107,17 @@ def test_bench_loss_grad_vs_torch(versus_torch, torch1) -> None:
         rounds=31,
         also={"four_products": _four_products(p, th)},
         floor="four_products",
+        multiply_adds=2 * H * p.N * p.d * (p.d + p.K),
+    )
+
+
+def test_bench_loss_grad_vs_four_products(versus_floor) -> None:
+    p, th = _setup()
+    versus_floor(
+        lambda: MODEL.loss_and_grad(th, p),
+        _four_products(p, th),
+        number=3,
+        rounds=61,
+        target=FLOOR_TARGET,
         multiply_adds=2 * H * p.N * p.d * (p.d + p.K),
     )
