@@ -410,7 +410,7 @@ def thm31_Dexp(ctx: Ctx, *, K: int, eta: float, vnorm: float, tmax_T0: int, p_no
     "1/||V*||_F)",
     assumptions=("uniform-K S*, K fixed", "zero init", "linear sigma"),
     quick=dict(K=2, eta=0.1, eta_D=0.01, vnorm_D=16.0, D_max=256, vnorm_min=0.125, horizon_T0=30.0),
-    paper=dict(eta_D=0.005, vnorm_D=32.0, D_max=512, vnorm_min=0.0625),
+    paper=dict(eta_D=0.005, D_max=512, vnorm_min=0.0625),
     alternative=Alternative(
         world="logits without the 1/sqrt(D) scaling (the scaling is THIRD-PARTY): the logit step is eta, "
         "not eta/D, and T* grows like D",
@@ -463,13 +463,15 @@ def thm31_Tstar(
     horizon_T0: float,
 ) -> Evidence:
     """Thm 3.1(d) shape (THIRD-PARTY: reviewers 2 and 1, class (A)); T* itself NOT RECOVERED. Measured T_on =
-    first T after which the factor-2 local slope stays <= rule ``onset_slope`` (read on a 2^(1/32) grid).
-    Rate rule (tolerance ``exponent_tol``) on T_on against D = 8 2^(k/2) up to D_max (step eta_D <
-    2K/D_max for stability, ||V*||_F = vnorm_D; exponent TSTAR_D_EXPONENT) and against 1/||V*||_F for
+    first T after which the factor-2 local slope stays <= rule ``onset_slope`` up to horizon_T0 T_0 (runs
+    sampled on a 2^(1/32) grid, read on 2^(1/128): :func:`~verify.zhang2026.experiments.onset_sweep`).
+    Rate rule (tolerance ``exponent_tol``) on T_on against D = 8 2^(k/4) up to D_max (four points per
+    octave, so the last 5-point range spans D_max / 2 to D_max; step eta_D < 2K/D_max for stability,
+    ||V*||_F = vnorm_D; exponent TSTAR_D_EXPONENT) and against 1/||V*||_F for
     ||V*||_F = 4 2^(-k/2) down to vnorm_min at D = 8, step eta (exponent -TSTAR_V_EXPONENT). The
     asymptotic regime is large D and small ||V*|| (the logits then dominate the onset); shown: the less
     favourable of the two. T_on / T_0 (T_0 = bounds.zhang2026.onset_T0) is reported. Deterministic."""
-    Ds = sorted({round(8 * 2 ** (k / 2)) for k in range(round(2 * math.log2(D_max / 8)) + 1)})
+    Ds = sorted({round(8 * 2 ** (k / 4)) for k in range(round(4 * math.log2(D_max / 8)) + 1)})
     vns = [4.0 / 2 ** (k / 2) for k in range(round(2 * math.log2(4.0 / vnorm_min)) + 1)]
     th = ctx.rule("onset_slope")
     t_d, r_d = E.onset_sweep(ctx, [(D, vnorm_D) for D in Ds], K, eta_D, horizon_T0, th)
