@@ -340,6 +340,72 @@ def test_batched_gd_equals_population_gd() -> None:
         np.testing.assert_allclose(A[:, k], ref.A, atol=1e-12)
 
 
+def _bits(a: np.ndarray) -> bytes:
+    return np.asarray(a, dtype=np.float64).tobytes()
+
+
+def test_each_run_of_a_batched_model_is_its_batch_of_one() -> None:
+    """The batched closed forms, Monte Carlo losses, full TF and population GD give each run the bits of
+    its batch of one (a leaky batch mixing runs at and off the zero init; a population GD batch with a
+    diverging run)."""
+    rng = np.random.default_rng(7)
+    n, M_, d, D, N = 3, 2, 3, 8, 40
+    S = np.stack([Da.s_circulant(D, 2)] * n)
+    V, P = rng.standard_normal((n, M_, d)), np.stack([Mo.random_orthogonal(D, rng) for _ in range(n)])
+    W, KQ = rng.standard_normal((n, M_, d)), rng.standard_normal((n, D, D))
+    X, Y = rng.standard_normal((n, N, d, D)), rng.standard_normal((n, N, M_, D))
+    Wz = W.copy()
+    Wz[1] = 0.0  # run 1 at the zero init
+    pop = Da.Population(V, S, P)
+    cases = [
+        (Mo.linear_loss_grad_batched, (W, KQ, P, V, S), dict(sx2=1.3, mu=0.6)),
+        (Mo.dual_loss_grad_batched, (W, KQ, P, V, S), dict(alpha=0.1, sx2=1.3)),
+        (Mo.mc_loss_grad_batched, (W, KQ, P, X, Y), dict(act=LEAKY)),
+        (
+            Mo.full_tf_loss_grad_batched,
+            (rng.standard_normal((n, M_, d + D)), rng.standard_normal((n, d + D, d + D)), P, X, Y),
+            dict(act=LEAKY),
+        ),
+    ]
+    for fn, args, kw in cases:
+        loss, g = fn(*args, **kw)
+        for s in range(n):
+            loss1, g1 = fn(*(a[s : s + 1] for a in args), **kw)
+            assert _bits(loss[s]) == _bits(loss1[0]) and all(_bits(g[k][s]) == _bits(g1[k][0]) for k in g)
+    model = Mo.PositionAttention(LEAKY)
+    loss, g = model.loss_and_grad_batched({"W_V": Wz, "W_KQ": KQ}, pop)
+    for s in range(n):
+        loss1, g1 = model.loss_and_grad(Mo.Params(Wz[s], KQ[s]), Da.Population(V[s], S[s], P[s]))
+        assert _bits(loss[s]) == _bits(loss1) and _bits(g["W_V"][s]) == _bits(g1.W_V)
+    assert np.all(g["W_KQ"][1] == 0.0)  # the sigma'(0) convention at the zero init
+    Vd = V.copy()
+    Vd[2] *= 40.0  # this run diverges at the shared step
+    with np.errstate(all="ignore"):
+        runs = E.population_gd_batched(Vd, S, P, 1.0, [5, 50, 400], act=LEAKY)
+        for s in range(n):
+            one = E.population_gd(Vd[s], S[s], P[s], 1.0, [5, 50, 400], act=LEAKY)
+            assert runs[s].stopped == one.stopped
+            for f in ("excess", "W_V", "W_KQ", "A", "loss"):
+                assert _bits(getattr(runs[s], f)) == _bits(getattr(one, f)), (s, f)
+    assert runs[2].stopped is not None and runs[0].stopped is None
+
+
+def test_scalar_run_continues_bit_identically() -> None:
+    times = [1, 10, 100, 1000, 3000]
+    for act in (E.LIN, E.LEAKY):
+        whole = E.scalar_run(8, 2, 0.1, times, 1.0, 16.0, act)
+        head = E.scalar_run(8, 2, 0.1, times[:3], 1.0, 16.0, act)
+        tail = E.scalar_run(
+            8, 2, 0.1, times[3:], 1.0, 16.0, act, start=(100, float(head.C1[-1]), float(head.g[-1]))
+        )
+        for f in ("C1", "g", "excess"):
+            assert _bits(getattr(whole, f)) == _bits(np.concatenate([getattr(head, f), getattr(tail, f)]))
+    with pytest.raises(ValueError, match="zero init"):
+        E.scalar_run(8, 2, 0.1, times, start=(0, 1.0, 0.0))
+    with pytest.raises(ValueError, match="time"):
+        E.scalar_run(8, 2, 0.1, [50], start=(100, 1.0, 0.5))
+
+
 def test_sgd_with_huge_batches_tracks_population_gd() -> None:
 
     p = E.SgdPoint(0, "t5", 4, 2, 2, 3, 0.1, 4.0, 20_000, 0.0, (1, 5, 20))

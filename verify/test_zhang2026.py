@@ -227,19 +227,19 @@ def test_digits_finding_is_the_data(monkeypatch) -> None:
 
 
 def test_fullTF_flips_with_a_leaking_gradient(monkeypatch) -> None:
-    orig = Mo.full_tf_loss_grad
+    orig = Mo.full_tf_loss_grad_batched
 
-    def leaky_positions(*a):  # a wrong model: the W_V gradient leaks into the position block
+    def leaky_positions(*a):  # a wrong model: each run's W_V gradient leaks into the position block
         loss, g = orig(*a)
         gv = g["W_V"].copy()
-        gv[:, 3:] += 0.5 * np.abs(gv[:, :3]).max()
+        gv[:, :, 3:] += 0.5 * np.abs(gv[:, :, :3]).max(axis=(1, 2), keepdims=True)
         return loss, {"W_V": gv, "W_KQ": g["W_KQ"]}
 
     _flips(
         monkeypatch,
         "zhang2026.fullTF",
         Mo,
-        "full_tf_loss_grad",
+        "full_tf_loss_grad_batched",
         leaky_positions,
         seeds=[0],
         acts=("linear",),
@@ -248,9 +248,9 @@ def test_fullTF_flips_with_a_leaking_gradient(monkeypatch) -> None:
 
 def test_lemC2_flips_with_non_centred_inputs(monkeypatch) -> None:
     """Inputs of mean 0.3 (a wrong data law for the lemma) break the alignment of W_V with V*."""
-    orig = Mo.linear_loss_grad
+    orig = Mo.linear_loss_grad_batched
     bad = lambda W, K, P, V, S, sx2=1.0, mu=0.0: orig(W, K, P, V, S, sx2, 0.3)  # noqa: E731
-    _flips(monkeypatch, "zhang2026.lemC2", Mo, "linear_loss_grad", bad, steps=50, N_mc=500)
+    _flips(monkeypatch, "zhang2026.lemC2", Mo, "linear_loss_grad_batched", bad, steps=50, N_mc=500)
 
 
 def test_kq_structure_flips_with_an_asymmetric_gradient(monkeypatch) -> None:
@@ -295,12 +295,12 @@ def test_asym_init_flips_without_attention_learning(monkeypatch) -> None:
 
 def test_nonuniformS_flips_with_a_wrong_step(monkeypatch) -> None:
     """The weighted teacher's run at half the step it reports (a wrong scaling of the measured run)."""
-    orig = E.circulant_run
+    orig = E.circulant_run_batched
     _flips(
         monkeypatch,
         "zhang2026.nonuniformS",
         E,
-        "circulant_run",
+        "circulant_run_batched",
         lambda s, V, eta, times, *a, **k: orig(s, V, eta * 0.5, times, *a, **k),
         seeds=[0],
         steps_dense=5000,

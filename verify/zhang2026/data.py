@@ -7,7 +7,7 @@ token i on the input tokens, supported on G_i; uniform teachers have exactly K e
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -20,7 +20,8 @@ INPUTS = ("gaussian", "t5", "gumbel", "gumbel_raw", "exp", "exp_centred")
 @dataclass(frozen=True)
 class Population:
     """The population "batch": teacher V* (M, d), S* (D, D), positions P (D, D) orthogonal, and iid input
-    entries of mean ``mu`` and variance ``sx2`` (the closed-form losses need only these moments)."""
+    entries of mean ``mu`` and variance ``sx2`` (the closed-form losses need only these moments). The
+    batched model takes n problems with a leading run axis on V, S and P (:meth:`one` for one problem)."""
 
     V: np.ndarray
     S: np.ndarray
@@ -28,14 +29,23 @@ class Population:
     sx2: float = 1.0
     mu: float = 0.0
 
+    def one(self) -> Population:
+        """This problem as a batch of one run."""
+        return replace(self, V=self.V[None], S=self.S[None], P=self.P[None])
+
 
 @dataclass(frozen=True)
 class Sample:
-    """A finite batch: inputs X (N, d, D), labels Y (N, M, D), positions P (D, D)."""
+    """A finite batch: inputs X (N, d, D), labels Y (N, M, D), positions P (D, D); with a leading run axis
+    on each, n samples for the batched model (:meth:`one` for one sample)."""
 
     X: np.ndarray
     Y: np.ndarray
     P: np.ndarray
+
+    def one(self) -> Sample:
+        """This sample as a batch of one run."""
+        return replace(self, X=self.X[None], Y=self.Y[None], P=self.P[None])
 
 
 def s_conv_pool(grid: int, pool: int) -> np.ndarray:

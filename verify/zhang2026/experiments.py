@@ -22,7 +22,7 @@ from bounds import zhang2026 as B
 from bounds.checks import check_array, check_int, check_positive, check_real
 from bounds.mp import to_float
 from verify.core import Ctx
-from verify.numerics.gd import RunState, gradient_descent
+from verify.numerics.gd import RunState, gradient_descent, gradient_descent_batched
 from verify.numerics.gradcheck import GradReport, check_grad
 from verify.numerics.softmax import softmax, softmax_vjp
 from verify.numerics.worstcase import WorstCase, worst_case
@@ -72,46 +72,80 @@ def population_gd(
     sx2: float = 1.0,
     mu: float = 0.0,
 ) -> Run:
-    """Full-matrix GD on the population loss from W_V = 0, W_KQ = 0 (both blocks step ``eta``).
+    """:func:`population_gd_batched` on one problem: V (M, d), S and P (D, D)."""
+    return population_gd_batched(V[None], S[None], P[None], eta, times, act, sx2, mu)[0]
+
+
+def population_gd_batched(
+    V: np.ndarray,
+    S: np.ndarray,
+    P: np.ndarray,
+    eta: float,
+    times: Sequence[int],
+    act: M.Act | None = None,
+    sx2: float = 1.0,
+    mu: float = 0.0,
+) -> list[Run]:
+    """Full-matrix GD on the population loss from W_V = 0, W_KQ = 0 (both blocks step ``eta``), for n
+    problems at once (V (n, M, d), S and P (n, D, D)): one :class:`Run` per problem, each bit-identical to
+    its batch of one and stopping on its own.
 
     times: increasing step counts >= 0 at which to store the parameters. For a nonlinear ``act`` the
-    step from W_V = 0 uses :func:`~verify.zhang2026.model.zero_init_grad_dual` (sigma'(0)
+    step from W_V = 0 uses :func:`~verify.zhang2026.model.zero_init_grad_dual_batched` (sigma'(0)
     convention), later steps the closed form.
     """
     act = act or M.Act("linear")
     eta = check_positive("eta", eta)
-    V = check_array("V", V, ndim=2)
-    S = check_array("S", S, ndim=2)
-    n = check_int("D", S.shape[0])
-    if S.shape != (n, n) or P.shape != (n, n):
-        raise ValueError(f"S and P must be (D, D) with D = {n}, got {S.shape}, {P.shape}")
+    V = check_array("V", V, ndim=3)
+    S = check_array("S", S, ndim=3)
+    runs, n = S.shape[0], check_int("D", S.shape[1])
+    if S.shape != (runs, n, n) or P.shape != (runs, n, n) or V.shape[0] != runs:
+        raise ValueError(f"S and P must be (n, D, D) and V (n, M, d) with n = {runs}, D = {n}, got "
+                         f"{S.shape}, {P.shape}, {V.shape}")  # fmt: skip
     ts = [check_int("time", int(t), low=0) for t in times]
     if any(b <= a for a, b in itertools.pairwise(ts)):
         raise ValueError("times must be strictly increasing")
-    model, pop = M.PositionAttention(act), D.Population(V, S, P, sx2, mu)
-    theta = M.Params(np.zeros_like(V), np.zeros((n, n)))
-    t_now, losses, stopped = 0, [], None
+    model = M.PositionAttention(act)
+    theta = {"W_V": np.zeros_like(V), "W_KQ": np.zeros((runs, n, n))}
+    t_now = 0
+    losses: list[list[float]] = [[] for _ in range(runs)]
+    stopped: list[str | None] = [None] * runs
     out_wv, out_kq, out_ex = [], [], []
     for t in ts:
-        ex = float("nan")
-        if stopped is None:
-            tr = gradient_descent(theta, lambda th: model.loss_and_grad(th, pop), eta, t - t_now)
-            theta = tr.params
-            if tr.state is not RunState.COMPLETED:
-                stopped = f"{tr.stopped} (segment starting at t = {t_now})"
-                losses.extend(tr.loss.tolist())
-            else:
-                losses.extend(tr.loss[:-1].tolist())
-                ex = float(tr.loss[-1])
+        ex = np.full(runs, np.nan)
+        live = [r for r in range(runs) if stopped[r] is None]
+        if live:
+            pop = D.Population(V[live], S[live], P[live], sx2, mu)
+            trs = gradient_descent_batched(
+                {k: v[live] for k, v in theta.items()},
+                lambda th, pop=pop: model.loss_and_grad_batched(th, pop),
+                eta,
+                t - t_now,
+                norms=False,
+            )
+            for r, tr in zip(live, trs, strict=True):
+                for k in theta:
+                    theta[k][r] = tr.params[k]
+                if tr.state is not RunState.COMPLETED:
+                    stopped[r] = f"{tr.stopped} (segment starting at t = {t_now})"
+                    losses[r].extend(tr.loss.tolist())
+                else:
+                    losses[r].extend(tr.loss[:-1].tolist())
+                    ex[r] = tr.loss[-1]
             t_now = t
-        out_wv.append(theta.W_V.copy())
-        out_kq.append(theta.W_KQ.copy())
+        out_wv.append(theta["W_V"].copy())
+        out_kq.append(theta["W_KQ"].copy())
         out_ex.append(ex)
-    if stopped is None and out_ex:
-        losses.append(out_ex[-1])
-    W_KQ = np.array(out_kq)
-    A = softmax(np.einsum("ji,tjk,kl->til", P, W_KQ, P) / math.sqrt(n), axis=-2)
-    return Run(np.array(ts), np.array(out_ex), np.array(out_wv), W_KQ, A, np.array(losses), stopped)
+    out = []
+    for r in range(runs):
+        exr = np.array([e[r] for e in out_ex])
+        if stopped[r] is None and ts:
+            losses[r].append(float(exr[-1]))
+        W_KQ = np.array([w[r] for w in out_kq])
+        A = M.attention(W_KQ, P[r])
+        Wv = np.array([w[r] for w in out_wv])
+        out.append(Run(np.array(ts), exr, Wv, W_KQ, A, np.array(losses[r]), stopped[r]))
+    return out
 
 
 @dataclass
@@ -136,6 +170,7 @@ def scalar_run(
     act: M.Act | None = None,
     t_decay: float = 0.0,
     logit_gain: float = 1.0,
+    start: tuple[int, float, float] = (0, 0.0, 0.0),
 ) -> ScalarRun:
     """Uniform-K S*, Gaussian inputs: iterate (C1, g) from zero init, sampling at ``times``.
 
@@ -149,13 +184,18 @@ def scalar_run(
     giving C1(1) = eta sigma'(0) (1 + slope)/2 sx2. v2 = ||V*||_F^2. Pure-Python floats (~0.3-0.8 us/step).
     t_decay: the step schedule of :func:`step_at` (0: constant). logit_gain: lam^2 for positional
     encodings with P^T P = lam I (the logit step is eta lam^2 / D, derivation Sect. 4.2; 1: P^T P = I).
+    start: (t_0, C1, g), a run to continue from step t_0 (its last sample), bit-identical to running on
+    (the default: zero init at t_0 = 0); every time must be >= t_0.
     """
     D, K = check_int("D", D, low=2), check_int("K", K, low=1)
     if K >= D:
         raise ValueError(f"K must lie in [1, D-1] for the gap recursion, got K={K}, D={D}")
     eta, sx2, v2 = check_positive("eta", eta), check_positive("sx2", sx2), check_positive("v2", v2)
     act = act or M.Act("linear")
-    ts = [check_int("time", int(t), low=0) for t in times]
+    t_now, C1, g = check_int("start time", start[0], low=0), float(start[1]), float(start[2])
+    if t_now == 0 and (C1, g) != (0.0, 0.0):
+        raise ValueError(f"a run starting at t = 0 starts at the zero init, got C1 = {C1}, g = {g}")
+    ts = [check_int("time", int(t), low=t_now) for t in times]
     if any(b <= a for a, b in itertools.pairwise(ts)):
         raise ValueError("times must be strictly increasing")
     gam, b1, b2 = M.kernel_coefs(act)
@@ -163,8 +203,6 @@ def scalar_run(
     t_decay, gain = check_real("t_decay", t_decay, low=0.0), check_positive("logit_gain", logit_gain)
     DmK, c, es, el, invK = float(D - K), sx2 * v2, eta * sx2, eta * gain, 1.0 / K
     exp, sqrt, asin = math.exp, math.sqrt, math.asin
-    C1 = g = 0.0
-    t_now = 0
     out = []
     for t in ts:
         n = t - t_now
@@ -270,51 +308,71 @@ def circulant_run(
     mu: float = 0.0,
     t_decay: float = 0.0,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`circulant_run_batched` for one V* (M, d): (excess (n_t,), W_V (n_t, M, d), a (n_t, D))."""
+    ex, w, a = circulant_run_batched(s_col, V[None], eta, times, sx2, mu, t_decay)
+    return ex[0], w[0], a[0]
+
+
+def circulant_run_batched(
+    s_col: np.ndarray,
+    V: np.ndarray,
+    eta: float,
+    times: Sequence[int],
+    sx2: float = 1.0,
+    mu: float = 0.0,
+    t_decay: float = 0.0,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Linear sigma, circulant column-stochastic S* (column i = column 0 shifted by i), iid entries of mean
     ``mu`` and variance ``sx2``: every column of A stays the shift of one column a = softmax(lam). Iterates
     (W_V (M, d), lam (D,)) from zero init with the gradients of
     :func:`~verify.zhang2026.model.linear_loss_grad` restricted to this symmetric set:
     grad W_V = sx2 D (|a|^2 W_V - <s, a> V*) - mu^2 D (V* - W_V) 1 1^T,
     lam <- lam - (eta/D) a * (G - <a, G>), G = sx2 (|W_V|^2 a - <V*, W_V> s) (the mean term's
-    attention gradient is constant in each column and cancels in the softmax). t_decay: the step
-    schedule of :func:`step_at` (0: constant).
-    Returns (excess (n_t,), W_V (n_t, M, d), a (n_t, D)) at ``times``."""
+    attention gradient is constant in each column and cancels in the softmax), for n teachers V* (n, M, d)
+    at once (each run's values from its own slices only). t_decay: the step schedule of :func:`step_at`
+    (0: constant). Returns (excess (n, n_t), W_V (n, n_t, M, d), a (n, n_t, D)) at ``times``."""
     s = check_array("s_col", s_col, ndim=1)
-    V = check_array("V", V, ndim=2)
+    V = check_array("V", V, ndim=3)
     if not abs(s.sum() - 1.0) < 1e-12:
         raise ValueError(f"s_col must sum to 1 (column-stochastic S*), got {s.sum()}")
-    D = s.size
+    D_ = s.size
     eta, sx2 = check_positive("eta", eta), check_positive("sx2", sx2)
     mu = check_real("mu", mu)
     ts = [check_int("time", int(t), low=0) for t in times]
     if any(b <= a for a, b in itertools.pairwise(ts)):
         raise ValueError("times must be strictly increasing")
-    W, lam, t_now = np.zeros_like(V), np.zeros(D), 0
-    vv, ss, ones_d = float(np.vdot(V, V)), float(s @ s), np.ones(V.shape[1])
+    runs = V.shape[0]
+    W, lam, t_now = np.zeros_like(V), np.zeros((runs, D_)), 0
+    sb = np.broadcast_to(s, lam.shape)
+    vv, ss = M.inner(V, V), float(s @ s)
+
+    def column(lam: np.ndarray) -> np.ndarray:
+        z = np.exp(lam - lam.max(axis=1, keepdims=True))
+        return z / z.sum(axis=1, keepdims=True)
+
     out_e, out_w, out_a = [], [], []
     for t in ts:
         for k in range(t_now, t):
             et = step_at(eta, k, t_decay)
-            es, el, em = et * sx2 * D, et * sx2 / D, et * mu * mu * D
-            z = np.exp(lam - lam.max())
-            a = z / z.sum()
-            G = float(np.vdot(W, W)) * a - float(np.vdot(V, W)) * s
-            gl = a * (G - a @ G)
-            step = es * ((a @ a) * W - (s @ a) * V)
+            es, el, em = et * sx2 * D_, et * sx2 / D_, et * mu * mu * D_
+            a = column(lam)
+            G = M.inner(W, W)[:, None] * a - M.inner(V, W)[:, None] * s
+            gl = a * (G - M.inner(a, G)[:, None])
+            step = es * (M.inner(a, a)[:, None, None] * W - M.inner(sb, a)[:, None, None] * V)
             if mu:
-                step = step - em * (V - W).sum(axis=1, keepdims=True)
+                step = step - em * (V - W).sum(axis=2, keepdims=True)
             W = W - step
             lam = lam - el * gl
         t_now = t
-        z = np.exp(lam - lam.max())
-        a = z / z.sum()
-        vw, ww = float(np.sum(V * W)), float(np.sum(W * W))
-        ex = 0.5 * sx2 * D * (vv * ss - 2 * vw * float(s @ a) + ww * float(a @ a))
-        ex += 0.5 * mu * mu * D * float(np.sum(((V - W) @ ones_d) ** 2))
+        a = column(lam)
+        vw, ww = M.inner(V, W), M.inner(W, W)
+        r = (V - W).sum(axis=2)  # (n, M): the mean residual per output / mu
+        ex = 0.5 * sx2 * D_ * (vv * ss - 2 * vw * M.inner(sb, a) + ww * M.inner(a, a))
+        ex = ex + 0.5 * mu * mu * D_ * M.inner(r, r)
         out_e.append(ex)
         out_w.append(W.copy())
         out_a.append(a)
-    return np.array(out_e), np.array(out_w), np.array(out_a)
+    return np.stack(out_e, axis=1), np.stack(out_w, axis=1), np.stack(out_a, axis=1)
 
 
 def log_times(t_lo: int, t_max: int, per_decade: int = 10) -> np.ndarray:
@@ -399,6 +457,16 @@ def circulant_problem(rng: np.random.Generator, sz: Size, vnorm: float) -> tuple
     return D.s_circulant(sz.D, sz.K), D.random_v(sz.M, sz.d, rng, vnorm), M.random_orthogonal(sz.D, rng)
 
 
+def seeds_of(ctx: Ctx) -> list[Ctx]:
+    """ctx at each seed of its seed set (a batched claim's seeds, in order)."""
+    return [ctx.for_seed(s) for s in ctx.seed_set]
+
+
+def stacked(rows: Sequence[Sequence[np.ndarray]]) -> list[np.ndarray]:
+    """The runs' arrays stacked on a leading run axis: rows of (V, S, P, ...) -> [V (n, ...), S, P, ...]."""
+    return [np.stack(col) for col in zip(*rows, strict=True)]
+
+
 def closedform_checks(
     ctx: Ctx, sz: Size, N: int, rtol: float, eps: float, atol_rel: float
 ) -> tuple[list[tuple[str, float]], list[tuple[str, GradReport]]]:
@@ -457,52 +525,57 @@ def closedform_checks(
     return mc_z, reports
 
 
-def p_invariance(ctx: Ctx, sz: Size, eta: float, steps: int) -> tuple[float, list[str]]:
-    """Max difference of (A, W_V) over 10 checkpoints between P = I and two random orthogonal P, linear
-    and leaky ReLU (cycle GCN teacher at K = 3, circulant otherwise). Returns (worst, notes)."""
-    rng = ctx.rng(1)
+def p_invariance(ctx: Ctx, sz: Size, eta: float, steps: int) -> list[tuple[float, list[str]]]:
+    """Per seed of ``ctx.seed_set`` (all seeds' runs in one batch): max difference of (A, W_V) over 10
+    checkpoints between P = I and two random orthogonal P, linear and leaky ReLU (cycle GCN teacher at
+    K = 3, circulant otherwise). Returns [(worst, notes)] per seed."""
     S = D.s_gcn_cycle(sz.D, 3) if sz.K == 3 else D.s_circulant(sz.D, sz.K)
-    V = D.random_v(sz.M, sz.d, rng, 2.0)
-    Ps = [np.eye(sz.D), M.random_orthogonal(sz.D, ctx.rng(2)), M.random_orthogonal(sz.D, ctx.rng(3))]
+    probs = []
+    for c in seeds_of(ctx):
+        V = D.random_v(sz.M, sz.d, c.rng(1), 2.0)
+        Ps = [np.eye(sz.D), M.random_orthogonal(sz.D, c.rng(2)), M.random_orthogonal(sz.D, c.rng(3))]
+        probs += [(V, S, P) for P in Ps]
     times = log_times(1, steps, 3)
-    worst, notes = 0.0, []
+    out: list[tuple[float, list[str]]] = [(0.0, []) for _ in ctx.seed_set]
     for act in (LIN, LEAKY):
-        runs = [population_gd(V, S, P, eta, times, act=act) for P in Ps]
-        dev = max(
-            max(float(np.abs(r.A - runs[0].A).max()), float(np.abs(r.W_V - runs[0].W_V).max()))
-            for r in runs[1:]
-        )
-        notes.append(f"{act.name}: max |dA|, |dW_V| over {len(times)} checkpoints = {dev:.2e}")
-        worst = max(worst, dev)
-    return worst, notes
+        runs = population_gd_batched(*stacked(probs), eta, times, act=act)
+        for i, (worst, notes) in enumerate(out):
+            r0, *rest = runs[3 * i : 3 * i + 3]
+            dev = max(max(float(np.abs(r.A - r0.A).max()), float(np.abs(r.W_V - r0.W_V).max())) for r in rest)
+            notes.append(f"{act.name}: max |dA|, |dW_V| over {len(times)} checkpoints = {dev:.2e}")
+            out[i] = (max(worst, dev), notes)
+    return out
 
 
 def scalar_reduction_deviation(
     ctx: Ctx, sz: Size, eta: float, sx2: float, steps: int
-) -> tuple[float, list[str], int]:
-    """Max of |C1 - C1~|, |g - g~|, |excess - excess~| / excess(0) between full-matrix GD and the scalar
-    recursion over log-spaced checkpoints, linear and leaky ReLU. Returns (worst, notes, last step)."""
-    rng = ctx.rng(1)
-    S, V, P = circulant_problem(rng, sz, 2.0)
-    v2 = float(np.sum(V * V))
+) -> list[tuple[float, list[str], int]]:
+    """Per seed of ``ctx.seed_set`` (the full-matrix runs of all seeds in one batch): max of |C1 - C1~|,
+    |g - g~|, |excess - excess~| / excess(0) between full-matrix GD and the scalar recursion over
+    log-spaced checkpoints, linear and leaky ReLU. Returns [(worst, notes, last step)] per seed."""
+    probs = [circulant_problem(c.rng(1), sz, 2.0) for c in seeds_of(ctx)]
     times = log_times(1, steps, 4)
-    worst, notes = 0.0, []
+    out: list[tuple[float, list[str], int]] = [(0.0, [], int(times[-1])) for _ in probs]
+    Sb, Vb, Pb = stacked(probs)
     for act in (LIN, LEAKY):
-        full = population_gd(V, S, P, eta, times, act=act, sx2=sx2)
-        sc = scalar_run(sz.D, sz.K, eta, times, sx2, v2, act)
-        C1 = np.einsum("tmd,md->t", full.W_V, V) / v2
-        g = np.array([M.scalar_from_matrix(w, P, S)[2] for w in full.W_KQ])
-        e0 = M.scalar_excess(0.0, 0.0, sz.D, sz.K, sx2, v2, act)
-        dev = max(
-            float(np.abs(C1 - sc.C1).max()),
-            float(np.abs(g - sc.g).max()),
-            float(np.abs(full.excess - sc.excess).max() / e0),
-        )
-        notes.append(
-            f"{act.name}: max deviation {dev:.2e} over {steps} steps (final excess {full.excess[-1]:.4g})"
-        )
-        worst = max(worst, dev)
-    return worst, notes, int(times[-1])
+        fulls = population_gd_batched(Vb, Sb, Pb, eta, times, act=act, sx2=sx2)
+        for i, ((S, V, P), full) in enumerate(zip(probs, fulls, strict=True)):
+            v2 = float(np.sum(V * V))
+            sc = scalar_run(sz.D, sz.K, eta, times, sx2, v2, act)
+            C1 = np.einsum("tmd,md->t", full.W_V, V) / v2
+            g = np.array([M.scalar_from_matrix(w, P, S)[2] for w in full.W_KQ])
+            e0 = M.scalar_excess(0.0, 0.0, sz.D, sz.K, sx2, v2, act)
+            dev = max(
+                float(np.abs(C1 - sc.C1).max()),
+                float(np.abs(g - sc.g).max()),
+                float(np.abs(full.excess - sc.excess).max() / e0),
+            )
+            worst, notes, last = out[i]
+            notes.append(
+                f"{act.name}: max deviation {dev:.2e} over {steps} steps (final excess {full.excess[-1]:.4g})"
+            )
+            out[i] = (max(worst, dev), notes, last)
+    return out
 
 
 @dataclass(frozen=True)
@@ -521,41 +594,56 @@ class Alignment:
 
 def alignment(
     ctx: Ctx, sz: Size, eta: float, steps: int, N_mc: int, steps_mc: int, mu: float = 0.0
-) -> Alignment:
-    """Rows of W_V against the rows of V* (unequal row norms) along population GD (linear, leaky ReLU)
-    and after ``steps_mc`` GD steps on a fixed sample of N_mc Gaussian inputs (leaky ReLU). mu: the mean
-    of the input entries of the linear population run (the leaky closed form needs centred Gaussian
-    inputs and runs at mean 0; the Monte Carlo sample is shifted by mu)."""
-    rng = ctx.rng(1)
-    S, P = D.s_circulant(sz.D, sz.K), M.random_orthogonal(sz.D, rng)
-    V = rng.standard_normal((sz.M, sz.d)) * np.array([0.5, 1.0, 2.0])[: sz.M, None]  # unequal row norms
+) -> list[Alignment]:
+    """Per seed of ``ctx.seed_set`` (all seeds' runs in one batch): rows of W_V against the rows of V*
+    (unequal row norms) along population GD (linear, leaky ReLU) and after ``steps_mc`` GD steps on a
+    fixed sample of N_mc Gaussian inputs (leaky ReLU). mu: the mean of the input entries of the linear
+    population run (the leaky closed form needs centred Gaussian inputs and runs at mean 0; the Monte
+    Carlo sample is shifted by mu)."""
+    rngs = [c.rng(1) for c in seeds_of(ctx)]
+    probs = []
+    for rng in rngs:
+        S, P = D.s_circulant(sz.D, sz.K), M.random_orthogonal(sz.D, rng)
+        V = rng.standard_normal((sz.M, sz.d)) * np.array([0.5, 1.0, 2.0])[: sz.M, None]  # unequal row norms
+        probs.append((V, S, P))
+    Vb, Sb, Pb = stacked(probs)
     times = log_times(1, steps, 4)
-    out, min_mult = {}, np.inf
+    out: list[dict] = [{"min_mult": np.inf} for _ in probs]
     for act in (LIN, LEAKY):
-        run = population_gd(V, S, P, eta, times, act=act, mu=mu if act.name == "linear" else 0.0)
-        mult = np.einsum("tmd,md->tm", run.W_V, V) / np.sum(V * V, axis=1)  # per-row multiples
-        resid = np.linalg.norm(run.W_V - mult[:, :, None] * V, axis=(1, 2)) / np.linalg.norm(
-            run.W_V, axis=(1, 2)
-        )
-        cos = np.einsum("tmd,md->tm", run.W_V, V) / (
-            np.linalg.norm(run.W_V, axis=2) * np.linalg.norm(V, axis=1)
-        )
-        min_mult = min(min_mult, float(mult.min()))
-        if act.name == "linear":
-            out.update(
-                resid=float(resid.max()), spread=float(np.ptp(mult, axis=1).max()), c1=float(mult[0, 0])
+        runs = population_gd_batched(Vb, Sb, Pb, eta, times, act=act, mu=mu if act.name == "linear" else 0.0)
+        for o, (V, _, _), run in zip(out, probs, runs, strict=True):
+            mult = np.einsum("tmd,md->tm", run.W_V, V) / np.sum(V * V, axis=1)  # per-row multiples
+            resid = np.linalg.norm(run.W_V - mult[:, :, None] * V, axis=(1, 2)) / np.linalg.norm(
+                run.W_V, axis=(1, 2)
             )
-        else:
-            out["cos"] = float(cos.min())
-    X = rng.standard_normal((N_mc, sz.d, sz.D)) + mu
-    batch = D.Sample(X, LEAKY(np.matmul(V, X) @ S), P)
+            cos = np.einsum("tmd,md->tm", run.W_V, V) / (
+                np.linalg.norm(run.W_V, axis=2) * np.linalg.norm(V, axis=1)
+            )
+            o["min_mult"] = min(o["min_mult"], float(mult.min()))
+            if act.name == "linear":
+                o.update(
+                    resid=float(resid.max()), spread=float(np.ptp(mult, axis=1).max()), c1=float(mult[0, 0])
+                )
+            else:
+                o["cos"] = float(cos.min())
+    X = np.stack([rng.standard_normal((N_mc, sz.d, sz.D)) + mu for rng in rngs])
+    batch = D.Sample(X, LEAKY(np.matmul(Vb[:, None], X) @ Sb[:, None]), Pb)
     model = M.PositionAttention(LEAKY)
-    tr = gradient_descent(
-        M.Params.zeros(sz.M, sz.d, sz.D), lambda th: model.loss_and_grad(th, batch), eta, steps_mc
+    trs = gradient_descent_batched(
+        {"W_V": np.zeros_like(Vb), "W_KQ": np.zeros_like(Pb)},
+        lambda th: model.loss_and_grad_batched(th, batch),
+        eta,
+        steps_mc,
+        norms=False,
     )
-    W = tr.params.W_V
-    cos_mc = float((np.sum(W * V, axis=1) / (np.linalg.norm(W, axis=1) * np.linalg.norm(V, axis=1))).min())
-    return Alignment(out["resid"], out["spread"], out["c1"], out["cos"], min_mult, cos_mc, times)
+    res = []
+    for o, (V, _, _), tr in zip(out, probs, trs, strict=True):
+        W = tr.params["W_V"]
+        cos_mc = float(
+            (np.sum(W * V, axis=1) / (np.linalg.norm(W, axis=1) * np.linalg.norm(V, axis=1))).min()
+        )
+        res.append(Alignment(o["resid"], o["spread"], o["c1"], o["cos"], o["min_mult"], cos_mc, times))
+    return res
 
 
 @dataclass(frozen=True)
@@ -572,55 +660,76 @@ class KQStructure:
 
 def kq_structure(
     ctx: Ctx, sz: Size, eta: float, steps: int, weights: tuple[float, ...] | None = None
-) -> KQStructure:
-    """The two-level structure of W_KQ over log-spaced checkpoints t >= 2 (linear sigma). weights: None
-    for a uniform-K teacher, else a circulant teacher with these K weights on its support."""
-    rng = ctx.rng(1)
+) -> list[KQStructure]:
+    """Per seed of ``ctx.seed_set`` (all seeds' runs in one batch): the two-level structure of W_KQ over
+    log-spaced checkpoints t >= 2 (linear sigma). weights: None for a uniform-K teacher, else a circulant
+    teacher with these K weights on its support."""
     if weights is not None:
         S = D.s_weighted(sz.D, np.array(weights, dtype=np.float64))
     else:
         S = D.s_gcn_cycle(sz.D, sz.K) if sz.K % 2 else D.s_circulant(sz.D, sz.K)
-    V, P = D.random_v(sz.M, sz.d, rng, 2.0), M.random_orthogonal(sz.D, rng)
+    probs = []
+    for c in seeds_of(ctx):
+        rng = c.rng(1)
+        V, P = D.random_v(sz.M, sz.d, rng, 2.0), M.random_orthogonal(sz.D, rng)
+        probs.append((V, S, P))
     times = log_times(1, steps, 4)
-    run = population_gd(V, S, P, eta, times)
     on = S > 0
-    first_zero = bool(np.all(run.W_KQ[0] == 0.0)) and times[0] == 1
-    sp_on, sp_off, rat = 0.0, 0.0, 0.0
     ratio_th = to_float(B.kq_level_ratio(sz.D, sz.K))
-    for w in run.W_KQ[1:]:
-        L = P.T @ w @ P
-        sp_on = max(sp_on, float(np.ptp(L[on]) / abs(L[on].mean())))
-        sp_off = max(sp_off, float(np.ptp(L[~on]) / abs(L[~on].mean())))
-        C2, C3, _ = M.scalar_from_matrix(w, P, S)
-        rat = max(rat, abs((C2 / C3) / ratio_th - 1.0))
-    C2, C3, _ = M.scalar_from_matrix(run.W_KQ[-1], P, S)
-    C1 = float(np.sum(run.W_V[-1] * V) / np.sum(V * V))
-    return KQStructure(first_zero, sp_on, sp_off, rat, (C1, C2, C3))
+    out = []
+    for (V, _, P), run in zip(probs, population_gd_batched(*stacked(probs), eta, times), strict=True):
+        first_zero = bool(np.all(run.W_KQ[0] == 0.0)) and times[0] == 1
+        sp_on, sp_off, rat = 0.0, 0.0, 0.0
+        for w in run.W_KQ[1:]:
+            L = P.T @ w @ P
+            sp_on = max(sp_on, float(np.ptp(L[on]) / abs(L[on].mean())))
+            sp_off = max(sp_off, float(np.ptp(L[~on]) / abs(L[~on].mean())))
+            C2, C3, _ = M.scalar_from_matrix(w, P, S)
+            rat = max(rat, abs((C2 / C3) / ratio_th - 1.0))
+        C2, C3, _ = M.scalar_from_matrix(run.W_KQ[-1], P, S)
+        C1 = float(np.sum(run.W_V[-1] * V) / np.sum(V * V))
+        out.append(KQStructure(first_zero, sp_on, sp_off, rat, (C1, C2, C3)))
+    return out
 
 
-def deqk_run(ctx: Ctx, sz: Size, eta: float, sx2: float, steps: int) -> tuple[np.ndarray, np.ndarray, float]:
-    """D = K (S* = 1 1^T / D), linear sigma: the excess at t = 0..steps in the cancellation-free Kronecker
-    form, bounds.zhang2026.deqk_excess at the same t, and max |W_KQ^(t)|."""
-    rng = ctx.rng(1)
-    S, V, P = (
-        np.full((sz.D, sz.D), 1.0 / sz.D),
-        D.random_v(sz.M, sz.d, rng, 1.5),
-        M.random_orthogonal(sz.D, rng),
-    )
-    v2 = float(np.sum(V * V))
+def deqk_run(
+    ctx: Ctx, sz: Size, eta: float, sx2: float, steps: int
+) -> list[tuple[np.ndarray, np.ndarray, float]]:
+    """Per seed of ``ctx.seed_set`` (all seeds' runs in one batch): D = K (S* = 1 1^T / D), linear sigma:
+    the excess at t = 0..steps in the cancellation-free Kronecker form, bounds.zhang2026.deqk_excess at the
+    same t, and max |W_KQ^(t)|."""
+    S = np.full((sz.D, sz.D), 1.0 / sz.D)
+    probs = []
+    for c in seeds_of(ctx):
+        rng = c.rng(1)
+        probs.append((D.random_v(sz.M, sz.d, rng, 1.5), S, M.random_orthogonal(sz.D, rng)))
     times = np.arange(0, steps + 1)
-    run = population_gd(V, S, P, eta, times, sx2=sx2)
-    ex = np.array([M.linear_excess_residual(w, a, V, S, sx2) for w, a in zip(run.W_V, run.A, strict=True)])
-    th = np.array([to_float(B.deqk_excess(int(t), eta, sx2, v2)) for t in times])
-    return ex, th, float(np.abs(run.W_KQ).max())
+    out = []
+    for (V, _, _), run in zip(
+        probs, population_gd_batched(*stacked(probs), eta, times, sx2=sx2), strict=True
+    ):
+        v2 = float(np.sum(V * V))
+        ex = np.array(
+            [M.linear_excess_residual(w, a, V, S, sx2) for w, a in zip(run.W_V, run.A, strict=True)]
+        )
+        th = np.array([to_float(B.deqk_excess(int(t), eta, sx2, v2)) for t in times])
+        out.append((ex, th, float(np.abs(run.W_KQ).max())))
+    return out
 
 
-def k0_drift(ctx: Ctx, sz: Size, eta: float, steps: int) -> float:
-    """K = 0 (S* = 0), linear sigma: max over all steps of |W_V|, |W_KQ| and the excess."""
-    rng = ctx.rng(1)
-    S, V, P = np.zeros((sz.D, sz.D)), D.random_v(sz.M, sz.d, rng, 2.0), M.random_orthogonal(sz.D, rng)
-    run = population_gd(V, S, P, eta, np.arange(steps + 1))
-    return max(float(np.abs(run.W_V).max()), float(np.abs(run.W_KQ).max()), float(np.abs(run.excess).max()))
+def k0_drift(ctx: Ctx, sz: Size, eta: float, steps: int) -> list[float]:
+    """Per seed of ``ctx.seed_set`` (all seeds' runs in one batch): K = 0 (S* = 0), linear sigma: max over
+    all steps of |W_V|, |W_KQ| and the excess."""
+    S = np.zeros((sz.D, sz.D))
+    probs = []
+    for c in seeds_of(ctx):
+        rng = c.rng(1)
+        probs.append((D.random_v(sz.M, sz.d, rng, 2.0), S, M.random_orthogonal(sz.D, rng)))
+    runs = population_gd_batched(*stacked(probs), eta, np.arange(steps + 1))
+    return [
+        max(float(np.abs(r.W_V).max()), float(np.abs(r.W_KQ).max()), float(np.abs(r.excess).max()))
+        for r in runs
+    ]
 
 
 def monotone_run(
@@ -680,48 +789,62 @@ class Weighted:
 
 def weighted_support(
     V: np.ndarray, P: np.ndarray, eta: float, times: np.ndarray, t_decay: float = 0.0
-) -> Weighted:
-    """Non-uniform weights (0.6, 0.3, 0.1) on a circulant 3-support: the one-column reduction sampled at
-    ``times`` (step schedule ``t_decay``, :func:`step_at`), validated against full-matrix GD (constant
-    step) over 300 steps first."""
-    S = D.s_weighted(P.shape[0], np.array([0.6, 0.3, 0.1]))
+) -> list[Weighted]:
+    """Non-uniform weights (0.6, 0.3, 0.1) on a circulant 3-support, for n problems V (n, M, d), P
+    (n, D, D) at once: the one-column reduction sampled at ``times`` (step schedule ``t_decay``,
+    :func:`step_at`), validated against full-matrix GD (constant step) over 300 steps first."""
+    S = D.s_weighted(P.shape[1], np.array([0.6, 0.3, 0.1]))
     tv = log_times(1, 300, 3)
-    full = population_gd(V, S, P, eta, tv)
-    _, w_c, a_c = circulant_run(S[:, 0], V, eta, tv)
-    dev = max(float(np.abs(full.A[:, :, 0] - a_c).max()), float(np.abs(full.W_V - w_c).max()))
+    fulls = population_gd_batched(V, np.broadcast_to(S, P.shape), P, eta, tv)
+    _, w_c, a_c = circulant_run_batched(S[:, 0], V, eta, tv)
     tt = np.asarray(times)
-    return Weighted(dev, tt, circulant_run(S[:, 0], V, eta, tt, t_decay=t_decay)[0], int(tt[-1]))
+    ex = circulant_run_batched(S[:, 0], V, eta, tt, t_decay=t_decay)[0]
+    return [
+        Weighted(
+            max(float(np.abs(full.A[:, :, 0] - a_c[i]).max()), float(np.abs(full.W_V - w_c[i]).max())),
+            tt,
+            ex[i],
+            int(tt[-1]),
+        )
+        for i, full in enumerate(fulls)
+    ]
 
 
 def dense_teacher_steps(
-    rng: np.random.Generator, V: np.ndarray, P: np.ndarray, eta: float, steps: int, below: float
-) -> tuple[float, float]:
-    """A dense positive column-stochastic S* (entries U(0.5, 1.5), normalised): (steps until the excess
-    is below ``below``, or steps + 1 if never; final excess)."""
-    n = P.shape[0]
-    Sd = rng.uniform(0.5, 1.5, (n, n))
-    Sd /= Sd.sum(axis=0)
+    rngs: Sequence[np.random.Generator], V: np.ndarray, P: np.ndarray, eta: float, steps: int, below: float
+) -> list[tuple[float, float]]:
+    """For each run (its generator of ``rngs``, V (n, M, d), P (n, D, D); all runs in one batch, each
+    stopping on its own) a dense positive column-stochastic S* (entries U(0.5, 1.5), normalised): (steps
+    until the excess is below ``below``, or steps + 1 if never; final excess)."""
+    n = P.shape[1]
+    Sd = np.stack([rng.uniform(0.5, 1.5, (n, n)) for rng in rngs])
+    Sd /= Sd.sum(axis=1, keepdims=True)
     model, pop = M.PositionAttention(LIN), D.Population(V, Sd, P)
-    tr = gradient_descent(
-        M.Params(np.zeros_like(V), np.zeros((n, n))),
-        lambda th: model.loss_and_grad(th, pop),
+    trs = gradient_descent_batched(
+        {"W_V": np.zeros_like(V), "W_KQ": np.zeros_like(P)},
+        lambda th: model.loss_and_grad_batched(th, pop),
         eta,
         steps,
         stop_below=below,
+        norms=False,
     )
-    reached = tr.loss.size - 1 if tr.loss[-1] < below else steps + 1
-    return float(reached), float(tr.loss[-1])
+    return [(float(tr.loss.size - 1 if tr.loss[-1] < below else steps + 1), float(tr.loss[-1])) for tr in trs]
 
 
 def unequal_sums_floor(
-    rng: np.random.Generator, V: np.ndarray, P: np.ndarray, eta: float, steps: int
-) -> tuple[float, np.ndarray, float]:
-    """Circulant K = 2 teacher with column sums U(0.7, 1.3): (the minimised floor of the closed form,
-    relative gaps of GD to it at steps / 10 and steps, the final GD excess)."""
-    Sc = D.s_circulant(P.shape[0], 2) * rng.uniform(0.7, 1.3, P.shape[0])[None, :]
-    run_c = population_gd(V, Sc, P, eta, [steps // 10, steps])
-    floor = min_closed_form(V, Sc, P, starts=[(run_c.W_V[-1], M.logits(run_c.W_KQ[-1], P))])
-    return floor, (run_c.excess - floor) / floor, float(run_c.excess[-1])
+    rngs: Sequence[np.random.Generator], V: np.ndarray, P: np.ndarray, eta: float, steps: int
+) -> list[tuple[float, np.ndarray, float]]:
+    """For each run (its generator of ``rngs``, V (n, M, d), P (n, D, D); the GD runs in one batch) a
+    circulant K = 2 teacher with column sums U(0.7, 1.3): (the minimised floor of the closed form, relative
+    gaps of GD to it at steps / 10 and steps, the final GD excess)."""
+    n = P.shape[1]
+    Sc = np.stack([D.s_circulant(n, 2) * rng.uniform(0.7, 1.3, n)[None, :] for rng in rngs])
+    out = []
+    for i, run in enumerate(population_gd_batched(V, Sc, P, eta, [steps // 10, steps])):
+        start = (run.W_V[-1], M.logits(run.W_KQ[-1], P[i]))
+        floor = min_closed_form(V[i], Sc[i], P[i], starts=[start])
+        out.append((floor, (run.excess - floor) / floor, float(run.excess[-1])))
+    return out
 
 
 def min_closed_form(

@@ -21,7 +21,9 @@ is the *excess* loss (the noise floor removed). Gradients are hand-derived (neve
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -47,20 +49,51 @@ class Params(ParamBlocks):
 
 
 def logits(W_KQ: np.ndarray, P: np.ndarray) -> np.ndarray:
-    """Lam = P^T W_KQ P / sqrt(D), shape (D, D); entry (j, i) = key j, query i."""
-    D = P.shape[0]
-    return P.T @ W_KQ @ P / math.sqrt(D)
+    """Lam = P^T W_KQ P / sqrt(D), shape (..., D, D) (any leading run axes); entry (j, i) = key j,
+    query i."""
+    D = P.shape[-1]
+    return P.swapaxes(-1, -2) @ W_KQ @ P / math.sqrt(D)
 
 
 def attention(W_KQ: np.ndarray, P: np.ndarray) -> np.ndarray:
-    """A = S(W_KQ) = column-softmax of the logits, shape (D, D), columns sum to 1."""
+    """A = S(W_KQ) = column-softmax of the logits, shape (..., D, D), columns sum to 1."""
     return softmax(logits(W_KQ, P), axis=-2)
 
 
 def kq_backward(A: np.ndarray, G_A: np.ndarray, P: np.ndarray) -> np.ndarray:
-    """dL/dW_KQ = P (dL/dLam) P^T / sqrt(D) from dL/dA = G_A (column-softmax backprop)."""
-    D = P.shape[0]
-    return P @ softmax_vjp(A, G_A, axis=-2) @ P.T / math.sqrt(D)
+    """dL/dW_KQ = P (dL/dLam) P^T / sqrt(D) from dL/dA = G_A (column-softmax backprop), (..., D, D)."""
+    D = P.shape[-1]
+    return P @ softmax_vjp(A, G_A, axis=-2) @ P.swapaxes(-1, -2) / math.sqrt(D)
+
+
+def inner(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """<a_s, b_s> of each run s over all its other axes: (n, ...) x (n, ...) -> (n,). Each run's sum is a
+    pairwise sum of its own entries only, so it does not depend on the other runs of the batch."""
+    p = a * b
+    return np.add.reduce(p.reshape(p.shape[0], -1), axis=1)
+
+
+def grams(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(<x_s, x_s>, <x_s, y_s>, <y_s, y_s>) of each run s (n,) by one Gram product per run (one call for
+    three inner products of small blocks; each run's values from its own slices only)."""
+    n = x.shape[0]
+    F = np.concatenate((x.reshape(n, 1, -1), y.reshape(n, 1, -1)), axis=1)  # (n, 2, k)
+    G = F @ F.swapaxes(1, 2)
+    return G[:, 0, 0], G[:, 0, 1], G[:, 1, 1]
+
+
+def _runs(x: np.ndarray) -> np.ndarray:
+    """(n,) -> (n, 1, 1): a per-run scalar against (n, ., .) blocks."""
+    return x[:, None, None]
+
+
+def one(
+    batched: Callable[..., tuple[np.ndarray, Grads]], *arrays: np.ndarray, **kw: Any
+) -> tuple[float, Grads]:
+    """A batched loss-and-gradient function on one problem: each array gains a leading run axis of
+    length one, and the loss and the gradient blocks lose it (the unbatched model is a batch of one)."""
+    loss, g = batched(*(np.asarray(a)[None] for a in arrays), **kw)
+    return float(loss[0]), {k: v[0] for k, v in g.items()}
 
 
 def random_orthogonal(D: int, rng: np.random.Generator) -> np.ndarray:
@@ -99,6 +132,42 @@ class Act:
         return np.where(z > 0, 1.0, np.where(z < 0, self.slope, self.dprime0))
 
 
+def linear_loss_grad_batched(
+    W_V: np.ndarray,
+    W_KQ: np.ndarray,
+    P: np.ndarray,
+    V: np.ndarray,
+    S: np.ndarray,
+    sx2: float = 1.0,
+    mu: float = 0.0,
+) -> tuple[np.ndarray, Grads]:
+    """Excess population loss and its gradients for sigma = id (derived closed form), for n problems at
+    once: W_V, V (n, M, d); W_KQ, P, S (n, D, D).
+
+    Entries of X iid with mean ``mu`` and variance ``sx2``: with E[X B X^T] = sx2 tr(B) I for the centred
+    part, ``excess = sx2/2 [||V||^2 ||S||^2 - 2 <V,W_V><S,A> + ||W_V||^2 ||A||^2]
+    + mu^2/2 ||V 1_d (1^T S) - W_V 1_d 1^T||^2``. Returns (excess (n,), {"W_V": (n, M, d), "W_KQ":
+    (n, D, D)}); every run's values are computed from its own slices only.
+    """
+    A = attention(W_KQ, P)
+    vv, vw, ww = grams(V, W_V)
+    ss, sa, aa = grams(S, A)
+    loss = 0.5 * sx2 * (vv * ss - 2.0 * vw * sa + ww * aa)
+    g_v = sx2 * (_runs(aa) * W_V - _runs(sa) * V)
+    g_a = sx2 * (_runs(ww) * A - _runs(vw) * S)
+    if mu != 0.0:
+        w = W_V.sum(axis=-1)  # (n, M)
+        # the mean residual / mu, (n, M, D): V 1_d (1^T S) - W_V 1_d (1^T A)
+        R = (
+            V.sum(axis=-1)[:, :, None] * S.sum(axis=-2)[:, None, :]
+            - w[:, :, None] * A.sum(axis=-2)[:, None, :]
+        )
+        loss = loss + 0.5 * mu * mu * inner(R, R)
+        g_v = g_v - mu * mu * R.sum(axis=-1)[:, :, None]
+        g_a = g_a - mu * mu * (w[:, None, :] @ R)
+    return loss, {"W_V": g_v, "W_KQ": kq_backward(A, g_a, P)}
+
+
 def linear_loss_grad(
     W_V: np.ndarray,
     W_KQ: np.ndarray,
@@ -108,27 +177,9 @@ def linear_loss_grad(
     sx2: float = 1.0,
     mu: float = 0.0,
 ) -> tuple[float, Grads]:
-    """Excess population loss and its gradients for sigma = id (derived closed form).
-
-    Entries of X iid with mean ``mu`` and variance ``sx2``: with E[X B X^T] = sx2 tr(B) I for the centred
-    part, ``excess = sx2/2 [||V||^2 ||S||^2 - 2 <V,W_V><S,A> + ||W_V||^2 ||A||^2]
-    + mu^2/2 ||V 1_d (1^T S) - W_V 1_d 1^T||^2``. Returns (excess, {"W_V": (M, d), "W_KQ": (D, D)}).
-    """
-    A = attention(W_KQ, P)
-    vw, sa = float(np.vdot(V, W_V)), float(np.vdot(S, A))
-    vv, ww = float(np.vdot(V, V)), float(np.vdot(W_V, W_V))
-    ss, aa = float(np.vdot(S, S)), float(np.vdot(A, A))
-    loss = 0.5 * sx2 * (vv * ss - 2.0 * vw * sa + ww * aa)
-    g_v = sx2 * (aa * W_V - sa * V)
-    g_a = sx2 * (ww * A - vw * S)
-    if mu != 0.0:
-        u_star, w = V.sum(axis=1), W_V.sum(axis=1)  # (M,)
-        colsum = S.sum(axis=0)  # (D,)
-        R = np.outer(u_star, colsum) - np.outer(w, A.sum(axis=0))  # mean residual / mu, (M, D)
-        loss += 0.5 * mu * mu * float(np.sum(R * R))
-        g_v = g_v - mu * mu * np.outer(R.sum(axis=1), np.ones(W_V.shape[1]))
-        g_a = g_a - mu * mu * np.outer(np.ones(A.shape[0]), w @ R)
-    return loss, {"W_V": g_v, "W_KQ": kq_backward(A, g_a, P)}
+    """:func:`linear_loss_grad_batched` on one problem (W_V (M, d), W_KQ (D, D), ...): (excess, {"W_V":
+    (M, d), "W_KQ": (D, D)})."""
+    return one(linear_loss_grad_batched, W_V, W_KQ, P, V, S, sx2=sx2, mu=mu)
 
 
 def second_moments(X: np.ndarray) -> np.ndarray:
@@ -173,13 +224,66 @@ def linear_excess_residual(
 def _dual_terms(
     W_V: np.ndarray, A: np.ndarray, V: np.ndarray, S: np.ndarray, sx2: float
 ) -> tuple[np.ndarray, ...]:
-    a = sx2 * np.outer(np.sum(W_V * W_V, axis=1), np.sum(A * A, axis=0))  # Var h_mi, (M, D)
-    b = sx2 * np.outer(np.sum(V * V, axis=1), np.sum(S * S, axis=0))  # Var y_mi
-    c = sx2 * np.outer(np.sum(W_V * V, axis=1), np.sum(A * S, axis=0))  # Cov(h_mi, y_mi)
+    """Per run (leading axis n) and entry (m, i): Var h_mi, Var y_mi, Cov(h_mi, y_mi), sqrt(ab - c^2)
+    and arcsin(c / sqrt(ab)), each (n, M, D)."""
+
+    def outer(x: np.ndarray, y: np.ndarray) -> np.ndarray:  # row norms of (n, M, .) x column norms
+        return sx2 * (np.sum(x, axis=-1)[:, :, None] * np.sum(y, axis=-2)[:, None, :])
+
+    a, b, c = outer(W_V * W_V, A * A), outer(V * V, S * S), outer(W_V * V, A * S)
     root = np.sqrt(np.maximum(a * b - c * c, 0.0))
     with np.errstate(divide="ignore", invalid="ignore"):
         rho = np.where(a * b > 0, c / np.sqrt(a * b), 0.0)
     return a, b, c, root, np.arcsin(np.clip(rho, -1.0, 1.0))
+
+
+def _dual_coefs(alpha: float) -> tuple[float, float, float]:
+    """(b1^2, b2^2, gamma) of sigma(z) = b1 z + b2 |z|, b1 = (1+alpha)/2, b2 = (1-alpha)/2."""
+    return (1 + alpha) ** 2 / 4, (1 - alpha) ** 2 / 4, (1 + alpha * alpha) / 2
+
+
+def _dual_value(terms: tuple[np.ndarray, ...], alpha: float) -> np.ndarray:
+    """The dual-kernel excess of each run (n,) from :func:`_dual_terms`."""
+    b1, b2, gam = _dual_coefs(alpha)
+    a, b, c, root, asin = terms
+    v = 0.5 * gam * (a + b) - b1 * c - b2 * (2 / np.pi) * (root + c * asin)
+    return np.add.reduce(v.reshape(v.shape[0], -1), axis=1)
+
+
+def dual_loss_grad_batched(
+    W_V: np.ndarray,
+    W_KQ: np.ndarray,
+    P: np.ndarray,
+    V: np.ndarray,
+    S: np.ndarray,
+    alpha: float,
+    sx2: float = 1.0,
+) -> tuple[np.ndarray, Grads]:
+    """Excess population loss of sigma = leaky ReLU with slope ``alpha`` (ReLU: 0), Gaussian inputs, for
+    n problems at once (shapes as :func:`linear_loss_grad_batched`).
+
+    Per entry (m, i) the pair (h, y) = (w_m^T X a_i, v_m^T X s_i) is bivariate Gaussian with variances
+    a, b and covariance c. Writing sigma(z) = b1 z + b2 |z| (b1 = (1+alpha)/2, b2 = (1-alpha)/2):
+    E sigma(h)^2 = g a with g = (1+alpha^2)/2, and E sigma(h) sigma(y) = b1^2 c + b2^2 (2/pi) J with
+    J = sqrt(ab - c^2) + c arcsin(c / sqrt(ab)); dJ/dc = arcsin(rho), dJ/da = sqrt(ab - c^2)/(2a).
+    Needs every row of W_V nonzero (the closed form is not differentiable at W_V = 0).
+    """
+    if np.any(np.sum(W_V * W_V, axis=-1) == 0.0):
+        raise ValueError(
+            "W_V has a zero row: the dual-kernel loss is not differentiable there; "
+            "use zero_init_grad_dual_batched at W_V = 0"
+        )
+    A = attention(W_KQ, P)
+    b1, b2, gam = _dual_coefs(alpha)
+    terms = _dual_terms(W_V, A, V, S, sx2)
+    a, _, _, root, asin = terms
+    L_a = 0.5 * gam - b2 * (2 / np.pi) * root / (2 * a)  # (n, M, D)
+    L_c = -b1 - b2 * (2 / np.pi) * asin
+    na2, as_ = np.sum(A * A, axis=-2), np.sum(A * S, axis=-2)  # (n, D)
+    nw2, wv = np.sum(W_V * W_V, axis=-1), np.sum(W_V * V, axis=-1)  # (n, M)
+    g_v = 2 * sx2 * (L_a @ na2[:, :, None]) * W_V + sx2 * (L_c @ as_[:, :, None]) * V
+    g_a = 2 * sx2 * A * (nw2[:, None, :] @ L_a) + sx2 * S * (wv[:, None, :] @ L_c)
+    return _dual_value(terms, alpha), {"W_V": g_v, "W_KQ": kq_backward(A, g_a, P)}
 
 
 def dual_loss_grad(
@@ -191,53 +295,37 @@ def dual_loss_grad(
     alpha: float,
     sx2: float = 1.0,
 ) -> tuple[float, Grads]:
-    """Excess population loss of sigma = leaky ReLU with slope ``alpha`` (ReLU: 0), Gaussian inputs.
+    """:func:`dual_loss_grad_batched` on one problem."""
+    return one(dual_loss_grad_batched, W_V, W_KQ, P, V, S, alpha=alpha, sx2=sx2)
 
-    Per entry (m, i) the pair (h, y) = (w_m^T X a_i, v_m^T X s_i) is bivariate Gaussian with variances
-    a, b and covariance c. Writing sigma(z) = b1 z + b2 |z| (b1 = (1+alpha)/2, b2 = (1-alpha)/2):
-    E sigma(h)^2 = g a with g = (1+alpha^2)/2, and E sigma(h) sigma(y) = b1^2 c + b2^2 (2/pi) J with
-    J = sqrt(ab - c^2) + c arcsin(c / sqrt(ab)); dJ/dc = arcsin(rho), dJ/da = sqrt(ab - c^2)/(2a).
-    Needs every row of W_V nonzero (the closed form is not differentiable at W_V = 0).
-    """
-    if np.any(np.sum(W_V * W_V, axis=1) == 0.0):
-        raise ValueError(
-            "W_V has a zero row: the dual-kernel loss is not differentiable there; "
-            "use zero_init_grad_dual at W_V = 0"
-        )
-    A = attention(W_KQ, P)
-    b1, b2, gam = (1 + alpha) ** 2 / 4, (1 - alpha) ** 2 / 4, (1 + alpha * alpha) / 2
-    a, b, c, root, asin = _dual_terms(W_V, A, V, S, sx2)
-    J = root + c * asin
-    loss = float(np.sum(0.5 * gam * (a + b) - b1 * c - b2 * (2 / np.pi) * J))
-    L_a = 0.5 * gam - b2 * (2 / np.pi) * root / (2 * a)  # (M, D)
-    L_c = -b1 - b2 * (2 / np.pi) * asin
-    na2, as_ = np.sum(A * A, axis=0), np.sum(A * S, axis=0)  # (D,)
-    nw2, wv = np.sum(W_V * W_V, axis=1), np.sum(W_V * V, axis=1)  # (M,)
-    g_v = 2 * sx2 * (L_a @ na2)[:, None] * W_V + sx2 * (L_c @ as_)[:, None] * V
-    g_a = 2 * sx2 * A * (nw2 @ L_a)[None, :] + sx2 * S * (wv @ L_c)[None, :]
-    return loss, {"W_V": g_v, "W_KQ": kq_backward(A, g_a, P)}
+
+def dual_loss_batched(
+    W_V: np.ndarray, A: np.ndarray, V: np.ndarray, S: np.ndarray, alpha: float, sx2: float = 1.0
+) -> np.ndarray:
+    """The dual-kernel excess loss (n,) of n problems at given attention matrices A (n, D, D) (also valid
+    at W_V = 0)."""
+    return _dual_value(_dual_terms(W_V, A, V, S, sx2), alpha)
 
 
 def dual_loss(
     W_V: np.ndarray, A: np.ndarray, V: np.ndarray, S: np.ndarray, alpha: float, sx2: float = 1.0
 ) -> float:
-    """The dual-kernel excess loss at a given attention matrix A (also valid at W_V = 0)."""
-    b1, b2, gam = (1 + alpha) ** 2 / 4, (1 - alpha) ** 2 / 4, (1 + alpha * alpha) / 2
-    a, b, c, root, asin = _dual_terms(W_V, A, V, S, sx2)
-    return float(np.sum(0.5 * gam * (a + b) - b1 * c - b2 * (2 / np.pi) * (root + c * asin)))
+    """:func:`dual_loss_batched` on one problem."""
+    return float(dual_loss_batched(W_V[None], A[None], V[None], S[None], alpha, sx2)[0])
 
 
-def zero_init_grad_dual(
+def zero_init_grad_dual_batched(
     W_KQ: np.ndarray, P: np.ndarray, V: np.ndarray, S: np.ndarray, act: Act, sx2: float = 1.0
 ) -> Grads:
-    """Population gradient at W_V = 0 (any W_KQ) with the convention sigma'(0) := ``act.dprime0``.
+    """Population gradient at W_V = 0 (any W_KQ) with the convention sigma'(0) := ``act.dprime0``, for n
+    problems at once (W_KQ, P, S (n, D, D); V (n, M, d)).
 
     H = 0, so grad_{W_V} = -sigma'(0) E[sigma(V X S) A^T X^T] = -sigma'(0) E[sigma'(y)] sx2 <S, A> V*
     (Stein's lemma; E sigma'(y) = (1 + slope)/2) and grad_{W_KQ} = 0 (it carries a factor W_V).
     """
     A = attention(W_KQ, P)
     e_prime = 1.0 if act.name == "linear" else (1.0 + act.slope) / 2
-    g_v = -act.dprime0 * e_prime * sx2 * float(np.vdot(S, A)) * V
+    g_v = -act.dprime0 * e_prime * sx2 * _runs(inner(S, A)) * V
     return {"W_V": g_v, "W_KQ": np.zeros_like(W_KQ)}
 
 
@@ -251,50 +339,76 @@ def mc_excess(
     return float(per.mean()), float(per.std(ddof=1) / math.sqrt(per.size))
 
 
+def _tokens_flat(X: np.ndarray) -> np.ndarray:
+    """Inputs (n, N, p, D) -> (n, p, N D): each run's N samples side by side (one GEMM per run)."""
+    n, N, p, D = X.shape
+    return X.transpose(0, 2, 1, 3).reshape(n, p, N * D)
+
+
+def _sample_sum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """sum over samples and tokens of a (n, N, p, D) against b (n, N, q, D): (n, p, q), one GEMM per run."""
+    return _tokens_flat(a) @ np.swapaxes(_tokens_flat(b), 1, 2)
+
+
+def mc_loss_grad_batched(
+    W_V: np.ndarray, W_KQ: np.ndarray, P: np.ndarray, X: np.ndarray, Y: np.ndarray, act: Act
+) -> tuple[np.ndarray, Grads]:
+    """Empirical loss 1/(2N) sum ||Y_k - sigma(W_V X_k A)||^2 and its hand gradients, for n runs at once:
+    W_V (n, M, d), W_KQ and P (n, D, D), X (n, N, d, D), Y (n, N, M, D); returns (loss (n,), blocks).
+
+    grad_{W_V} = -mean (R * sigma'(H)) A^T X^T, grad_A = -mean X^T W_V^T (R * sigma'(H)).
+    """
+    A = attention(W_KQ, P)
+    n, N, d, D = X.shape
+    M = W_V.shape[1]
+    XA = _tokens_flat((X.reshape(n, N * d, D) @ A).reshape(n, N, d, D))  # (n, d, N D)
+    H = (W_V @ XA).reshape(n, M, N, D)
+    R = np.swapaxes(Y, 1, 2) - act(H)  # (n, M, N, D)
+    loss = 0.5 * inner(R, R) / N
+    Rp = (R * act.prime(H)).reshape(n, M, N * D)
+    g_v = -(Rp @ np.swapaxes(XA, 1, 2)) / N  # (n, M, d)
+    WX = (W_V @ _tokens_flat(X)).reshape(n, M * N, D)
+    g_a = -(np.swapaxes(WX, 1, 2) @ Rp.reshape(n, M * N, D)) / N  # (n, D, D)
+    return loss, {"W_V": g_v, "W_KQ": kq_backward(A, g_a, P)}
+
+
 def mc_loss_grad(
     W_V: np.ndarray, W_KQ: np.ndarray, P: np.ndarray, X: np.ndarray, Y: np.ndarray, act: Act
 ) -> tuple[float, Grads]:
-    """Empirical loss 1/(2N) sum ||Y_n - sigma(W_V X_n A)||^2 and its hand gradients.
+    """:func:`mc_loss_grad_batched` on one sample X (N, d, D), Y (N, M, D)."""
+    return one(mc_loss_grad_batched, W_V, W_KQ, P, X, Y, act=act)
 
-    X (N, d, D), Y (N, M, D). grad_{W_V} = -mean (R * sigma'(H)) A^T X^T,
-    grad_A = -mean X^T W_V^T (R * sigma'(H)).
+
+def full_tf_loss_grad_batched(
+    W_V: np.ndarray, W_KQ: np.ndarray, P: np.ndarray, X: np.ndarray, Y: np.ndarray, act: Act
+) -> tuple[np.ndarray, Grads]:
+    """Full one-layer TF on Z = [X; P] (the paper's ablation): empirical loss and hand gradients, for n
+    runs at once: X (n, N, d, D), Y (n, N, M, D), P (n, D, D), W_V (n, M, d+D), W_KQ (n, d+D, d+D).
+
+    Per sample Lam_k = Z_k^T W_KQ Z_k / sqrt(D), A_k = column-softmax(Lam_k) (input-dependent),
+    H_k = W_V Z_k A_k; grad_{W_V} = -mean Rp_k (Z_k A_k)^T, grad_{A_k} = -(W_V Z_k)^T Rp_k,
+    grad_{W_KQ} = mean Z_k grad_{Lam_k} Z_k^T / sqrt(D), Rp = R * sigma'(H).
     """
-    A = attention(W_KQ, P)
-    N, d, D = X.shape
-    XA = (X.reshape(N * d, D) @ A).reshape(N, d, D)  # one GEMM
-    H = np.tensordot(W_V, XA, axes=(1, 1))  # (M, N, D)
-    R = np.swapaxes(Y, 0, 1) - act(H)
-    loss = 0.5 * float(np.vdot(R, R)) / N
+    n, N, _, D = X.shape
+    Z = np.concatenate([X, np.broadcast_to(P[:, None], (n, N, D, D))], axis=2)  # (n, N, d+D, D)
+    A = softmax(np.swapaxes(Z, 2, 3) @ W_KQ[:, None] @ Z / math.sqrt(D), axis=-2)  # (n, N, D, D)
+    ZA = Z @ A
+    H = np.matmul(W_V[:, None], ZA)  # (n, N, M, D)
+    R = Y - act(H)
+    loss = 0.5 * inner(R, R) / N
     Rp = R * act.prime(H)
-    g_v = -np.tensordot(Rp, XA, axes=([1, 2], [0, 2])) / N  # (M, d)
-    WX = np.tensordot(W_V, X, axes=(1, 1))  # (M, N, D)
-    g_a = -np.tensordot(WX, Rp, axes=([0, 1], [0, 1])) / N  # (D, D)
-    return loss, {"W_V": g_v, "W_KQ": kq_backward(A, g_a, P)}
+    g_v = -_sample_sum(Rp, ZA) / N
+    G_A = -np.swapaxes(np.matmul(W_V[:, None], Z), 2, 3) @ Rp
+    G_L = softmax_vjp(A, G_A, axis=-2)
+    g_w = _sample_sum(Z @ G_L, Z) / (N * math.sqrt(D))
+    return loss, {"W_V": g_v, "W_KQ": g_w}
 
 
 def full_tf_loss_grad(
     W_V: np.ndarray, W_KQ: np.ndarray, P: np.ndarray, X: np.ndarray, Y: np.ndarray, act: Act
 ) -> tuple[float, Grads]:
-    """Full one-layer TF on Z = [X; P] (the paper's ablation): empirical loss and hand gradients.
-
-    X (N, d, D), Y (N, M, D), W_V (M, d+D), W_KQ (d+D, d+D). Per sample Lam_n = Z_n^T W_KQ Z_n / sqrt(D),
-    A_n = column-softmax(Lam_n) (input-dependent), H_n = W_V Z_n A_n; grad_{W_V} = -mean Rp_n (Z_n A_n)^T,
-    grad_{A_n} = -(W_V Z_n)^T Rp_n, grad_{W_KQ} = mean Z_n grad_{Lam_n} Z_n^T / sqrt(D), Rp = R * sigma'(H).
-    """
-    N, _, D = X.shape
-    Z = np.concatenate([X, np.broadcast_to(P, (N, D, D))], axis=1)  # (N, d+D, D)
-    Zt = np.swapaxes(Z, 1, 2)
-    A = softmax(Zt @ W_KQ @ Z / math.sqrt(D), axis=-2)  # (N, D, D)
-    ZA = Z @ A
-    H = np.matmul(W_V, ZA)  # (N, M, D)
-    R = Y - act(H)
-    loss = 0.5 * float(np.vdot(R, R)) / N
-    Rp = R * act.prime(H)
-    g_v = -np.tensordot(Rp, ZA, axes=([0, 2], [0, 2])) / N
-    G_A = -np.swapaxes(np.matmul(W_V, Z), 1, 2) @ Rp
-    G_L = softmax_vjp(A, G_A, axis=-2)
-    g_w = np.tensordot(Z @ G_L, Z, axes=([0, 2], [0, 2])) / (N * math.sqrt(D))
-    return loss, {"W_V": g_v, "W_KQ": g_w}
+    """:func:`full_tf_loss_grad_batched` on one sample X (N, d, D), Y (N, M, D)."""
+    return one(full_tf_loss_grad_batched, W_V, W_KQ, P, X, Y, act=act)
 
 
 def scalar_state(g: float, D: int, K: int) -> tuple[float, float]:
@@ -353,6 +467,8 @@ class PositionAttention:
     act: the activation (fixed configuration). On a :class:`Population` the loss is the closed-form
     excess (linear: any iid entries; leaky ReLU / ReLU: centred Gaussian entries, with the sigma'(0)
     convention at W_V = 0); on a :class:`Sample` it is 1/(2N) sum ||Y_n - sigma(W_V X_n A)||^2.
+    :meth:`loss_and_grad_batched` runs n problems at once (a leading run axis on every array);
+    :meth:`loss_and_grad` is its batch of one.
     """
 
     act: Act = Act("linear")
@@ -365,31 +481,59 @@ class PositionAttention:
         return self.loss_and_grad(params, batch)[0]
 
     def loss_and_grad(self, params: Params, batch: Population | Sample) -> tuple[float, Params]:
-        if isinstance(batch, Sample):
-            loss, g = mc_loss_grad(params.W_V, params.W_KQ, batch.P, batch.X, batch.Y, self.act)
-        elif not isinstance(batch, Population):
+        if not isinstance(batch, Population | Sample):
             raise TypeError(f"batch must be a Population or a Sample, got {type(batch).__name__}")
-        elif self.act.name == "linear":
-            loss, g = linear_loss_grad(
-                params.W_V, params.W_KQ, batch.P, batch.V, batch.S, batch.sx2, batch.mu
-            )
-        elif batch.mu != 0.0:
+        loss, g = self.loss_and_grad_batched(
+            {"W_V": params.W_V[None], "W_KQ": params.W_KQ[None]}, batch.one()
+        )
+        return float(loss[0]), Params(g["W_V"][0], g["W_KQ"][0])
+
+    def loss_and_grad_batched(
+        self, theta: Mapping[str, np.ndarray], batch: Population | Sample
+    ) -> tuple[np.ndarray, Grads]:
+        """Losses (n,) and gradient blocks (n, ...) of n runs: ``theta`` W_V (n, M, d), W_KQ (n, D, D);
+        ``batch`` a Population or Sample whose arrays carry the same leading run axis. A leaky ReLU /
+        ReLU run at W_V = 0 takes the sigma'(0) convention, the others the closed form."""
+        W_V, W_KQ = theta["W_V"], theta["W_KQ"]
+        if isinstance(batch, Sample):
+            return mc_loss_grad_batched(W_V, W_KQ, batch.P, batch.X, batch.Y, self.act)
+        if not isinstance(batch, Population):
+            raise TypeError(f"batch must be a Population or a Sample, got {type(batch).__name__}")
+        args = (W_V, W_KQ, batch.P, batch.V, batch.S)
+        if self.act.name == "linear":
+            return linear_loss_grad_batched(*args, batch.sx2, batch.mu)
+        if batch.mu != 0.0:
             raise ValueError("the dual-kernel closed form needs centred Gaussian inputs (mu = 0)")
-        elif not np.any(params.W_V):  # the zero init: gradient by the sigma'(0) convention
-            A = attention(params.W_KQ, batch.P)
-            loss = dual_loss(params.W_V, A, batch.V, batch.S, self.act.slope, batch.sx2)
-            g = zero_init_grad_dual(params.W_KQ, batch.P, batch.V, batch.S, self.act, batch.sx2)
-        else:
-            loss, g = dual_loss_grad(
-                params.W_V, params.W_KQ, batch.P, batch.V, batch.S, self.act.slope, batch.sx2
-            )
-        return loss, Params(**g)
+        zero = ~np.any(W_V.reshape(W_V.shape[0], -1) != 0.0, axis=1)  # the runs at the zero init
+        if not zero.any():
+            return dual_loss_grad_batched(*args, self.act.slope, batch.sx2)
+        if zero.all():
+            return self._at_zero(*args, batch.sx2)
+        loss, g = np.empty(W_V.shape[0]), {"W_V": np.empty_like(W_V), "W_KQ": np.empty_like(W_KQ)}
+        for runs, part in ((zero, self._at_zero), (~zero, self._dual)):
+            idx = np.flatnonzero(runs)
+            loss[idx], gp = part(*(x[idx] for x in args), batch.sx2)
+            for k, v in gp.items():
+                g[k][idx] = v
+        return loss, g
+
+    def _at_zero(self, W_V: np.ndarray, W_KQ: np.ndarray, P: np.ndarray, V: np.ndarray, S: np.ndarray,
+                 sx2: float) -> tuple[np.ndarray, Grads]:  # fmt: skip
+        """Runs at W_V = 0 (leaky ReLU / ReLU): the dual-kernel loss and the sigma'(0) gradient."""
+        loss = dual_loss_batched(W_V, attention(W_KQ, P), V, S, self.act.slope, sx2)
+        return loss, zero_init_grad_dual_batched(W_KQ, P, V, S, self.act, sx2)
+
+    def _dual(self, W_V: np.ndarray, W_KQ: np.ndarray, P: np.ndarray, V: np.ndarray, S: np.ndarray,
+              sx2: float) -> tuple[np.ndarray, Grads]:  # fmt: skip
+        """Runs off W_V = 0 (leaky ReLU / ReLU): the dual-kernel closed form."""
+        return dual_loss_grad_batched(W_V, W_KQ, P, V, S, self.act.slope, sx2)
 
 
 @dataclass(frozen=True)
 class FullTF:
     """The full one-layer transformer on Z = [X; P] (input-dependent attention): W_V (M, d+D),
-    W_KQ (d+D, d+D) in :class:`Params`; the loss is empirical on a :class:`Sample`."""
+    W_KQ (d+D, d+D) in :class:`Params`; the loss is empirical on a :class:`Sample`
+    (:meth:`loss_and_grad_batched`: n runs at once; :meth:`loss_and_grad`: its batch of one)."""
 
     act: Act = Act("linear")
 
@@ -404,5 +548,13 @@ class FullTF:
         return self.loss_and_grad(params, batch)[0]
 
     def loss_and_grad(self, params: Params, batch: Sample) -> tuple[float, Params]:
-        loss, g = full_tf_loss_grad(params.W_V, params.W_KQ, batch.P, batch.X, batch.Y, self.act)
-        return loss, Params(**g)
+        loss, g = self.loss_and_grad_batched(
+            {"W_V": params.W_V[None], "W_KQ": params.W_KQ[None]}, batch.one()
+        )
+        return float(loss[0]), Params(g["W_V"][0], g["W_KQ"][0])
+
+    def loss_and_grad_batched(
+        self, theta: Mapping[str, np.ndarray], batch: Sample
+    ) -> tuple[np.ndarray, Grads]:
+        """Losses (n,) and gradient blocks of n runs (``theta`` and ``batch`` with a leading run axis)."""
+        return full_tf_loss_grad_batched(theta["W_V"], theta["W_KQ"], batch.P, batch.X, batch.Y, self.act)

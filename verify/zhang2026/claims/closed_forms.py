@@ -70,20 +70,24 @@ def closedform(ctx: Ctx, *, D: int, K: int, M: int, d: int, N: int) -> Evidence:
     quick=dict(D=8, K=2, M=2, d=3, eta=0.1, steps=300),
     paper=dict(steps=1000),
     seeds=Seeds.EVERY,
+    batched=True,
     consistency=True,
     rules=dict(
         atol=Rule(1e-10, "max difference of (A, W_V) between choices of P", "reconstruction pass criterion")
     ),
     tex=r"the trajectory $(A^{(t)},W_V^{(t)})$ is the same for every orthogonal $P$",
 )
-def P_invariance(ctx: Ctx, *, D: int, K: int, M: int, d: int, eta: float, steps: int) -> Evidence:
+def P_invariance(ctx: Ctx, *, D: int, K: int, M: int, d: int, eta: float, steps: int) -> list[Evidence]:
     """Consistency check of the code: with P^T P = I the W_KQ step is algebraically the logit step
     Lam <- Lam - (eta/D) grad_Lam, so (A, W_V) cannot depend on P unless the implementation is wrong
     (DERIVED; the batched and reduced runs rely on it). At every seed (random V*, P): Identity (theory 0,
     absolute tolerance rule ``atol``) on the max
-    difference over 10 checkpoints between P = I and two random orthogonal P, linear and leaky ReLU."""
-    worst, notes = E.p_invariance(ctx, E.Size(D, K, M, d), eta, steps)
-    return Evidence(theory=0.0, measured=worst, rtol=ctx.rule("atol"), notes=notes)
+    difference over 10 checkpoints between P = I and two random orthogonal P, linear and leaky ReLU.
+    Batched: the runs of every seed in one computation."""
+    return [
+        Evidence(theory=0.0, measured=worst, rtol=ctx.rule("atol"), notes=notes)
+        for worst, notes in E.p_invariance(ctx, E.Size(D, K, M, d), eta, steps)
+    ]
 
 
 @claim(
@@ -96,6 +100,7 @@ def P_invariance(ctx: Ctx, *, D: int, K: int, M: int, d: int, eta: float, steps:
     quick=dict(D=10, K=3, M=3, d=4, eta=0.1, sx2=1.3, steps=1000),
     paper=dict(steps=100_000),
     seeds=Seeds.EVERY,
+    batched=True,
     consistency=True,
     rules=dict(
         atol=Rule(1e-9, "max deviation of the recursion from full-matrix GD", "reconstruction pass criterion")
@@ -104,13 +109,16 @@ def P_invariance(ctx: Ctx, *, D: int, K: int, M: int, d: int, eta: float, steps:
 )
 def scalar_reduction(
     ctx: Ctx, *, D: int, K: int, M: int, d: int, eta: float, sx2: float, steps: int
-) -> Evidence:
+) -> list[Evidence]:
     """Consistency check of the code: the (C1, g) recursion is an algebraic reduction of the same
     population GD (DERIVED; from zero init W_V = C1 V* and the logits take two levels with gap g), so only
     a bug in either can fail it. At every seed (random V*, P): identity
     (theory 0, tolerance rule ``atol``) on max |C1 - C1~|, |g - g~| and |excess - excess~| / excess(0)
-    over the checkpoints, for linear sigma and (extension, dual kernel) leaky ReLU."""
-    worst, notes, last = E.scalar_reduction_deviation(ctx, E.Size(D, K, M, d), eta, sx2, steps)
-    return Evidence(
-        theory=0.0, measured=worst, rtol=ctx.rule("atol"), notes=notes, params=dict(steps_checked=last)
-    )
+    over the checkpoints, for linear sigma and (extension, dual kernel) leaky ReLU. Batched: the
+    full-matrix runs of every seed in one computation."""
+    return [
+        Evidence(
+            theory=0.0, measured=worst, rtol=ctx.rule("atol"), notes=notes, params=dict(steps_checked=last)
+        )
+        for worst, notes, last in E.scalar_reduction_deviation(ctx, E.Size(D, K, M, d), eta, sx2, steps)
+    ]

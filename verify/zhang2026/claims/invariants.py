@@ -28,6 +28,7 @@ ROUNDOFF = "reconstruction pass criterion (round-off level)"
     quick=dict(D=8, K=2, M=3, d=4, eta=0.1, steps=500, N_mc=3000, steps_mc=100, mu=0.0),
     paper=dict(steps=2000, N_mc=100_000),
     seeds=Seeds.EVERY,
+    batched=True,
     alternative=Alternative(
         world="non-centred inputs of raw Gumbel's mean 0.5772 (reviewer 1's Gumbel data, not centred): the "
         "mean term pulls W_V toward V* 1 1^T, off the rows of V*",
@@ -58,7 +59,7 @@ def lemC2(
     N_mc: int,
     steps_mc: int,
     mu: float,
-) -> Evidence:
+) -> list[Evidence]:
     """Lemma C.2 (THIRD-PARTY: reviewer 1 states it, class (A)), at every seed (random V* with rows of
     unequal norm, P, Monte Carlo sample). Linear relative residual ||W_V - c V*|| / ||W_V|| and the
     spread of the row multiples within rule ``resid``, C1(1) = eta sx2 (bounds.zhang2026.c1_first_step)
@@ -66,8 +67,15 @@ def lemC2(
     leaky ReLU Monte Carlo GD (fixed sample of N_mc Gaussian inputs, sigma'(0) = 1): 1 - row cosine
     within ``cos_mc`` after steps_mc steps; all row multiples > 0. Headline: the worst condition. ``mu``:
     the inputs' mean (0, the lemma's Gaussian inputs; 0.5772 in the alternative world, applied to the
-    linear population run and the Monte Carlo sample)."""
-    a = E.alignment(ctx, E.Size(D, K, M, d), eta, steps, N_mc, steps_mc, mu)
+    linear population run and the Monte Carlo sample). Batched: the runs of every seed in one computation."""
+    return [
+        _lemC2_evidence(ctx, a, eta, N_mc, steps_mc)
+        for a in E.alignment(ctx, E.Size(D, K, M, d), eta, steps, N_mc, steps_mc, mu)
+    ]
+
+
+def _lemC2_evidence(ctx: Ctx, a: E.Alignment, eta: float, N_mc: int, steps_mc: int) -> Evidence:
+    """lemC2's conditions at one seed."""
     parts = RateParts()
     parts.tol("linear: max relative residual ||W_V - C1 V*|| / ||W_V||", a.resid, ctx.rule("resid"))
     parts.tol("linear: max spread of the row multiples (common C1)", a.spread, ctx.rule("resid"))
@@ -98,6 +106,7 @@ def lemC2(
     assumptions=("uniform-K S*", "zero init", "linear sigma"),
     quick=dict(D=8, K=3, M=2, d=3, eta=0.1, steps=2000, weights=None),
     seeds=Seeds.EVERY,
+    batched=True,
     alternative=Alternative(
         world="a teacher with unequal weights (0.6, 0.3, 0.1) on each 3-support (reviewer 4's non-uniform "
         "S*): the on-support logits no longer share one level",
@@ -112,14 +121,18 @@ def lemC2(
 )
 def kq_structure(
     ctx: Ctx, *, D: int, K: int, M: int, d: int, eta: float, steps: int, weights: tuple[float, ...] | None
-) -> Evidence:
+) -> list[Evidence]:
     """The proof's invariant [S] (K C2 = (D-K) C3 is DERIVED), at every seed (random V*, P): relative
     spread of the on-support and off-support entries of P^T W_KQ P within
     rule ``spread``; K C2 / ((D-K) C3) = 1 within ``ratio`` (theory C2/C3 =
     bounds.zhang2026.kq_level_ratio); W_KQ^(1) = 0 exactly; over checkpoints t >= 2. Headline: the worst
     condition. ``weights``: None (uniform-K teacher) or the K support weights of a circulant teacher (the
-    alternative world)."""
-    s = E.kq_structure(ctx, E.Size(D, K, M, d), eta, steps, weights)
+    alternative world). Batched: the runs of every seed in one computation."""
+    return [_kq_evidence(ctx, s, steps) for s in E.kq_structure(ctx, E.Size(D, K, M, d), eta, steps, weights)]
+
+
+def _kq_evidence(ctx: Ctx, s: E.KQStructure, steps: int) -> Evidence:
+    """kq_structure's conditions at one seed."""
     parts = RateParts()
     parts.exact("W_KQ^(1) == 0", s.first_zero)
     parts.tol("max relative spread of on-support entries of P^T W P", s.spread_on, ctx.rule("spread"))

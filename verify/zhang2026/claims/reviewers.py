@@ -26,6 +26,7 @@ from verify.zhang2026.claims._rates import RateParts
     assumptions=("S* = 1 1^T / D", "linear sigma", "zero init"),
     quick=dict(D=4, M=2, d=3, eta=0.02, sx2=1.0, steps=200),
     seeds=Seeds.EVERY,
+    batched=True,
     consistency=True,
     rules=dict(
         rel_err=Rule(
@@ -47,14 +48,19 @@ from verify.zhang2026.claims._rates import RateParts
         logy=True,
     ),
 )
-def DeqK(ctx: Ctx, *, D: int, M: int, d: int, eta: float, sx2: float, steps: int) -> Evidence:
+def DeqK(ctx: Ctx, *, D: int, M: int, d: int, eta: float, sx2: float, steps: int) -> list[Evidence]:
     """Consistency check of the code: with S* = A(0) = 1 1^T / D the attention gradient vanishes, and the
     geometric excess is an exact algebraic consequence of the same GD, so only a bug can fail it (it
     answers reviewer 1's Q3, so QUESTION: no 1/T regime without zeros in S*; outside the theorem, which
     needs K < D). At every seed (random V*, P): relative error of the excess against
     bounds.zhang2026.deqk_excess within rule ``rel_err`` for t <= steps (excess evaluated in the
-    cancellation-free Kronecker form); max |W_KQ| within ``kq``."""
-    ex, th, kq = E.deqk_run(ctx, E.Size(D, D, M, d), eta, sx2, steps)
+    cancellation-free Kronecker form); max |W_KQ| within ``kq``. Batched: the runs of every seed in one
+    computation."""
+    return [_deqk_evidence(ctx, *run, steps) for run in E.deqk_run(ctx, E.Size(D, D, M, d), eta, sx2, steps)]
+
+
+def _deqk_evidence(ctx: Ctx, ex: np.ndarray, th: np.ndarray, kq: float, steps: int) -> Evidence:
+    """DeqK's conditions at one seed."""
     times = np.arange(0, steps + 1)
     parts = RateParts()
     parts.tol(
@@ -88,24 +94,28 @@ def DeqK(ctx: Ctx, *, D: int, M: int, d: int, eta: float, sx2: float, steps: int
     assumptions=("linear sigma", "zero init"),
     quick=dict(D=8, M=2, d=3, eta=0.1, steps=200),
     seeds=Seeds.EVERY,
+    batched=True,
     consistency=True,
     rules=dict(tol=Rule(0.0, "exact: the W_V gradient carries the factor <S*, A> = 0")),
     tex=r"$K=0$ ($S^*=0$): $W_V$ stays $0$ and $\mathcal{E}(t)=0$ for all $t$",
 )
-def K0(ctx: Ctx, *, D: int, M: int, d: int, eta: float, steps: int) -> Evidence:
+def K0(ctx: Ctx, *, D: int, M: int, d: int, eta: float, steps: int) -> list[Evidence]:
     """Consistency check of the code: the W_V gradient carries the factor <S*, A> = 0 and the W_KQ gradient
     a factor W_V, so nothing can move unless the implementation is wrong (reviewer 1's Q4, so QUESTION;
     the derivation is ours). At
     every seed (random V*, P): Identity with theory 0 and
     tolerance rule ``tol`` (exact) on max(|W_V|, |W_KQ|, excess) over all steps. The theorem's 1/T lower
-    bound trivially fails here (outside its class: columns of S* must sum to 1)."""
-    m = E.k0_drift(ctx, E.Size(D, 0, M, d), eta, steps)
-    return Evidence(
-        theory=0.0,
-        measured=m,
-        rtol=ctx.rule("tol"),
-        notes=[f"max over {steps} steps of |W_V|, |W_KQ|, excess: {m:g}"],
-    )
+    bound trivially fails here (outside its class: columns of S* must sum to 1). Batched: the runs of every
+    seed in one computation."""
+    return [
+        Evidence(
+            theory=0.0,
+            measured=m,
+            rtol=ctx.rule("tol"),
+            notes=[f"max over {steps} steps of |W_V|, |W_KQ|, excess: {m:g}"],
+        )
+        for m in E.k0_drift(ctx, E.Size(D, 0, M, d), eta, steps)
+    ]
 
 
 @claim(

@@ -164,35 +164,40 @@ def note_stepsize(
     return Evidence(theory=True, measured=bool(ok), notes=notes)
 
 
-#: The longest run of :func:`_t_ood` (its horizon grows 4-fold from 2^17 steps until B(T) crosses eps).
+#: The longest run of :func:`_t_ood` (its horizon doubles from 2^17 steps until B(T) crosses eps).
 HORIZON_MAX = 2**25
 
 
 def _t_ood(D: int, K: int, step: float, v2: float, r1: list[float], eps: float) -> list[float] | None:
     """Per direction ratio r = ||V* 1||^2 / ||V*||_F^2 of ``r1``: the first T after which the OOD gap
     B(T) of Exp(1) tokens (bounds.zhang2026.ood_B_exact on the (C1, g) reduction, 2^(1/16) grid, log-log
-    interpolation) stays <= eps; None when B has not crossed within HORIZON_MAX steps."""
-    horizon = 2**17
+    interpolation) stays <= eps up to the horizon; None when B has not crossed within HORIZON_MAX steps.
+    The horizon doubles from 2^17 steps until every direction's B has crossed eps before its last grid
+    point; each doubling continues the run (``scalar_run(start=...)``, bit-identical to one run)."""
+    horizon, start = 2**17, (0, 0.0, 0.0)
+    grid = np.zeros(0, dtype=int)
+    b: list[list[float]] = [[] for _ in r1]
     while horizon <= HORIZON_MAX:
         grid = np.unique(np.round(2.0 ** (np.arange(16 * int(math.log2(horizon)) + 1) / 16)).astype(int))
-        sc = E.scalar_run(D, K, step, grid.tolist(), 1.0, v2)
-        out = []
-        for r in r1:
-            b = np.array(
-                [
-                    to_float(B.ood_B_exact(v2, 1.0, v2, ex, D, c1, r * v2))
-                    for ex, c1 in zip(sc.excess, sc.C1, strict=True)
-                ]
+        new = grid[grid > start[0]]
+        sc = E.scalar_run(D, K, step, new.tolist(), 1.0, v2, start=start)
+        start = (int(new[-1]), float(sc.C1[-1]), float(sc.g[-1]))
+        for r, br in zip(r1, b, strict=True):
+            br.extend(
+                to_float(B.ood_B_exact(v2, 1.0, v2, ex, D, c1, r * v2))
+                for ex, c1 in zip(sc.excess, sc.C1, strict=True)
             )
-            above = np.nonzero(b > eps)[0]
+        out = []
+        for br in b:
+            above = np.nonzero(np.array(br) > eps)[0]
             if above.size == 0 or above[-1] + 1 >= len(grid):
                 break
             i = above[-1]
-            x, y = np.log(grid[i : i + 2].astype(float)), np.log(b[i : i + 2])
+            x, y = np.log(grid[i : i + 2].astype(float)), np.log(br[i : i + 2])
             out.append(float(np.exp(x[0] + (math.log(eps) - y[0]) * (x[1] - x[0]) / (y[1] - y[0]))))
         if len(out) == len(r1):
             return out
-        horizon *= 4
+        horizon *= 2
     return None
 
 
