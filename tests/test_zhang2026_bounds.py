@@ -205,4 +205,4 @@ def test_pinned_ood_bounds(v_op: float, d_op: float, ex2: float, A_T: float, D: 
         _pin(B.ood_upper(A_T, float(Bop)), (mpmath.sqrt(M_(A_T)) + mpmath.sqrt(M_(float(Bop)))) ** 2)
     assert (B.RATE_EXPONENT, B.RECOVERY_EXPONENT, B.NOTE_D_EXPONENT) == (-1.0, -0.5, 4.0)
     assert (B.TSTAR_D_EXPONENT, B.TSTAR_V_EXPONENT) == (2.0, -2.0)
-    assert (B.OOD_SLOPE_INDEPENDENT, B.OOD_SLOPE_MISMATCH) == (-1.0, -0.5)
+    assert (B.OOD_SLOPE_INDEPENDENT, B.OOD_SLOPE_WORST) == (-1.0, -0.5)

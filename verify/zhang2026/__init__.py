@@ -43,7 +43,10 @@ Notation in claim ids and parameters:
 - T_0 = K (D - K)^2 / (2 eta sx2 |V*|_F^2), our proxy for the paper's threshold T*; ``tmax_T0`` a
   horizon in units of T_0; T_on the onset of the 1/T regime. ``vnorm`` = |V*|_F (V* Gaussian).
 - OOD (Thm 3.2): A_T the teacher's OOD loss, B(T) = 1/2 E |f*(X~) - TF(X~)|_F^2, L_OOD the student's;
-  X~ has Exp(1), centred Exp(1) or correlated Gaussian tokens; eps(T) is Thm 3.2's slack over A_T.
+  X~ has Exp(1), centred Exp(1) or correlated Gaussian tokens; eps(T) is Thm 3.2's slack over A_T (the
+  paper's is not recovered; ours is B + 2 sqrt(A_T B)); ``aligned`` the share of A_T that the worst OOD
+  label law puts along the student's limiting error (1: the worst law; 0: teacher plus independent
+  noise).
 - ``N`` Monte Carlo or test samples, ``batch`` an SGD batch, ``steps`` a GD budget, ``tau`` the s.d.
   of the label noise.
 
@@ -73,8 +76,8 @@ Provenance of the formulas (theory side in ``bounds.zhang2026``):
   cosine > 0.9.
 - RECONSTRUCTED by us: the column conventions, P^T P = I, the input and noise laws, the D x D
   examples, T_0 as T* and the [0.5, 2] envelope of thm31.bounds, sigma'(0) := 1, the experiments'
-  protocol as run (batch, label noise, sizes, steps; ``protocol``), the OOD label mismatch of
-  ``thm32.ood``, and the MNIST stand-in on scikit-learn's 8x8 digits (``digits``).
+  protocol as run (batch, label noise, sizes, steps; ``protocol``), and the MNIST stand-in on
+  scikit-learn's 8x8 digits (``digits``).
 - QUESTION (a reviewer's question, not the paper's statement): non-Gaussian inputs (``nongauss``,
   reviewer 1), non-uniform S* (``nonuniformS``, reviewer 4), D = K and K = 0 (``DeqK``, ``K0``,
   reviewer 1), the |V*| dependence of Thm 3.2's time (``review.Vdep``, reviewer 1); our derived
@@ -83,9 +86,12 @@ Provenance of the formulas (theory side in ``bounds.zhang2026``):
   reductions, K C2 = (D - K) C3, C1(1) = eta sx2, |A - S*|_F ~ T^-1/2, the tail constant
   T excess -> sum_i K_i (D - K_i)/(4 eta) = D K (D - K)/(4 eta) (so ~D^2, not D^4), T_0, the D = K
   and K = 0 cases, non-Gaussian inputs and non-uniform S*, the OOD bounds L_OOD <= (sqrt(A_T) +
-  sqrt(B))^2 and B <= 1/2 |V*|_op^2 |S* - C1 A|_op^2 E|X~|_F^2, the step-size heuristic.
+  sqrt(B))^2 and B <= 1/2 |V*|_op^2 |S* - C1 A|_op^2 E|X~|_F^2, the worst OOD label law of the note's
+  class (a fixed deviation from the teacher along the student's limiting error, our construction; it
+  attains the first bound and gives the OOD slope -1/2: ``thm32.ood``), the step-size heuristic.
 - NOT RECOVERED: T*, the constants of Theorem 3.1, eps(T) and the moment conditions of Thm 3.2 (open:
-  reviewer 1 says exponential OOD data, the note bounded second moments), the paper's OOD label model,
+  reviewer 1 says exponential OOD data, the note bounded second moments), the label law and the plotted
+  quantity of the paper's OOD figure,
   the polynomial of D >= poly(M, K), the experiments' D, d, M, eta, batch and lengths (only K is known: 4 for
   the CNN, 3 for the GCN, 9 for MNIST).
 

@@ -1,6 +1,8 @@
 """Theorem 3.2: out-of-distribution generalisation. The paper's eps(T) is NOT RECOVERED; what is checked is
-the derived form L_OOD <= (sqrt(A_T) + sqrt(B(T)))^2 with B(T) = 1/2 E||f*(X~) - TF(X~)||^2, the rate of
-B, and the rate of the OOD excess under a label mismatch of our own construction, correlated with X~."""
+our derived form L_OOD <= (sqrt(A_T) + sqrt(B(T)))^2 with B(T) = 1/2 E||f*(X~) - TF(X~)||^2, the rate of
+B, and the rate of the OOD excess under the worst label law of the theorem's class (response columns
+with bounded second moments, as the paper note states it), which attains that bound. The label law of
+the paper's OOD figure is NOT RECOVERED."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from bounds import zhang2026 as B
 from verify.core import Alternative, Ctx, Evidence, Kind, Provenance, claim
 from verify.core.record import Rule, Search, Seeds
 from verify.zhang2026 import experiments as E
-from verify.zhang2026.claims._rates import RateParts, fit_decades, rate_times, worst_rate
+from verify.zhang2026.claims._rates import RateParts, fit_decades, rate_times
 from verify.zhang2026.claims._rules import MC_Z, SLOPE_MC
 from verify.zhang2026.claims._sources import NOTE, REVIEWS
 
@@ -41,16 +43,17 @@ def _curves(
     tmax_T0: int,
     N: int,
     tau: float,
-    mismatch: float = 0.3,
+    aligned: float = 1.0,
 ) -> Curves:
     """The trained run at T_0 10^(k/4), T in [10 T_0, tmax_T0 T_0], and the OOD curves per input kind on
-    N samples common across checkpoints (problem from stream 1, samples from (2, kind)); ``mismatch``:
-    the scale of our label mismatch (:func:`~verify.zhang2026.experiments.ood_curves`)."""
+    N samples common across checkpoints (problem from stream 1, samples from (2, kind)); ``aligned``:
+    the share of the teacher's OOD loss in the worst law's aligned deviation
+    (:func:`~verify.zhang2026.experiments.ood_curves`)."""
     S, V, _ = E.circulant_problem(ctx.rng(1), E.Size(D, K, M, d), vnorm)
     tt = rate_times(E.onset(D, K, eta, 1.0, vnorm**2), 10, tmax_T0)
     sc = E.scalar_run(D, K, eta, tt, 1.0, vnorm**2)
     by_kind = {
-        kind: E.ood_curves(ctx, k, kind, (V, S, K, vnorm**2), sc, N, tau, mismatch)
+        kind: E.ood_curves(ctx, k, kind, (V, S, K, vnorm**2), sc, N, tau, aligned)
         for k, kind in enumerate(KINDS)
     }
     return Curves(tt, by_kind, V, S, sc)
@@ -58,32 +61,47 @@ def _curves(
 
 @claim(
     "zhang2026.thm32.ood",
-    reference="Thm 3.2 ([S]); Fig. 2(b); its eps(T): derivation Sect. 5.4",
-    kind=Kind.RATE,
+    reference="Thm 3.2 ([S]: its class of OOD laws); Fig. 2(b) ([S]: late slope about -1/2); eps(T), B(T) "
+    "and the worst label law: derivation Sect. 5.4",
+    kind=Kind.UPPER,
     provenance=Provenance.DERIVED,
-    source="the late OOD slope about -1/2 (Fig. 2(b)) and the OOD condition (input and response columns "
-    "with bounded second moments) are stated by "
+    source="the OOD class (input and response columns with bounded second moments; labels need not come "
+    "from the teacher) and the late OOD slope about -1/2 (Fig. 2(b)) are stated by "
     + NOTE
     + "; the exponential OOD data by reviewer 1 in "
     + REVIEWS,
-    statement="the OOD gap B(T) = 1/2 E||f*(X~) - TF(X~)||^2 decays as T^-1 (so L_OOD - A_T = B, slope -1, "
-    "for teacher + independent-noise labels); the notes' late OOD slope -1/2 appears in |L_OOD - A_T| "
-    "under a label mismatch of OUR construction, 0.3 V* X~ 1 1^T / D, correlated with X~ (the paper's "
-    "OOD label model is not recovered)",
+    statement="over Thm 3.2's class of OOD laws, at the teacher's OOD loss A_T: the OOD gap B(T) = 1/2 "
+    "E||f*(X~) - TF(X~)||^2 decays as T^-1 (teacher + independent-noise labels: L_OOD - A_T = B), and the "
+    "class's worst label law (our construction: a fixed deviation from the teacher along the student's "
+    "limiting error) "
+    "attains our derived form of the theorem's slack, eps(T) = B + 2 sqrt(A_T B), and gives L_OOD - A_T ~ "
+    "T^-1/2, the notes' late slope (the paper's own eps(T) and the label law of its Fig. 2(b) are not "
+    "recovered)",
     assumptions=("linear sigma", "W_V = C1 V* (Lemma C.2)", "OOD inputs with finite second moments"),
-    quick=dict(D=8, K=2, M=2, d=3, eta=0.1, vnorm=4.0, tau=0.5, N=20_000, tmax_T0=10_000, mismatch=0.3),
+    quick=dict(D=8, K=2, M=2, d=3, eta=0.1, vnorm=4.0, tau=0.5, N=20_000, tmax_T0=10_000, aligned=1.0),
     paper=dict(N=100_000, tmax_T0=100_000),
     seeds=Seeds.POOLED,
-    rules=dict(slope_tol=SLOPE_MC),
-    alternative=Alternative(
-        world="OOD labels = teacher plus independent noise, no mismatch (the other label model the "
-        "notes allow): |L_OOD - A_T| = B decays like T^-1, the competing exponent -1, not -1/2",
-        overrides={"mismatch": 0.0},
+    rules=dict(
+        slope_tol=SLOPE_MC,
+        attain=Rule(
+            0.99,
+            "the worst law's L_OOD - A_T over eps(T) = B + 2 sqrt(A_T B) at T_max, least over seeds: at "
+            "most 1 by Cauchy-Schwarz on the sample, 1 - O(eps^2) for the aligned law; a deviation "
+            "correlated with X~ but not aligned with the student's error (V* X~ 1 1^T / D) reaches 0.86 "
+            "to 0.97",
+            "attncheck",
+        ),
     ),
-    tex=r"the OOD gap $B(T)=\frac12\mathbb{E}\|f^*(\tilde X)-\mathrm{TF}(\tilde X)\|^2$ decays like "
-    r"$T^{-1}$ (independent label noise: $L_{\mathrm{OOD}}-A_T=B$); $|L_{\mathrm{OOD}}-A_T|$ decays like "
-    r"$T^{-1/2}$ under a label mismatch of our construction, correlated with $\tilde X$ (the paper's OOD "
-    r"label model is not recovered)",
+    alternative=Alternative(
+        world="OOD labels = teacher plus independent noise (aligned = 0; also in the class): L_OOD - A_T = B "
+        "decays like T^-1 (the competing exponent -1, not -1/2) and stays far below eps(T)",
+        overrides={"aligned": 0.0},
+    ),
+    tex=r"over Thm 3.2's class of OOD laws: the OOD gap $B(T)=\frac12\mathbb{E}\|f^*(\tilde X)-"
+    r"\mathrm{TF}(\tilde X)\|^2$ decays like $T^{-1}$ (independent label noise: $L_{\mathrm{OOD}}-A_T=B$); "
+    r"the class's worst label law (ours) attains our derived $\epsilon(T)=B+2\sqrt{A_TB}$ and gives "
+    r"$L_{\mathrm{OOD}}-A_T\sim T^{-1/2}$ (the paper's $\epsilon(T)$ and the label law of its Fig.~2(b) are "
+    r"not recovered)",
     plot=[
         dict(
             x="t",
@@ -102,14 +120,14 @@ def _curves(
         ),
         dict(
             x="t",
-            curves=[("mismatch_abs_L_minus_A", r"$|L_{\mathrm{OOD}}-A_T|$, centred Exp(1)")],
-            slope=-0.5,
-            theory_label="theory: $T^{-1/2}$",
+            curves=[("exp_L_worst", r"$L_{\mathrm{OOD}}-A_T$, worst law, Exp(1) tokens")],
+            theory="exp_eps",
+            theory_label=r"$\epsilon(T)=B+2\sqrt{A_TB}$ (slope $-1/2$)",
             xlabel="GD steps $T$",
-            ylabel=r"$|L_{\mathrm{OOD}}-A_T|$",
+            ylabel=r"$L_{\mathrm{OOD}}-A_T$",
             logx=True,
             logy=True,
-            title="correlated label mismatch",
+            title="worst label law of the class",
         ),
     ],
 )
@@ -125,54 +143,63 @@ def thm32_ood(
     tau: float,
     N: int,
     tmax_T0: int,
-    mismatch: float,
+    aligned: float,
 ) -> Evidence:
-    """Thm 3.2 [S]; the rates are DERIVED (B ~ excess_ID ~ 1/T; the mismatch cross term
-    0.3 tr(V* Sigma V*^T)(1 - C1) ~ eps ~ T^-1/2). Per seed of the set: a problem and N OOD samples of
-    X~ with iid Exp(1), centred Exp(1) or AR(1)-correlated Gaussian tokens, at checkpoints T_0 10^(k/4)
-    of the trained model. Rate rule (tolerance ``slope_tol``), pooled over the seeds, on the Monte Carlo
-    B(T) of each input law (exponent OOD_SLOPE_INDEPENDENT) and on |L_OOD - A_T| with
-    Y~ = f*(X~) + ``mismatch`` V* X~ 1 1^T / D on centred Exp(1) tokens (exponent OOD_SLOPE_MISMATCH; the
-    mismatch is our construction: the paper's OOD label model is NOT RECOVERED; ``mismatch`` = 0 is the
-    alternative world); shown: the least favourable. Reported: the theorem's own eps(T) = B +
-    2 sqrt(A_T B), which has exponent -1/2 whenever A_T > 0, and the paired estimate of L_OOD - A_T
-    with independent label noise, which equals B in expectation but whose sample cross term
-    <E, f* - TF> ~ eps / sqrt(N) bends its local slope toward -1/2 on a fixed test set."""
+    """Thm 3.2 [S] over its class of OOD laws (the note: input and response columns with bounded second
+    moments); the rates and the worst law are DERIVED (derivation Sect. 5.4): B ~ excess_ID ~ 1/T, and
+    f* - TF -> -eps V* X~ Q with eps ~ T^-1/2, so the fixed deviation h = -c V* X~ Q attains the
+    Cauchy-Schwarz equality of L_OOD - A_T = B + <h, f* - TF> <= eps(T) := B + 2 sqrt(A_T B) (our derived
+    slack; the paper's eps(T) is NOT RECOVERED) as T grows. The law is
+    ours (the class does not name one; Fig. 2(b)'s label law and plotted quantity are NOT RECOVERED): it
+    is the class's worst case at teacher OOD loss A_T = 1/2 M D tau^2. Per seed of the set: a problem and
+    N OOD samples of X~ with iid Exp(1) (reviewer 1's OOD data), centred Exp(1) or AR(1)-correlated
+    Gaussian tokens, at checkpoints T_0 10^(k/4) of the trained model. For each input law, pooled over
+    the seeds: rate rule (tolerance ``slope_tol``) on the Monte Carlo B(T) (exponent
+    OOD_SLOPE_INDEPENDENT) and on L_OOD - A_T under the worst law (:func:`~verify.zhang2026.experiments.
+    ood_curves`, the share ``aligned`` of A_T in its deviation; exponent OOD_SLOPE_WORST); L_OOD - A_T
+    over eps(T) at T_max at least ``attain`` at every seed. ``aligned`` = 0 (teacher plus independent
+    noise) is the alternative world. Headline: the least favourable rate. Reported: the slope of eps(T)
+    and the paired estimate of L_OOD - A_T with independent label noise, which equals B in expectation
+    but whose sample cross term <E, f* - TF> ~ eps / sqrt(N) bends its local slope toward -1/2 on a
+    fixed test set."""
     per = [
-        _curves(dataclasses.replace(ctx, seed=s), D, K, M, d, eta, vnorm, tmax_T0, N, tau, mismatch)
+        _curves(dataclasses.replace(ctx, seed=s), D, K, M, d, eta, vnorm, tmax_T0, N, tau, aligned)
         for s in ctx.seed_set
     ]
     tt = per[0].tt
-    curves, notes, series = [], [], {"t": tt.tolist()}
+    parts, tol, series = RateParts(), ctx.rule("slope_tol"), {"t": tt.tolist()}
+    A_T = 0.5 * M * D * tau**2
     for kind in KINDS:
         b = np.array([c.by_kind[kind].B for c in per]).T
-        curves.append((f"{kind}: B(T)", B.OOD_SLOPE_INDEPENDENT, fit_decades(tt, b)))
-        series[f"{kind}_B"] = b[:, 0].tolist()
+        parts.rate(f"{kind}: B(T) ~ T^p", fit_decades(tt, b), B.OOD_SLOPE_INDEPENDENT, tol)
+        worst = np.array([c.by_kind[kind].L_worst for c in per]).T
+        eps = np.array([c.by_kind[kind].eps for c in per]).T
+        name = f"{kind}: L_OOD - A_T ~ T^p, share {aligned:g} of A_T = {A_T:g} aligned (1: the worst law)"
+        parts.atleast(f"{kind}: min over checkpoints and seeds of that L_OOD - A_T", float(worst.min()), 0.0)
+        if np.all(worst > 0):
+            parts.rate(name, fit_decades(tt, worst), B.OOD_SLOPE_WORST, tol)
+        ratio = float(np.min(worst[-1] / eps[-1]))
+        parts.atleast(
+            f"{kind}: that (L_OOD - A_T) / eps(T) at T_max = {int(tt[-1])}, least over seeds "
+            f"(1 - ratio = {1.0 - ratio:.2e})",
+            ratio,
+            ctx.rule("attain"),
+        )
+        series |= {
+            f"{kind}_B": b[:, 0].tolist(),
+            f"{kind}_L_worst": worst[:, 0].tolist(),
+            f"{kind}_eps": eps[:, 0].tolist(),
+        }
+        parts.notes.append(
+            f"{kind}: eps(T) = B + 2 sqrt(A_T B), last local slope {fit_decades(tt, eps).local[-1]:.3f}"
+        )
         la = np.array([c.by_kind[kind].L_minus_A for c in per]).T
         if np.all(la > 0):
-            f = fit_decades(tt, la)
-            notes.append(
+            parts.notes.append(
                 f"{kind}: paired estimate of L_OOD - A_T (independent noise, N={N}, not judged): "
-                "local slopes " + ", ".join(f"{v:.3f}" for v in f.local)
+                "local slopes " + ", ".join(f"{v:.3f}" for v in fit_decades(tt, la).local)
             )
-        A_T = 0.5 * M * D * tau**2
-        eps = b + 2 * np.sqrt(A_T * b)
-        notes.append(
-            f"{kind}: eps(T) = B + 2 sqrt(A_T B) (A_T = {A_T:g}), "
-            f"last local slope {fit_decades(tt, eps).local[-1]:.3f}"
-        )
-    mis = np.abs(np.array([c.by_kind["exp_centred"].L_mismatch for c in per]).T)
-    curves.append(
-        (
-            f"exp_centred: |L_OOD - A_T|, label mismatch {mismatch:g} V* X~ 1 1^T / D (ours)",
-            B.OOD_SLOPE_MISMATCH,
-            fit_decades(tt, mis),
-        )
-    )
-    series["mismatch_abs_L_minus_A"] = mis[:, 0].tolist()
-    return worst_rate(
-        curves, ctx.rule("slope_tol"), notes=notes, series=series, params=dict(T_max=int(tt[-1]))
-    )
+    return parts.evidence(series=series, params=dict(T_max=int(tt[-1])))
 
 
 @claim(
