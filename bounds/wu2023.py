@@ -42,7 +42,11 @@ from bounds.checks import (
 )
 from bounds.mp import DPS, mp
 
+#: The paper's three initialisations.
 INITS = ("lecun", "he", "ntk")
+#: The mean-field parametrisation (not one of the paper's): the competing regime, in which the features
+#: learn at every width (the alternative world of ``wu2023.fig9.ntk.width``).
+MEAN_FIELD = "mf"
 #: The two softmax scalings tau0 = d_m^-power of Theorems 1 and 2.
 TAU0_POWERS = (0.5, 1.0)
 #: The four trained blocks W_Q, W_K, W_V, w_O (keys of the norm / radius mappings of Prop. 1).
@@ -76,9 +80,12 @@ class InitVariances:
 
 @finite_result
 def init_variances(init: str, d: int, d_m: int) -> InitVariances:
-    """LeCun: 1/d, 1/d, 1/d, 1/d_m, tau1 = 1; He: twice LeCun; NTK: all 1, tau1 = d_m^-1/2."""
-    check_choice("init", init, INITS)
+    """LeCun: 1/d, 1/d, 1/d, 1/d_m, tau1 = 1; He: twice LeCun; NTK: all 1, tau1 = d_m^-1/2; mean field
+    (``MEAN_FIELD``, ours): W_Q, W_K, W_V as LeCun, w_O of variance 1, tau1 = 1/d_m."""
+    check_choice("init", init, (*INITS, MEAN_FIELD))
     d, d_m = check_int("d", d), check_int("d_m", d_m)
+    if init == MEAN_FIELD:
+        return InitVariances(1 / d, 1 / d, 1 / d, 1.0, 1 / d_m)
     if init == "lecun":
         return InitVariances(1 / d, 1 / d, 1 / d, 1 / d_m, 1.0)
     if init == "he":

@@ -122,6 +122,8 @@ def test_gaussian_norm_bound_and_init_table() -> None:
     v = B.init_variances("ntk", 8, 100)
     assert v.tau1 == pytest.approx(0.1) and v.eta_V == 1.0
     assert B.init_variances("he", 8, 100).eta_O == pytest.approx(0.02)
+    mf = B.init_variances(B.MEAN_FIELD, 8, 100)  # not one of the paper's inits: never in INITS
+    assert (mf.eta_V, mf.eta_O, mf.tau1) == (1 / 8, 1.0, 1 / 100) and B.MEAN_FIELD not in B.INITS
     assert B.tau0(64, 0.5) == pytest.approx(0.125) and B.tau0(64, 1.0) == pytest.approx(1 / 64)
 
 

@@ -298,14 +298,47 @@ def test_label_scale_scales_only_the_labels() -> None:
     assert np.array_equal(a.theta0.flat(), c.theta0.flat())
 
 
-def test_fig9_run_records_what_the_figure_shows() -> None:
-    """Loss at every step, one weight movement per step (gamma |grad| / |theta_0|), the NTK drift at the
-    checkpoints (0 at t = 0) and the late / early NTK change; bit-identical reruns."""
+def test_fig9_runs_record_what_the_figure_shows(monkeypatch) -> None:
+    """Loss relative to l_0 at every step, one weight movement per step (gamma |grad| / |theta_0|), the
+    NTK drift at the checkpoints (0 at t = 0) and the late / early NTK change; bit-identical reruns (the
+    process cache emptied in between)."""
     p = E.Fig9Point(
         seed=1, key=0, N=4, d=8, d_s=2, d_m=32, steps=60, step_factor=1.0, checkpoints=(0, 20, 60)
     )
-    r = E.fig9_run(p)
+    (r,) = E.fig9_runs([p])
     assert len(r["loss"]) == 61 and len(r["move"]) == 60 and len(r["ntk"]) == 3 and len(r["late"]) == 1
-    assert r["ntk"][0] == 0.0 and r["loss"][-1] < r["loss"][0]
-    assert E.fig9_run(p) == r
-    assert E.fig9_run(E.Fig9Point(**{**p.__dict__, "checkpoints": (0,)}))["late"] == []
+    assert r["ntk"][0] == 0.0 and r["loss"][0] == 1.0 and r["loss"][-1] < 1e-3
+    monkeypatch.setattr(E, "_FIG9", {})
+    assert E.fig9_runs([p]) == [r]
+    assert E.fig9_runs([E.Fig9Point(**{**p.__dict__, "checkpoints": (0,)})])[0]["late"] == []
+
+
+def test_a_batch_of_runs_is_each_run_alone(monkeypatch) -> None:
+    """run_gd_batched: every run's iterates and loss ratio are those of run_gd on its own set-up, bit for
+    bit (its step folded into the gradient); fig9_runs: a batch of seeds gives each seed
+    the record of its batch of one, bit for bit (the process cache emptied in between)."""
+    setups = [E.make_setup(s, 0, N=6, d=8, d_s=3, d_m=32, tau0_power=1.0) for s in range(3)]
+    gammas = [E.inverse_lam_max_step(s) for s in setups]
+    batched = E.run_gd_batched(setups, gammas, 30)
+    for s, g, tr in zip(setups, gammas, batched, strict=True):
+        one = E.run_gd(s, g, 30)
+        assert all(np.array_equal(one.params.blocks()[b], tr.params[b]) for b in M.BLOCKS)
+        assert np.array_equal(one.loss / one.loss[0], tr.loss)
+        np.testing.assert_allclose(tr.grad_norm, g * one.grad_norm, rtol=1e-14)
+    kw = dict(key=0, N=5, d=8, d_s=3, d_m=32, steps=20, step_factor=1.0, checkpoints=(0, 10, 20))
+    pts = [E.Fig9Point(seed=s, **kw) for s in range(4)]
+    monkeypatch.setattr(E, "_FIG9", {})
+    together = E.fig9_runs(pts)
+    monkeypatch.setattr(E, "_FIG9", {})
+    assert [E.fig9_runs([p])[0] for p in pts] == together
+    with pytest.raises(ValueError, match="one model configuration"):
+        E.stack_setups([setups[0], E.make_setup(0, 0, N=6, d=8, d_s=3, d_m=16)])
+
+
+def test_batch_shapes() -> None:
+    b = Dt.Batch.stack([Dt.gaussian_data(np.random.default_rng(s), 5, 3, 4) for s in range(2)])
+    assert b.X.shape == (2, 5, 3, 4) and b.y.shape == (2, 5) and b.N == 5
+    with pytest.raises(ValueError, match="S, N, d_s, d"):
+        Dt.Batch(np.zeros((1, 2, 5, 3, 4)), np.zeros((1, 2, 5)))
+    with pytest.raises(ValueError):
+        Dt.Batch(np.zeros((2, 5, 3, 4)), np.zeros(5))

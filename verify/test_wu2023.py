@@ -63,6 +63,9 @@ FALSIFIERS: dict[str, str] = {
     "wu2023.thm2.order": "test_order_claims_hold_for_a_threshold_of_the_claimed_order",
     "wu2023.thm1.order.cubic": "test_order_claims_hold_for_a_threshold_of_the_claimed_order",
     "wu2023.fig9.linear": "test_fig9_linear_catches_a_polynomial_decay",
+    "wu2023.fig9.weights": "test_fig9_weights_catch_weights_that_keep_moving",
+    "wu2023.fig9.ntk": "test_fig9_ntk_catches_a_kernel_that_keeps_changing",
+    "wu2023.fig9.ntk.width": "test_fig9_ntk_width_catches_a_width_independent_drift",
     "wu2023.thm1.tight": "test_tightness_claims_follow_the_training_law",
     "wu2023.thm2.tight": "test_tightness_claims_follow_the_training_law",
     "wu2023.thm1.tight.dgrow": "test_tightness_claims_follow_the_training_law",
@@ -498,19 +501,46 @@ def test_order_claims_hold_for_a_threshold_of_the_claimed_order(monkeypatch) -> 
     _violated("wu2023.thm1.order.cubic", **big)
 
 
+def _fig9_wrong(monkeypatch, change) -> None:
+    """Every Fig. 9 run passes through ``change(point, record) -> record`` (a wrong world)."""
+    _wrap(monkeypatch, E, "fig9_runs", lambda orig: lambda pts: list(map(change, pts, orig(pts))))
+
+
 def test_fig9_linear_catches_a_polynomial_decay(monkeypatch) -> None:
     """A loss that decays like l_0 (1 + t)^-2 (sublinear convergence) is violated; the true run holds."""
-
-    def make(orig):
-        def slow(p):
-            r = orig(p)
-            L = np.asarray(r["loss"])
-            return r | {"loss": (L[0] * (1.0 + np.arange(L.size)) ** -2.0).tolist()}
-
-        return slow
-
-    _wrap(monkeypatch, E, "fig9_run", make)
+    _fig9_wrong(monkeypatch, lambda p, r: r | {"loss": (1.0 + np.arange(len(r["loss"]))) ** -2.0})
     _violated("wu2023.fig9.linear", seed_set=[0, 1, 2])
+
+
+#: 20 seeds: 20 of 20 successes hold (Clopper-Pearson lower bound 0.86 >= 0.8), 0 of 20 violate (upper 0.14)
+_FIG9_SEEDS = list(range(20))
+
+
+def test_fig9_weights_catch_weights_that_keep_moving(monkeypatch) -> None:
+    """Weights whose per-step movement decays only like 1/(1 + t) (2% of the first step's at t = 50):
+    no draw settles, violated; the true runs hold on the same draws."""
+    assert _verdict("wu2023.fig9.weights", seed_set=_FIG9_SEEDS) == Verdict.HOLDS
+    _fig9_wrong(
+        monkeypatch, lambda p, r: r | {"move": (r["move"][0] / (1.0 + np.arange(len(r["move"])))).tolist()}
+    )
+    _violated("wu2023.fig9.weights", seed_set=_FIG9_SEEDS)
+
+
+def test_fig9_ntk_catches_a_kernel_that_keeps_changing(monkeypatch) -> None:
+    """An NTK that changes as much after epoch 50 as before it (late / early change 1): violated."""
+    _fig9_wrong(monkeypatch, lambda p, r: r | {"late": [1.0]})
+    _violated("wu2023.fig9.ntk", seed_set=_FIG9_SEEDS)
+
+
+def test_fig9_ntk_width_catches_a_width_independent_drift(monkeypatch) -> None:
+    """A drift that does not depend on the width (each draw's drift at every width is its drift at the
+    narrowest): no draw's width exponent is below 0, violated; the true runs hold on the same draws."""
+    assert _verdict("wu2023.fig9.ntk.width", seed_set=_FIG9_SEEDS) == Verdict.HOLDS
+    first: dict[int, float] = {}
+    _fig9_wrong(
+        monkeypatch, lambda p, r: r | {"ntk": [*r["ntk"][:-1], first.setdefault(p.seed, r["ntk"][-1])]}
+    )
+    _violated("wu2023.fig9.ntk.width", seed_set=_FIG9_SEEDS)
 
 
 def test_tightness_claims_follow_the_training_law(monkeypatch) -> None:

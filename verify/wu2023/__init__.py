@@ -59,9 +59,12 @@ Provenance of the formulas (theory side in ``bounds.wu2023``):
   (pooling, d >= N, log plots) keep their tag.
 - THIRD-PARTY, each naming its source (``source=``): "tau0 = d_m^-1/2 converges faster at larger
   widths" and "LeCun/He faster than NTK init" (``scaling.rate``, ``init.rate``: the liner.com summary,
-  class B); the Fig. 9 caption's linear convergence at tau0 = d_m^-1 (``fig9.linear``, the same
-  summary); "cubic width and d >= N" (``thm1.order.cubic``: Arda, Cayci and Eryilmaz 2026 via a summary,
-  class A via B), judged on our reconstructed width beside the abstract's "quadratic" (``thm1.order``).
+  class B); the Fig. 9 caption at tau0 = d_m^-1, as the same summary reproduces it: linear convergence
+  (``fig9.linear``), weights that change very slowly after about epoch 50 (``fig9.weights``) and an NTK
+  that stays nearly constant later (``fig9.ntk``) and is more stable for wider models
+  (``fig9.ntk.width``), the last three judged over draws (a typical run); "cubic width and d >= N"
+  (``thm1.order.cubic``: Arda, Cayci and Eryilmaz 2026 via a summary, class A via B), judged on our
+  reconstructed width beside the abstract's "quadratic" (``thm1.order``).
 - RECONSTRUCTED by us: the exact Eq. 1.2 and tau1; the variance table; the loss normalisation;
   Proposition 1 (constants 8, 16, 1/4; rate (1 - gamma tau1^2 alpha^2 / 4)^t); the Theorem 1 and 2
   width functions (Prop. 1's conditions at Gaussian norm values); the NTK-regime rate; the A3 tail form.

@@ -9,6 +9,7 @@ Regimes (ours; the paper's data distribution is NOT RECOVERED):
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,19 +24,27 @@ SKLEARN_MISSING = "scikit-learn not installed (pip install 'attncheck[data]')"
 
 @dataclass(frozen=True)
 class Batch:
-    """N sequences and their labels: X (N, d_s, d) tokens, y (N,) targets (finite float64)."""
+    """N sequences and their labels: X (N, d_s, d) tokens, y (N,) targets (finite float64); or S
+    such data sets on a leading run axis (X (S, N, d_s, d), y (S, N); :meth:`stack`)."""
 
     X: np.ndarray
     y: np.ndarray
 
     def __post_init__(self) -> None:
-        X = check_array("X", self.X, ndim=3)
+        X = check_array("X", self.X)
+        if X.ndim not in (3, 4):
+            raise ValueError(f"X must be (N, d_s, d) or (S, N, d_s, d), got shape {X.shape}")
         object.__setattr__(self, "X", X)
-        object.__setattr__(self, "y", check_array("y", self.y, ndim=1, shape=(X.shape[0],)))
+        object.__setattr__(self, "y", check_array("y", self.y, ndim=X.ndim - 2, shape=X.shape[:-2]))
 
     @property
     def N(self) -> int:
-        return self.X.shape[0]
+        return self.X.shape[-3]
+
+    @classmethod
+    def stack(cls, batches: Sequence[Batch]) -> Batch:
+        """S data sets of one shape on a leading run axis."""
+        return cls(np.stack([b.X for b in batches]), np.stack([b.y for b in batches]))
 
     def take(self, idx: np.ndarray) -> Batch:
         """The examples ``idx`` (e.g. a permutation), in that order."""

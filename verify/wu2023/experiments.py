@@ -11,8 +11,9 @@ width, the init or tau0 compare on the same data.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -20,11 +21,13 @@ from bounds import wu2023 as B
 from bounds.checks import check_choice
 from verify.core import Ctx
 from verify.numerics.fit import fit_loglog
-from verify.numerics.gd import RunState, Trajectory, gradient_descent
+from verify.numerics.gd import BatchRecorder, RunState, Trajectory, gradient_descent, gradient_descent_batched
 from verify.numerics.softmax import softmax
 from verify.numerics.worstcase import WorstCase, worst_case
 from verify.wu2023 import data as D
 from verify.wu2023 import model as M
+
+T = TypeVar("T")
 
 
 def rng_for(seed: int, *keys: int) -> np.random.Generator:
@@ -117,6 +120,75 @@ def run_gd(
             float(np.linalg.norm(th[b] - start[b], 2)) / norms[b] for b in start
         )
     return gradient_descent(th0, lg, gamma, steps, record=record or None, stop_below=stop_below)
+
+
+def stack_setups(setups: Sequence[Setup]) -> Setup:
+    """S set-ups of one model configuration on a leading run axis (data (S, N, d_s, d), weights (S, ...))."""
+    model = setups[0].model
+    if any(s.model != model for s in setups):
+        raise ValueError("stacked set-ups must share one model configuration")
+    theta0 = M.Params(**{b: np.stack([getattr(s.theta0, b) for s in setups]) for b in M.BLOCKS})
+    return Setup(model, D.Batch.stack([s.batch for s in setups]), theta0)
+
+
+def run_gd_batched(
+    setups: Sequence[Setup],
+    gammas: Sequence[float],
+    steps: int,
+    *,
+    norms: bool = True,
+    record: Mapping[str, BatchRecorder] | None = None,
+) -> list[Trajectory]:
+    """Full-batch GD of S set-ups of one model configuration at once (a leading run axis, one run per
+    seed: :func:`verify.numerics.gd.gradient_descent_batched`), run s at its own step ``gammas[s]``.
+    Each run's iterates theta_t are bit for bit those of :func:`run_gd` on its set-up alone: the loop
+    takes one step size for all runs, so the run's step is folded into the gradient it is handed (eta =
+    1, and 1 * (gamma_s grad) = gamma_s grad exactly). Per run, the trajectory's ``loss`` is l_t / l_0 and
+    ``grad_norm`` the step length gamma_s |grad l_t| (``norms``: False skips it and the drift);
+    ``record``: per-step recorders fn(theta_t, step_t, l_t / l_0, t) -> (S,), evaluated for every run
+    of the batch (a diverged run's values are dropped, so they run without floating-point warnings)."""
+    s = stack_setups(setups)
+    gam = np.asarray(gammas, dtype=np.float64)
+    scale = {b: gam.reshape((-1,) + (1,) * (getattr(s.theta0, b).ndim - 1)) for b in M.BLOCKS}
+    loss0 = s.model.loss(s.theta0, s.batch)
+
+    def lg(theta: Mapping[str, np.ndarray]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        loss, grad = s.model.loss_and_grad(M.Params.from_blocks(dict(theta)), s.batch)
+        return loss / loss0, {b: scale[b] * g for b, g in grad.blocks().items()}
+
+    def quiet(fn: BatchRecorder) -> BatchRecorder:
+        def rec(*a: Any) -> np.ndarray:
+            with np.errstate(all="ignore"):
+                return fn(*a)
+
+        return rec
+
+    rec = {k: quiet(fn) for k, fn in (record or {}).items()}
+    return gradient_descent_batched(s.theta0.blocks(), lg, 1.0, steps, record=rec or None, norms=norms)
+
+
+def run_gd_runs(setups: Sequence[Setup], gammas: Sequence[float], steps: int, **kw: Any) -> list[Trajectory]:
+    """:func:`run_gd_batched` over the set-ups in batches of :func:`chunks` (``kw``: its options)."""
+    m = setups[0].model
+    idx = chunks(range(len(setups)), setups[0].batch.N * m.d_s * m.d_m)
+    return [
+        tr
+        for part in idx
+        for tr in run_gd_batched([setups[i] for i in part], [gammas[i] for i in part], steps, **kw)
+    ]
+
+
+#: The largest batch of GD runs, in elements of its largest arrays (S N d_s d_m): a batch beyond the cache
+#: runs slower than its runs one by one (measured at N = 10, d_s = 4: S = 20 at d_m = 64 runs 3.0x faster,
+#: S = 8 at d_m = 128 2.2x, S = 4 at d_m = 256 1.4x and S = 8 there 1.1x; S = 3 at N = 24, d_s = 8, d_m =
+#: 128 0.8x).
+BATCH_ELEMENTS = 1 << 15
+
+
+def chunks(items: Sequence[T], per_run: int) -> list[Sequence[T]]:
+    """``items`` in consecutive batches of at most ``BATCH_ELEMENTS`` / ``per_run`` (at least one) each."""
+    k = max(1, BATCH_ELEMENTS // per_run)
+    return [items[i : i + k] for i in range(0, len(items), k)]
 
 
 def steps_to(loss: np.ndarray, frac: float) -> int | None:
@@ -654,24 +726,31 @@ def ntk_rate_run(seed: int, key: int, N: int, d: int, d_s: int, d_m: int, steps:
 
 
 def final_ratio(tr: Trajectory, steps: int) -> float:
-    """l_T / l_0, inf when the run stopped before ``steps`` (diverged)."""
+    """l_T / l_0, inf when the run stopped before ``steps`` (diverged); l_T for a run of
+    :func:`run_gd_batched` (its loss is l_t / l_0, so l_0 = 1)."""
     return float(tr.loss[-1] / tr.loss[0]) if tr.loss.size == steps + 1 else math.inf
 
 
-def init_rate_run(
-    seed: int, key: int, N: int, d: int, d_s: int, d_m: int, steps: int, step: str = "common"
-) -> tuple[dict, float]:
-    """l_T / l_0 per init (``B.INITS``) on the same data, at ``step`` "common" (gamma =
+def init_rate_runs(
+    seeds: Sequence[int], key: int, N: int, d: int, d_s: int, d_m: int, steps: int, step: str = "common"
+) -> list[tuple[dict, float]]:
+    """Per seed: l_T / l_0 per init (``B.INITS``) on the seed's data, at ``step`` "common" (gamma =
     1/max(lambda_max(K_0)) over LeCun and He, for all three) or "own" (each init at its own gamma =
-    1/lambda_max(K_0)); and NTK init's l_T / l_0 at its own gamma (reported)."""
+    1/lambda_max(K_0)); and NTK init's l_T / l_0 at its own gamma (reported). The seeds run batched, one
+    GD per init (:func:`run_gd_runs`)."""
     check_choice("step", step, STEP_PROTOCOLS)
-    su = {i: make_setup(seed, key, N=N, d=d, d_s=d_s, d_m=d_m, init=i) for i in B.INITS}
-    lm = {i: lam_max(su[i].model, su[i].theta0, su[i].batch) for i in B.INITS}
-    common = 1.0 / max(lm["lecun"], lm["he"])
-    g = {i: common if step == "common" else 1.0 / lm[i] for i in B.INITS}
-    r = {i: final_ratio(run_gd(su[i], g[i], steps), steps) for i in B.INITS}
-    own = r["ntk"] if step == "own" else final_ratio(run_gd(su["ntk"], 1.0 / lm["ntk"], steps), steps)
-    return r, own
+    su = {i: [make_setup(s, key, N=N, d=d, d_s=d_s, d_m=d_m, init=i) for s in seeds] for i in B.INITS}
+    lm = {i: [lam_max(x.model, x.theta0, x.batch) for x in su[i]] for i in B.INITS}
+    common = [1.0 / max(a, b) for a, b in zip(lm["lecun"], lm["he"], strict=True)]
+    g = {i: common if step == "common" else [1.0 / v for v in lm[i]] for i in B.INITS}
+    r = {i: [final_ratio(tr, steps) for tr in run_gd_runs(su[i], g[i], steps, norms=False)] for i in B.INITS}
+    own = r["ntk"]
+    if step != "own":
+        own = [
+            final_ratio(tr, steps)
+            for tr in run_gd_runs(su["ntk"], [1.0 / v for v in lm["ntk"]], steps, norms=False)
+        ]
+    return [({i: r[i][k] for i in B.INITS}, own[k]) for k in range(len(seeds))]
 
 
 #: How GD claims that compare configurations choose the step: one step common to the configurations
@@ -976,7 +1055,7 @@ def ntk_mineig_ratio(Xbar: np.ndarray, tol: float, bound: str) -> float:
 @dataclass(frozen=True, kw_only=True)
 class Fig9Point(Point):
     """A Fig. 9 run (tau0 = d_m^-1 by default): ``steps`` GD steps at gamma = ``step_factor`` /
-    lambda_max(K_0), never stopped early; the NTK drift is taken at the steps ``checkpoints``."""
+    lambda_max(K_0), never stopped early; the NTK is taken at the steps ``checkpoints``."""
 
     tau0_power: float = 1.0
     steps: int
@@ -984,42 +1063,66 @@ class Fig9Point(Point):
     checkpoints: tuple[int, ...]
 
 
-def fig9_run(p: Fig9Point) -> dict[str, list[float]]:
-    """Fig. 9 (a)-(c) along one GD run: the loss l_t (t = 0..steps), the relative weight movement per
-    step |theta_{t+1} - theta_t| / |theta_0| = gamma |grad l_t| / |theta_0| (t = 0..steps-1), the NTK
-    drift |K_t - K_0|_F / |K_0|_F at the checkpoints, and |K_T - K_c|_F / |K_c - K_0|_F with c the first
-    checkpoint after 0 (the change after the early phase against the change during it; empty without
-    two checkpoints after 0 reached)."""
-    s = p.setup()
-    K0 = s.model.ntk(s.theta0, s.batch)
-    g = p.step_factor / float(np.linalg.eigvalsh(K0)[-1])
-    marks = set(p.checkpoints)
-    nk = float(np.linalg.norm(K0))
-    kept: dict[int, np.ndarray] = {}
+#: Fig. 9 runs of this process, per point (:func:`fig9_runs`).
+_FIG9: dict[Fig9Point, dict[str, list[float]]] = {}
 
-    def ntk_drift(th, gr, l, t) -> float:
+
+def fig9_runs(points: Sequence[Fig9Point]) -> list[dict[str, list[float]]]:
+    """Fig. 9 (a)-(c) along each point's GD run (shorter than ``steps`` when it diverged): the loss
+    relative to the start l_t / l_0 (t = 0..steps), the relative weight movement per step |theta_{t+1} -
+    theta_t| / |theta_0| = gamma |grad l_t| / |theta_0| (t = 0..steps-1), the NTK drift |K_t - K_0|_F /
+    |K_0|_F at the checkpoints, and |K_T - K_c|_F / |K_c - K_0|_F with c the first checkpoint after 0 and
+    T the last (the change after the early phase against the change during it; empty without two
+    checkpoints after 0). The points that differ only in their seed run as one batched GD
+    (:func:`run_gd_batched`, in batches of :func:`chunks`); each point's run is kept for the process, so
+    the Fig. 9 claims share them (their experiment "fig9"), and it is the same bit for bit whatever batch
+    computed it."""
+    groups: dict[Fig9Point, list[Fig9Point]] = {}
+    for p in dict.fromkeys(points):
+        if p not in _FIG9:
+            groups.setdefault(replace(p, seed=0), []).append(p)
+    for group in groups.values():
+        q = group[0]
+        for part in chunks(group, q.N * q.d_s * q.d_m):
+            _FIG9.update(zip(part, _fig9_batch(part), strict=True))
+    return [_FIG9[p] for p in points]
+
+
+def _fig9_batch(points: Sequence[Fig9Point]) -> list[dict[str, list[float]]]:
+    """:func:`fig9_runs` of points of one configuration, as one batched GD."""
+    setups = [p.setup() for p in points]
+    model, steps, marks = setups[0].model, points[0].steps, set(points[0].checkpoints)
+    K0 = [model.ntk(s.theta0, s.batch) for s in setups]
+    gammas = [points[0].step_factor / float(np.linalg.eigvalsh(k)[-1]) for k in K0]
+    kept: dict[int, list[np.ndarray]] = {}
+
+    def ntk_drift(th: Mapping[str, np.ndarray], step, loss, t: int) -> np.ndarray:
         if t not in marks:
-            return 0.0
-        kept[t] = s.model.ntk(M.Params.from_blocks(dict(th)), s.batch)
-        return float(np.linalg.norm(kept[t] - K0)) / nk
+            return np.zeros(len(setups))
+        at = [M.Params(**{b: v[i] for b, v in th.items()}) for i in range(len(setups))]
+        kept[t] = K0 if t == 0 else [model.ntk(a, s.batch) for a, s in zip(at, setups, strict=True)]
+        return np.array(
+            [np.linalg.norm(k - k0) / np.linalg.norm(k0) for k, k0 in zip(kept[t], K0, strict=True)]
+        )
 
-    tr = gradient_descent(
-        s.theta0, lambda th: s.model.loss_and_grad(th, s.batch), g, p.steps, record={"ntk": ntk_drift}
-    )
-    loss = np.asarray(tr.loss, dtype=float)
-    move = g * np.asarray(tr.grad_norm, dtype=float)[:-1] / float(np.linalg.norm(s.theta0.flat()))
-    ntk = np.asarray(tr.extras["ntk"], dtype=float)
-    last = loss.size - 1
+    def step_length(th, step: Mapping[str, np.ndarray], loss, t: int) -> np.ndarray:
+        return np.sqrt(sum(np.add.reduce((g * g).reshape(g.shape[0], -1), axis=1) for g in step.values()))
+
+    record = {"ntk": ntk_drift, "step": step_length}
+    runs = run_gd_batched(setups, gammas, steps, norms=False, record=record)
     early = min((c for c in kept if c > 0), default=None)
     end = max(kept, default=None)
-    late = (
-        [float(np.linalg.norm(kept[end] - kept[early]) / np.linalg.norm(kept[early] - K0))]
-        if early is not None and end > early
-        else []
-    )
-    return {
-        "loss": loss.tolist(),
-        "move": move.tolist(),
-        "ntk": [float(ntk[min(c, last)]) for c in p.checkpoints],
-        "late": late,
-    }
+    out = []
+    for i, (s, tr) in enumerate(zip(setups, runs, strict=True)):
+        late = (
+            [float(np.linalg.norm(kept[end][i] - kept[early][i]) / np.linalg.norm(kept[early][i] - K0[i]))]
+            if early is not None and end > early
+            else []
+        )
+        out.append({
+            "loss": tr.loss.tolist(),
+            "move": (tr.extras["step"][:-1] / np.linalg.norm(s.theta0.flat())).tolist(),
+            "ntk": [float(tr.extras["ntk"][min(c, tr.loss.size - 1)]) for c in points[0].checkpoints],
+            "late": late,
+        })  # fmt: skip
+    return out

@@ -25,11 +25,14 @@ import numpy as np
 
 from bounds import wu2023 as B
 from bounds.checks import check_array, check_choice, check_int, check_positive
+from verify.numerics.buffers import WorkBuffers
 from verify.numerics.model import ParamBlocks
 from verify.numerics.softmax import softmax, softmax_vjp
 from verify.wu2023 import data as D
 
 BLOCKS = ("W_Q", "W_K", "W_V", "w_O")
+#: work arrays of the temporaries of a forward / backward pass that never leave it (no fresh pages per call)
+_WORK = WorkBuffers()
 
 
 @dataclass(frozen=True)
@@ -66,7 +69,8 @@ class ShallowTransformer:
 
     d: token dimension; d_s: tokens per sequence; d_m: width (rows of W_Q, W_K, W_V);
     tau0_power: 0.5 (tau0 = d_m^-1/2, Thm 1) or 1.0 (tau0 = d_m^-1, Thm 2); init: "lecun" | "he" |
-    "ntk" (fixes the variances and tau1, ``bounds.wu2023.init_variances``); loss_norm: "sum"
+    "ntk" | "mf" (mean field, not one of the paper's; fixes the variances and tau1,
+    ``bounds.wu2023.init_variances``); loss_norm: "sum"
     (1/2 sum_n r_n^2) or "mean" (1/(2N) sum_n r_n^2); ntk_input_scale: multiply X by d^-1/2 under NTK
     init (NOT RECOVERED in the paper, a flag); use_WH: insert the fixed identity W_H after attention
     (the paper's formulation, equivalent in value); pooling: replace S by (1/d_s) 11^T (reviewer
@@ -90,7 +94,7 @@ class ShallowTransformer:
         check_int("d_s", self.d_s)
         check_int("d_m", self.d_m)
         check_choice("tau0_power", self.tau0_power, (0.5, 1.0, 1))
-        check_choice("init", self.init, B.INITS)
+        check_choice("init", self.init, (*B.INITS, B.MEAN_FIELD))
         check_choice("loss_norm", self.loss_norm, ("sum", "mean"))
         check_positive("tau0_mult", self.tau0_mult)
 
@@ -135,28 +139,36 @@ class ShallowTransformer:
         The logits use L_n = tau0 X_n (W_Q^T W_K) X_n^T (a d x d product instead of the two
         d_s x d_m projections Q, K; equal to tau0 Q_n K_n^T in exact arithmetic), so Q and K are
         built only where per-example Q/K gradients are needed (:meth:`jacobian_blocks`, :meth:`ntk_blocks`).
+
+        Runs on a leading axis (S runs, e.g. one per seed: X (S, N, d_s, d), blocks (S, d_m, d) and
+        (S, d_m), y (S, N)) by the same code: every product is ``np.matmul`` of stacked arrays (one BLAS
+        call per run) and every reduction runs over trailing axes, so each run's slice is computed by
+        exactly the floating-point operations of its own unbatched call (``verify/test_batched.py``).
         """
-        X = batch.X
-        N = X.shape[0]
-        Xs = X * self.input_scale if self.input_scale != 1.0 else X
-        flat = Xs.reshape(N * self.d_s, self.d)
-        V = (flat @ params.W_V.T).reshape(N, self.d_s, self.d_m)
+        Xs = batch.X * self.input_scale if self.input_scale != 1.0 else batch.X
+        *lead, N, d_s, d = Xs.shape
+        flat = Xs.reshape(*lead, N * d_s, d)
+        V = (flat @ _T(params.W_V)).reshape(*lead, N, d_s, self.d_m)
         if self.pooling:
-            S = np.full((N, self.d_s, self.d_s), 1.0 / self.d_s)
-            A = np.broadcast_to(V.mean(axis=1, keepdims=True), V.shape).copy()
+            S = np.full((*lead, N, d_s, d_s), 1.0 / d_s)
+            A = np.broadcast_to(V.mean(axis=-2, keepdims=True), V.shape).copy()
         else:
-            XM = (flat @ (params.W_Q.T @ params.W_K)).reshape(N, self.d_s, self.d)
-            S = softmax(self.tau0 * (XM @ Xs.transpose(0, 2, 1)), axis=-1)
+            XM = (flat @ (_T(params.W_Q) @ params.W_K)).reshape(*lead, N, d_s, d)
+            S = softmax(self.tau0 * (XM @ _T(Xs)), axis=-1)
             A = S @ V
-        pre = A @ self._WH().T if self.use_WH else A
+        pre = A @ _T(self._WH()) if self.use_WH else A
         mask = pre > 0
-        h = np.maximum(pre, 0.0).mean(axis=1)
-        f = self.tau1 * (h @ params.w_O)
+        h = np.maximum(pre, 0.0, out=_WORK.get("relu", pre.shape)).mean(axis=-2)
+        f = self.tau1 * (h @ params.w_O[..., None])[..., 0]
         return Cache(Xs, V, S, A, mask, h, f)
 
     def _upstream(self, params: Params, c: Cache, coef: np.ndarray) -> np.ndarray:
-        """G = d(sum_n coef_n f_n)/dA: (N, d_s, d_m) = (tau1/d_s) coef_n w_O * 1[pre > 0] (W_H)."""
-        G = c.D * ((self.tau1 / self.d_s) * coef[:, None] * params.w_O[None, :])[:, None, :]
+        """G = d(sum_n coef_n f_n)/dA: ([S,] N, d_s, d_m) = (tau1/d_s) coef_n w_O * 1[pre > 0] (W_H)."""
+        G = np.multiply(
+            c.D,
+            ((self.tau1 / self.d_s) * coef[..., :, None] * params.w_O[..., None, :])[..., None, :],
+            out=_WORK.get("G", c.D.shape),
+        )
         return G @ self._WH() if self.use_WH else G
 
     def _per_example_backward(
@@ -165,46 +177,49 @@ class ShallowTransformer:
         """dQ, dK, dV (each (N, d_s, d_m)): derivatives of sum_n coef_n f_n w.r.t. Q_n, K_n, V_n
         (with Q and K formed explicitly)."""
         G = self._upstream(params, c, coef)
-        dV = c.S.transpose(0, 2, 1) @ G
+        dV = _T(c.S) @ G
         if self.pooling:
             z = np.zeros_like(dV)
             return z, z, dV
-        N = c.Xs.shape[0]
-        flat = c.Xs.reshape(N * self.d_s, self.d)
-        Q = (flat @ params.W_Q.T).reshape(N, self.d_s, self.d_m)
-        K = (flat @ params.W_K.T).reshape(N, self.d_s, self.d_m)
-        G_L = softmax_vjp(c.S, G @ c.V.transpose(0, 2, 1), axis=-1)
+        *lead, N, d_s, d = c.Xs.shape
+        flat = c.Xs.reshape(*lead, N * d_s, d)
+        Q = (flat @ _T(params.W_Q)).reshape(*lead, N, d_s, self.d_m)
+        K = (flat @ _T(params.W_K)).reshape(*lead, N, d_s, self.d_m)
+        G_L = softmax_vjp(c.S, G @ _T(c.V), axis=-1)
         dQ = self.tau0 * (G_L @ K)
-        dK = self.tau0 * (G_L.transpose(0, 2, 1) @ Q)
+        dK = self.tau0 * (_T(G_L) @ Q)
         return dQ, dK, dV
 
     def dloss_df(self, f: np.ndarray, y: np.ndarray) -> np.ndarray:
         r = f - y
-        return r / y.shape[0] if self.loss_norm == "mean" else r
+        return r / y.shape[-1] if self.loss_norm == "mean" else r
 
-    def loss_value(self, f: np.ndarray, y: np.ndarray) -> float:
-        s = 0.5 * float(np.sum((f - y) ** 2))
-        return s / y.shape[0] if self.loss_norm == "mean" else s
+    def loss_value(self, f: np.ndarray, y: np.ndarray) -> float | np.ndarray:
+        """The loss of outputs f against targets y (N,); with a leading run axis (S, N) one loss per run."""
+        s = 0.5 * np.sum((f - y) ** 2, axis=-1)
+        s = s / y.shape[-1] if self.loss_norm == "mean" else s
+        return float(s) if s.ndim == 0 else s
 
-    def loss(self, params: Params, batch: D.Batch) -> float:
+    def loss(self, params: Params, batch: D.Batch) -> float | np.ndarray:
         return self.loss_value(self.forward(params, batch).f, batch.y)
 
     def loss_and_grad(
         self, params: Params, batch: D.Batch, cache: Cache | None = None
-    ) -> tuple[float, Params]:
+    ) -> tuple[float | np.ndarray, Params]:
         """Squared loss (``loss_norm``) and its gradient (a :class:`Params`); ``cache``: this
-        batch's forward pass when the caller has it."""
+        batch's forward pass when the caller has it. On a leading run axis (:meth:`forward`): the
+        loss per run (S,) and gradient blocks (S, ...)."""
         c = self.forward(params, batch) if cache is None else cache
         g = self.dloss_df(c.f, batch.y)
         G = self._upstream(params, c, g)
         # dW_V = sum_n G_n^T S_n X_n; dW_Q = tau0 W_K sum_n X_n^T G_L,n^T X_n; dW_K = tau0 W_Q (...)^T
-        W_V, w_O = _contract(G, c.S @ c.Xs), self.tau1 * (c.h.T @ g)
+        W_V, w_O = _contract(G, c.S @ c.Xs), self.tau1 * (_T(c.h) @ g[..., None])[..., 0]
         if self.pooling:
             W_Q, W_K = np.zeros_like(params.W_Q), np.zeros_like(params.W_K)
         else:
-            G_L = softmax_vjp(c.S, G @ c.V.transpose(0, 2, 1), axis=-1)
-            M_Q = _contract(G_L.transpose(0, 2, 1) @ c.Xs, c.Xs).T  # sum_n X_n^T G_L,n^T X_n  (d x d)
-            W_Q, W_K = self.tau0 * (params.W_K @ M_Q), self.tau0 * (params.W_Q @ M_Q.T)
+            G_L = softmax_vjp(c.S, G @ _T(c.V), axis=-1)
+            M_Q = _T(_contract(_T(G_L) @ c.Xs, c.Xs))  # sum_n X_n^T G_L,n^T X_n  (d x d)
+            W_Q, W_K = self.tau0 * (params.W_K @ M_Q), self.tau0 * (params.W_Q @ _T(M_Q))
         return self.loss_value(c.f, batch.y), Params(W_Q=W_Q, W_K=W_K, W_V=W_V, w_O=w_O)
 
     def jacobian_blocks(self, params: Params, batch: D.Batch) -> dict[str, np.ndarray]:
@@ -248,12 +263,18 @@ class ShallowTransformer:
         return self.forward(params, batch).h
 
 
+def _T(a: np.ndarray) -> np.ndarray:
+    """The transpose of the last two axes (of each run's matrix on a leading run axis)."""
+    return np.swapaxes(a, -1, -2)
+
+
 def _contract(dB: np.ndarray, Xs: np.ndarray) -> np.ndarray:
-    """sum_n dB_n^T X_n: (N, d_s, m), (N, d_s, d) -> (m, d), as one BLAS product."""
-    N, d_s, m = dB.shape
-    return dB.reshape(N * d_s, m).T @ Xs.reshape(N * d_s, -1)
+    """sum_n dB_n^T X_n: ([S,] N, d_s, m), ([S,] N, d_s, d) -> ([S,] m, d), one BLAS product per run."""
+    *lead, N, d_s, m = dB.shape
+    return _T(dB.reshape(*lead, N * d_s, m)) @ Xs.reshape(*lead, N * d_s, Xs.shape[-1])
 
 
-def sigma_min_sq(F: np.ndarray) -> float:
-    """sigma_min(F)^2 for F (N, P) with P >= N, from eigvalsh of the N x N Gram."""
-    return float(max(np.linalg.eigvalsh(F @ F.T)[0], 0.0))
+def sigma_min_sq(F: np.ndarray) -> float | np.ndarray:
+    """sigma_min(F)^2 for F (N, P) with P >= N, from eigvalsh of the N x N Gram; per run for F (S, N, P)."""
+    s = np.maximum(np.linalg.eigvalsh(F @ _T(F))[..., 0], 0.0)
+    return float(s) if s.ndim == 0 else s

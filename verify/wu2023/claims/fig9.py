@@ -1,10 +1,14 @@
 """Figure 9 as a public summary describes it (tau0 = d_m^-1, synthetic data): (a) the loss converges
-linearly; (b) the weights change very slowly after about the 50th epoch and (c) the NTK varies at the
-beginning, stays nearly constant later and is more stable for wider models are measured by
-:func:`verify.wu2023.experiments.fig9_run` but not registered as claims: read at every seed, both fail
-for a few per cent of draws, so no verdict is stable at an affordable seed count (errata). The
-statements are the summary's (THIRD-PARTY); the protocol (data, sizes, step) is ours, since Fig. 9's is
-not recovered: "paper" Gaussian tokens, LeCun, full-batch GD (sum loss) at gamma = 1/lambda_max(K_0)."""
+linearly; (b) the weights change very slowly after about the 50th epoch; (c) the NTK varies at the
+beginning, stays nearly constant later, and is more stable for wider models. The statements are the
+summary's (THIRD-PARTY); the protocol (data, sizes, step) is ours, since Fig. 9's is not recovered:
+"paper" Gaussian tokens, LeCun, full-batch GD (sum loss) at gamma = 1/lambda_max(K_0), 160 steps.
+
+A caption describes a typical run, not every draw: read at every seed, (b) and (c) fail for a few per
+cent of draws (errata), so they are judged as probabilities over draws (one-sided Clopper-Pearson),
+"in at least a fraction p of draws", with p and the thresholds fixed before the draws that judge them
+were run. The claims share one set of runs (:func:`verify.wu2023.experiments.fig9_runs`, experiment
+"fig9"): a draw is a seed's data and weights at every width."""
 
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ import numpy as np
 
 from verify.core import Alternative, Ctx, Evidence, Kind, Provenance, Rule, claim
 from verify.core.record import Seeds
+from verify.numerics.fit import fit_loglog
 from verify.wu2023 import experiments as E
 from verify.wu2023.claims.common import rate_evidence
 from verify.wu2023.claims.training import LINER_SOURCE
@@ -23,24 +28,70 @@ FIG9_SOURCE = LINER_SOURCE.replace(
     "very slowly after the 50th epoch, the NTK more stable as the width grows)",
 )
 
+#: The caption's epoch ("after about the 50th epoch"; one full-batch GD step is one epoch).
+EPOCH = 50
+_EXPERIMENT = "fig9"
+_AFTER = Rule(
+    EPOCH, "the caption's 'after about the 50th epoch' (one full-batch GD step is one epoch)", "summary"
+)
+_P = Rule(
+    0.8,
+    "a caption describes a typical run: at least four draws in five. Fixed before the judging draws were "
+    "run, after the per-draw failure rates read at every seed (about 3% for the weights, a few per cent for "
+    "the NTK) were known (errata)",
+    "attncheck",
+)
+_SLOW = Alternative(
+    world="GD at a tenth of our step (gamma = 0.1/lambda_max(K_0), a smaller learning rate): the same "
+    "training ten times slower, so epoch 50 falls in its early phase",
+    overrides={"step_factor": 0.1},
+)
+_FIG9 = dict(N=10, d=16, d_s=4, steps=160, step_factor=1.0)
+_FIG9_PAPER = dict(N=100, d=128, d_s=8)
 
-def _runs(ctx: Ctx, widths, N, d, d_s, steps, step_factor, checkpoints) -> list[list[dict]]:
-    """:func:`verify.wu2023.experiments.fig9_run` per width and seed: rows[width][seed]."""
+
+def _runs(
+    seeds: tuple[int, ...],
+    widths: list[int],
+    N: int,
+    d: int,
+    d_s: int,
+    steps: int,
+    step_factor: float,
+    init: str = "lecun",
+) -> list[list[dict]]:
+    """:func:`verify.wu2023.experiments.fig9_runs` per width and seed (rows[width][seed]), the NTK taken
+    at t = 0, ``EPOCH`` and ``steps``."""
     pts = [
         E.Fig9Point(
-            seed=s, key=0, N=N, d=d, d_s=d_s, d_m=w, steps=steps, step_factor=step_factor,
-            checkpoints=tuple(checkpoints),
+            seed=s,
+            key=0,
+            N=N,
+            d=d,
+            d_s=d_s,
+            d_m=w,
+            init=init,
+            steps=steps,
+            step_factor=step_factor,
+            checkpoints=(0, EPOCH, steps),
         )
         for w in widths
-        for s in ctx.seed_set
-    ]  # fmt: skip
-    out = ctx.map(E.fig9_run, pts)
-    n = len(ctx.seed_set)
-    return [out[i * n : (i + 1) * n] for i in range(len(widths))]
+        for s in seeds
+    ]
+    out = E.fig9_runs(pts)
+    n = len(seeds)
+    return [out[i * n : (i + 1) * n] for i in range(len(widths))]  # fmt: skip
+
+
+def _diverged(draw: list[dict], steps: int, p: float) -> Evidence | None:
+    """A failure of the draw when one of its runs stopped before ``steps`` (a non-finite loss)."""
+    short = [len(r["loss"]) - 1 for r in draw if len(r["loss"]) - 1 < steps]
+    return Evidence(p, False, notes=[f"GD diverged (ran {short} of {steps} steps)"]) if short else None
 
 
 @claim(
     "wu2023.fig9.linear",
+    experiment=_EXPERIMENT,
     reference="Fig. 9a (tau0 = d_m^-1, synthetic data), as a public summary reproduces its caption",
     kind=Kind.RATE,
     provenance=Provenance.THIRD_PARTY,
@@ -83,8 +134,8 @@ def fig9_linear(
     (log l_t - log l_2t) / t constant in t (exponent 0); a polynomial decay l_t ~ t^-k makes it
     k ln 2 / t (exponent -1, the competing world). measured: the rate fit of that decrease against t
     over ``windows`` (one GD run per seed, LeCun, gamma = ``step_factor`` / lambda_max(K_0))."""
-    rows = _runs(ctx, [d_m], N, d, d_s, 2 * max(windows), step_factor, [0])[0]
-    L = np.array([r["loss"] for r in rows]).T  # (steps + 1, seeds)
+    rows = _runs(ctx.seed_set, [d_m], N, d, d_s, 2 * max(windows), step_factor)[0]
+    L = np.array([r["loss"] for r in rows]).T  # (steps + 1, seeds), l_t / l_0
     dec = np.array([(np.log(L[t]) - np.log(L[2 * t])) / t for t in windows])
     if not np.all(dec > 0):
         return Evidence(0.0, None, inconclusive="the loss did not fall over some window [t, 2t]")
@@ -93,3 +144,200 @@ def fig9_linear(
         ctx, 0.0, windows, dec, series={"t": windows},
         notes=[f"per-step contraction factor over the last window per seed: {np.round(q, 4).tolist()}"],
     )  # fmt: skip
+
+
+@claim(
+    "wu2023.fig9.weights",
+    experiment=_EXPERIMENT,
+    reference="Fig. 9b (tau0 = d_m^-1, synthetic data), as a public summary reproduces its caption",
+    kind=Kind.PROBABILITY,
+    provenance=Provenance.THIRD_PARTY,
+    source=FIG9_SOURCE,
+    statement="under tau0 = d_m^-1 the weights change very slowly after about the 50th epoch: in at least "
+    "80% of draws the per-step weight movement |theta_{t+1} - theta_t| stays below 1e-2 of the first "
+    "step's at every step t >= 50 (of 160)",
+    quick=dict(**_FIG9, d_m=256),
+    paper=dict(**_FIG9_PAPER, d_m=1024),
+    seeds=Seeds.BINOMIAL,
+    n_seeds={"quick": 80, "paper": 80},
+    batched=True,
+    rules={
+        "p": _P,
+        "ratio": Rule(
+            1e-2, "'very slowly': two orders of magnitude below the first step's movement", "attncheck"
+        ),
+        "after": _AFTER,
+    },
+    alternative=_SLOW,
+    tex=r"Fig.~9b ($\tau_0=d_m^{-1}$): in at least 80\% of draws the per-step weight movement stays below "
+    r"$10^{-2}$ of the first step's at every step $t\ge50$",
+    plot=dict(
+        x="t",
+        curves=[("move", r"$\|\theta_{t+1}-\theta_t\|/\|\theta_1-\theta_0\|$ (first seed)")],
+        const=1e-2,
+        theory_label=r"$10^{-2}$ (the claim: below it from $t=50$)",
+        xlabel="step $t$",
+        ylabel="per-step weight movement / the first step's",
+        logy=True,
+    ),
+)
+def fig9_weights(
+    ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int, steps: int, step_factor: float
+) -> list[Evidence]:
+    """Wu et al. 2023, Fig. 9b, via a summary [THIRD-PARTY]: the weights change very slowly after about
+    the 50th epoch. Kind: probability, one draw per seed (batched over the seeds). A draw succeeds when
+    the per-step movement |theta_{t+1} - theta_t| = gamma |grad l_t| stays below ``ratio`` times the first
+    step's at every t >= ``after`` of ``steps`` (LeCun, gamma = ``step_factor`` / lambda_max(K_0)); a run
+    that diverges fails. theory: ``p``."""
+    p, ratio, after = ctx.rule("p"), ctx.rule("ratio"), ctx.rule("after")
+    out = []
+    for r in _runs(ctx.seed_set, [d_m], N, d, d_s, steps, step_factor)[0]:
+        failed = _diverged([r], steps, p)
+        if failed is not None:
+            out.append(failed)
+            continue
+        move = np.asarray(r["move"]) / r["move"][0]
+        late = float(np.max(move[after:]))
+        out.append(
+            Evidence(
+                theory=p,
+                measured=bool(late < ratio),
+                series={"t": list(range(move.size)), "move": move.tolist()},
+                notes=[f"max over t >= {after} of the per-step movement / the first step's: {late:.3g}"],
+            )
+        )
+    return out
+
+
+@claim(
+    "wu2023.fig9.ntk",
+    experiment=_EXPERIMENT,
+    reference="Fig. 9c (tau0 = d_m^-1, synthetic data), as a public summary reproduces its caption",
+    kind=Kind.PROBABILITY,
+    provenance=Provenance.THIRD_PARTY,
+    source=FIG9_SOURCE,
+    statement="under tau0 = d_m^-1 the NTK varies at the beginning and stays nearly constant later: in at "
+    "least 80% of draws |K_T - K_50|_F <= 0.1 |K_50 - K_0|_F at each width d_m = 64, 128, 256 (T = 160)",
+    quick=dict(**_FIG9, widths=[64, 128, 256]),
+    paper=dict(**_FIG9_PAPER, widths=[256, 512, 1024]),
+    seeds=Seeds.BINOMIAL,
+    n_seeds={"quick": 80, "paper": 80},
+    batched=True,
+    rules={
+        "p": _P,
+        "late": Rule(
+            0.1,
+            "'nearly constant later': the change after epoch 50 at most a tenth of the change before",
+            "attncheck",
+        ),
+    },
+    alternative=_SLOW,
+    tex=r"Fig.~9c ($\tau_0=d_m^{-1}$): in at least 80\% of draws $\|K_T-K_{50}\|_F\le0.1\,\|K_{50}-K_0\|_F$ "
+    "at each width",
+    plot=dict(
+        x="d_m",
+        curves=[("late", r"$\|K_T-K_{50}\|_F/\|K_{50}-K_0\|_F$ (first seed)")],
+        const=0.1,
+        theory_label="0.1 (the claim: at or below it)",
+        xlabel="width $d_m$",
+        ylabel="NTK change after epoch 50 / before",
+        logx=True,
+        logy=True,
+    ),
+)
+def fig9_ntk(
+    ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int], steps: int, step_factor: float
+) -> list[Evidence]:
+    """Wu et al. 2023, Fig. 9c (first half), via a summary [THIRD-PARTY]: the NTK varies at the
+    beginning and stays nearly constant later. Kind: probability, one draw per seed (its data and
+    weights at every width; batched over the seeds). A draw succeeds when the NTK's change after the
+    caption's epoch ``EPOCH`` = 50, |K_T - K_50|_F, is at most ``late`` times its change before, |K_50 -
+    K_0|_F, at every
+    width of ``widths`` (LeCun, gamma = ``step_factor`` / lambda_max(K_0), T = ``steps``); a run that
+    diverges fails. theory: ``p``."""
+    p, late = ctx.rule("p"), ctx.rule("late")
+    rows = _runs(ctx.seed_set, widths, N, d, d_s, steps, step_factor)
+    out = []
+    for draw in zip(*rows, strict=True):
+        failed = _diverged(list(draw), steps, p)
+        if failed is not None:
+            out.append(failed)
+            continue
+        ratios = [r["late"][0] for r in draw]
+        out.append(
+            Evidence(
+                theory=p,
+                measured=bool(max(ratios) <= late),
+                series={"d_m": widths, "late": ratios},
+                notes=[f"|K_T - K_50| / |K_50 - K_0| per width {widths}: {np.round(ratios, 4).tolist()}"],
+            )
+        )
+    return out
+
+
+@claim(
+    "wu2023.fig9.ntk.width",
+    experiment=_EXPERIMENT,
+    reference="Fig. 9c (tau0 = d_m^-1, synthetic data), as a public summary reproduces its caption",
+    kind=Kind.PROBABILITY,
+    provenance=Provenance.THIRD_PARTY,
+    source=FIG9_SOURCE,
+    statement="under tau0 = d_m^-1 the NTK is more stable as the width grows: in at least 80% of draws "
+    "the drift |K_T - K_0|_F / |K_0|_F falls with d_m (its least-squares width exponent over d_m = 64, "
+    "128, 256 is below 0; T = 160)",
+    quick=dict(**_FIG9, widths=[64, 128, 256], init="lecun"),
+    paper=dict(**_FIG9_PAPER, widths=[256, 512, 1024]),
+    seeds=Seeds.BINOMIAL,
+    n_seeds={"quick": 80, "paper": 80},
+    batched=True,
+    rules={"p": _P},
+    alternative=Alternative(
+        world="the mean-field parametrisation (w_O ~ N(0, 1), tau1 = 1/d_m; not one of the paper's inits), "
+        "in which the features learn at every width and the NTK moves O(1) whatever d_m; at a tenth of our "
+        "step, since its kernel grows while it trains and 1/lambda_max(K_0) diverges",
+        overrides={"init": "mf", "step_factor": 0.1},
+    ),
+    tex=r"Fig.~9c ($\tau_0=d_m^{-1}$): in at least 80\% of draws the NTK drift "
+    r"$\|K_T-K_0\|_F/\|K_0\|_F$ falls with $d_m$",
+    plot=dict(
+        x="d_m",
+        curves=[("drift", r"$\|K_T-K_0\|_F/\|K_0\|_F$ (first seed)")],
+        xlabel="width $d_m$",
+        ylabel="NTK drift",
+        logx=True,
+        logy=True,
+    ),
+)
+def fig9_ntk_width(
+    ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int], steps: int, step_factor: float, init: str
+) -> list[Evidence]:
+    """Wu et al. 2023, Fig. 9c (second half), via a summary [THIRD-PARTY]: the NTK is more stable as the
+    width grows. Kind: probability, one draw per seed (its data and weights at every width; batched over
+    the seeds). A draw succeeds when the least-squares exponent of its drift |K_T - K_0|_F / |K_0|_F
+    against d_m over ``widths`` is below 0 (``init`` LeCun, gamma = ``step_factor`` / lambda_max(K_0), T
+    = ``steps``); a run that diverges fails. theory: ``p``. Judged per draw rather than as the sign of
+    one exponent pooled over the seeds: the pooled sign cannot tell the competing world (a drift that
+    does not depend on d_m: inconclusive, its interval straddles 0) and calls any small finite-width
+    slope a confirmation once the seeds are many; per draw, a width-independent drift falls in about half
+    the draws. We derive no exponent for the drift (errata), so no rate is judged."""
+    p = ctx.rule("p")
+    rows = _runs(ctx.seed_set, widths, N, d, d_s, steps, step_factor, init)
+    out = []
+    for draw in zip(*rows, strict=True):
+        failed = _diverged(list(draw), steps, p)
+        if failed is not None:
+            out.append(failed)
+            continue
+        drift = [r["ntk"][-1] for r in draw]
+        slope = fit_loglog(np.array(widths, dtype=float), np.array(drift)).slope
+        out.append(
+            Evidence(
+                theory=p,
+                measured=bool(slope < 0),
+                series={"d_m": widths, "drift": drift},
+                notes=[
+                    f"drift per width {widths}: {np.round(drift, 4).tolist()}; width exponent {slope:.3f}"
+                ],
+            )
+        )
+    return out
