@@ -503,6 +503,37 @@ def test_fused_path_is_repeatable_and_keeps_no_state() -> None:
         assert arr.base is None or all(not np.shares_memory(arr, buf) for buf in vars(M._WORK).values())
 
 
+@pytest.mark.parametrize("chunk", [1, 200, None])
+def test_batched_sets_are_their_batches_of_one_bit_for_bit(chunk: int | None) -> None:
+    """loss_and_grad_batched and grad_norms_batched: each parameter set of a batch gets the bits of its
+    batch of one (own samples, or samples shared by the batch), also with a set whose logits need the
+    softmax shift among sets that do not, and at several chunk sizes; the unbatched functions are the
+    batches of one."""
+    rng = np.random.default_rng(11)
+    B, H, T, d, n = 5, 3, 4, 3, 13
+    U, W = rng.standard_normal((B, H, T, d)), 0.3 * rng.standard_normal((B, H, d, d))
+    W[2] *= 1e4  # set 2 needs the shift
+    X, y = D.random_tokens(rng, B * n, T, d).reshape(B, n, T, d), rng.choice([-1.0, 1.0], size=(B, n))
+    with pytest.MonkeyPatch.context() as mp:
+        if chunk is not None:
+            mp.setattr(M, "CHUNK", chunk)
+        assert [M._shift_free(W[b], X[b]) for b in range(B)] == [True, True, False, True, True]
+        for Xs, ys in ((X, y), (X[:1], y[:1])):  # own samples; shared ones
+            L, g = M.loss_and_grad_batched(U, W, Xs, ys)
+            gn = M.grad_norms_batched(U, W, Xs)
+            for b in range(B):
+                Xb, yb = Xs[b % Xs.shape[0]], ys[b % ys.shape[0]]
+                L1, g1 = M.loss_and_grad_batched(U[b : b + 1], W[b : b + 1], Xb[None], yb[None])
+                assert L1.tobytes() == L[b : b + 1].tobytes()
+                assert all(g1[k].tobytes() == g[k][b : b + 1].tobytes() for k in ("U", "W"))
+                assert (
+                    gn[b].tobytes() == M.grad_norms_batched(U[b : b + 1], W[b : b + 1], Xb[None])[0].tobytes()
+                )
+                p = {"U": U[b], "W": W[b]}
+                assert M.loss_and_grad(p, Xb, yb)[0] == L[b] and M.loss(p, Xb, yb) == L[b]
+                assert M.grad_norms(p, Xb).tobytes() == gn[b].tobytes()
+
+
 def test_fused_path_work_buffers_are_per_thread() -> None:
     """Threads evaluating different problems at once get the results of a sequential evaluation."""
     from concurrent.futures import ThreadPoolExecutor

@@ -177,19 +177,21 @@ def _scaled(monkeypatch: pytest.MonkeyPatch, name: str, factor: float) -> None:
 # ---- consistency checks: they test the code, so a wrong CODE path must make them fail --------------
 
 
-def _scaled_fused(orig, block: str, hvp: bool):
-    """M._fused with block ``block`` of its HVP (``hvp``) or of its gradient 0.1 % too large."""
+def _scaled_hot_path(orig, block: str):
+    """A hot path (M.loss_and_grad_batched or M._fused_hvp) with block ``block`` of its gradient or HVP 0.1 %
+    too large."""
 
-    def fused(params, X, y, loss_name, dirs=None, **kw):
-        L, out = orig(params, X, y, loss_name, dirs, **kw)
-        wrong = (dirs is not None) == hvp
-        return L, {k: v * (1.001 if wrong and k == block else 1.0) for k, v in out.items()}
+    def fused(*a, **kw):
+        L, out = orig(*a, **kw)
+        return L, {k: v * (1.001 if k == block else 1.0) for k, v in out.items()}
 
     return fused
 
 
 def test_grad_catches_wrong_gradient(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(M, "_fused", _scaled_fused(M._fused, "W", hvp=False))  # the hot path of loss_and_grad
+    monkeypatch.setattr(
+        M, "loss_and_grad_batched", _scaled_hot_path(M.loss_and_grad_batched, "W")
+    )  # of loss_and_grad
     assert _verdict("deora2023.grad", cases=2, **ONE) == Verdict.VIOLATED
 
 
@@ -200,7 +202,7 @@ def test_hvp_catches_wrong_hvp(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_hvp_catches_wrong_fused_hvp(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(M, "_fused", _scaled_fused(M._fused, "U", hvp=True))  # loss_hvp without a cache
+    monkeypatch.setattr(M, "_fused_hvp", _scaled_hot_path(M._fused_hvp, "U"))  # loss_hvp without a cache
     assert _verdict("deora2023.hvp", cases=2, **ONE) == Verdict.VIOLATED
 
 
@@ -523,16 +525,16 @@ def test_onestep_catches_label_free_step(monkeypatch: pytest.MonkeyPatch) -> Non
 
 def test_gen_derived_catches_shifted_test_loss(monkeypatch: pytest.MonkeyPatch) -> None:
     """A test loss 0.5 above the population loss (a perturbed measured quantity) breaks D-gen."""
-    orig = E.gen_dataset
-    monkeypatch.setattr(E, "gen_dataset", lambda p: orig(p) | {"test": orig(p)["test"] + 0.5})
+    orig = E.gen_datasets
+    monkeypatch.setattr(E, "gen_datasets", lambda p: [o | {"test": o["test"] + 0.5} for o in orig(p)])
     kw = dict(ns=(20, 40), datasets=6, test_size=300, gamma_datasets=1)
     assert _verdict("deora2023.gen.derived", **kw, **ONE) == Verdict.VIOLATED
 
 
 def test_gen_derived_steps_catches_shifted_test_loss(monkeypatch: pytest.MonkeyPatch) -> None:
     """As for .gen.derived, over K = 7 steps (n = 160)."""
-    orig = E.gen_dataset
-    monkeypatch.setattr(E, "gen_dataset", lambda p: orig(p) | {"test": orig(p)["test"] + 0.5})
+    orig = E.gen_datasets
+    monkeypatch.setattr(E, "gen_datasets", lambda p: [o | {"test": o["test"] + 0.5} for o in orig(p)])
     kw = dict(ns=(160,), datasets=4, test_size=300, gamma_datasets=1)
     assert _verdict("deora2023.gen.derived.steps", **kw, **ONE) == Verdict.VIOLATED
 

@@ -437,8 +437,11 @@ def qc_inner_ratio(th: Params, th2: Params, X: np.ndarray, y: np.ndarray, c: flo
 def qc_segment_ratio(
     th: Params, th2: Params, X: np.ndarray, y: np.ndarray, c: float, seg_points: int
 ) -> float:
-    """max_seg L (1 - c/2) / max(L(t), L(t')), the segment maximum on ``seg_points`` points."""
-    seg = max(M.loss(lerp(th, th2, s), X, y) for s in np.linspace(0, 1, seg_points))
+    """max_seg L (1 - c/2) / max(L(t), L(t')), the segment maximum on ``seg_points`` points (their losses in
+    one batched pass, each point's the bits of :func:`verify.deora2023.model.loss` at it)."""
+    s = np.linspace(0, 1, seg_points)[:, None, None, None]
+    U, W = ((1.0 - s) * th[k] + s * th2[k] for k in ("U", "W"))  # lerp at every point
+    seg = float(np.max(M.loss_and_grad_batched(U, W, X[None], y[None], grad=False)[0]))
     return seg / B.qc_segment_max(max(M.loss(th, X, y), M.loss(th2, X, y)), c)
 
 
@@ -514,9 +517,10 @@ class WcPoint:
 
 
 def wc_point(p: WcPoint) -> dict[str, float]:
-    """lambda_min / ||.|| of grad^2 L at one point: exact (dense) when p <= dense_max, else the
-    rigorous one-sided bounds lambda_min >= min_h lambda_min(M_h) and
-    ||grad^2 L|| <= ||GN|| + max_h ||M_h||. Also the block kappa and beta_2, beta_3, L."""
+    """lambda_min / ||.|| of grad^2 L at one point: exact when p <= dense_max
+    (:func:`verify.deora2023.model.loss_hessian_extremes`), else the rigorous one-sided bounds
+    lambda_min >= min_h lambda_min(M_h) and ||grad^2 L|| <= ||GN|| + max_h ||M_h||. Also the block kappa and
+    beta_2, beta_3, L."""
     params, X, y, dense_max = p.params, p.X, p.y, p.dense_max
     H, T, d = M.check_params(params)
     L = M.loss(params, X, y)
@@ -769,48 +773,54 @@ def train_experiment(seed: int, cfg: TrainConfig) -> dict:
 
 
 @dataclass(frozen=True)
-class GenDatasetPoint:
-    """Training set ``index`` of the base seed ``seed``, of size n, trained K steps at eta from the
-    shared theta_0; tested on (X_test, y_test); ``gamma_run``: also measure the expansiveness along the
-    run. Data sets of different base seeds are independent (their streams are keyed by both)."""
+class GenDatasets:
+    """Training sets 0..datasets-1 of the base seed ``seed``, of size n, each trained K steps at eta from the
+    shared theta_0 and tested on (X_test, y_test); ``gamma_datasets``: the first that many also measure
+    the expansiveness along their run. Data sets of different base seeds are independent (their streams
+    are keyed by both)."""
 
     seed: int
-    index: int
     n: int
     K: int
     eta: float
     params0: Params
     X_test: np.ndarray
     y_test: np.ndarray
-    gamma_run: bool
+    datasets: int
+    gamma_datasets: int
 
 
-def gen_dataset(p: GenDatasetPoint) -> dict[str, object]:
-    """GD on one training set of the mixture from the shared data-independent theta_0: the losses
-    L_hat(theta_k) (k <= K), the test loss L(theta_K), beta_2 along the run (train + spare samples)
-    and, if ``gamma_run``, the per-step expansiveness max(1 + eta kappa_k, eta lambda_max_k - 1)
-    (kappa_k = max(0, -lambda_min(M(theta_k))), lambda_max_k <= ||GN|| + ||M||)."""
-    n, K, eta = p.n, p.K, p.eta
-    mix = D.Mixture()
-    rng = np.random.default_rng([p.seed, p.index, 31, n])
-    X, y, _ = mix.sample(rng, n)
-    Xs, _, _ = mix.sample(rng, n)  # replacement samples z'_i for beta_2
-    theta, losses, beta2, expans = p.params0, [], 0.0, []
-    for _ in range(K + 1):
-        L, g = M.loss_and_grad(theta, X, y, validate=False)
+def gen_datasets(p: GenDatasets) -> list[dict[str, object]]:
+    """GD on the training sets of the mixture from the shared data-independent theta_0, all at once
+    (:func:`verify.deora2023.model.loss_and_grad_batched`; each set's values are the bits of its batch of
+    one). Per set: the losses L_hat(theta_k) (k <= K), the test loss L(theta_K), beta_2 along the run
+    (train + spare samples) and, for the first ``gamma_datasets``, Gamma = prod_{k<K} of the
+    expansiveness max(1 + eta kappa_k, eta lambda_max_k - 1) (:func:`expansiveness`)."""
+    n, K, eta, mix = p.n, p.K, p.eta, D.Mixture()
+    data = []
+    for j in range(p.datasets):
+        rng = np.random.default_rng([p.seed, j, 31, n])
+        data.append((*mix.sample(rng, n)[:2], mix.sample(rng, n)[0]))  # X, y and replacements z'_i for beta_2
+    X, y, Xs = (np.stack(a) for a in zip(*data, strict=True))
+    U, W = (np.repeat(np.asarray(p.params0[k])[None], p.datasets, axis=0) for k in ("U", "W"))
+    losses, beta2, expans = [], np.zeros(p.datasets), [[] for _ in range(p.gamma_datasets)]
+    for k in range(K + 1):
+        L, g = M.loss_and_grad_batched(U, W, X, y)
         losses.append(L)
-        gn = M.grad_norms(theta, X)
-        beta2 = max(beta2, float(np.max(gn)), float(np.max(M.grad_norms(theta, Xs))))
-        if p.gamma_run and len(losses) <= K:
-            expans.append(expansiveness(theta, X, y, eta, gn))
-        theta = {k: theta[k] - eta * g[k] for k in theta}
-    theta = {k: theta[k] + eta * g[k] for k in theta}  # undo the step taken after recording L_K
-    return {
-        "losses": np.array(losses),
-        "test": M.loss(theta, p.X_test, p.y_test),
-        "beta2": beta2,
-        "Gamma": float(np.prod(expans)) if expans else None,
-    }
+        gn = M.grad_norms_batched(U, W, X)
+        beta2 = np.maximum(beta2, np.maximum(gn.max(axis=1), M.grad_norms_batched(U, W, Xs).max(axis=1)))
+        if k == K:
+            break
+        for j, ex in enumerate(expans):
+            ex.append(expansiveness({"U": U[j], "W": W[j]}, X[j], y[j], eta, gn[j]))
+        U, W = U - eta * g["U"], W - eta * g["W"]
+    test = M.loss_and_grad_batched(U, W, p.X_test[None], p.y_test[None], grad=False)[0]
+    losses = np.array(losses).T
+    return [
+        {"losses": losses[j], "test": float(test[j]), "beta2": float(beta2[j]),
+         "Gamma": float(np.prod(expans[j])) if j < p.gamma_datasets else None}
+        for j in range(p.datasets)
+    ]  # fmt: skip
 
 
 def expansiveness(theta: Params, X: np.ndarray, y: np.ndarray, eta: float, gn: np.ndarray) -> float:
@@ -843,7 +853,7 @@ class GenGap:
 
 
 def gen_gap(out: list[dict[str, object]], n: int, K: int, eta: float, ci_quantile: float) -> GenGap:
-    """Summarise the :func:`gen_dataset` results of one n against Theorem D-gen."""
+    """Summarise the :func:`gen_datasets` results of one n against Theorem D-gen."""
     gaps = np.array([o["test"] - o["losses"][K] for o in out])
     beta2 = max(o["beta2"] for o in out)
     Gamma = max(o["Gamma"] for o in out if o["Gamma"] is not None)
@@ -1122,7 +1132,7 @@ def _bounded_dim(H: int, T: int, d: int, polar: bool) -> int:
 
 
 def _curvature(params: dict[str, np.ndarray], X: np.ndarray) -> dict[str, float]:
-    """:func:`wc_point` of one sample with label +1, exact (dense)."""
+    """:func:`wc_point` of one sample with label +1, exact (dense eigh)."""
     H, T, d = M.check_params(params)
     return wc_point(WcPoint(params, X, ONE_LABEL, M.n_params(H, T, d)))
 

@@ -13,9 +13,12 @@ is the model object of :mod:`verify.numerics.model` over these functions.
 Everything is float64 with hand-derived derivatives, vectorised over samples, heads and (for the
 Hessian-vector products) over a batch of k directions. Internally the attention tensors use the
 layout (n, t, h, s) = (sample, query row, head, key token), which turns the big contractions into
-single GEMMs. :func:`loss_and_grad` and :func:`loss_hvp` (without a cache) run a fused hot path over
-chunks of samples (:func:`_fused`); the :class:`Cache` route (:func:`forward` and the functions on a
-cache) is the reference it is tested against.
+single GEMMs. :func:`loss`, :func:`loss_and_grad`, :func:`grad_norms` and :func:`loss_hvp` (without a
+cache) run a fused hot path over chunks of samples (:func:`loss_and_grad_batched`, :func:`_fused_hvp`);
+the :class:`Cache` route (:func:`forward` and the functions on a cache) is the reference it is tested
+against. The ``*_batched`` functions take B parameter sets (and their samples) on a leading axis, one
+stack of per-set GEMMs, so that a set's values do not depend on the others (batched claims, several
+training sets at once); the unbatched functions are their batches of one.
 """
 
 from __future__ import annotations
@@ -273,112 +276,183 @@ def _shift_free(W: np.ndarray, X: np.ndarray) -> bool:
 
 
 def _attention(
-    Xc: np.ndarray, XTc: np.ndarray, Wcat: np.ndarray, Ucat: np.ndarray, shift: bool
+    Xc: np.ndarray, XTc: np.ndarray, Wcat: np.ndarray, Ucat: np.ndarray, shift: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The forward pass of one chunk of m samples, in work buffers: S (m, TH, T) (rows (t, h), the
-    attention of query t in head h), V (m, TH, T), SX = S X (m, TH, d) and SV = sum_s S V (m, TH).
-    Xc (m, T, d), XTc = Xc^T (m, d, T) contiguous, Wcat (d, H d) = [W_1 ... W_H], Ucat (TH, d) with
-    row (t, h) = u_{h,t}."""
-    m, T, d = Xc.shape
-    TH = Ucat.shape[0]
-    XW = np.matmul(Xc.reshape(m * T, d), Wcat, out=_WORK.get("XW", (m * T, Wcat.shape[1])))
-    S = np.matmul(XW.reshape(m, TH, d), XTc, out=_WORK.get("S", (m, TH, T)))  # logits A
-    if shift:
-        S -= np.max(S, axis=-1, keepdims=True)
+    """The forward pass of one chunk of m samples for B parameter sets, in work buffers: S (B, m, TH, T)
+    (rows (t, h), the attention of query t in head h), V (B, m, TH, T), SX = S X (B, m, TH, d) and
+    SV = sum_s S V (B, m, TH). Xc (B or 1, m, T, d), XTc = Xc^T (B or 1, m, d, T) contiguous, Wcat (B, d,
+    H d) = [W_1 ... W_H], Ucat (B, TH, d) with row (t, h) = u_{h,t}; shift (B,): subtract the row max.
+    Every product is a stack of per-set GEMMs, so set b's values do not depend on the others."""
+    B, d, Hd = Wcat.shape
+    m, T = Xc.shape[1], Xc.shape[2]
+    TH = Ucat.shape[1]
+    XW = np.matmul(Xc.reshape(-1, m * T, d), Wcat, out=_WORK.get("XW", (B, m * T, Hd)))
+    S = np.matmul(XW.reshape(B, m, TH, d), XTc, out=_WORK.get("S", (B, m, TH, T)))  # logits A
+    for b in np.flatnonzero(shift):
+        S[b] -= np.max(S[b], axis=-1, keepdims=True)
     np.exp(S, out=S)
-    z = np.matmul(S, np.ones(T), out=_WORK.get("z", (m, TH)))  # row sums as a GEMV (a short-axis sum is slow)
+    z = np.matmul(
+        S, np.ones(T), out=_WORK.get("z", (B, m, TH))
+    )  # row sums as a GEMV (a short-axis sum is slow)
     S *= np.reciprocal(z, out=z)[..., None]
-    SX = np.matmul(S, Xc, out=_WORK.get("SX", (m, TH, d)))
-    V = np.matmul(Ucat, XTc, out=_WORK.get("V", (m, TH, T)))
-    SV = np.vecdot(SX, Ucat)  # sum_s S_ts V_ts = u_{h,t} . (S X)_t
+    SX = np.matmul(S, Xc, out=_WORK.get("SX", (B, m, TH, d)))
+    V = np.matmul(Ucat[:, None], XTc, out=_WORK.get("V", (B, m, TH, T)))
+    SV = np.vecdot(SX, Ucat[:, None])  # sum_s S_ts V_ts = u_{h,t} . (S X)_t
     return S, V, SX, SV
 
 
-def _operands(params: Params, X: np.ndarray) -> tuple[np.ndarray, ...]:
-    """(X (n, T, d), X^T (n, d, T) contiguous, Wcat (d, H d), Ucat (T H, d), shift) for :func:`_attention`,
-    ``shift`` False when every logit is known to lie in [-SHIFT_FREE, SHIFT_FREE] (:func:`_shift_free`)."""
-    U = np.asarray(params["U"], dtype=np.float64)
-    W = np.asarray(params["W"], dtype=np.float64)
+def _operands(U: np.ndarray, W: np.ndarray, X: np.ndarray) -> tuple[np.ndarray, ...]:
+    """For B parameter sets U (B, H, T, d), W (B, H, d, d) and samples X (B or 1, n, T, d) (1: shared):
+    (X, X^T (., n, d, T) contiguous, Wcat (B, d, H d), Ucat (B, T H, d), shift (B,)) for :func:`_attention`,
+    ``shift[b]`` False when every logit of set b is known to lie in [-SHIFT_FREE, SHIFT_FREE]
+    (:func:`_shift_free`)."""
+    U, W, X = (np.asarray(a, dtype=np.float64) for a in (U, W, X))
+    B, H, T, d = U.shape
+    Wcat = np.ascontiguousarray(np.swapaxes(W, 1, 2)).reshape(B, d, H * d)
+    Ucat = np.ascontiguousarray(np.swapaxes(U, 1, 2)).reshape(B, T * H, d)
+    shift = np.array([not _shift_free(W[b], X[b % X.shape[0]]) for b in range(B)])
+    return X, np.ascontiguousarray(np.swapaxes(X, 2, 3)), Wcat, Ucat, shift
+
+
+def _batch(params: Params, X: np.ndarray, *more: np.ndarray) -> tuple[np.ndarray, ...]:
+    """One parameter set and its data as a batch of one: (U[None], W[None], X[None], *more[None])."""
     X = np.asarray(X, dtype=np.float64)
     X = X[None] if X.ndim == 2 else X
-    _, T, d = X.shape
-    H = U.shape[0]
-    Wcat = np.ascontiguousarray(np.swapaxes(W, 0, 1)).reshape(d, H * d)
-    Ucat = np.ascontiguousarray(np.swapaxes(U, 0, 1)).reshape(T * H, d)
-    return X, np.ascontiguousarray(np.swapaxes(X, 1, 2)), Wcat, Ucat, not _shift_free(W, X)
+    return tuple(np.asarray(a, dtype=np.float64)[None] for a in (params["U"], params["W"], X, *more))
 
 
-def grad_norms(params: Params, X: np.ndarray) -> np.ndarray:
-    """||grad Phi(theta; X_i)||_2 for every sample, shape (n,): with SX = S X and GX = G X of the fused
-    forward pass (chunks of samples, :func:`_attention`), ||grad Phi_i||^2 = (||S_i X_i||^2 +
-    ||X_i^T G_i X_i||^2) / H (the :func:`per_sample_grads` route gives the same values to rounding)."""
-    H, T, d = check_params(params)
-    X, XT, Wcat, Ucat, shift = _operands(params, check_array("X", X, shape=(None, T, d)))
-    n = X.shape[0]
-    out = np.empty(n)
-    nc = max(1, CHUNK // (T * H * T))
-    for i0 in range(0, n, nc):
-        sl = slice(i0, min(n, i0 + nc))
-        S, V, SX, SV = _attention(X[sl], XT[sl], Wcat, Ucat, shift)
-        m = S.shape[0]
+def _blocks(B: int, n: int, per_sample: int) -> Iterator[tuple[slice, slice]]:
+    """(sets, samples) blocks of a batched fused pass: each set's samples go in the chunks of about
+    :data:`CHUNK` attention entries (``per_sample`` each) that a batch of one uses, in the same order, so
+    that its sums over chunks add in the same order; a chunk holds several sets only when a set's samples
+    all fit into one chunk (small problems: one pass for the group instead of one per set)."""
+    nc = max(1, CHUNK // per_sample)
+    group = max(1, CHUNK // (min(n, nc) * per_sample))
+    for b0 in range(0, B, group):
+        for i0 in range(0, n, nc):
+            yield slice(b0, min(B, b0 + group)), slice(i0, min(n, i0 + nc))
+
+
+def grad_norms_batched(U: np.ndarray, W: np.ndarray, X: np.ndarray) -> np.ndarray:
+    """||grad Phi(theta_b; X_{b,i})||_2 (B, n) for B parameter sets U (B, H, T, d), W (B, H, d, d) and
+    samples X (B or 1, n, T, d) (inputs not validated): with SX = S X and GX = G X of the fused forward pass
+    (chunks of samples, :func:`_attention`), ||grad Phi_i||^2 = (||S_i X_i||^2 + ||X_i^T G_i X_i||^2) / H
+    (the :func:`per_sample_grads` route gives the same values to rounding). Set b's norms do not depend on
+    the other sets (``verify/test_batched.py``)."""
+    X, XT, Wcat, Ucat, shift = _operands(U, W, X)
+    B, H, T, d = np.shape(U)
+    n = X.shape[1]
+    out = np.empty((B, n))
+    for bs, sl in _blocks(B, n, T * H * T):
+        xs = bs if X.shape[0] > 1 else slice(0, 1)
+        Xc = X[xs, sl]
+        S, V, SX, SV = _attention(Xc, XT[xs, sl], Wcat[bs], Ucat[bs], shift[bs])
+        b, m = S.shape[:2]
         V -= SV[..., None]
-        GX = np.matmul(np.multiply(V, S, out=V), X[sl]).reshape(m, T, H * d)  # G = S (V - SV)
-        gW = np.matmul(XT[sl], GX)  # X^T G X, (m, d, H d)
-        out[sl] = np.add.reduce(np.square(SX).reshape(m, -1), axis=1) + np.add.reduce(
-            np.square(gW).reshape(m, -1), axis=1
+        GX = np.matmul(np.multiply(V, S, out=V), Xc).reshape(b, m, T, H * d)  # G = S (V - SV)
+        gW = np.matmul(XT[xs, sl], GX)  # X^T G X, (b, m, d, H d)
+        out[bs, sl] = np.add.reduce(np.square(SX).reshape(b, m, -1), axis=-1) + np.add.reduce(
+            np.square(gW).reshape(b, m, -1), axis=-1
         )
     return np.sqrt(out / H)
 
 
-def _fused(
+def grad_norms(params: Params, X: np.ndarray) -> np.ndarray:
+    """||grad Phi(theta; X_i)||_2 for every sample, shape (n,) (:func:`grad_norms_batched`, batch of one)."""
+    _, T, d = check_params(params)
+    return grad_norms_batched(*_batch(params, check_array("X", X, shape=(None, T, d))))[0]
+
+
+def loss_and_grad_batched(
+    U: np.ndarray,
+    W: np.ndarray,
+    X: np.ndarray,
+    y: np.ndarray,
+    *,
+    loss_name: str = "logistic",
+    grad: bool = True,
+) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """The hot path of :func:`loss_and_grad` and :func:`loss` for B parameter sets U (B, H, T, d), W (B, H,
+    d, d) on samples X (B or 1, n, T, d), labels y (B or 1, n) (1: shared by every set): (L (B,), grad L
+    {"U": (B, H, T, d), "W": (B, H, d, d)}), or (L, {}) when ``grad`` is False. Inputs are not validated.
+    Set b's values do not depend on the other sets: every product is a stack of per-set GEMMs and every
+    reduction runs over a trailing axis (``verify/test_batched.py``).
+
+    Every quantity of sample i (logits, softmax, values, Phi_i, l'_i) depends on sample i only, so the
+    samples go in chunks of about :data:`CHUNK` attention entries (per set), and the chunks add their terms
+    into the gradient blocks. Exact restructurings against the :class:`Cache` route (same values to
+    rounding, pinned by tests against it): (i) the chunks keep their attention tensors and their products
+    with X in cache from the product that writes them through the passes that read them, in per-thread
+    work buffers; (ii) the softmax shift is the row max only when a logit may leave [-SHIFT_FREE,
+    SHIFT_FREE] (:func:`_shift_free`), and 0 otherwise; the row sums z come from a GEMV; (iii) sums over
+    keys that are row dot products are taken after the product with X: with SX = S X (m, TH, d),
+    sum_s S V = u . SX (so Phi_i = sum_{t,h} u_{h,t} . (S X)_{t,h} / sqrt(H) and grad_U L = sum_i c_i S_i
+    X_i / sqrt(H) is a GEMV over the chunk's samples, c_i = l'_i y_i / n); (iv) per-sample factors c_i
+    are applied to the (m T, d) token matrix of the final GEMM sum_i X_i^T (c_i G_i X_i) instead of to
+    the (T, H, T) tensors. The multiply-adds are those of the Cache route (the GEMV for grad_U replaces a
+    GEMM over the samples by the product S X, which the row sums need anyway).
+    """
+    X, XT, Wcat, Ucat, shift = _operands(U, W, X)
+    y = np.asarray(y, dtype=np.float64)
+    B, H, T, d = np.shape(U)
+    n, TH = X.shape[1], T * H
+    r = 1.0 / math.sqrt(H)
+    ell = LOSSES[loss_name]
+    losses = np.empty((B, n))
+    gU, gW = np.zeros((B, 1, TH * d)), np.zeros((B, d, H * d))
+    for bs, sl in _blocks(B, n, TH * T):
+        xs = bs if X.shape[0] > 1 else slice(0, 1)
+        Xc, yc = X[xs, sl], y[bs if y.shape[0] > 1 else slice(0, 1), sl]
+        S, V, SX, SV = _attention(Xc, XT[xs, sl], Wcat[bs], Ucat[bs], shift[bs])
+        b, m = S.shape[:2]
+        l0, l1, _ = ell(yc * (np.add.reduce(SV, axis=-1) * r))
+        losses[bs, sl] = l0
+        if not grad:
+            continue
+        c = l1 * yc / n  # (b, m)
+        V -= SV[..., None]
+        G = np.multiply(V, S, out=V)  # S (V - SV)
+        gU[bs] += np.matmul(c[:, None, :], SX.reshape(b, m, TH * d))
+        QX = np.matmul(G, Xc, out=_WORK.get("QX", (b, m, TH, d)))
+        Xw = (Xc * c[..., None, None]).reshape(b, m * T, d)
+        gW[bs] += np.matmul(np.swapaxes(Xw, 1, 2), QX.reshape(b, m * T, H * d))
+    L = np.add.reduce(losses, axis=-1) / n
+    if not grad:
+        return L, {}
+    gU = np.swapaxes(gU.reshape(B, T, H, d), 1, 2) * r
+    return L, {"U": gU, "W": np.swapaxes(gW.reshape(B, d, H, d), 1, 2) * r}
+
+
+def _fused_hvp(
     params: Params,
     X: np.ndarray,
     y: np.ndarray,
     loss_name: str,
-    dirs: tuple[np.ndarray, np.ndarray] | None = None,
+    dU: np.ndarray,
+    dW: np.ndarray,
     *,
     gauss_newton: bool = True,
-    grad: bool = True,
 ) -> tuple[float, dict[str, np.ndarray]]:
-    """The hot path of :func:`loss_and_grad` (``dirs`` None: returns (L, grad L)), of :func:`loss`
-    (``grad`` False: returns (L, {})) and of :func:`loss_hvp` without a cache (``dirs`` = (dU (k, H, T, d),
-    dW (k, H, d, d)): returns (L, grad^2 L v) with blocks (k, H, T, d), (k, H, d, d); ``gauss_newton``
-    False drops the l'' term). Inputs are not validated.
-
-    Every quantity of sample i (logits, softmax, values, Phi_i, l'_i, l''_i, the JVP) depends on sample
-    i only, so the samples go in chunks of about :data:`CHUNK` attention entries, and the chunks add
-    their terms into the gradient (or HVP) blocks. Exact restructurings against the :class:`Cache` route
-    (same values to rounding, pinned by tests against it): (i) the chunks keep their attention tensors
-    and their products with X in cache from the product that writes them through the passes that read
-    them, in per-thread work buffers; (ii) the softmax shift is the row max only when a logit may leave
-    [-SHIFT_FREE, SHIFT_FREE] (:func:`_shift_free`), and 0 otherwise; the row sums z come from a GEMV;
-    (iii) sums over keys that are row dot products are taken after the product with X: with
-    SX = S X (m, TH, d), sum_s S V = u . SX (so Phi_i = sum_{t,h} u_{h,t} . (S X)_{t,h} / sqrt(H) and
-    grad_U L = sum_i c_i S_i X_i / sqrt(H) is a GEMV over the chunk's samples, c_i = l'_i y_i / n),
-    and likewise sum_s S dV = du . SX, sum_s S dA V = u . ((S * dA) X);
-    (iv) per-sample factors c_i are applied to the (m T, d) token matrix of the final GEMM
-    sum_i X_i^T (c_i G_i X_i) instead of to the (T, H, T) tensors. For the HVP, with
-    f = l''_i JVP_i / n - c_i sum_s S dA and b = sum_s (dS V + S dV), the two (T, H, T) tensors
-    c dS + e S = S * (c dA + f) and c dG + e G = G * (c dA + f) + c S * (dV - b) (G = S (V - SV),
-    dS = S (dA - sum_s S dA)) give both second-order and Gauss-Newton terms in one product each.
-    The multiply-adds are those of the Cache route (the GEMV for grad_U replaces a GEMM over the samples
-    by the product S X, which the row sums need anyway), plus one S X product for the HVP.
-    """
-    X, XT, Wcat, Ucat, shift = _operands(params, X)
-    y = np.asarray(y, dtype=np.float64).reshape(-1)
+    """The hot path of :func:`loss_hvp` without a cache: (L, grad^2 L v) for the k directions dU (k, H, T, d),
+    dW (k, H, d, d), blocks (k, H, T, d), (k, H, d, d); ``gauss_newton`` False drops the l'' term. Inputs
+    are not validated. The chunks and restructurings of :func:`loss_and_grad_batched` (one set), and
+    likewise sum_s S dV = du . SX, sum_s S dA V = u . ((S * dA) X). With f = l''_i JVP_i / n - c_i sum_s S dA
+    and b = sum_s (dS V + S dV), the two (T, H, T) tensors c dS + e S = S * (c dA + f) and
+    c dG + e G = G * (c dA + f) + c S * (dV - b) (G = S (V - SV), dS = S (dA - sum_s S dA)) give both
+    second-order and Gauss-Newton terms in one product each: the multiply-adds of the Cache route plus one
+    S X product."""
+    U1, W1, X1, y1 = _batch(params, X, y)
+    X1, XT1, Wcat1, Ucat1, shift = _operands(U1, W1, X1)
+    X, XT, Ucat, y = X1[0], XT1[0], Ucat1[0], y1[0]
     n, T, d = X.shape
     TH = Ucat.shape[0]
     H = TH // T
     r = 1.0 / math.sqrt(H)
     ell = LOSSES[loss_name]
     losses = np.empty(n)
-    if dirs is None:
-        k = 1
-    else:
-        dU, dW = dirs
-        k = dU.shape[0]
-        dWcat = np.ascontiguousarray(np.swapaxes(dW, 1, 2)).reshape(k, d, H * d)
-        dUcat = np.ascontiguousarray(np.swapaxes(dU, 1, 2)).reshape(k, 1, TH, d)
+    k = dU.shape[0]
+    dWcat = np.ascontiguousarray(np.swapaxes(dW, 1, 2)).reshape(k, d, H * d)
+    dUcat = np.ascontiguousarray(np.swapaxes(dU, 1, 2)).reshape(k, 1, TH, d)
     nc = max(1, CHUNK // (k * TH * T))
     ones = np.ones(T)
     gU = np.zeros((k, TH, d))
@@ -387,58 +461,46 @@ def _fused(
         i1 = min(n, i0 + nc)
         m = i1 - i0
         Xc, XTc, yc = X[i0:i1], XT[i0:i1], y[i0:i1]
-        S, V, SX, SV = _attention(Xc, XTc, Wcat, Ucat, shift)
+        S, V, SX, SV = (a[0] for a in _attention(Xc[None], XTc[None], Wcat1, Ucat1, shift))
         phi = np.add.reduce(SV, axis=1) * r
         l0, l1, l2 = ell(yc * phi)
         losses[i0:i1] = l0
-        if not grad:
-            continue
         c = l1 * yc / n
         V -= SV[..., None]
         G = np.multiply(V, S, out=V)  # S (V - SV)
-        if dirs is None:
-            gU[0] += (c @ SX.reshape(m, TH * d)).reshape(TH, d)
-            QX = np.matmul(G, Xc, out=_WORK.get("QX", (1, m, TH, d)))
-            Xw = Xc * c[:, None, None]
-        else:
-            dXW = np.matmul(Xc.reshape(m * T, d), dWcat, out=_WORK.get("dXW", (k, m * T, H * d)))
-            dXW = dXW.reshape(k, m, TH, d)
-            dA = np.matmul(dXW, XTc, out=_WORK.get("dA", (k, m, TH, T)))
-            SdA = np.multiply(dA, S, out=_WORK.get("SdA", (k, m, TH, T)))
-            a = np.matmul(SdA, ones)  # sum_s S dA, (k, m, TH)
-            SdAX = np.matmul(SdA, Xc, out=_WORK.get("SdAX", (k, m, TH, d)))
-            b = np.vecdot(SdAX, Ucat) - a * SV + np.vecdot(dUcat, SX)  # sum_s (dS V + S dV)
-            f = -c[:, None] * a  # (k, m, TH)
-            if gauss_newton:
-                jvp = np.add.reduce(b, axis=2) * r  # (k, m)
-                f += (l2 * jvp / n)[..., None]
-            gU += np.matmul(c, SdAX.reshape(k, m, TH * d)).reshape(k, TH, d)
-            gU += np.einsum("kij,ijd->kjd", f, SX)
-            dA *= c[:, None, None]
-            dA += f[..., None]
-            dA *= G
-            dV = np.matmul(dUcat, XTc * c[:, None, None], out=_WORK.get("dV", (k, m, TH, T)))  # c dV
-            dV -= (b * c[:, None])[..., None]
-            dV *= S
-            dA += dV
-            QX = np.matmul(dA, Xc, out=_WORK.get("QX", (k, m, TH, d)))
-            Xw = Xc
-        gW += np.matmul(Xw.reshape(m * T, d).T, QX.reshape(k, m * T, H * d))
+        dXW = np.matmul(Xc.reshape(m * T, d), dWcat, out=_WORK.get("dXW", (k, m * T, H * d)))
+        dXW = dXW.reshape(k, m, TH, d)
+        dA = np.matmul(dXW, XTc, out=_WORK.get("dA", (k, m, TH, T)))
+        SdA = np.multiply(dA, S, out=_WORK.get("SdA", (k, m, TH, T)))
+        a = np.matmul(SdA, ones)  # sum_s S dA, (k, m, TH)
+        SdAX = np.matmul(SdA, Xc, out=_WORK.get("SdAX", (k, m, TH, d)))
+        b = np.vecdot(SdAX, Ucat) - a * SV + np.vecdot(dUcat, SX)  # sum_s (dS V + S dV)
+        f = -c[:, None] * a  # (k, m, TH)
+        if gauss_newton:
+            jvp = np.add.reduce(b, axis=2) * r  # (k, m)
+            f += (l2 * jvp / n)[..., None]
+        gU += np.matmul(c, SdAX.reshape(k, m, TH * d)).reshape(k, TH, d)
+        gU += np.einsum("kij,ijd->kjd", f, SX)
+        dA *= c[:, None, None]
+        dA += f[..., None]
+        dA *= G
+        dV = np.matmul(dUcat, XTc * c[:, None, None], out=_WORK.get("dV", (k, m, TH, T)))  # c dV
+        dV -= (b * c[:, None])[..., None]
+        dV *= S
+        dA += dV
+        QX = np.matmul(dA, Xc, out=_WORK.get("QX", (k, m, TH, d)))
+        gW += np.matmul(Xc.reshape(m * T, d).T, QX.reshape(k, m * T, H * d))
     gU = np.swapaxes(gU.reshape(k, T, H, d), 1, 2) * r
     gW = np.swapaxes(gW.reshape(k, d, H, d), 1, 2) * r
-    L = float(np.mean(losses))
-    if not grad:
-        return L, {}
-    if dirs is None:
-        return L, {"U": gU[0], "W": gW[0]}
-    return L, {"U": gU, "W": gW}
+    return float(np.mean(losses)), {"U": gU, "W": gW}
 
 
 def loss(params: Params, X: np.ndarray, y: np.ndarray, *, loss_name: str = "logistic") -> float:
-    """Empirical risk L(theta) = (1/n) sum_i l(y_i Phi(theta; X_i)), by the fused hot path :func:`_fused`
-    (the :class:`Cache` route gives the same value to rounding)."""
+    """Empirical risk L(theta) = (1/n) sum_i l(y_i Phi(theta; X_i)), by the fused hot path
+    :func:`loss_and_grad_batched` (the :class:`Cache` route gives the same value to rounding)."""
     X, y = _check_data(params, X, y)
-    return _fused(params, X, y, check_choice("loss_name", loss_name, tuple(LOSSES)), grad=False)[0]
+    name = check_choice("loss_name", loss_name, tuple(LOSSES))
+    return float(loss_and_grad_batched(*_batch(params, X, y), loss_name=name, grad=False)[0][0])
 
 
 def loss_and_grad(
@@ -450,12 +512,13 @@ def loss_and_grad(
     validate: bool = True,
 ) -> tuple[float, dict[str, np.ndarray]]:
     """(L(theta), grad L(theta)); the gradient has the blocks of ``params``. Computed by the fused,
-    sample-chunked hot path :func:`_fused` (the :class:`Cache` route, ``forward`` then
-    ``_weighted_grad``, gives the same values to rounding)."""
+    sample-chunked hot path :func:`loss_and_grad_batched` (a batch of one; the :class:`Cache` route,
+    ``forward`` then ``_weighted_grad``, gives the same values to rounding)."""
     if validate:
         X, y = _check_data(params, X, y)
         check_choice("loss_name", loss_name, tuple(LOSSES))
-    return _fused(params, X, y, loss_name)
+    L, g = loss_and_grad_batched(*_batch(params, X, y), loss_name=loss_name)
+    return float(L[0]), {"U": g["U"][0], "W": g["W"][0]}
 
 
 def _dir_tensors(cache: Cache, dU: np.ndarray, dW: np.ndarray):
@@ -535,7 +598,7 @@ def loss_hvp(
 
     ``curvature_only`` drops the (PSD) Gauss-Newton term: the result is M v with
     M = (1/n) sum_i l'_i y_i grad^2 Phi_i, which is block-diagonal across heads. v may carry a
-    leading direction axis k. Without ``cache``: the fused, sample-chunked hot path :func:`_fused`;
+    leading direction axis k. Without ``cache``: the fused, sample-chunked hot path :func:`_fused_hvp`;
     with a ``cache`` (the Lanczos loop and the dense oracle, which reuse one forward pass): the
     :class:`Cache` route. The two agree to rounding.
     """
@@ -543,7 +606,7 @@ def loss_hvp(
         X, y = _check_data(params, X, y)
         check_choice("loss_name", loss_name, tuple(LOSSES))
         dU, dW, single = _dirs(v, *np.shape(params["U"]))
-        _, out = _fused(params, X, y, loss_name, (dU, dW), gauss_newton=not curvature_only)
+        _, out = _fused_hvp(params, X, y, loss_name, dU, dW, gauss_newton=not curvature_only)
         return {k: o[0] for k, o in out.items()} if single else out
     _, l1, l2 = LOSSES[check_choice("loss_name", loss_name, tuple(LOSSES))](y * cache.phi)
     n = y.size

@@ -129,8 +129,10 @@ def sbwc(
 
     measured: max over GD iterates k in ks (eta = 1) and random theta, H in Hs, and a worst-case search, of
     max(0, -lambda_min(grad^2 L)) / ((beta_3(theta)/sqrt(H)) L) with beta_3 the formula of Sec. 3.3;
-    lambda_min exact (dense) for p <= dense_max, else the rigorous lower bound min_h lambda_min(M_h)
-    (M = (1/n) sum l'_i y_i grad^2 Phi_i is block-diagonal over heads and grad^2 L - M is PSD); theory 1.
+    lambda_min exact for p <= dense_max (:func:`verify.deora2023.model.loss_hessian_extremes`: dense eigh,
+    above 500 parameters an inertia bisection to 1e-14 of the spectrum's scale), else the rigorous lower
+    bound min_h lambda_min(M_h) (M = (1/n) sum l'_i y_i grad^2 Phi_i is block-diagonal over heads and
+    grad^2 L - M is PSD); theory 1.
     The search (:func:`verify.deora2023.experiments.loss_ratio_search`, exact dense Hessian) runs over
     every theta and one sample at (H, T, d) = ``search[:3]``, ``search[3]`` starts of ``search[4]``
     L-BFGS-B iterations. Seeds: every seed (each seed searches from its own starts).
