@@ -516,10 +516,14 @@ def test_init_and_powers_are_enumerations() -> None:
         lambda init: W.required_width(s, tau0_power=0.5, init=init),
         lambda init: W.thm1_width(s, init=init),
         lambda init: W.thm2_width(s, init=init),
-        lambda init: W.init_variances(init, 4, 8),
     ):
         with pytest.raises(ValueError, match=r"^init must be one of \('lecun', 'he', 'ntk'\), got 'glorot'"):
             call("glorot")
+    mf = r"^init must be one of \('lecun', 'he', 'ntk', 'mf'\), got 'glorot'"
+    with pytest.raises(ValueError, match=mf):
+        W.init_variances("glorot", 4, 8)  # the variances know the mean-field world too (fig9.ntk.width)
+    with pytest.raises(ValueError, match=r"^init must be one of \('lecun', 'he', 'ntk'\), got 'mf'"):
+        W.thm1_width(s, init="mf")  # no theorem width for it
     with pytest.raises(ValueError, match=r"^tau0_power must be one of"):
         W.required_width(s, tau0_power=0.25)
     with pytest.raises(ValueError, match=r"^power must be one of"):

@@ -263,3 +263,21 @@ def test_a_batched_claim_runs_its_seeds_at_once_serially_and_one_by_one_in_paral
               seeds=Seeds.POOLED, batched=True)  # fmt: skip
     with pytest.raises(ValueError, match="not in the seed set"):
         Ctx(seed=1, seed_set=(1, 2)).for_seed(3)
+
+
+def test_a_record_may_expect_another_verdict_in_the_paper_profile() -> None:
+    from verify.core.registry import _unregister
+    from verify.core.runner import run_claim
+
+    @claim("toyb.profiles", reference="toy", kind=Kind.UPPER, provenance=Provenance.DERIVED, statement="toy",
+           quick={"x": 0.5}, paper={"x": 2.0}, consistency=True, expect_paper=Verdict.VIOLATED)  # fmt: skip
+    def profiles(ctx: Ctx, *, x: float) -> Evidence:
+        """Toy claim violated at paper sizes only."""
+        return Evidence(theory=1.0, measured=x)
+
+    try:
+        quick, paper = run_claim("toyb.profiles"), run_claim("toyb.profiles", profile="paper")
+        assert (quick.verdict, quick.expected) == (Verdict.HOLDS, Verdict.HOLDS) and quick.as_expected
+        assert (paper.verdict, paper.expected) == (Verdict.VIOLATED, Verdict.VIOLATED) and paper.as_expected
+    finally:
+        _unregister("toyb.profiles")

@@ -100,6 +100,8 @@ def claim_section(c: Claim) -> str:
         lines.append("- seeds batched: one computation over the seed set, each seed as if run alone")
     if rec.expect != Verdict.HOLDS:
         lines.append(f"- expected verdict: `{rec.expect}` (a documented result; see the errata)")
+    if rec.expect_paper is not None:
+        lines.append(f"- expected verdict in the paper profile: `{rec.expect_paper}` (see the errata)")
     if rec.assumptions:
         lines.append("- checked before judging: " + "; ".join(rec.assumptions))
     lines += [*_search(c), *_params(c), *_rules(c)]

@@ -304,7 +304,9 @@ class ClaimRecord:
     readings: the statement of which this claim is one reading, shared by the claims that read it
     otherwise (e.g. a width order as an abstract and as a citing paper state it): the report prints
     them as one row group and the summaries say which reading the measurements support
-    (:func:`verify.core.summary.readings`).
+    (:func:`verify.core.summary.readings`); expect_paper: the verdict expected in the paper profile when
+    it differs from ``expect`` (then the quick profile's): a claim decided only at paper sizes, or one
+    whose paper-size verdict is a documented result of its own (:meth:`expected`).
     """
 
     id: str
@@ -329,6 +331,11 @@ class ClaimRecord:
     experiment: str = ""
     batched: bool = False
     readings: str = ""
+    expect_paper: Verdict | None = None
+
+    def expected(self, profile: str) -> Verdict:
+        """The verdict this claim's record expects in ``profile``."""
+        return self.expect_paper if profile == "paper" and self.expect_paper is not None else self.expect
 
     def params_for(self, profile: str) -> dict[str, Any]:
         quick = dict(self.quick)
@@ -358,6 +365,7 @@ class ClaimRecord:
             "experiment": self.experiment,
             "batched": self.batched,
             "readings": self.readings,
+            "expect_paper": None if self.expect_paper is None else str(self.expect_paper),
         }
 
 

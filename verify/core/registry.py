@@ -68,6 +68,7 @@ def claim(
     experiment: str = "",
     batched: bool = False,
     readings: str = "",
+    expect_paper: Verdict | None = None,
 ) -> Callable[[ClaimFn], ClaimFn]:
     """Register ``fn(ctx: Ctx, *, <params>) -> Evidence`` as the claim ``id`` (``<paper>.<name>``).
 
@@ -93,7 +94,9 @@ def claim(
     (``verify/test_batched.py`` pins every batched claim bit for bit against its batches of one).
     readings: the statement this claim reads one way among others (the same text on each rival
     reading, e.g. "Theorem 1's width order in N"): the report groups them and the summaries say which
-    reading the measurements support.
+    reading the measurements support. expect_paper: the verdict expected in the paper profile when it
+    differs from ``expect`` (which is then the quick profile's), e.g. a rate decided only at paper sizes;
+    the errata say why.
     """
     if "." not in id:
         raise ValueError(f"claim id must look like '<paper>.<name>', got {id!r}")
@@ -149,6 +152,7 @@ def claim(
             experiment=str(experiment).strip(),
             batched=bool(batched),
             readings=str(readings).strip(),
+            expect_paper=None if expect_paper is None else Verdict(expect_paper),
         )
         c = Claim(record, fn)
         missing = set(c.param_names()) - set(dict(record.quick))

@@ -105,7 +105,7 @@ def _fixed(c: Claim, profile: str) -> dict[str, Any]:
     rec = c.record
     return dict(
         claim_id=c.id, paper=rec.paper, reference=rec.reference, kind=rec.kind,
-        provenance=rec.provenance, statement=rec.statement, profile=profile, expected=rec.expect,
+        provenance=rec.provenance, statement=rec.statement, profile=profile, expected=rec.expected(profile),
     )  # fmt: skip
 
 

@@ -259,19 +259,26 @@ def evaluate(
             count_points(total=len(calls))
             evidence = mapper(run_seed_call, calls)
         per = list(zip(seeds, evidence, strict=True))
+    expect = rec.expected(profile)
     if world == "alternative":
-        return _combine(rec, [(s, alt.apply(rec.kind, ev)) for s, ev in per], seeds, alt)
-    out = _combine(rec, per, seeds)
+        return _combine(rec, [(s, alt.apply(rec.kind, ev)) for s, ev in per], seeds, alt.expect, alt)
+    out = _combine(rec, per, seeds, expect)
     if alt is not None and alt.rejudged and rec.seeds != Seeds.BINOMIAL:
-        other = _combine(rec, [(s, alt.apply(rec.kind, ev)) for s, ev in per], seeds, alt)
+        other = _combine(rec, [(s, alt.apply(rec.kind, ev)) for s, ev in per], seeds, alt.expect, alt)
         out.alternative = {"world": alt.describe(), "verdict": str(other.verdict)}
     return out
 
 
 def _combine(
-    rec: ClaimRecord, per: list[tuple[int, Evidence]], seeds: list[int], alt: Alternative | None = None
+    rec: ClaimRecord,
+    per: list[tuple[int, Evidence]],
+    seeds: list[int],
+    expect: Verdict,
+    alt: Alternative | None = None,
 ) -> Judged:
-    """The verdict over the seeds' evidence, as the record's :class:`Seeds` says."""
+    """The verdict over the seeds' evidence, as the record's :class:`Seeds` says; ``expect``: the verdict
+    worked toward (the record's in this profile, or in the alternative world the falsifier's: a
+    violation must show at every seed either way)."""
     if alt is None:
         for _, ev in per:
             _check_tolerance(rec, ev)
@@ -279,9 +286,6 @@ def _combine(
         return _single(rec.kind, per[0][1], seeds)
     if rec.seeds == Seeds.BINOMIAL:
         return _binomial(per)
-    # the verdict worked toward: the record's, or in the alternative world the falsifier's (a
-    # violation must show at every seed either way)
-    expect = alt.expect if alt is not None else rec.expect
     return _every(rec.kind, [(s, _single(rec.kind, ev, [s])) for s, ev in per], expect)
 
 
