@@ -140,6 +140,10 @@ _ORDER_RULES = {
 }
 
 
+#: the statement both width-order claims read, as the abstract (N^2) and as a citing paper (N^3, d >= N)
+WIDTH_ORDER = "the growth in N of the width Theorem 1 requires"
+
+
 @claim(
     "wu2023.thm1.order",
     reference="Thm 1; abstract (quadratic over-parameterisation); our width function: derivation Sect. 5.4",
@@ -149,6 +153,7 @@ _ORDER_RULES = {
     quick=dict(Ns=[8, 16, 32, 64, 128, 256], d_factor=2.0, d_power=1.0, d_s=4, which="both", ratio_widths=[]),
     paper=dict(ratio_widths=[1024, 2048, 4096, 8192]),
     expect=Verdict.VIOLATED,
+    readings=WIDTH_ORDER,
     seeds=Seeds.POOLED,
     n_seeds={"quick": 6, "paper": 10},
     rules=_ORDER_RULES,
@@ -204,6 +209,7 @@ CUBIC_SOURCE = (
     quick=dict(Ns=[16, 32, 64, 128, 256], d_s=4, d_fixed=256, side_seeds=3),
     paper=dict(Ns=[64, 128, 256, 512, 1024], d_fixed=1024),
     expect=Verdict.OUT_OF_REGIME,
+    readings=WIDTH_ORDER,
     seeds=Seeds.POOLED,
     n_seeds={"quick": 6, "paper": 10},
     rules={
