@@ -456,3 +456,10 @@ def test_rate_parts_never_mask_a_violation() -> None:
     assert judge(Kind.UPPER, slow.evidence())[0] == Verdict.INCONCLUSIVE
     slow.tol("broken", 2.0, 1.0)
     assert judge(Kind.UPPER, slow.evidence())[0] == Verdict.VIOLATED
+
+
+def test_log_grid_never_passes_the_last_step() -> None:
+    """The paper profile's 3000 steps: 10^(14/4) = 3162 must not index past the run (fullTF erred)."""
+    from verify.zhang2026.experiments import log_grid
+
+    assert log_grid(3000).tolist()[-2:] == [1778, 3000] and log_grid(1000).tolist()[-1] == 1000

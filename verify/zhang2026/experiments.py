@@ -1327,6 +1327,6 @@ def digits_run(X: np.ndarray, M_out: int, vscale: float, times: np.ndarray) -> D
 
 
 def log_grid(steps: int, per_decade: int = 4) -> np.ndarray:
-    """Log-spaced integer times 1 .. steps, ``per_decade`` per decade."""
+    """Log-spaced integer times 1 .. steps, ``per_decade`` per decade (never past ``steps``)."""
     k = np.arange(0, round(per_decade * math.log10(steps)) + 1)
-    return np.unique(np.round(10.0 ** (k / per_decade)).astype(int))
+    return np.unique(np.minimum(np.round(10.0 ** (k / per_decade)).astype(int), steps))

@@ -210,6 +210,7 @@ CUBIC_SOURCE = (
     paper=dict(Ns=[64, 128, 256, 512, 1024], d_fixed=1024),
     expect=Verdict.OUT_OF_REGIME,
     readings=WIDTH_ORDER,
+    expect_paper=Verdict.HOLDS,
     seeds=Seeds.POOLED,
     n_seeds={"quick": 6, "paper": 10},
     rules={

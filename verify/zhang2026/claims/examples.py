@@ -32,6 +32,7 @@ def _teacher(name: str, n: int, K: int, rng: np.random.Generator) -> np.ndarray:
     assumptions=("zero init", "Gaussian inputs", "linear sigma (quick); and leaky ReLU (paper)"),
     quick=dict(M=2, d=3, eta=0.1, vnorm=12.0, tmax_T0=1000, leaky=False, step_decay=False),
     paper=dict(leaky=True),
+    expect_paper=Verdict.INCONCLUSIVE,
     seeds=Seeds.POOLED,
     alternative=Alternative(world=DECAY_WORLD, overrides={"step_decay": True}),
     rules=dict(max_entry=MAX_ENTRY, slope_tol=SLOPE_MC),
