@@ -252,12 +252,13 @@ def evaluate(
     else:
         if mapper is serial_map and rec.batched:  # every seed in one batched call
             evidence = _call_batch(c, ctx(seeds[0]), params)
-        elif mapper is serial_map:
-            evidence = [run_seed_call(_SeedCall(c, ctx(s), params)) for s in seeds]
-        else:  # the seeds are the sweep points; each seed's own sweeps run serially in its worker
+        else:
             calls = seed_calls(c, profile=profile, seeds=seeds, params=params)
-            count_points(total=len(calls))
-            evidence = mapper(run_seed_call, calls)
+            if mapper is serial_map:
+                evidence = [run_seed_call(call) for call in calls]
+            else:  # the seeds are the sweep points; each seed's own sweeps run serially in its worker
+                count_points(total=len(calls))
+                evidence = mapper(run_seed_call, calls)
         per = list(zip(seeds, evidence, strict=True))
     expect = rec.expected(profile)
     if world == "alternative":
