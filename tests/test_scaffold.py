@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sysconfig
 import venv
 from pathlib import Path
 
@@ -34,11 +35,23 @@ def installed(tmp_path_factory) -> tuple[Path, Path]:
     files = new_plugin("smith2027", skeleton)
     names = {p.name for p in files}
     assert names == {"pyproject.toml", "__init__.py", "claims.py", "errata.md", "test_smith2027.py"}
-    venv.EnvBuilder(system_site_packages=True, with_pip=True).create(root / "venv")
-    py = root / "venv" / "bin" / "python"
+    py = _venv_seeing_this_environment(root / "venv")
     proc = _run(py, "-m", "pip", "install", "-q", "--no-deps", "-e", str(skeleton))
     assert proc.returncode == 0, proc.stderr
     return py, skeleton
+
+
+def _venv_seeing_this_environment(where: Path) -> Path:
+    """The python of a new venv at ``where`` whose ``sys.path`` ends with this environment's
+    site-packages (processed as site dirs, so editable installs resolve). ``system_site_packages=True``
+    would show the *base* interpreter's packages, not those of a venv pytest runs in."""
+    venv.EnvBuilder(with_pip=False).create(where)
+    py = where / "bin" / "python"
+    purelib = _run(py, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])").stdout.strip()
+    outer = dict.fromkeys(sysconfig.get_paths()[k] for k in ("purelib", "platlib"))
+    lines = [f"import site; site.addsitedir({d!r})" for d in outer]
+    (Path(purelib) / "_attncheck_outer_env.pth").write_text("\n".join(lines) + "\n")
+    return py
 
 
 def _run(py: Path, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
