@@ -6,8 +6,11 @@ edge" and negative means "fails by that many orders of magnitude":
 =============  ==========================================  ===========================================
 kind           holds when                                  slack
 =============  ==========================================  ===========================================
-upper          measured <= theory (+ round-off margin)     log10(theory / measured)
-lower          measured >= theory (- round-off margin)     log10(measured / theory)
+upper          measured <= theory (+ round-off margin);    log10(theory / measured); with an interval:
+               with an interval: its upper end <= theory   log10(theory / upper end), violated:
+               ("The hard-side rule")                      log10(theory / lower end)
+lower          measured >= theory (- round-off margin);    log10(measured / theory); with an interval
+               with an interval: its lower end >= theory   the mirror (lower end / theory, ...)
 two-sided      lo <= measured <= hi (theory = [lo, hi])    log10(half-width / |measured - centre|)
 rate           the interval lies inside [p - tol, p + tol]   log10(tol / farthest end's distance to p);
                (an equivalence test; "The rate rule")      violated: log10(tol / nearest end's)
@@ -15,6 +18,7 @@ condition      required <= reachable                       log10(reachable / req
 probability    Clopper-Pearson lower bound >= 1 - delta    log10(delta / (1 - lower bound)); violated:
                                                            log10(delta / (1 - upper bound))
 identity       |measured - theory| <= rtol |theory|        log10(rtol |theory| / |measured - theory|)
+               (scalars; arrays are a TypeError)
 qualitative    measured is True                            none
 =============  ==========================================  ===========================================
 
@@ -29,6 +33,22 @@ Violation is checked before vacuity: a violated bound that is also at or above i
 ``violated`` (with a note). A NaN or an infinity anywhere in the evidence (theory, measured, trivial,
 headline) is ``error`` naming where; the one documented infinity is an ``mpmath.inf`` theory of an
 upper bound or a condition ("the bound / the required size is infinite"), which is ``vacuous``.
+
+The hard-side rule (an upper / lower bound whose measured value carries sampling error, e.g. a
+Monte-Carlo mean or a fitted slope; ``Evidence.interval`` is its :class:`~verify.core.record.Interval`
+and ``measured`` the point estimate inside it): for an upper bound
+
+1. the interval's upper end is at or below the bound: ``holds`` (the hard side: evidence for);
+2. its lower end is above the bound: ``violated`` (evidence against);
+3. otherwise ``inconclusive``: "the interval straddles the bound: more samples";
+
+mirrored for a lower bound (holds: lower end >= bound; violated: upper end < bound). The round-off
+margin moves the bound in the claim's favour as above. The decision records the end that decided
+(``side``: "upper end", "lower end" or "both ends" when inconclusive), the hard side of the kind
+(``hard_side``), the interval, its ``level`` and whether it is ``sided`` one- or two-sided. An
+alternative world that tightens the bound (:class:`~verify.core.record.Alternative`, ``factor``) is
+judged by the same rule. Without an interval the measured value is exact up to round-off and the
+table's first rule applies.
 
 The rate rule (one rule for every "X scales like n^p" statement; measured is a
 :class:`~verify.numerics.fit.RateFit`, ``Evidence.tol`` the claim's stated tolerance, at most half the
@@ -49,7 +69,8 @@ one-sided ``level`` Clopper-Pearson bounds of the success rate: ``holds`` iff th
 least 1 - delta, ``violated`` iff the upper bound is below it, else ``inconclusive`` (more trials).
 
 :func:`decide` also returns what decided as data (``Result.decision``): the rule, its branch, the
-estimate and its interval, and the band or target it was held against.
+estimate and its interval with its ``level`` and ``sided`` (rate: two-sided; probability: one-sided
+bounds; a bound: its evidence's), and the band or target it was held against.
 """
 
 from __future__ import annotations
@@ -62,7 +83,7 @@ import numpy as np
 
 from bounds.mp import DPS, log10, mp
 from verify.core.format import fmt_sci
-from verify.core.record import Evidence, Kind, Verdict
+from verify.core.record import Evidence, Interval, Kind, Verdict
 from verify.numerics.fit import RateFit, SlopeFit
 from verify.numerics.stats import clopper_pearson
 
@@ -88,6 +109,56 @@ def _bound(theory: Any, measured: Any, rtol: float, upper: bool) -> tuple[Verdic
         ok = m <= t + margin if upper else m >= t - margin
     slack = _log_ratio(t, m) if upper else _log_ratio(m, t)
     return (Verdict.HOLDS if ok else Verdict.VIOLATED), slack
+
+
+#: The end of an interval that must clear the bound for ``holds`` (the hard side), per kind.
+HARD_SIDE = {Kind.UPPER: "upper end", Kind.LOWER: "lower end"}
+
+
+def _hard_side(kind: Kind, ev: Evidence, rtol: float) -> tuple[Verdict, float | None, str, str, list[str]]:
+    """The hard-side rule of the module docstring: (verdict, slack, branch, side used, notes)."""
+    iv = ev.interval
+    if not isinstance(iv, Interval):
+        raise TypeError(f"Evidence.interval must be an Interval, got {type(iv).__name__}")
+    with mpmath.workdps(DPS):
+        t, m, lo, hi = mp(ev.theory), mp(ev.measured), mp(iv.lo), mp(iv.hi)
+        if not lo <= m <= hi:
+            raise ValueError(
+                f"Evidence.measured ({fmt_sci(ev.measured)}) must be the point estimate inside its interval "
+                f"[{iv.lo:.6g}, {iv.hi:.6g}]"
+            )
+
+        def beyond(end: Any) -> Any:  # the bound moved by the round-off margin, in the claim's favour
+            margin = rtol * max(abs(t), abs(end))
+            return t + margin if kind == Kind.UPPER else t - margin
+
+        if kind == Kind.UPPER:
+            holds, violated = hi <= beyond(hi), lo > beyond(lo)
+        else:
+            holds, violated = lo >= beyond(lo), hi < beyond(hi)
+    hard, easy = ("upper end", "lower end") if kind == Kind.UPPER else ("lower end", "upper end")
+    rel = "at or below" if kind == Kind.UPPER else "at or above"
+    if holds:
+        verdict, side, branch = Verdict.HOLDS, hard, f"the interval's {hard} is {rel} the bound"
+        slack = _log_ratio(t, hi) if kind == Kind.UPPER else _log_ratio(lo, t)
+    elif violated:
+        past = "above" if kind == Kind.UPPER else "below"
+        verdict, side, branch = Verdict.VIOLATED, easy, f"the interval's {easy} is {past} the bound"
+        slack = _log_ratio(t, lo) if kind == Kind.UPPER else _log_ratio(hi, t)
+    else:
+        verdict, side, branch = (
+            Verdict.INCONCLUSIVE,
+            "both ends",
+            "the interval straddles the bound: more samples",
+        )
+        slack = None
+    notes = [
+        f"measured {fmt_sci(ev.measured)}, {iv.sided} {iv.level:.0%} interval [{fmt_sci(iv.lo)}, "
+        f"{fmt_sci(iv.hi)}], against the {kind} bound {fmt_sci(ev.theory)} (judged on the hard side: "
+        f"holds needs the {hard} {rel} it, violated the {easy} beyond it)",
+        f"{verdict}: {branch}",
+    ]
+    return verdict, slack, branch, side, notes
 
 
 def _window(value: float, lo: float, hi: float) -> float | None:
@@ -165,7 +236,7 @@ def _rate(p: float, fit: RateFit, tol: float | None) -> Judgement:
     notes.append(f"{verdict}: {branch}")
     decision = {
         "rule": "rate", "branch": branch, "estimate": est, "interval": [lo, hi], "level": fit.level,
-        "exponent": p, "tol": tol, "band": list(band),
+        "sided": "two-sided", "exponent": p, "tol": tol, "band": list(band),
         "corrected": fit.corrected is not None, "raw_slope": fit.slope,
     }  # fmt: skip
     return Judgement(verdict, slack, notes, decision)
@@ -176,13 +247,14 @@ def _probability(p0: float, k: int, n: int) -> Judgement:
     cp = clopper_pearson(k, n)
     delta = 1.0 - p0
     if cp.lo >= p0:
-        verdict, branch = Verdict.HOLDS, "lower confidence bound at or above the target"
+        verdict, branch, side = Verdict.HOLDS, "lower confidence bound at or above the target", "lower end"
         slack = log10(delta / (1 - cp.lo)) if delta > 0 and cp.lo < 1 else None
     elif cp.hi < p0:
-        verdict, branch = Verdict.VIOLATED, "upper confidence bound below the target"
+        verdict, branch, side = Verdict.VIOLATED, "upper confidence bound below the target", "upper end"
         slack = log10(delta / (1 - cp.hi)) if delta > 0 else None
     else:
         verdict, branch, slack = Verdict.INCONCLUSIVE, "the interval contains the target: more trials", None
+        side = "both ends"
     notes = [
         f"{k}/{n} successes: one-sided {cp.level:.0%} Clopper-Pearson bounds [{cp.lo:.4f}, {cp.hi:.4f}] "
         f"against the claimed probability >= {p0:g}",
@@ -190,7 +262,8 @@ def _probability(p0: float, k: int, n: int) -> Judgement:
     ]
     decision = {
         "rule": "probability", "branch": branch, "estimate": k / n, "interval": [cp.lo, cp.hi],
-        "level": cp.level, "target": p0, "k": k, "n": n,
+        "level": cp.level, "sided": "one-sided", "hard_side": "lower end", "side": side, "target": p0,
+        "k": k, "n": n,
     }  # fmt: skip
     return Judgement(verdict, slack, notes, decision)
 
@@ -204,6 +277,11 @@ def judge(kind: Kind, ev: Evidence) -> tuple[Verdict, float | None, list[str]]:
 def decide(kind: Kind, ev: Evidence) -> Judgement:
     """The :class:`Judgement` of evidence of the given kind: verdict, slack, notes and decision."""
     notes: list[str] = []
+    if ev.interval is not None and kind not in (Kind.UPPER, Kind.LOWER):
+        raise ValueError(
+            f"Evidence.interval applies to upper / lower bounds, not {kind} (a rate carries its interval "
+            "in its RateFit, a probability its successes and trials)"
+        )
     if _infinite_bound(kind, ev):
         what = "bound" if kind == Kind.UPPER else "required size"
         return Judgement(
@@ -239,10 +317,22 @@ def decide(kind: Kind, ev: Evidence) -> Judgement:
         )
     rtol = ROUNDOFF_RTOL if ev.rtol is None else ev.rtol
     if kind in (Kind.UPPER, Kind.LOWER):
-        verdict, slack = _bound(ev.theory, ev.measured, rtol, upper=kind == Kind.UPPER)
-        if verdict == Verdict.VIOLATED:
-            rel = "above the upper" if kind == Kind.UPPER else "below the lower"
-            notes.append(f"measured {fmt_sci(ev.measured)} is {rel} bound {fmt_sci(ev.theory)}")
+        extra: dict[str, Any] = {}
+        if ev.interval is not None:
+            verdict, slack, branch, used, hard_notes = _hard_side(kind, ev, rtol)
+            notes.extend(hard_notes)
+            iv = ev.interval
+            extra = {
+                "estimate": ev.measured, "interval": [iv.lo, iv.hi], "level": iv.level,
+                "sided": iv.sided, "hard_side": HARD_SIDE[kind], "side": used, "theory": ev.theory,
+            }  # fmt: skip
+        else:
+            verdict, slack = _bound(ev.theory, ev.measured, rtol, upper=kind == Kind.UPPER)
+            if verdict == Verdict.VIOLATED:
+                rel = "above the upper" if kind == Kind.UPPER else "below the lower"
+                notes.append(f"measured {fmt_sci(ev.measured)} is {rel} bound {fmt_sci(ev.theory)}")
+            side = "measured <= bound" if kind == Kind.UPPER else "measured >= bound"
+            branch = side if verdict == Verdict.HOLDS else f"not {side}"
         if ev.rtol is not None:
             notes.append(f"tolerance stated by the claim: rtol = {ev.rtol:g}")
         if kind == Kind.UPPER and ev.trivial is not None and mp(ev.theory) >= mp(ev.trivial):
@@ -252,11 +342,10 @@ def decide(kind: Kind, ev: Evidence) -> Judgement:
                     Verdict.VACUOUS,
                     slack,
                     notes,
-                    {"rule": str(kind), "branch": "bound at or above the trivial value", "rtol": rtol},
+                    {"rule": str(kind), "branch": "bound at or above the trivial value", "rtol": rtol}
+                    | extra,
                 )
-        side = "measured <= bound" if kind == Kind.UPPER else "measured >= bound"
-        branch = side if verdict == Verdict.HOLDS else f"not {side}"
-        return Judgement(verdict, slack, notes, {"rule": str(kind), "branch": branch, "rtol": rtol})
+        return Judgement(verdict, slack, notes, {"rule": str(kind), "branch": branch, "rtol": rtol} | extra)
     if kind == Kind.TWO_SIDED:
         lo, hi = (float(v) for v in ev.theory)
         m = float(ev.measured)
@@ -292,6 +381,14 @@ def decide(kind: Kind, ev: Evidence) -> Judgement:
     if kind == Kind.IDENTITY:
         if ev.rtol is None:
             raise ValueError("identity evidence must state its relative tolerance rtol")
+        for name in ("theory", "measured"):
+            value = getattr(ev, name)
+            if isinstance(value, list | tuple) or np.ndim(value) != 0:
+                raise TypeError(
+                    f"identity evidence takes scalars: {name} is of type {type(value).__name__}, shape "
+                    f"{np.shape(value)}; reduce arrays to one number first, e.g. judge the relative "
+                    "norm error ||measured - theory|| / ||theory|| as an upper bound against the tolerance"
+                )
         with mpmath.workdps(DPS):
             t, m = mp(ev.theory), mp(ev.measured)
             err, allowed = abs(m - t), ev.rtol * abs(t) if t != 0 else mp(ev.rtol)

@@ -106,10 +106,13 @@ class Alternative:
     against q (the claim's tolerance must be at most |p - q| / 2, so that "holds" separates the two);
     factor: for an upper / lower bound, the bound tightened by this factor > 1 (upper: theory / factor;
     lower: theory x factor), the resolution the measurement has (the worst-case search's ratio, where
-    there is one). Overrides combine with exponent or factor. expect: the verdict the alternative world
-    must give: ``violated`` for a claim expected to hold; for a condition claim (required size against
-    the reachable one), which can only hold or be vacuous, the flipped verdict; for a documented
-    violation, ``violated`` or (better) ``holds`` (:func:`verify.core.registry.claim` checks these).
+    there is one); the tightened bound is judged by the same rule as the claim's own, on the hard side of
+    the evidence's :class:`Interval` when it carries one (so the falsifier is violated only when the
+    interval's lower end clears the tightened upper bound, or its upper end the tightened lower one).
+    Overrides combine with exponent or factor. expect: the verdict the alternative world must give:
+    ``violated`` for a claim expected to hold; for a condition claim (required size against the
+    reachable one), which can only hold or be vacuous, the flipped verdict; for a documented violation,
+    ``violated`` or (better) ``holds`` (:func:`verify.core.registry.claim` checks these).
     """
 
     world: str
@@ -369,6 +372,46 @@ class ClaimRecord:
         }
 
 
+#: The sidedness of an :class:`Interval`.
+SIDED = ("one-sided", "two-sided")
+
+
+@dataclass(frozen=True)
+class Interval:
+    """The confidence interval of a measured quantity (a Monte-Carlo mean, a fitted slope) that an upper
+    or lower bound is judged on (:mod:`verify.core.judge`, "the hard-side rule").
+
+    lo / hi: its ends, lo <= hi, finite. level: its confidence level in (0, 1). sided: ``"two-sided"``
+    (a ``level`` two-sided interval: each end is a one-sided (1 + level) / 2 limit, e.g. the 95% t
+    interval whose ends are one-sided 97.5% limits) or ``"one-sided"`` (each end is a one-sided
+    ``level`` limit on its own side). The verdict uses one end at a time: an upper bound holds when the
+    upper end is at or below it (the hard side) and is violated when the lower end is above it.
+    """
+
+    lo: float
+    hi: float
+    level: float
+    sided: str
+
+    def __post_init__(self) -> None:
+        for name in ("lo", "hi", "level"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, int | float | np.integer | np.floating):
+                raise TypeError(f"Interval.{name} must be a real number, got {type(v).__name__}")
+            if not math.isfinite(float(v)):
+                raise ValueError(f"Interval.{name} must be finite, got {v}")
+            object.__setattr__(self, name, float(v))
+        if not self.lo <= self.hi:
+            raise ValueError(f"Interval must have lo <= hi, got [{self.lo}, {self.hi}]")
+        if not 0.0 < self.level < 1.0:
+            raise ValueError(f"Interval.level must lie in (0, 1), got {self.level}")
+        if self.sided not in SIDED:
+            raise ValueError(f"Interval.sided must be one of {SIDED}, got {self.sided!r}")
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"lo": self.lo, "hi": self.hi, "level": self.level, "sided": self.sided}
+
+
 @dataclass
 class Evidence:
     """What a claim function returns: both sides' values; the runner judges them.
@@ -385,6 +428,11 @@ class Evidence:
     condition. worst: the :class:`~verify.numerics.worstcase.WorstCase` of a bound searched at its
     worst case (theory and
     measured are then the values at the worst argument found; the result keeps the typical ratio too).
+    interval: the :class:`Interval` of a measured quantity that carries sampling error (a Monte-Carlo
+    mean, a fitted slope) of an upper / lower bound; measured is then its point estimate, inside the
+    interval, and the verdict is taken on the hard side (:mod:`verify.core.judge`): an upper bound
+    holds only if the interval's upper end is at or below it, is violated only if its lower end is
+    above it, and is inconclusive otherwise (a lower bound mirrored).
     """
 
     theory: Any
@@ -396,6 +444,7 @@ class Evidence:
     tol: float | None = None
     headline: dict[str, Any] | None = None
     worst: Any = None
+    interval: Interval | None = None
     seeds: list[int] | None = None
     notes: list[str] = field(default_factory=list)
     series: dict[str, Any] = field(default_factory=dict)

@@ -128,14 +128,18 @@ def _check_tolerance(rec: ClaimRecord, ev: Evidence) -> None:
 
 
 def _row(seed: int, j: Judged) -> dict[str, Any]:
-    return {
-        "seed": seed,
-        "verdict": str(j.verdict),
-        "theory": j.theory,
-        "measured": j.measured,
-        "slack": j.slack,
-        "branch": j.decision.get("branch"),
-    } | ({"worst_ratio": j.worst.ratio, "typical_ratio": j.worst.typical} if j.worst is not None else {})
+    return (
+        {
+            "seed": seed,
+            "verdict": str(j.verdict),
+            "theory": j.theory,
+            "measured": j.measured,
+            "slack": j.slack,
+            "branch": j.decision.get("branch"),
+        }
+        | ({"worst_ratio": j.worst.ratio, "typical_ratio": j.worst.typical} if j.worst is not None else {})
+        | ({"interval": j.decision["interval"]} if "interval" in j.decision else {})
+    )
 
 
 def _every(kind: Kind, per: list[tuple[int, Judged]], expect: Verdict = Verdict.HOLDS) -> Judged:

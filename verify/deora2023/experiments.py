@@ -794,7 +794,8 @@ def gen_datasets(p: GenDatasets) -> list[dict[str, object]]:
     """GD on the training sets of the mixture from the shared data-independent theta_0, all at once
     (:func:`verify.deora2023.model.loss_and_grad_batched`; each set's values are the bits of its batch of
     one). Per set: the losses L_hat(theta_k) (k <= K), the test loss L(theta_K), beta_2 along the run
-    (train + spare samples) and, for the first ``gamma_datasets``, Gamma = prod_{k<K} of the
+    (train + spare samples), the per-sample test losses l(theta_K; z_t) on the shared test set
+    (``test_losses``, whose mean is ``test``) and, for the first ``gamma_datasets``, Gamma = prod_{k<K} of the
     expansiveness max(1 + eta kappa_k, eta lambda_max_k - 1) (:func:`expansiveness`)."""
     n, K, eta, mix = p.n, p.K, p.eta, D.Mixture()
     data = []
@@ -814,11 +815,11 @@ def gen_datasets(p: GenDatasets) -> list[dict[str, object]]:
         for j, ex in enumerate(expans):
             ex.append(expansiveness({"U": U[j], "W": W[j]}, X[j], y[j], eta, gn[j]))
         U, W = U - eta * g["U"], W - eta * g["W"]
-    test = M.loss_and_grad_batched(U, W, p.X_test[None], p.y_test[None], grad=False)[0]
+    test, per = M.loss_and_grad_batched(U, W, p.X_test[None], p.y_test[None], grad=False, per_sample=True)
     losses = np.array(losses).T
     return [
-        {"losses": losses[j], "test": float(test[j]), "beta2": float(beta2[j]),
-         "Gamma": float(np.prod(expans[j])) if j < p.gamma_datasets else None}
+        {"losses": losses[j], "test": float(test[j]), "test_losses": per["losses"][j],
+         "beta2": float(beta2[j]), "Gamma": float(np.prod(expans[j])) if j < p.gamma_datasets else None}
         for j in range(p.datasets)
     ]  # fmt: skip
 
@@ -840,30 +841,81 @@ def expansiveness(theta: Params, X: np.ndarray, y: np.ndarray, eta: float, gn: n
 
 @dataclass(frozen=True)
 class GenGap:
-    """At one n: K, the mean gap L(theta_K) - L_hat(theta_K), the upper t-CI endpoint ``hi`` of its mean,
-    beta_2, Gamma, the Theorem D-gen bound ``theory`` and whether its premise holds."""
+    """At one n: K, the mean gap L(theta_K) - L_hat(theta_K) over the training sets, the ends ``lo``, ``hi``
+    of its two-sided t interval (each a one-sided ``ci_quantile`` limit; :func:`gen_gap`), its standard
+    error ``se`` and degrees of freedom ``dof``, the standard error ``se_indep`` the gaps would have
+    if they were independent (information), beta_2, Gamma, the Theorem D-gen bound ``theory`` and whether
+    its premise holds."""
 
     K: int
     gap: float
+    lo: float
     hi: float
+    se: float
+    dof: float
+    se_indep: float
     beta2: float
     Gamma: float
     theory: float
     premise: bool
 
 
+def shared_test_se(test_losses: np.ndarray, train_losses: np.ndarray) -> tuple[float, float, float]:
+    """(se, dof, se_indep) of the mean gap mean_j (mean_t A[j, t] - b[j]) of m training sets j evaluated
+    on ONE shared test set of T samples t: A (m, T) the per-sample test losses l(theta_j; z_t), b (m,)
+    the training losses L_hat_j(theta_j).
+
+    The gaps are not independent: the test set is common to all of them, so its sampling error shifts
+    every gap alike and does not average out over j. With the crossed (Hoeffding / two-way random
+    effects) decomposition A[j, t] - b[j] = mu + r_j + c_t + e_jt (r: the training set's effect, b
+    included; c: the test sample's; e: the interaction; uncorrelated, j and t independent draws),
+
+        Var(mean gap) = s_r^2 / m + s_c^2 / T + s_e^2 / (m T),
+
+    estimated without bias by v = S_row / m + S_col / T - MS_E / (m T): S_row the sample variance of
+    the m gaps (the row means), S_col that of the T column means mean_j A[j, t], MS_E the residual mean
+    square of the two-way table (degrees of freedom (m - 1)(T - 1)); E S_row = s_r^2 + s_e^2 / T,
+    E S_col = s_c^2 + s_e^2 / m, E MS_E = s_e^2. S_row / m alone (``se_indep``^2, the gaps treated as
+    independent) misses s_c^2 / T. v is floored at S_row / m (never narrower than the independent
+    reading), and its degrees of freedom are Welch-Satterthwaite's over the three mean squares."""
+    A = np.asarray(test_losses, dtype=np.float64)
+    b = np.asarray(train_losses, dtype=np.float64)
+    m, T = A.shape
+    if m < 2 or T < 2 or b.shape != (m,):
+        raise ValueError(
+            f"test_losses must be (m, T) with m, T >= 2 and train_losses (m,), got {A.shape}, {b.shape}"
+        )
+    rows, cols = A.mean(axis=1) - b, A.mean(axis=0)
+    resid = A - A.mean(axis=1, keepdims=True) - cols[None, :] + A.mean()
+    s_row, s_col = float(rows.var(ddof=1)), float(cols.var(ddof=1))
+    ms_e = float(np.sum(resid**2)) / ((m - 1) * (T - 1))
+    parts = (s_row / m, s_col / T, -ms_e / (m * T))
+    dofs = (m - 1, T - 1, (m - 1) * (T - 1))
+    v = sum(parts)
+    if v <= parts[0]:
+        return math.sqrt(parts[0]), float(m - 1), math.sqrt(parts[0])
+    dof = v**2 / sum(p**2 / f for p, f in zip(parts, dofs, strict=True))
+    return math.sqrt(v), float(dof), math.sqrt(parts[0])
+
+
 def gen_gap(out: list[dict[str, object]], n: int, K: int, eta: float, ci_quantile: float) -> GenGap:
-    """Summarise the :func:`gen_datasets` results of one n against Theorem D-gen."""
+    """Summarise the :func:`gen_datasets` results of one n against Theorem D-gen: the mean gap and its t
+    interval gap -+ t_{ci_quantile, dof} se, se and dof from :func:`shared_test_se` (the training sets
+    share one test set)."""
+    test = np.stack([o["test_losses"] for o in out])
+    train = np.array([o["losses"][K] for o in out])
     gaps = np.array([o["test"] - o["losses"][K] for o in out])
     beta2 = max(o["beta2"] for o in out)
     Gamma = max(o["Gamma"] for o in out if o["Gamma"] is not None)
     mean_losses = np.mean([o["losses"][:K] for o in out], axis=0)
     theory = B.gen_bound(Gamma, beta2, eta, n, float(mean_losses.sum()))
-    m = len(out)
-    hi = float(gaps.mean() + stats.t.ppf(ci_quantile, m - 1) * gaps.std(ddof=1) / math.sqrt(m))
+    se, dof, se_indep = shared_test_se(test, train)
+    half = float(stats.t.ppf(ci_quantile, dof)) * se
+    gap = float(gaps.mean())
     return GenGap(
-        K, float(gaps.mean()), hi, beta2, Gamma, theory, bool(B.gen_premise(Gamma, beta2, eta, K, n))
-    )
+        K, gap, gap - half, gap + half, se, dof, se_indep, beta2, Gamma, theory,
+        bool(B.gen_premise(Gamma, beta2, eta, K, n)),
+    )  # fmt: skip
 
 
 @dataclass(frozen=True)

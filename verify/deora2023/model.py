@@ -371,10 +371,13 @@ def loss_and_grad_batched(
     *,
     loss_name: str = "logistic",
     grad: bool = True,
+    per_sample: bool = False,
 ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """The hot path of :func:`loss_and_grad` and :func:`loss` for B parameter sets U (B, H, T, d), W (B, H,
     d, d) on samples X (B or 1, n, T, d), labels y (B or 1, n) (1: shared by every set): (L (B,), grad L
-    {"U": (B, H, T, d), "W": (B, H, d, d)}), or (L, {}) when ``grad`` is False. Inputs are not validated.
+    {"U": (B, H, T, d), "W": (B, H, d, d)}), or (L, {}) when ``grad`` is False; ``per_sample`` (with
+    ``grad`` False): (L, {"losses": the per-sample losses (B, n)}), L their mean as always. Inputs are not
+    validated.
     Set b's values do not depend on the other sets: every product is a stack of per-set GEMMs and every
     reduction runs over a trailing axis (``verify/test_batched.py``).
 
@@ -418,7 +421,7 @@ def loss_and_grad_batched(
         gW[bs] += np.matmul(np.swapaxes(Xw, 1, 2), QX.reshape(b, m * T, H * d))
     L = np.add.reduce(losses, axis=-1) / n
     if not grad:
-        return L, {}
+        return L, {"losses": losses} if per_sample else {}
     gU = np.swapaxes(gU.reshape(B, T, H, d), 1, 2) * r
     return L, {"U": gU, "W": np.swapaxes(gW.reshape(B, d, H, d), 1, 2) * r}
 

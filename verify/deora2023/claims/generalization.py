@@ -10,7 +10,7 @@ import numpy as np
 
 from bounds import deora2023 as B
 from verify.core import Alternative, Ctx, Evidence, Kind, Provenance, Rule, Verdict, claim
-from verify.core.record import Seeds
+from verify.core.record import Interval, Seeds
 from verify.deora2023 import data as D
 from verify.deora2023 import experiments as E
 from verify.deora2023 import model as M
@@ -31,19 +31,32 @@ def _gen_derived(
         E.GenDatasets(ctx.seed, n, K, eta, params0, Xt, yt, datasets, gamma_datasets)
         for n, K in zip(ns, Ks, strict=True)
     ]
-    ratios, notes, failed, series = [], [], [], {"n": [], "K": [], "gap": [], "gap_hi": [], "bound": []}
+    ratios, notes, failed = [], [], []
+    series: dict[str, list] = {"n": [], "K": [], "gap": [], "gap_lo": [], "gap_hi": [], "bound": []}
+    q = ctx.rule("ci_quantile")
     for n, K, out in zip(ns, Ks, ctx.map(E.gen_datasets, items), strict=True):
-        g = E.gen_gap(out, n, K, eta, ctx.rule("ci_quantile"))
+        g = E.gen_gap(out, n, K, eta, q)
         if not g.premise:
             failed.append(f"n={n}: Gamma beta_2^2 eta K = {g.Gamma * g.beta2**2 * eta * K:.3g} > n/2")
-        ratios.append(g.hi / g.theory)
+        ratios.append((g.lo / g.theory, g.gap / g.theory, g.hi / g.theory))
         notes.append(
-            f"n={n}, K={K}: gap {g.gap:.3g} (CI hi {g.hi:.3g}) vs bound {g.theory:.3g}; "
-            f"beta_2 {g.beta2:.3f}, Gamma {g.Gamma:.4f}"
+            f"n={n}, K={K}: gap {g.gap:.3g}, interval [{g.lo:.3g}, {g.hi:.3g}] vs bound {g.theory:.3g} "
+            f"(SE {g.se:.3g} with the shared test set, {g.se_indep:.3g} if the gaps were independent; "
+            f"dof {g.dof:.1f}); beta_2 {g.beta2:.3f}, Gamma {g.Gamma:.4f}"
         )
-        for key, val in (("n", n), ("K", K), ("gap", g.gap), ("gap_hi", g.hi), ("bound", g.theory)):
+        for key, val in (
+            ("n", n), ("K", K), ("gap", g.gap), ("gap_lo", g.lo), ("gap_hi", g.hi), ("bound", g.theory)
+        ):  # fmt: skip
             series[key].append(val)
-    return Evidence(theory=1.0, measured=max(ratios), failed=failed, notes=notes, series=series)
+    lo, mid, hi = (max(r[i] for r in ratios) for i in range(3))
+    return Evidence(
+        theory=1.0,
+        measured=mid,
+        interval=Interval(lo, hi, 2 * q - 1, "two-sided"),
+        failed=failed,
+        notes=notes,
+        series=series,
+    )
 
 
 #: Who says how the paper's generalization bound is proved (our bound is DERIVED; the method is theirs).
@@ -56,7 +69,10 @@ STABILITY_SOURCE = (
 )
 _GEN_RULES = {
     "ci_quantile": Rule(
-        0.975, "one side of a 95% t-interval on the mean gap (Monte-Carlo error)", "attncheck"
+        0.975,
+        "each end of a two-sided 95% t-interval on the mean gap (Monte-Carlo error; the upper end decides "
+        "holds, the lower end violated)",
+        "attncheck",
     ),
     "beta2_margin": Rule(1.05, "inflation of the pilot beta_2 estimate used to choose K", "attncheck"),
 }
@@ -92,10 +108,12 @@ _GEN_PLOT = dict(
     paper=dict(datasets=200, test_size=10000, gamma_datasets=10),
     rules=_GEN_RULES,
     alternative=Alternative(
-        "the D-gen bound 30-fold smaller: the gap's upper confidence limit is 0.04-0.09 of the bound at "
-        "every seed (11-25-fold room, 1-3 GD steps from theta_0 where the premise allows), so the "
-        "measurement resolves the bound only to a factor 30",
-        factor=30.0,
+        "the D-gen bound 100-fold smaller, judged on the hard side (violated only when the gap's lower "
+        "confidence limit clears it): at the 12 seeds of the seed sets from 0, 1000, 2000 and 3000 the "
+        "lower limits are 0.014-0.028 of the bound and the upper limits 0.04-0.09 (1-3 GD steps from "
+        "theta_0 where the premise allows), so the measurement resolves the bound to a factor 100; a "
+        "30-fold smaller bound lies inside every interval (inconclusive)",
+        factor=100.0,
     ),
     tex=_GEN_TEX,
     plot=_GEN_PLOT,
@@ -109,10 +127,14 @@ def gen_derived(
     K = floor(n / (2 e beta_2^2 eta)) with beta_2 estimated at theta_0 on an independent pilot sample
     and inflated by the rule ``beta2_margin`` (so the premise can hold with Gamma <= e). Gamma: max over
     ``gamma_datasets`` training sets of prod_k max(1 + eta kappa_k, eta lambda_max_k - 1) at theta_k (the
-    segment [theta_k, theta_k^(i)] is replaced by its endpoint theta_k: an approximation). measured: max
-    over n of (upper t-CI endpoint, rule ``ci_quantile``, of the mean gap L(theta_K) - L_hat(theta_K)
-    over the training sets) / theory(n); theory: 1. Fewer training sets widen the interval, so a
-    smaller profile is stricter, not looser."""
+    segment [theta_k, theta_k^(i)] is replaced by its endpoint theta_k: an approximation). theory: 1;
+    measured: max over n of (mean gap L(theta_K) - L_hat(theta_K) over the training sets) / theory(n),
+    with the interval (max over n of the lower ends / theory(n), max over n of the upper ends /
+    theory(n)) of the per-n two-sided t intervals (each end a one-sided ``ci_quantile`` limit; the
+    training sets share one test set, so the standard error carries the test set's sampling error:
+    :func:`verify.deora2023.experiments.shared_test_se`). Judged on the hard side: holds only if the
+    upper end at every n is at or below the bound, violated only if the lower end at some n is above
+    it. Fewer training sets widen the interval: a smaller profile is stricter for holds, not looser."""
     return _gen_derived(ctx, ns, H, eta, datasets, test_size, gamma_datasets)
 
 
@@ -130,10 +152,15 @@ def gen_derived(
     paper=dict(ns=(256, 512, 1024), datasets=40, test_size=5000, gamma_datasets=4),
     rules=_GEN_RULES,
     alternative=Alternative(
-        "the D-gen bound 100-fold smaller: over K = 7-45 steps the gap's upper confidence limit is "
-        "0.016-0.025 of the bound at n = 160-256 (seed 0, before the claim was written), so the "
-        "measurement resolves the bound only to a factor 100",
-        factor=100.0,
+        "the D-gen bound 500-fold smaller, judged on the hard side (violated only when the gap's lower "
+        "confidence limit clears it) and measured with 32 training sets and 2000 test samples per seed: "
+        "there the lower limits are 0.0035-0.011 of the bound at the 12 seeds of the seed sets from 0, "
+        "1000, 2000 and 3000, so that measurement resolves the bound to a factor 500. At the claim's own "
+        "8 training sets and 500 test samples the gap's lower limit is below 0 at 4 of those 12 seeds: "
+        "that measurement resolves the bound from above only (its upper limits, 0.012-0.032 of the bound, "
+        "give 31-fold room or more) and no tightened bound could be shown violated by it",
+        overrides={"datasets": 32, "test_size": 2000},
+        factor=500.0,
     ),
     tex=_GEN_TEX + r" (at $n\ge160$: $K\ge7$ steps)",
     plot=_GEN_PLOT,
