@@ -6,12 +6,15 @@ its first figure page, as small PNGs (pdftoppm, from poppler-utils).
 
 It writes the report to ``--out`` (default ``reports/out``), compiles ``main.tex`` twice with pdflatex,
 prints the page count and the overfull boxes over 1pt, and renders the three pages at the highest of
-70, 60, 50 dpi that keeps each image under 150 KB.
+70, 60, 50 dpi that keeps each image under 150 KB. ``stamp.json`` beside the images records what they
+show (the commit of the tree that drew them, whether it had uncommitted changes, the papers, the claim
+count, the page count); ``tests/test_examples.py`` fails when the images fall behind the tree.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import shutil
 import subprocess
@@ -84,6 +87,49 @@ def render(pdf: Path, page: int, target: Path) -> int:
     return size
 
 
+#: The modules that draw the pages: images drawn before a change to one of them are behind the tree.
+DRAWN_BY = (
+    "reports/build.py",
+    "reports/declarations.py",
+    "reports/figures.py",
+    "reports/latex.py",
+    "reports/order.py",
+    "reports/text.py",
+    "reports/typeset.py",
+)
+
+
+def git_state(root: Path) -> tuple[str, bool] | None:
+    """(HEAD commit, whether the tree has uncommitted changes) of the checkout at ``root``; None
+    without git."""
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=True, timeout=30
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=root, capture_output=True, text=True, check=True, timeout=30,
+        ).stdout.strip()  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return head, bool(dirty)
+
+
+def write_stamp(dest: Path, results: Sequence, pages: int, problems: int) -> dict:
+    """Write ``dest / "stamp.json"``: what the images show and from which tree."""
+    state = git_state(Path(__file__).resolve().parent.parent)
+    stamp = {
+        "commit": state[0] if state else None,
+        "dirty": state[1] if state else None,
+        "papers": sorted({r.paper for r in results}),
+        "claims": len(results),
+        "pages": pages,
+        "problems": problems,
+    }
+    (dest / "stamp.json").write_text(json.dumps(stamp, indent=2) + "\n", encoding="utf-8")
+    return stamp
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m reports.examples", description=__doc__.split("\n\n")[0])
     p.add_argument("--from", dest="from_", metavar="RESULTS", help="saved results (default: run every claim)")
@@ -129,6 +175,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name, page in targets.items():
         size = render(out / "main.pdf", page, dest / name)
         print(f"{dest / name}: page {page}, {size / 1000:.0f} KB")
+    stamp = write_stamp(dest, results, pages, len(problems))
+    print(
+        f"{dest / 'stamp.json'}: {stamp['claims']} claims, commit {stamp['commit']}, dirty {stamp['dirty']}"
+    )
     return 1 if problems else 0
 
 
