@@ -329,7 +329,7 @@ def fit_rate(
         method += (
             f"; the wider of pooled (+-{pooled:.4f}, {pooled_dof} dof) and seed slopes (+-{seed:.4f}, "
             f"{n_seeds - 1} dof): {interval}"
-            + ("" if spread_p is None else f"; seed slopes differ: F test p = {spread_p:.2g}")
+            + ("" if spread_p is None else f"; F test of seed-slope differences p = {spread_p:.2g}")
         )
     corrected = (
         None
