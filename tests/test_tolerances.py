@@ -6,8 +6,9 @@ item 7): a loosened (or tightened) tolerance fails here instead of leaving the s
 * the round-off margin :data:`verify.core.judge.ROUNDOFF_RTOL` of upper / lower / two-sided bounds,
   and an identity's stated rtol;
 * the slope fits' t intervals (the degrees of freedom: n - 2 for ``fit_loglog``; for ``fit_rate``'s
-  common slope with one intercept per seed, n_seeds * window - n_seeds - 1) against a least-squares
-  fit written out here with ``scipy.stats.t.ppf``, and the rate rule's band at the interval's edges;
+  pooled interval on the common slope with one intercept per seed, n_seeds * window - n_seeds - 1)
+  against a least-squares fit written out here with ``scipy.stats.t.ppf``, and the rate rule's band
+  at the interval's edges (the seed-slope interval and the choice of the wider: tests/test_fit_coverage.py);
 * the vacuous rule (an upper bound at or above its trivial value, a condition needing more than is
   reachable, an infinite bound);
 * the probability rule's one-sided Clopper-Pearson level (:data:`verify.numerics.stats.LEVEL`) at
@@ -241,7 +242,12 @@ def test_fit_rate_interval_has_observations_minus_parameters_dof(window: int, n_
     fit = fit_rate(x, y, window=window)
     slope, lo, hi = _fixed_effects_interval(np.log(x[-window:]), np.log(y[-window:]), 0.95)
     assert fit.slope == pytest.approx(slope, rel=1e-12)
-    assert (fit.lo, fit.hi) == pytest.approx((lo, hi), rel=1e-10)
+    assert fit.pooled_half == pytest.approx((hi - lo) / 2, rel=1e-10)
+    if fit.interval == "pooled":  # else the seed-slope interval is wider (tests/test_fit_coverage.py)
+        assert (fit.lo, fit.hi) == pytest.approx((lo, hi), rel=1e-10)
+        assert fit.dof == n_seeds * window - n_seeds - 1
+    else:
+        assert fit.hi - fit.lo > hi - lo
 
 
 def test_rate_verdict_at_the_edge_of_the_band() -> None:
