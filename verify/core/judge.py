@@ -238,6 +238,7 @@ def _rate(p: float, fit: RateFit, tol: float | None) -> Judgement:
         "rule": "rate", "branch": branch, "estimate": est, "interval": [lo, hi], "level": fit.level,
         "sided": "two-sided", "exponent": p, "tol": tol, "band": list(band),
         "corrected": fit.corrected is not None, "raw_slope": fit.slope,
+        "interval_from": (fit.corrected or fit).interval, "n": fit.n_judged, "dof": fit.dof_judged,
     }  # fmt: skip
     return Judgement(verdict, slack, notes, decision)
 
