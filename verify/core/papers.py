@@ -74,6 +74,13 @@ def _load(ep: metadata.EntryPoint) -> Paper:
 
 
 def _load_unchecked(ep: metadata.EntryPoint) -> Paper:
+    from verify.core.registry import loading  # the registry imports this module lazily too
+
+    with loading(ep.name):  # a claim registered while the plugin imports is the paper's
+        return _import(ep)
+
+
+def _import(ep: metadata.EntryPoint) -> Paper:
     pkg = ep.load()
     info = getattr(pkg, "PAPER", None)
     if not isinstance(info, PaperInfo):

@@ -6,10 +6,13 @@ Paper packages are plugins (:mod:`verify.core.papers`, entry-point group ``attnc
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
+import functools
 import inspect
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from importlib import metadata
 from typing import Any
 
 from verify.core.context import SEED_COUNTS
@@ -29,6 +32,18 @@ from verify.core.record import (
 ClaimFn = Callable[..., Evidence]
 
 _REGISTRY: dict[str, Claim] = {}
+#: The keys of the paper plugins being imported (innermost last): a claim registered meanwhile is theirs.
+_LOADING: list[str] = []
+#: Provenance tags of a claim about the paper itself: such a claim names its alternative world.
+PAPER_TAGS = frozenset(
+    {
+        Provenance.EXACT,
+        Provenance.EXACT_FROM_REVIEWS,
+        Provenance.THIRD_PARTY,
+        Provenance.DERIVED,
+        Provenance.RECONSTRUCTED,
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -129,6 +144,10 @@ def claim(
             raise ValueError(f"claim id {id!r} is registered twice")
         if not (fn.__doc__ or "").strip():
             raise ValueError(f"claim {id!r} needs a docstring citing paper, theorem and equation")
+        _check_signature(id, fn)
+        owner = _owner(fn)
+        if owner is not None:
+            _check_paper_claim(id, fn, owner, Provenance(provenance), consistency, alternative)
         record = ClaimRecord(
             id=id,
             paper=id.split(".", 1)[0],
@@ -171,6 +190,80 @@ def claim(
         return fn
 
     return register
+
+
+def _check_signature(claim_id: str, fn: ClaimFn) -> None:
+    """``fn(ctx, *, <params>)``: the runner passes the context by position and every parameter by
+    name, so a parameter that is not keyword-only is an error naming it (not a complaint about the
+    profiles or the alternative that name it)."""
+    name = getattr(fn, "__name__", "the claim function")
+    params = list(inspect.signature(fn).parameters.values())
+    if not params or params[0].kind not in (params[0].POSITIONAL_ONLY, params[0].POSITIONAL_OR_KEYWORD):
+        raise TypeError(f"claim {claim_id!r}: {name} must take the context first: def {name}(ctx, *, ...)")
+    for p in params[1:]:
+        if p.kind != p.KEYWORD_ONLY:
+            what = {p.VAR_POSITIONAL: f"*{p.name}", p.VAR_KEYWORD: f"**{p.name}"}.get(p.kind, p.name)
+            raise TypeError(
+                f"claim {claim_id!r}: parameter {what!r} of {name} must be keyword-only (a name after "
+                f"the *): def {name}(ctx, *, {p.name}: ...) -- each parameter is passed by name, its "
+                "default in quick="
+            )
+
+
+@functools.cache
+def _paper_packages() -> dict[str, str]:
+    """Installed paper packages: module name (``verify.wu2023``) -> paper key (``wu2023``)."""
+    from verify.core.papers import GROUP
+
+    return {ep.value.split(":", 1)[0]: ep.name for ep in metadata.entry_points(group=GROUP)}
+
+
+def _owner(fn: ClaimFn) -> str | None:
+    """The key of the paper a claim function belongs to: the paper whose package holds its module, else
+    the paper plugin being imported; None for a claim registered outside any paper (a test's toy)."""
+    module = getattr(fn, "__module__", None) or ""
+    for package, key in _paper_packages().items():
+        if module == package or module.startswith(package + "."):
+            return key
+    return _LOADING[-1] if _LOADING else None
+
+
+@contextlib.contextmanager
+def loading(key: str) -> Iterator[None]:
+    """The claims registered inside belong to paper ``key`` (:mod:`verify.core.papers` imports a
+    plugin's package and claims inside it)."""
+    _LOADING.append(key)
+    try:
+        yield
+    finally:
+        _LOADING.pop()
+
+
+def _check_paper_claim(
+    claim_id: str,
+    fn: ClaimFn,
+    owner: str,
+    provenance: Provenance,
+    consistency: bool,
+    alternative: Alternative | None,
+) -> None:
+    """A claim of paper ``owner``: its id starts with ``owner.``; if it is about the paper (a paper
+    provenance tag, not a consistency check) it names its alternative world."""
+    prefix, where = claim_id.split(".", 1)[0], getattr(fn, "__module__", None) or "?"
+    if prefix != owner:
+        installed = _paper_packages().values()
+        named = f"names the paper {prefix!r}" if prefix in installed else f"{prefix!r} is no installed paper"
+        raise ValueError(
+            f"claim {claim_id!r} (in {where}) belongs to the paper {owner!r}, but its id prefix {named}: "
+            f"name it '{owner}.<name>'"
+        )
+    if provenance in PAPER_TAGS and not consistency and alternative is None:
+        raise ValueError(
+            f"claim {claim_id!r} (provenance {provenance}) is a claim about the paper and names no "
+            "alternative world: add alternative=Alternative('<the nearest world where the statement is "
+            "false>', overrides={...} | exponent=... | factor=...), or consistency=True if it checks the "
+            "code, not the paper"
+        )
 
 
 def _check_alternative(claim_id: str, rec: ClaimRecord, alt: Alternative, params: tuple[str, ...]) -> None:
@@ -257,4 +350,4 @@ def _unregister(claim_id: str) -> None:
     _REGISTRY.pop(claim_id, None)
 
 
-__all__ = ["Claim", "claim", "get_claim", "load_all", "match_claims", "registry"]
+__all__ = ["PAPER_TAGS", "Claim", "claim", "get_claim", "load_all", "loading", "match_claims", "registry"]
