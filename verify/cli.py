@@ -4,7 +4,8 @@
     attncheck docs [--out DIR] [--check]
     attncheck run [PATTERN ...] [--profile quick|paper] [--seed N] [--json PATH] [RUN OPTIONS]
     attncheck report [PATTERN ...] [--profile ...] [--seed N] [--from RESULTS.json] [--out DIR] [RUN OPTIONS]
-    attncheck baseline check|update [--from RESULTS.json] [--baseline PATH] [--tolerance DEX] [RUN OPTIONS]
+    attncheck baseline check|update [--from RESULTS.json] [--baseline PATH] [--papers KEY[,KEY]]
+                                    [--tolerance DEX] [RUN OPTIONS]
 
 RUN OPTIONS: [--seeds 0-19] [--jobs N] [--dask ADDR] [--dask-timeout S] [--timings RESULTS.json] [--quiet]
 
@@ -320,20 +321,44 @@ def cmd_report(args: argparse.Namespace) -> int:
     return _status(results)
 
 
+def _baseline_papers(args: argparse.Namespace, path: Path, doc: dict | None) -> list[str]:
+    """The papers the gate covers: those the baseline file names (``--papers``, when given, must agree),
+    or, for a new baseline, ``--papers`` (else the papers of ``--from``'s results)."""
+    given = sorted(set(args.papers.split(","))) if args.papers else None
+    if doc is not None and args.action == "check" and given is not None and given != doc["papers"]:
+        raise UsageError(f"--papers: the baseline {path} covers {doc['papers']}, not {given}")
+    keys = given or (doc["papers"] if doc is not None else None)
+    if keys is None and not args.from_:
+        raise UsageError(f"--papers: {path} is a new baseline; name the papers it covers, e.g. --papers KEY")
+    return keys or []
+
+
 def cmd_baseline(args: argparse.Namespace) -> int:
     from reports.baseline import DEFAULT_BASELINE, check_baseline, load_baseline, update_baseline
 
     path = Path(args.baseline or DEFAULT_BASELINE)
-    profile = None
-    if args.action == "check":
+    doc = None
+    if args.action == "check" or path.is_file():
         try:
-            profile = load_baseline(path)["profile"]
+            doc = load_baseline(path)
         except (OSError, ValueError) as exc:
-            raise UsageError(f"--baseline: {exc}") from None
-    else:
+            if args.action == "check":
+                raise UsageError(f"--baseline: {exc}") from None
+    if args.action == "update":
         _check_out_file(path, "--baseline")
+    keys = _baseline_papers(args, path, doc)
+    profile = doc["profile"] if doc is not None and args.action == "check" else None
     if args.from_:
         results = _read(args.from_, "--from")
+        keys = keys or sorted({r.paper for r in results})
+        other = [r for r in results if r.paper not in keys]
+        if other:
+            print(
+                f"attncheck: note: --from: {len(other)} results of papers the baseline does not cover "
+                f"({', '.join(sorted({r.paper for r in other}))}) are left out",
+                file=sys.stderr,
+            )
+        results = [r for r in results if r.paper in keys]
         profiles = sorted({r.profile for r in results})
         if profile is not None and profiles and profiles != [profile]:
             raise UsageError(
@@ -341,15 +366,20 @@ def cmd_baseline(args: argparse.Namespace) -> int:
                 f"the baseline {path} is of the {profile} profile"
             )
     else:
+        from verify.core.papers import papers
+
+        unknown = [k for k in keys if k not in papers()]
+        if unknown:
+            raise UsageError(f"the baseline covers {unknown[0]!r}, no installed paper: {sorted(papers())}")
         args.profile = "quick"
-        claims = _select([])
+        claims = _select([f"{k}.*" for k in keys])
         try:
             results = _run(args, claims)
         except Interrupted as exc:
             return _interrupted(exc, len(claims), args, None)
     if args.action == "update":
-        update_baseline(results, path)
-        print(f"baseline of {len(results)} claims written to {path}")
+        update_baseline(results, path, papers=keys)
+        print(f"baseline of {len(results)} claims of {', '.join(keys)} written to {path}")
         return 0
     report = check_baseline(results, path, tolerance=args.tolerance)
     print(report.table())
@@ -475,7 +505,12 @@ def _parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("baseline", help="compare with / rewrite the tightness baseline")
     sp.add_argument("action", choices=("check", "update"))
     sp.add_argument("--from", dest="from_", metavar="RESULTS", help="use saved results.json")
-    sp.add_argument("--baseline", metavar="PATH")
+    sp.add_argument("--baseline", metavar="PATH", help="default: attncheck's own (the built-in papers)")
+    sp.add_argument(
+        "--papers",
+        metavar="KEY[,KEY]",
+        help="the papers a new baseline covers (default: those the baseline file names)",
+    )
     sp.add_argument("--tolerance", type=float, default=None, help="allowed slack loss in log10 units")
     runner_opts(sp, patterns=False)
     sp.set_defaults(fn=cmd_baseline)
