@@ -1,7 +1,7 @@
 """The ``attncheck`` command (also ``python -m verify``).
 
     attncheck list [--json]
-    attncheck docs [--out DIR] [--check]
+    attncheck docs [--out DIR] [--papers KEY[,KEY]] [--check]
     attncheck run [PATTERN ...] [--profile quick|paper] [--seed N] [--json PATH] [RUN OPTIONS]
     attncheck report [PATTERN ...] [--profile ...] [--seed N] [--from RESULTS.json] [--out DIR] [RUN OPTIONS]
     attncheck baseline check|update [--from RESULTS.json] [--baseline PATH] [--papers KEY[,KEY]]
@@ -240,13 +240,18 @@ def cmd_docs(args: argparse.Namespace) -> int:
     from verify.docs import stale_pages, write_docs
 
     out = Path(args.out)
-    if args.check:
-        stale = stale_pages(out)
-        for name in stale:
-            print(f"stale: {out / name} (run `attncheck docs`)", file=sys.stderr)
-        return 1 if stale else 0
-    _check_out_dir(out, "--out")
-    for path in write_docs(out):
+    keys = args.papers.split(",") if args.papers else None
+    try:
+        if args.check:
+            stale = stale_pages(out, keys)
+            for name in stale:
+                print(f"stale: {out / name} (run `attncheck docs`)", file=sys.stderr)
+            return 1 if stale else 0
+        _check_out_dir(out, "--out")
+        written = write_docs(out, keys)
+    except ValueError as exc:  # a --papers key that is no installed paper
+        raise UsageError(f"--{exc}") from None
+    for path in written:
         print(f"wrote {path}")
     return 0
 
@@ -482,6 +487,9 @@ def _parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("docs", help="one Markdown page per paper, generated from the claim registry")
     sp.add_argument("--out", default=str(DEFAULT_DOCS), help="output folder (default: the repo's docs/)")
     sp.add_argument("--check", action="store_true", help="exit 1 when a page is stale; write nothing")
+    sp.add_argument(
+        "--papers", metavar="KEY[,KEY]", help="the papers (default: those with a page in the folder)"
+    )
     sp.set_defaults(fn=cmd_docs)
 
     sp = sub.add_parser("run", help="run claims and print their verdicts")

@@ -8,14 +8,22 @@ per claim in registry order: statement, reference, kind, provenance, how seeds c
 consistency check or else its alternative world, what it expects, the assumptions checked before
 judging, the parameters of both profiles, every pass rule with its reason and source, and the claim
 function's docstring.
+
+A docs folder holds the pages of its own papers: the repository's ``docs/`` those of the built-in
+papers, a plugin's folder its own (``attncheck docs --papers KEY --out DIR`` writes it first; after
+that ``attncheck docs --out DIR`` rewrites, and ``--check`` checks, the papers whose pages are there).
+A page links its paper's errata and derivations relative to the folder it is written in.
 """
 
 from __future__ import annotations
 
 import inspect
+import os
+from collections.abc import Iterable
+from importlib import resources
 from pathlib import Path
 
-from verify.core.papers import Paper, papers
+from verify.core.papers import Paper, builtin_papers, papers
 from verify.core.record import Verdict, to_jsonable
 from verify.core.registry import Claim, registry
 
@@ -110,18 +118,23 @@ def claim_section(c: Claim) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _companions(paper: Paper) -> list[str]:
-    """Links to the paper's derivations (cited as "derivation Sect. N") and errata, where they exist."""
+def _companions(paper: Paper, out: Path) -> list[str]:
+    """Links to the paper's derivations (cited as "derivation Sect. N") and errata, where they exist,
+    relative to the docs folder ``out`` (wherever the paper's package lives)."""
     where = paper.package.__name__.replace(".", "/")
     what = {"derivations.md": "our derivations and reconstructions, cited as \"derivation Sect. N\"",
             "errata.md": "the errata: how seeds combine, corrections, findings, worst cases"}  # fmt: skip
-    lines = [f"- {text}: [`{where}/{name}`](../{where}/{name})"
-             for name, text in what.items() if paper.companion(name) is not None]  # fmt: skip
+    lines = []
+    for name, text in what.items():
+        if paper.companion(name) is not None:
+            target = Path(str(resources.files(paper.package) / name))
+            link = Path(os.path.relpath(target, Path(out).resolve())).as_posix()
+            lines.append(f"- {text}: [`{where}/{name}`]({link})")
     return [*lines, ""] if lines else []
 
 
-def paper_page(paper: Paper) -> str:
-    """The Markdown page of one paper."""
+def paper_page(paper: Paper, out: Path = DEFAULT_DOCS) -> str:
+    """The Markdown page of one paper, to be written into the folder ``out``."""
     info = paper.info
     claims = [c for c in registry().values() if c.record.paper == info.key]
     body = inspect.getdoc(paper.package) or ""
@@ -134,7 +147,7 @@ def paper_page(paper: Paper) -> str:
         "",
         body,
         "",
-        *_companions(paper),
+        *_companions(paper, out),
         f"## Claims ({len(claims)})",
         "",
         "| claim | kind | provenance | reference |",
@@ -149,14 +162,20 @@ def paper_page(paper: Paper) -> str:
     return "\n".join(head) + "\n" + "\n".join(claim_section(c) for c in claims)
 
 
-def index_page() -> str:
-    """``docs/README.md``: the papers and their pages."""
+def index_page(keys: Iterable[str] | None = None) -> str:
+    """``docs/README.md``: the papers ``keys`` (default: every installed one) and their pages."""
+    keys = _keys(keys)
     rows = [
         f"| [{p.info.key}]({p.info.key}.md) | {p.info.authors} {p.info.year}: {p.info.title} | "
         f"{sum(c.record.paper == key for c in registry().values())} |"
         for key, p in papers().items()
+        if key in keys
     ]
-    searched = sorted((c.id, c.record, c.record.search) for c in registry().values() if c.record.search)
+    searched = sorted(
+        (c.id, c.record, c.record.search)
+        for c in registry().values()
+        if c.record.search and c.record.paper in keys
+    )
     search_rows = [
         f"| [`{cid}`]({rec.paper}.md#{_anchor(cid)}) | {s.ratio.replace('|', chr(92) + '|')} | "
         f"{_value(dict(rec.quick)[s.budget])} | {_value(rec.params_for('paper')[s.budget])} |"
@@ -195,31 +214,69 @@ def _anchor(claim_id: str) -> str:
     return claim_id.replace(".", "").lower()
 
 
-def pages() -> dict[str, str]:
-    """File name -> Markdown text of every page."""
-    out = {"README.md": index_page()}
-    out |= {f"{key}.md": paper_page(p) for key, p in papers().items()}
-    return out
+def _keys(keys: Iterable[str] | None) -> list[str]:
+    """``keys`` checked against the installed papers (default: all of them)."""
+    installed = papers()
+    if keys is None:
+        return list(installed)
+    keys = list(keys)
+    unknown = [k for k in keys if k not in installed]
+    if unknown:
+        raise ValueError(f"papers: no installed paper {unknown[0]!r}; installed: {sorted(installed)}")
+    return keys
 
 
-def write_docs(out: Path = DEFAULT_DOCS) -> list[Path]:
-    """Write every page into ``out``; returns the paths written."""
+def folder_papers(out: Path = DEFAULT_DOCS) -> list[str]:
+    """The papers whose docs live in the folder ``out``: the built-in papers for the repository's
+    ``docs/``; elsewhere the installed papers with a page there, or every installed paper for a folder
+    that holds none yet."""
+    out = Path(out)
+    if out.resolve() == DEFAULT_DOCS.resolve():
+        return list(builtin_papers())
+    present = [key for key in papers() if (out / f"{key}.md").is_file()]
+    return present or list(papers())
+
+
+def pages(keys: Iterable[str] | None = None, out: Path = DEFAULT_DOCS) -> dict[str, str]:
+    """File name -> Markdown text of the pages of the papers ``keys`` (default: every installed paper)
+    and their index, as written into the folder ``out``."""
+    keys = _keys(keys)
+    all_papers = papers()
+    return {"README.md": index_page(keys)} | {f"{key}.md": paper_page(all_papers[key], out) for key in keys}
+
+
+def write_docs(out: Path = DEFAULT_DOCS, keys: Iterable[str] | None = None) -> list[Path]:
+    """Write the pages of the papers ``keys`` (default: :func:`folder_papers`) into ``out``; returns
+    the paths written."""
+    out = Path(out)
+    keys = folder_papers(out) if keys is None else keys
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    for name, text in pages().items():
+    for name, text in pages(keys, out).items():
         path = out / name
         path.write_text(text, encoding="utf-8")
         written.append(path)
     return written
 
 
-def stale_pages(out: Path = DEFAULT_DOCS) -> list[str]:
-    """Names of the pages under ``out`` that differ from what ``attncheck docs`` would write."""
+def stale_pages(out: Path = DEFAULT_DOCS, keys: Iterable[str] | None = None) -> list[str]:
+    """Names of the pages under ``out`` that differ from what ``attncheck docs`` would write there: the
+    pages of the papers ``keys`` (default: those whose docs live in ``out``, :func:`folder_papers`) and
+    their index."""
+    out = Path(out)
     return [
         name
-        for name, text in pages().items()
+        for name, text in pages(folder_papers(out) if keys is None else keys, out).items()
         if not (out / name).is_file() or (out / name).read_text(encoding="utf-8") != text
     ]
 
 
-__all__ = ["DEFAULT_DOCS", "claim_section", "pages", "paper_page", "stale_pages", "write_docs"]
+__all__ = [
+    "DEFAULT_DOCS",
+    "claim_section",
+    "folder_papers",
+    "pages",
+    "paper_page",
+    "stale_pages",
+    "write_docs",
+]
