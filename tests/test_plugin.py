@@ -209,3 +209,92 @@ def test_a_claim_about_the_paper_without_an_alternative_world_is_an_error() -> N
     with loading("wu2023"):
         claim("wu2023.noalt", quick={"x": 0.5}, consistency=True, **_TOY)(_toy)
     _unregister("wu2023.noalt")
+
+
+# --- the core's checks with a plugin installed beside it ---------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def skeleton(tmp_path_factory) -> Path:
+    """``attncheck new smith2027``, installed beside the core as ``pip install -e`` does it: the project
+    folder on the path and a ``.dist-info`` naming its entry point."""
+    from verify.scaffold import new_plugin
+
+    root = tmp_path_factory.mktemp("skeleton") / "attncheck-smith2027"
+    new_plugin("smith2027", root)
+    info = root / "attncheck_smith2027-0.1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: attncheck-smith2027\nVersion: 0.1.0\n")
+    (info / "entry_points.txt").write_text("[attncheck.papers]\nsmith2027 = smith2027\n")
+    return root
+
+
+def _core_results() -> list:
+    """Results reproducing the committed baseline's entries (what a quick run of this tree gives)."""
+    from reports.baseline import DEFAULT_BASELINE
+    from verify.core import Result, Verdict
+    from verify.core.record import from_jsonable
+
+    doc = json.loads(DEFAULT_BASELINE.read_text())
+    fixed = dict(reference="", kind=Kind.UPPER, provenance=Provenance.DERIVED, statement="", params={})
+    return [
+        Result(
+            claim_id=cid,
+            paper=cid.split(".")[0],
+            profile="quick",
+            seeds=[0],
+            theory=from_jsonable(e["theory"]),
+            measured=from_jsonable(e["measured"]),
+            slack=e["slack"],
+            verdict=Verdict(e["verdict"]),
+            expected=Verdict(e["verdict"]),
+            consistency=e.get("consistency", False),
+            worst={"ratio": e["worst_ratio"]} if "worst_ratio" in e else None,
+            **fixed,
+        )
+        for cid, e in doc["claims"].items()
+    ]
+
+
+def test_the_core_gate_docs_and_tests_cover_the_built_in_papers_beside_a_plugin(
+    skeleton: Path, tmp_path: Path
+) -> None:
+    """With the scaffold's plugin installed: the core's docs check and gate pass and never name it, the
+    plugin's own gate and docs live in its folder, and the core's tests that enumerate papers pass."""
+    from verify.cli import read_results, write_results
+
+    listed = _attncheck(skeleton, "list")
+    assert listed.returncode == 0 and "smith2027.gradbound" in listed.stdout
+    docs = _attncheck(skeleton, "docs", "--check")
+    assert docs.returncode == 0, docs.stderr
+
+    own = tmp_path / "smith.json"
+    assert _attncheck(skeleton, "run", "smith2027.*", "--json", str(own), "--quiet").returncode == 0
+    both = tmp_path / "both.json"
+    write_results(both, _core_results() + read_results(own), "quick", 0)
+    gate = _attncheck(skeleton, "baseline", "check", "--from", str(both))
+    assert gate.returncode == 0, gate.stdout[-2000:] + gate.stderr
+    assert "smith2027" not in gate.stdout and gate.stdout.endswith("baseline check passed\n")
+    assert "1 results of papers the baseline does not cover (smith2027) are left out" in gate.stderr
+
+    base = skeleton / "smith2027" / "baseline.json"  # the plugin's own gate, on its own files
+    update = _attncheck(skeleton, "baseline", "update", "--papers", "smith2027", "--baseline", str(base))
+    assert update.returncode == 0 and "baseline of 1 claims of smith2027" in update.stdout, update.stderr
+    check = _attncheck(skeleton, "baseline", "check", "--baseline", str(base), "--quiet")
+    assert check.returncode == 0 and check.stdout.splitlines()[0].startswith("smith2027.gradbound  same")
+    assert json.loads(base.read_text())["papers"] == ["smith2027"]
+    own_docs = skeleton / "docs"
+    assert _attncheck(skeleton, "docs", "--papers", "smith2027", "--out", str(own_docs)).returncode == 0
+    assert sorted(p.name for p in own_docs.iterdir()) == ["README.md", "smith2027.md"]
+    assert "](../smith2027/errata.md)" in (own_docs / "smith2027.md").read_text()
+    assert _attncheck(skeleton, "docs", "--out", str(own_docs), "--check").returncode == 0
+
+    root = Path(__file__).resolve().parent.parent
+    env = os.environ | {"PYTHONPATH": os.pathsep.join([str(skeleton), str(root)])}
+    tests = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+         "tests/test_docs.py", "verify/test_registry.py", "tests/test_baseline.py",
+         "-k", "not survives"],
+        capture_output=True, text=True, env=env, cwd=root, timeout=300,
+    )  # fmt: skip
+    assert tests.returncode == 0, tests.stdout[-3000:]
