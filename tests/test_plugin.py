@@ -298,3 +298,29 @@ def test_the_core_gate_docs_and_tests_cover_the_built_in_papers_beside_a_plugin(
         capture_output=True, text=True, env=env, cwd=root, timeout=300,
     )  # fmt: skip
     assert tests.returncode == 0, tests.stdout[-3000:]
+
+
+def test_a_plot_its_series_cannot_feed_is_an_error_not_a_missing_figure() -> None:
+    from verify.core import Plot, Verdict, run_claim
+
+    plot = Plot(x="t", curves=[("loss", "training loss")], xlabel="$t$", ylabel="loss", logy=True)
+
+    def curve(ctx: Ctx, *, series: dict) -> Evidence:
+        """Toy paper, Lemma 1. Kind: upper; provenance: EXACT."""
+        return Evidence(theory=1.0, measured=0.5, series=series)
+
+    claim("toyplot.curve", quick={"series": {}}, plot=plot, **_TOY)(curve)
+    try:
+        good = {"t": [0, 1, 2], "loss": [1.0, 0.5, 0.25]}
+        assert run_claim("toyplot.curve", series=good).verdict == Verdict.HOLDS
+        for series, why in [
+            ({"step": [0, 1, 2], "Loss": [1.0, 0.5, 0.25]},
+             "the plot reads the series keys ['loss', 't']; the series hold ['Loss', 'step']"),
+            ({"t": [0, 1, 2], "loss": [1.0, 0.5]}, "the plot: series 'loss' holds 2 values for 3 x values"),
+            ({"t": [0, 1, 2], "loss": 0.25}, "the plot: series 'loss' is a float, not a list"),
+        ]:  # fmt: skip
+            r = run_claim("toyplot.curve", series=series)
+            assert r.verdict == Verdict.ERROR
+            assert r.notes == [f"ValueError: claim 'toyplot.curve': its plot= cannot be drawn: {why}"]
+    finally:
+        _unregister("toyplot.curve")

@@ -10,6 +10,7 @@ import contextlib
 import fnmatch
 import functools
 import inspect
+import math
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from importlib import metadata
@@ -307,6 +308,56 @@ def _plots(claim_id: str, plot: Any) -> tuple[Plot, ...]:
     return tuple(out)
 
 
+def _number(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _column_problem(values: Any, n: int) -> str | None:
+    """Why ``values`` is no y series of ``n`` points (one number or None per x, or one non-empty row of
+    per-seed numbers per x), or None when it is one."""
+    if not isinstance(values, list):
+        return f"is a {type(values).__name__}, not a list"
+    if len(values) != n:
+        return f"holds {len(values)} values for {n} x values"
+    if all(_number(v) or v is None for v in values):
+        return None
+    if all(isinstance(r, list) and r and all(_number(v) for v in r) for r in values):
+        return None
+    return "holds something other than numbers (None for a missing point) or rows of per-seed numbers"
+
+
+def series_problems(rec: ClaimRecord, series: Mapping[str, Any]) -> list[str]:
+    """What keeps the claim's declared figures (``plot=``) from being drawn from ``series`` (the evidence's,
+    as recorded: lists, not arrays): a key a panel reads that the series lack (a curve may be absent when
+    another of its panel is there), an x series that is no list of finite numbers, a y or theory series
+    of another length than its x. Empty when every panel can be drawn."""
+    out: list[str] = []
+    for i, p in enumerate(rec.plot):
+        where = f"plot {i}" if len(rec.plot) > 1 else "the plot"
+        present = [c for c in p.curves if c.y in series and (c.x is None or c.x in series)]
+        absent = [k for k in (p.x, p.theory) if k and k not in series]
+        absent += [] if present else [k for c in p.curves for k in (c.x, c.y) if k and k not in series]
+        if absent:
+            have = sorted(series)
+            out.append(f"{where} reads the series keys {sorted(set(absent))}; the series hold {have}")
+            continue
+        lines = [(c.x or p.x, c.y) for c in present] + ([(p.x, p.theory)] if p.theory else [])
+        for xkey, ykey in lines:
+            if p.grid is not None:
+                ys = series[ykey]
+                n = len(ys) if isinstance(ys, list) else 0
+            else:
+                xs = series[xkey]
+                if not (isinstance(xs, list) and xs and all(_number(x) for x in xs)):
+                    out.append(f"{where}: series {xkey!r} (its x) must be a non-empty list of finite numbers")
+                    continue
+                n = len(xs)
+            problem = _column_problem(series[ykey], n)
+            if problem:
+                out.append(f"{where}: series {ykey!r} {problem}")
+    return out
+
+
 def load_all() -> None:
     """Import the claims of every installed paper plugin so they register."""
     from verify.core.papers import papers
@@ -350,4 +401,14 @@ def _unregister(claim_id: str) -> None:
     _REGISTRY.pop(claim_id, None)
 
 
-__all__ = ["PAPER_TAGS", "Claim", "claim", "get_claim", "load_all", "loading", "match_claims", "registry"]
+__all__ = [
+    "PAPER_TAGS",
+    "Claim",
+    "claim",
+    "get_claim",
+    "load_all",
+    "loading",
+    "match_claims",
+    "registry",
+    "series_problems",
+]
