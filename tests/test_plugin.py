@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shlex
 import subprocess
 import sys
 import textwrap
@@ -256,11 +258,21 @@ def _core_results() -> list:
     ]
 
 
+def _guide_lines() -> list[list[str]]:
+    """The commands of docs/authoring.md's block that runs a plugin's own checks from its folder."""
+    guide = (Path(__file__).resolve().parent.parent / "docs" / "authoring.md").read_text(encoding="utf-8")
+    (block,) = [b for b in re.findall(r"```bash\n(.*?)```", guide, re.S) if "cd attncheck-smith2027" in b]
+    lines = [shlex.split(ln.split("#", 1)[0]) for ln in block.splitlines()]
+    assert lines[0] == ["cd", "attncheck-smith2027"]
+    return [ln for ln in lines[1:] if ln]
+
+
 def test_the_core_gate_docs_and_tests_cover_the_built_in_papers_beside_a_plugin(
     skeleton: Path, tmp_path: Path
 ) -> None:
     """With the scaffold's plugin installed: the core's docs check and gate pass and never name it, the
-    plugin's own gate and docs live in its folder, and the core's tests that enumerate papers pass."""
+    plugin's own gate, docs and tests run from its folder as docs/authoring.md shows them, and the
+    core's tests that enumerate papers pass."""
     from verify.cli import read_results, write_results
 
     listed = _attncheck(skeleton, "list")
@@ -277,20 +289,18 @@ def test_the_core_gate_docs_and_tests_cover_the_built_in_papers_beside_a_plugin(
     assert "smith2027" not in gate.stdout and gate.stdout.endswith("baseline check passed\n")
     assert "1 results of papers the baseline does not cover (smith2027) are left out" in gate.stderr
 
-    base = skeleton / "smith2027" / "baseline.json"  # the plugin's own gate, on its own files
-    update = _attncheck(skeleton, "baseline", "update", "--papers", "smith2027", "--baseline", str(base))
-    assert update.returncode == 0 and "baseline of 1 claims of smith2027" in update.stdout, update.stderr
-    check = _attncheck(skeleton, "baseline", "check", "--baseline", str(base), "--quiet")
-    assert check.returncode == 0 and check.stdout.splitlines()[0].startswith("smith2027.gradbound  same")
-    assert json.loads(base.read_text())["papers"] == ["smith2027"]
-    own_docs = skeleton / "docs"
-    assert _attncheck(skeleton, "docs", "--papers", "smith2027", "--out", str(own_docs)).returncode == 0
-    assert sorted(p.name for p in own_docs.iterdir()) == ["README.md", "smith2027.md"]
-    assert "](../smith2027/errata.md)" in (own_docs / "smith2027.md").read_text()
-    assert _attncheck(skeleton, "docs", "--out", str(own_docs), "--check").returncode == 0
-
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parent.parent  # the tree under test, whatever the folder run from
     env = os.environ | {"PYTHONPATH": os.pathsep.join([str(skeleton), str(root)])}
+    for line in _guide_lines():  # the plugin's own gate, docs and tests, as the guide shows them
+        cmd = [sys.executable, *(["-m", "verify"] if line[0] == "attncheck" else []), *line[1:]]
+        done = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=skeleton, timeout=300)
+        assert done.returncode == 0, f"{' '.join(line)}:\n{done.stdout[-2000:]}{done.stderr[-2000:]}"
+        if line[1:3] == ["baseline", "check"]:
+            assert done.stdout.splitlines()[0].startswith("smith2027.gradbound  same"), done.stdout
+    assert json.loads((skeleton / "smith2027" / "baseline.json").read_text())["papers"] == ["smith2027"]
+    assert sorted(p.name for p in (skeleton / "docs").iterdir()) == ["README.md", "smith2027.md"]
+    assert "](../smith2027/errata.md)" in (skeleton / "docs" / "smith2027.md").read_text()
+
     tests = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
          "tests/test_docs.py", "verify/test_registry.py", "tests/test_baseline.py",
