@@ -145,7 +145,9 @@ def claim(
             raise ValueError(f"claim id {id!r} is registered twice")
         if not (fn.__doc__ or "").strip():
             raise ValueError(f"claim {id!r} needs a docstring citing paper, theorem and equation")
-        _check_signature(id, fn)
+        named = {*dict(quick or {}), *dict(paper or {})}
+        named |= set(dict(alternative.overrides)) if isinstance(alternative, Alternative) else set()
+        _check_signature(id, fn, named)
         owner = _owner(fn)
         if owner is not None:
             _check_paper_claim(id, fn, owner, Provenance(provenance), consistency, alternative)
@@ -193,16 +195,19 @@ def claim(
     return register
 
 
-def _check_signature(claim_id: str, fn: ClaimFn) -> None:
+def _check_signature(claim_id: str, fn: ClaimFn, named: set[str]) -> None:
     """``fn(ctx, *, <params>)``: the runner passes the context by position and every parameter by
     name, so a parameter that is not keyword-only is an error naming it (not a complaint about the
-    profiles or the alternative that name it)."""
+    profiles or the alternative that name it) when the runner would have to fill it: it has no default,
+    or ``quick`` / ``paper`` / the alternative (``named``) give it a value. (A positional parameter with
+    a default that nothing names is the function's own business.)"""
     name = getattr(fn, "__name__", "the claim function")
     params = list(inspect.signature(fn).parameters.values())
     if not params or params[0].kind not in (params[0].POSITIONAL_ONLY, params[0].POSITIONAL_OR_KEYWORD):
         raise TypeError(f"claim {claim_id!r}: {name} must take the context first: def {name}(ctx, *, ...)")
     for p in params[1:]:
-        if p.kind != p.KEYWORD_ONLY:
+        filled = p.name in named or p.default is p.empty
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or (p.kind != p.KEYWORD_ONLY and filled):
             what = {p.VAR_POSITIONAL: f"*{p.name}", p.VAR_KEYWORD: f"**{p.name}"}.get(p.kind, p.name)
             raise TypeError(
                 f"claim {claim_id!r}: parameter {what!r} of {name} must be keyword-only (a name after "
