@@ -370,3 +370,7 @@ def test_cli_a_new_baseline_names_its_papers_and_check_agrees_with_the_file(
     assert f"--papers: the baseline {base} covers ['toy'], not ['wu2023']" in capsys.readouterr().err
     with pytest.raises(FileNotFoundError, match=r"attncheck baseline update --baseline \S+ --papers KEY"):
         load_baseline(new)
+    before = DEFAULT_BASELINE.read_bytes()  # attncheck's own baseline never takes another paper's claims
+    assert main(["baseline", "update", "--papers", "smith2027", "--quiet"]) == 2
+    assert "; a plugin's baseline is its own file: --baseline PATH" in capsys.readouterr().err
+    assert DEFAULT_BASELINE.read_bytes() == before

@@ -240,7 +240,7 @@ def cmd_docs(args: argparse.Namespace) -> int:
     from verify.docs import stale_pages, write_docs
 
     out = Path(args.out)
-    keys = args.papers.split(",") if args.papers else None
+    keys = _paper_keys(args.papers)
     try:
         if args.check:
             stale = stale_pages(out, keys)
@@ -326,12 +326,29 @@ def cmd_report(args: argparse.Namespace) -> int:
     return _status(results)
 
 
+def _paper_keys(text: str | None) -> list[str] | None:
+    """``--papers smith2027,jones2028`` -> sorted distinct keys (None when not given)."""
+    from verify.scaffold import check_key
+
+    if text is None:
+        return None
+    try:
+        return sorted({check_key(k.strip()) for k in text.split(",")})
+    except ValueError as exc:
+        raise UsageError(f"--papers: {exc}") from None
+
+
 def _baseline_papers(args: argparse.Namespace, path: Path, doc: dict | None) -> list[str]:
-    """The papers the gate covers: those the baseline file names (``--papers``, when given, must agree),
-    or, for a new baseline, ``--papers`` (else the papers of ``--from``'s results)."""
-    given = sorted(set(args.papers.split(","))) if args.papers else None
-    if doc is not None and args.action == "check" and given is not None and given != doc["papers"]:
-        raise UsageError(f"--papers: the baseline {path} covers {doc['papers']}, not {given}")
+    """The papers the gate covers: those the baseline file names (``--papers``, when given, must agree,
+    except to rewrite a plugin's own baseline), or, for a new baseline, ``--papers`` (else the papers of
+    ``--from``'s results)."""
+    from reports.baseline import DEFAULT_BASELINE
+
+    given = _paper_keys(args.papers)
+    own = path.resolve() == DEFAULT_BASELINE.resolve()
+    if doc is not None and (args.action == "check" or own) and given is not None and given != doc["papers"]:
+        hint = "; a plugin's baseline is its own file: --baseline PATH" if own else ""
+        raise UsageError(f"--papers: the baseline {path} covers {doc['papers']}, not {given}{hint}")
     keys = given or (doc["papers"] if doc is not None else None)
     if keys is None and not args.from_:
         raise UsageError(f"--papers: {path} is a new baseline; name the papers it covers, e.g. --papers KEY")
