@@ -52,6 +52,8 @@ def test_a_docs_folder_holds_its_own_papers_and_links_their_errata_from_where_it
     assert "](../verify/wu2023/errata.md)" in (DEFAULT_DOCS / "wu2023.md").read_text()
     assert main(["docs", "--papers", "smith2099", "--out", str(out)]) == 2
     assert "--papers: no installed paper 'smith2099'" in capsys.readouterr().err
+    assert main(["docs", "--papers", "wu2023"]) == 2  # attncheck's docs/ holds the built-in papers
+    assert "write a plugin's pages into its own folder with --out DIR" in capsys.readouterr().err
 
 
 def test_nothing_cites_a_path_outside_the_repository() -> None:

@@ -252,7 +252,12 @@ def write_docs(out: Path = DEFAULT_DOCS, keys: Iterable[str] | None = None) -> l
     """Write the pages of the papers ``keys`` (default: :func:`folder_papers`) into ``out``; returns
     the paths written."""
     out = Path(out)
-    keys = folder_papers(out) if keys is None else keys
+    keys = folder_papers(out) if keys is None else list(keys)
+    if out.resolve() == DEFAULT_DOCS.resolve() and sorted(keys) != sorted(builtin_papers()):
+        raise ValueError(
+            f"papers: attncheck's {out} holds the built-in papers {list(builtin_papers())}, not "
+            f"{sorted(keys)}; write a plugin's pages into its own folder with --out DIR"
+        )
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for name, text in pages(keys, out).items():
