@@ -7,6 +7,11 @@ slack shrinks by more than ``tolerance`` (log10 units), when a slack becomes def
 an entry is missing on either side, or when a slack is NaN; a slack that grew is reported as an
 improvement, never a failure. ``attncheck baseline update`` rewrites the file deliberately.
 
+A baseline names the papers it covers (``papers``; the committed one: the four built-in papers) and
+its gate compares exactly their claims: a plugin installed beside them is neither run nor compared,
+and keeps a baseline of its own (``attncheck baseline update --papers KEY --baseline PATH`` writes it,
+``attncheck baseline check --baseline PATH`` gates it).
+
 The gate must pass on any x86-64 CPU and BLAS build for an unchanged tree, so it never compares
 round-off noise:
 
@@ -31,6 +36,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -61,14 +67,22 @@ WORST_RTOL = 0.01
 VALUE_RTOL = 1e-6
 
 
-def update_baseline(results: list[Result], path: Path = DEFAULT_BASELINE) -> None:
-    """Write ``results`` (one profile, one seed) as the new baseline."""
+def update_baseline(
+    results: list[Result], path: Path = DEFAULT_BASELINE, papers: Sequence[str] | None = None
+) -> None:
+    """Write ``results`` (one profile, one seed) as the new baseline of ``papers`` (default: the papers
+    of the results); a result of another paper is a ValueError naming it."""
     profiles = {r.profile for r in results}
     if len(profiles) != 1:
         raise ValueError(f"a baseline needs results of one profile, got {sorted(profiles)}")
+    keys = sorted({_paper(r.claim_id) for r in results} if papers is None else set(papers))
+    other = sorted(r.claim_id for r in results if _paper(r.claim_id) not in keys)
+    if other:
+        raise ValueError(f"the result {other[0]!r} is of none of the baseline's papers {keys}")
     doc = {
         "schema": SCHEMA,
         "profile": profiles.pop(),
+        "papers": keys,
         "versions": library_versions(),
         "tolerance": TOLERANCE,
         "claims": {
@@ -92,12 +106,25 @@ def update_baseline(results: list[Result], path: Path = DEFAULT_BASELINE) -> Non
     path.write_text(json.dumps(doc, indent=1, sort_keys=True, allow_nan=False) + "\n")
 
 
+def _paper(claim_id: str) -> str:
+    return claim_id.split(".", 1)[0]
+
+
+def update_command(path: Path) -> str:
+    """The command that rewrites the baseline at ``path`` (the papers it covers are read from it)."""
+    if Path(path).resolve() == DEFAULT_BASELINE.resolve():
+        return "attncheck baseline update"
+    return f"attncheck baseline update --baseline {path}"
+
+
 @dataclass
 class BaselineReport:
-    """Per-claim comparison rows ``(claim, status, detail)``; ``ok`` is the gate's verdict."""
+    """Per-claim comparison rows ``(claim, status, detail)``; ``ok`` is the gate's verdict. ``ignored``:
+    results of papers the baseline does not cover (another paper's gate judges them), never compared."""
 
     rows: list[tuple[str, str, str]] = field(default_factory=list)
     failures: int = 0
+    ignored: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -111,6 +138,12 @@ class BaselineReport:
         w = max([len(c) for c, _, _ in self.rows] + [5])
         s = max([len(s) for _, s, _ in self.rows] + [6])
         lines = [f"{c.ljust(w)}  {st.ljust(s)}  {d}" for c, st, d in self.rows]
+        if self.ignored:
+            others = sorted({_paper(c) for c in self.ignored})
+            lines.append(
+                f"not compared: {len(self.ignored)} results of papers this baseline does not cover "
+                f"({', '.join(others)}; each plugin gates its own with its own baseline)"
+            )
         verdict = "baseline check passed" if self.ok else f"baseline check FAILED: {self.failures} change(s)"
         return "\n".join([*lines, verdict])
 
@@ -209,7 +242,7 @@ def _compare(old: dict[str, Any], r: Result, tolerance: float) -> tuple[str, str
 
 _ENTRY_REQUIRED = ("verdict", "slack", "theory", "measured")
 _ENTRY_FIELDS = frozenset({*_ENTRY_REQUIRED, "seeds", "consistency", "params", "wall_time", "worst_ratio"})
-_TOP_FIELDS = frozenset({"schema", "profile", "versions", "tolerance", "claims"})
+_TOP_FIELDS = frozenset({"schema", "profile", "papers", "versions", "tolerance", "claims"})
 
 
 def _field_error(path: Path, where: str, what: str) -> ValueError:
@@ -260,9 +293,8 @@ def load_baseline(path: Path = DEFAULT_BASELINE) -> dict[str, Any]:
     try:
         doc = load_json(path, "baseline")
     except MissingJSONFile:
-        raise FileNotFoundError(
-            f"no baseline at {path}; create it with `attncheck baseline update`"
-        ) from None
+        how = update_command(path) + ("" if path.resolve() == DEFAULT_BASELINE.resolve() else " --papers KEY")
+        raise FileNotFoundError(f"no baseline at {path}; create it with `{how}`") from None
     except JSONInputError as exc:
         raise ValueError(f"baseline {exc}") from None
     if not isinstance(doc, dict):
@@ -285,7 +317,25 @@ def load_baseline(path: Path = DEFAULT_BASELINE) -> dict[str, Any]:
         raise _field_error(path, "claims", "must be an object of claim id -> entry")
     for cid, entry in claims.items():
         _check_entry(path, cid, entry)
+    papers = doc.get("papers")
+    if papers is None:  # a baseline written before the paper list: the papers of its claims
+        doc["papers"] = sorted({_paper(cid) for cid in claims})
+    elif not (
+        isinstance(papers, list)
+        and all(isinstance(k, str) and k for k in papers)
+        and len(set(papers)) == len(papers)
+    ):
+        raise _field_error(path, "papers", f"must be a list of distinct paper keys, got {shown(papers)}")
+    else:
+        stray = sorted(cid for cid in claims if _paper(cid) not in papers)
+        if stray:
+            raise _field_error(path, f"claims[{shown(stray[0])}]", f"is of none of its papers {papers}")
     return doc
+
+
+def baseline_papers(path: Path = DEFAULT_BASELINE) -> list[str]:
+    """The keys of the papers the baseline at ``path`` covers (its gate runs exactly their claims)."""
+    return list(load_baseline(path)["papers"])
 
 
 def _check_tolerance(tol: Any) -> float:
@@ -297,13 +347,18 @@ def _check_tolerance(tol: Any) -> float:
 def check_baseline(
     results: list[Result], path: Path = DEFAULT_BASELINE, tolerance: float | None = None
 ) -> BaselineReport:
-    """Compare ``results`` with the baseline at ``path``; see the module docstring for the rules."""
+    """Compare ``results`` with the baseline at ``path``; see the module docstring for the rules. Only
+    the papers the baseline names are compared: a result of another paper (a plugin installed beside
+    them) is listed in ``ignored``, never a failure."""
     doc = load_baseline(path)
     tol = _check_tolerance(doc.get("tolerance", TOLERANCE) if tolerance is None else tolerance)
     report = BaselineReport()
     base: dict[str, dict[str, Any]] = doc["claims"]
     new: dict[str, Result] = {}
     for r in results:
+        if _paper(r.claim_id) not in doc["papers"]:
+            report.ignored.append(r.claim_id)
+            continue
         if r.claim_id in new:
             report.add(r.claim_id, "duplicate", "the results hold this claim twice", True)
         new[r.claim_id] = r
@@ -313,7 +368,7 @@ def check_baseline(
         if cid not in new:
             report.add(cid, "missing", "in the baseline but not in the results", True)
         elif cid not in base:
-            report.add(cid, "new", "not in the baseline: run `attncheck baseline update`", True)
+            report.add(cid, "new", f"not in the baseline: review, then run `{update_command(path)}`", True)
         else:
             report.add(cid, *_compare(base[cid], new[cid], tol))
     return report

@@ -274,6 +274,11 @@ def make_figures(
             path = figdir / f"{r.claim_id.replace('.', '_')}-{i}.pdf"
             if draw(plot, r.series, path, notes):
                 paths.setdefault(r.claim_id, []).append((plot, path))
+            else:  # never silently: the series are there but hold no drawable point
+                notes.append(
+                    f"figure of {r.claim_id}: panel {i} draws nothing (no finite point; on a log axis, "
+                    "no positive one; a y series must hold one value per x)"
+                )
     return paths, notes
 
 

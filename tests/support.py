@@ -17,7 +17,9 @@ from hypothesis import HealthCheck, settings
 
 from bounds.checks import check_choice
 from verify.core.context import PROFILES
+from verify.core.papers import builtin_papers
 from verify.core.record import Result
+from verify.core.registry import Claim, registry
 from verify.core.runner import run_claim
 
 PROFILE_ENV = "ATTNCHECK_PROFILE"
@@ -84,3 +86,10 @@ def _shared(folder: Path, claim_id: str, profile: str, seed: int, wait: float = 
 def without_times(r: Result) -> dict:
     """``r.to_dict()`` without its wall and CPU times: what must be bit-identical between two runs."""
     return {k: v for k, v in r.to_dict().items() if k not in ("wall_time", "cpu_time")}
+
+
+def builtin_registry() -> dict[str, Claim]:
+    """The claims of attncheck's built-in papers (:func:`verify.core.papers.builtin_papers`), by id: the
+    core's tests enumerate these, never a plugin installed beside them (its own tests check it)."""
+    keys = builtin_papers()
+    return {cid: c for cid, c in registry().items() if c.record.paper in keys}

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from verify.cli import _parser
-from verify.core.registry import _unregister
+from verify.core.registry import _unregister, registry
 
 GUIDE = Path(__file__).resolve().parent.parent / "docs" / "authoring.md"
 
@@ -27,7 +27,7 @@ def test_the_guides_python_blocks_run() -> None:
         for block in blocks:
             exec(compile(block, str(GUIDE), "exec"), namespace)
     finally:
-        for cid in ("guide.gradbound", "guide.rate", "guide.coverage", "guide.descent"):
+        for cid in [cid for cid in registry() if cid.startswith("guide.")]:
             _unregister(cid)
 
 

@@ -319,3 +319,58 @@ def test_every_entry_field_is_checked_on_load(tmp_path: Path, change: dict, matc
     assert "\n" not in str(info.value)
     path.write_text(json.dumps({**doc, "claims": {"a.b": _ENTRY}}))
     assert load_baseline(path)["claims"]["a.b"] == _ENTRY  # the control: the unchanged entry loads
+
+
+# --- the papers a baseline covers: a plugin's claims never enter, nor trip, another paper's gate ----
+
+
+def test_a_baseline_names_its_papers_and_its_gate_compares_only_theirs(results, baseline) -> None:
+    assert load_baseline(baseline)["papers"] == ["toy"]
+    plugin = copy.deepcopy(results[0])
+    plugin.claim_id, plugin.paper = "smith2027.gradbound", "smith2027"
+    report = check_baseline([*results, plugin], baseline)
+    assert report.ok and report.ignored == ["smith2027.gradbound"]
+    assert "not compared: 1 results of papers this baseline does not cover (smith2027;" in report.table()
+    with pytest.raises(ValueError, match=r"'smith2027.gradbound' is of none of the baseline's papers"):
+        update_baseline([*results, plugin], baseline, papers=["toy"])
+
+
+def test_the_committed_baseline_names_the_built_in_papers() -> None:
+    from verify.core.papers import builtin_papers
+
+    assert load_baseline(DEFAULT_BASELINE)["papers"] == sorted(builtin_papers())
+
+
+@pytest.mark.parametrize(
+    ("papers", "match"),
+    [('"toy"', "papers must be a list of distinct paper keys"), ('["toy", "toy"]', "distinct"),
+     ('["other"]', r"claims\['toy.a'\] is of none of its papers \['other'\]")],
+)  # fmt: skip
+def test_a_baseline_paper_list_is_checked_on_load(tmp_path: Path, papers: str, match: str) -> None:
+    entry = '{"verdict": "holds", "slack": 1.0, "theory": 1.0, "measured": 0.1}'
+    path = tmp_path / "b.json"
+    path.write_text(
+        f'{{"schema": "attncheck.baseline/1", "profile": "quick", "papers": {papers}, '
+        f'"claims": {{"toy.a": {entry}}}}}'
+    )
+    with pytest.raises(ValueError, match=match):
+        load_baseline(path)
+
+
+def test_cli_a_new_baseline_names_its_papers_and_check_agrees_with_the_file(
+    tmp_path: Path, capsys, toy_claims
+) -> None:
+    new = tmp_path / "new.json"
+    assert main(["baseline", "update", "--baseline", str(new), "--quiet"]) == 2
+    assert f"--papers: {new} is a new baseline; name the papers it covers" in capsys.readouterr().err
+    base = tmp_path / "b.json"
+    update = ["baseline", "update", "--from", str(GOLDEN), "--baseline", str(base), "--papers", "toy"]
+    assert main(update) == 0
+    assert main(["baseline", "check", "--baseline", str(base), "--papers", "wu2023", "--quiet"]) == 2
+    assert f"--papers: the baseline {base} covers ['toy'], not ['wu2023']" in capsys.readouterr().err
+    with pytest.raises(FileNotFoundError, match=r"attncheck baseline update --baseline \S+ --papers KEY"):
+        load_baseline(new)
+    before = DEFAULT_BASELINE.read_bytes()  # attncheck's own baseline never takes another paper's claims
+    assert main(["baseline", "update", "--papers", "smith2027", "--quiet"]) == 2
+    assert "; a plugin's baseline is its own file: --baseline PATH" in capsys.readouterr().err
+    assert DEFAULT_BASELINE.read_bytes() == before

@@ -1,5 +1,6 @@
-"""The claim docs under docs/ are generated from the registry and must be current; nothing the
-project ships cites a path outside the repository."""
+"""The claim docs under docs/ (the built-in papers' pages; a plugin installed beside them keeps its own
+docs folder) are generated from the registry and must be current; nothing the project ships cites a
+path outside the repository."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import re
 from pathlib import Path
 
 from verify.cli import main
-from verify.docs import DEFAULT_DOCS, pages, stale_pages
+from verify.core.papers import builtin_papers
+from verify.docs import DEFAULT_DOCS, folder_papers, pages, stale_pages
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -20,8 +22,9 @@ def test_committed_docs_are_current() -> None:
 def test_every_paper_has_a_page_listing_every_claim() -> None:
     from verify.core.registry import registry
 
-    text = pages()
-    for c in registry().values():
+    text = pages(builtin_papers())
+    assert set(text) == {"README.md", *(f"{key}.md" for key in builtin_papers())}
+    for c in (c for c in registry().values() if c.record.paper in builtin_papers()):
         assert f"### `{c.id}`" in text[f"{c.record.paper}.md"]
         for name, rule in c.record.rules:
             assert f"`{name}`" in text[f"{c.record.paper}.md"] and rule.reason in text[f"{c.record.paper}.md"]
@@ -33,6 +36,24 @@ def test_docs_check_flags_a_stale_page(tmp_path: Path, capsys) -> None:
     (tmp_path / "wu2023.md").write_text("edited by hand\n")
     assert main(["docs", "--out", str(tmp_path), "--check"]) == 1
     assert "wu2023.md" in capsys.readouterr().err
+
+
+def test_a_docs_folder_holds_its_own_papers_and_links_their_errata_from_where_it_is(
+    tmp_path: Path, capsys
+) -> None:
+    assert folder_papers(DEFAULT_DOCS) == list(builtin_papers())
+    out = tmp_path / "elsewhere" / "docs"
+    assert main(["docs", "--papers", "wu2023", "--out", str(out)]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["README.md", "wu2023.md"]
+    assert folder_papers(out) == ["wu2023"] and main(["docs", "--out", str(out), "--check"]) == 0
+    page = (out / "wu2023.md").read_text()
+    (link,) = re.findall(r"\[`verify/wu2023/errata.md`\]\(([^)]+)\)", page)
+    assert (out / link).resolve() == ROOT / "verify" / "wu2023" / "errata.md"
+    assert "](../verify/wu2023/errata.md)" in (DEFAULT_DOCS / "wu2023.md").read_text()
+    assert main(["docs", "--papers", "smith2099", "--out", str(out)]) == 2
+    assert "--papers: no installed paper 'smith2099'" in capsys.readouterr().err
+    assert main(["docs", "--papers", "wu2023"]) == 2  # attncheck's docs/ holds the built-in papers
+    assert "write a plugin's pages into its own folder with --out DIR" in capsys.readouterr().err
 
 
 def test_nothing_cites_a_path_outside_the_repository() -> None:

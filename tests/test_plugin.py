@@ -6,12 +6,17 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shlex
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+
+from verify.core import Alternative, Ctx, Evidence, Kind, Provenance, claim
+from verify.core.registry import _unregister, loading, registry
 
 FILES = {
     "toy5paper/__init__.py": '''
@@ -66,7 +71,7 @@ FILES = {
 
         from toy5paper import bounds as B
         from toy5paper.model import LeastSquares, Params
-        from verify.core import Ctx, Evidence, Kind, Provenance, claim
+        from verify.core import Alternative, Ctx, Evidence, Kind, Provenance, claim
         from verify.core.record import Seeds
 
 
@@ -74,6 +79,7 @@ FILES = {
             "toy5.gradbound", reference="Lemma 1", kind=Kind.UPPER, provenance=Provenance.EXACT,
             statement="|grad f(w)| <= (|X|_2^2 |w| + |X|_2 |y|) / N", quick=dict(N=20, d=5),
             paper=dict(N=200, d=50), seeds=Seeds.EVERY,
+            alternative=Alternative("the bound 100 times smaller", factor=100.0),
         )
         def gradbound(ctx: Ctx, *, N: int, d: int) -> Evidence:
             """Toy paper, Lemma 1. Kind: upper, EXACT."""
@@ -147,3 +153,184 @@ def test_a_broken_plugin_is_a_one_line_error(tmp_path: Path) -> None:
         "attncheck: error: paper plugin 'broken' (brokenpaper) cannot be loaded: "
         "ModuleNotFoundError: No module named 'numpy_does_not_exist'"
     )
+
+
+def _toy(ctx: Ctx, *, x: float) -> Evidence:
+    """Toy paper, Lemma 1. Kind: upper; provenance: EXACT."""
+    return Evidence(theory=1.0, measured=x)
+
+
+_TOY = dict(reference="Lemma 1", kind=Kind.UPPER, provenance=Provenance.EXACT, statement="x <= 1")
+_ALT = Alternative("a bound ten times smaller", factor=10.0)
+
+
+def test_a_claim_parameter_that_is_not_keyword_only_is_named() -> None:
+    def positional(ctx: Ctx, a: float) -> Evidence:
+        """Toy paper, Lemma 1. Kind: upper; provenance: EXACT."""
+        return Evidence(theory=1.0, measured=a)
+
+    with pytest.raises(TypeError) as err:
+        claim("toyk.positional", quick={"a": 0.5}, alternative=Alternative("a = 2", {"a": 2.0}), **_TOY)(
+            positional
+        )
+    assert str(err.value) == (
+        "claim 'toyk.positional': parameter 'a' of positional must be keyword-only (a name after the *): "
+        "def positional(ctx, *, a: ...) -- each parameter is passed by name, its default in quick="
+    )
+    assert "toyk.positional" not in registry()
+
+
+def test_a_claim_id_that_names_another_paper_than_its_module_is_an_error() -> None:
+    def gradbound(ctx: Ctx, *, x: float) -> Evidence:
+        """Toy paper, Lemma 1. Kind: upper; provenance: EXACT."""
+        return Evidence(theory=1.0, measured=x)
+
+    gradbound.__module__ = "verify.wu2023.extra"  # as if defined in a module of the wu2023 package
+    with pytest.raises(ValueError) as err:
+        claim("wu2032.gradbound", quick={"x": 0.5}, alternative=_ALT, **_TOY)(gradbound)
+    assert str(err.value) == (
+        "claim 'wu2032.gradbound' (in verify.wu2023.extra) belongs to the paper 'wu2023', but its id "
+        "prefix 'wu2032' is no installed paper: name it 'wu2023.<name>'"
+    )
+    with loading("wu2023"), pytest.raises(ValueError, match="its id prefix names the paper 'yang2024'"):
+        claim("yang2024.gradbound", quick={"x": 0.5}, alternative=_ALT, **_TOY)(_toy)
+    assert "wu2032.gradbound" not in registry() and "yang2024.gradbound" not in registry()
+
+
+def test_a_claim_about_the_paper_without_an_alternative_world_is_an_error() -> None:
+    with loading("wu2023"), pytest.raises(ValueError) as err:
+        claim("wu2023.noalt", quick={"x": 0.5}, **_TOY)(_toy)
+    assert str(err.value) == (
+        "claim 'wu2023.noalt' (provenance EXACT) is a claim about the paper and names no alternative "
+        "world: add alternative=Alternative('<the nearest world where the statement is false>', "
+        "overrides={...} | exponent=... | factor=...), or consistency=True if it checks the code, "
+        "not the paper"
+    )
+    assert "wu2023.noalt" not in registry()
+    # a consistency check names none, and a toy registered outside any paper is not held to it
+    with loading("wu2023"):
+        claim("wu2023.noalt", quick={"x": 0.5}, consistency=True, **_TOY)(_toy)
+    _unregister("wu2023.noalt")
+
+
+# --- the core's checks with a plugin installed beside it ---------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def skeleton(tmp_path_factory) -> Path:
+    """``attncheck new smith2027``, installed beside the core as ``pip install -e`` does it: the project
+    folder on the path and a ``.dist-info`` naming its entry point."""
+    from verify.scaffold import new_plugin
+
+    root = tmp_path_factory.mktemp("skeleton") / "attncheck-smith2027"
+    new_plugin("smith2027", root)
+    info = root / "attncheck_smith2027-0.1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: attncheck-smith2027\nVersion: 0.1.0\n")
+    (info / "entry_points.txt").write_text("[attncheck.papers]\nsmith2027 = smith2027\n")
+    return root
+
+
+def _core_results() -> list:
+    """Results reproducing the committed baseline's entries (what a quick run of this tree gives)."""
+    from reports.baseline import DEFAULT_BASELINE
+    from verify.core import Result, Verdict
+    from verify.core.record import from_jsonable
+
+    doc = json.loads(DEFAULT_BASELINE.read_text())
+    fixed = dict(reference="", kind=Kind.UPPER, provenance=Provenance.DERIVED, statement="", params={})
+    return [
+        Result(
+            claim_id=cid,
+            paper=cid.split(".")[0],
+            profile="quick",
+            seeds=[0],
+            theory=from_jsonable(e["theory"]),
+            measured=from_jsonable(e["measured"]),
+            slack=e["slack"],
+            verdict=Verdict(e["verdict"]),
+            expected=Verdict(e["verdict"]),
+            consistency=e.get("consistency", False),
+            worst={"ratio": e["worst_ratio"]} if "worst_ratio" in e else None,
+            **fixed,
+        )
+        for cid, e in doc["claims"].items()
+    ]
+
+
+def _guide_lines() -> list[list[str]]:
+    """The commands of docs/authoring.md's block that runs a plugin's own checks from its folder."""
+    guide = (Path(__file__).resolve().parent.parent / "docs" / "authoring.md").read_text(encoding="utf-8")
+    (block,) = [b for b in re.findall(r"```bash\n(.*?)```", guide, re.S) if "cd attncheck-smith2027" in b]
+    lines = [shlex.split(ln.split("#", 1)[0]) for ln in block.splitlines()]
+    assert lines[0] == ["cd", "attncheck-smith2027"]
+    return [ln for ln in lines[1:] if ln]
+
+
+def test_the_core_gate_docs_and_tests_cover_the_built_in_papers_beside_a_plugin(
+    skeleton: Path, tmp_path: Path
+) -> None:
+    """With the scaffold's plugin installed: the core's docs check and gate pass and never name it, the
+    plugin's own gate, docs and tests run from its folder as docs/authoring.md shows them, and the
+    core's tests that enumerate papers pass."""
+    from verify.cli import read_results, write_results
+
+    listed = _attncheck(skeleton, "list")
+    assert listed.returncode == 0 and "smith2027.gradbound" in listed.stdout
+    docs = _attncheck(skeleton, "docs", "--check")
+    assert docs.returncode == 0, docs.stderr
+
+    own = tmp_path / "smith.json"
+    assert _attncheck(skeleton, "run", "smith2027.*", "--json", str(own), "--quiet").returncode == 0
+    both = tmp_path / "both.json"
+    write_results(both, _core_results() + read_results(own), "quick", 0)
+    gate = _attncheck(skeleton, "baseline", "check", "--from", str(both))
+    assert gate.returncode == 0, gate.stdout[-2000:] + gate.stderr
+    assert "smith2027" not in gate.stdout and gate.stdout.endswith("baseline check passed\n")
+    assert "1 results of papers the baseline does not cover (smith2027) are left out" in gate.stderr
+
+    root = Path(__file__).resolve().parent.parent  # the tree under test, whatever the folder run from
+    env = os.environ | {"PYTHONPATH": os.pathsep.join([str(skeleton), str(root)])}
+    for line in _guide_lines():  # the plugin's own gate, docs and tests, as the guide shows them
+        cmd = [sys.executable, *(["-m", "verify"] if line[0] == "attncheck" else []), *line[1:]]
+        done = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=skeleton, timeout=300)
+        assert done.returncode == 0, f"{' '.join(line)}:\n{done.stdout[-2000:]}{done.stderr[-2000:]}"
+        if line[1:3] == ["baseline", "check"]:
+            assert done.stdout.splitlines()[0].startswith("smith2027.gradbound  same"), done.stdout
+    assert json.loads((skeleton / "smith2027" / "baseline.json").read_text())["papers"] == ["smith2027"]
+    assert sorted(p.name for p in (skeleton / "docs").iterdir()) == ["README.md", "smith2027.md"]
+    assert "](../smith2027/errata.md)" in (skeleton / "docs" / "smith2027.md").read_text()
+
+    tests = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+         "tests/test_docs.py", "verify/test_registry.py", "tests/test_baseline.py",
+         "-k", "not survives"],
+        capture_output=True, text=True, env=env, cwd=root, timeout=300,
+    )  # fmt: skip
+    assert tests.returncode == 0, tests.stdout[-3000:]
+
+
+def test_a_plot_its_series_cannot_feed_is_an_error_not_a_missing_figure() -> None:
+    from verify.core import Plot, Verdict, run_claim
+
+    plot = Plot(x="t", curves=[("loss", "training loss")], xlabel="$t$", ylabel="loss", logy=True)
+
+    def curve(ctx: Ctx, *, series: dict) -> Evidence:
+        """Toy paper, Lemma 1. Kind: upper; provenance: EXACT."""
+        return Evidence(theory=1.0, measured=0.5, series=series)
+
+    claim("toyplot.curve", quick={"series": {}}, plot=plot, **_TOY)(curve)
+    try:
+        good = {"t": [0, 1, 2], "loss": [1.0, 0.5, 0.25]}
+        assert run_claim("toyplot.curve", series=good).verdict == Verdict.HOLDS
+        for series, why in [
+            ({"step": [0, 1, 2], "Loss": [1.0, 0.5, 0.25]},
+             "the plot reads the series keys ['loss', 't']; the series hold ['Loss', 'step']"),
+            ({"t": [0, 1, 2], "loss": [1.0, 0.5]}, "the plot: series 'loss' holds 2 values for 3 x values"),
+            ({"t": [0, 1, 2], "loss": 0.25}, "the plot: series 'loss' is a float, not a list"),
+        ]:  # fmt: skip
+            r = run_claim("toyplot.curve", series=series)
+            assert r.verdict == Verdict.ERROR
+            assert r.notes == [f"ValueError: claim 'toyplot.curve': its plot= cannot be drawn: {why}"]
+    finally:
+        _unregister("toyplot.curve")

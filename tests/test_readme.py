@@ -46,13 +46,12 @@ def _readme_text_block() -> list[str]:
 def test_the_readme_quotes_what_a_quick_run_gives() -> None:
     """The README's excerpt rows carry each claim's verdict of the default quick run, and its summary
     rows (counts per paper) and lists (findings, answers, mismatches) are that run's, verbatim."""
-    from tests.support import cached_run
-    from verify.core.registry import registry
+    from tests.support import builtin_registry, cached_run
     from verify.core.summary import summary_table
 
-    results = {cid: cached_run(cid, "quick", 0) for cid in registry()}
+    results = {cid: cached_run(cid, "quick", 0) for cid in builtin_registry()}
     lines = _readme_text_block()
-    ids = set(registry())
+    ids = set(builtin_registry())
     rows = [ln.split() for ln in lines if ln.split() and ln.split()[0] in ids]
     assert len(rows) >= 8
     for cid, verdict, *_ in rows:

@@ -22,11 +22,11 @@ from reports.latex import paper_table, run_info
 from reports.order import reference_key
 from reports.text import escape, markdown_notes, prose
 from reports.typeset import measured_cell, tex_num, tex_value, theory_cell
+from tests.support import builtin_registry
 from verify.cli import main, read_results
 from verify.core.format import Count, fmt_value, shown
 from verify.core.provenance import FIELDS as RUN_FIELDS
 from verify.core.record import ClaimRecord, Kind, Plot, Provenance, Result, Verdict
-from verify.core.registry import registry
 
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("ATTNCHECK_UPDATE_GOLDEN") == "1"
@@ -209,7 +209,7 @@ def test_rows_follow_the_papers_order() -> None:
 
 
 def _records() -> dict[str, ClaimRecord]:
-    return {cid: c.record for cid, c in registry().items()}
+    return {cid: c.record for cid, c in builtin_registry().items()}
 
 
 def test_strict_papers_declare_tex_and_plot() -> None:

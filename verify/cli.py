@@ -1,10 +1,11 @@
 """The ``attncheck`` command (also ``python -m verify``).
 
     attncheck list [--json]
-    attncheck docs [--out DIR] [--check]
+    attncheck docs [--out DIR] [--papers KEY[,KEY]] [--check]
     attncheck run [PATTERN ...] [--profile quick|paper] [--seed N] [--json PATH] [RUN OPTIONS]
     attncheck report [PATTERN ...] [--profile ...] [--seed N] [--from RESULTS.json] [--out DIR] [RUN OPTIONS]
-    attncheck baseline check|update [--from RESULTS.json] [--baseline PATH] [--tolerance DEX] [RUN OPTIONS]
+    attncheck baseline check|update [--from RESULTS.json] [--baseline PATH] [--papers KEY[,KEY]]
+                                    [--tolerance DEX] [RUN OPTIONS]
 
 RUN OPTIONS: [--seeds 0-19] [--jobs N] [--dask ADDR] [--dask-timeout S] [--timings RESULTS.json] [--quiet]
 
@@ -239,13 +240,18 @@ def cmd_docs(args: argparse.Namespace) -> int:
     from verify.docs import stale_pages, write_docs
 
     out = Path(args.out)
-    if args.check:
-        stale = stale_pages(out)
-        for name in stale:
-            print(f"stale: {out / name} (run `attncheck docs`)", file=sys.stderr)
-        return 1 if stale else 0
-    _check_out_dir(out, "--out")
-    for path in write_docs(out):
+    keys = _paper_keys(args.papers)
+    try:
+        if args.check:
+            stale = stale_pages(out, keys)
+            for name in stale:
+                print(f"stale: {out / name} (run `attncheck docs`)", file=sys.stderr)
+            return 1 if stale else 0
+        _check_out_dir(out, "--out")
+        written = write_docs(out, keys)
+    except ValueError as exc:  # a --papers key that is no installed paper
+        raise UsageError(f"--{exc}") from None
+    for path in written:
         print(f"wrote {path}")
     return 0
 
@@ -320,20 +326,61 @@ def cmd_report(args: argparse.Namespace) -> int:
     return _status(results)
 
 
+def _paper_keys(text: str | None) -> list[str] | None:
+    """``--papers smith2027,jones2028`` -> sorted distinct keys (None when not given)."""
+    from verify.scaffold import check_key
+
+    if text is None:
+        return None
+    try:
+        return sorted({check_key(k.strip()) for k in text.split(",")})
+    except ValueError as exc:
+        raise UsageError(f"--papers: {exc}") from None
+
+
+def _baseline_papers(args: argparse.Namespace, path: Path, doc: dict | None) -> list[str]:
+    """The papers the gate covers: those the baseline file names (``--papers``, when given, must agree,
+    except to rewrite a plugin's own baseline), or, for a new baseline, ``--papers`` (else the papers of
+    ``--from``'s results)."""
+    from reports.baseline import DEFAULT_BASELINE
+
+    given = _paper_keys(args.papers)
+    own = path.resolve() == DEFAULT_BASELINE.resolve()
+    if doc is not None and (args.action == "check" or own) and given is not None and given != doc["papers"]:
+        hint = "; a plugin's baseline is its own file: --baseline PATH" if own else ""
+        raise UsageError(f"--papers: the baseline {path} covers {doc['papers']}, not {given}{hint}")
+    keys = given or (doc["papers"] if doc is not None else None)
+    if keys is None and not args.from_:
+        raise UsageError(f"--papers: {path} is a new baseline; name the papers it covers, e.g. --papers KEY")
+    return keys or []
+
+
 def cmd_baseline(args: argparse.Namespace) -> int:
     from reports.baseline import DEFAULT_BASELINE, check_baseline, load_baseline, update_baseline
 
     path = Path(args.baseline or DEFAULT_BASELINE)
-    profile = None
-    if args.action == "check":
+    doc = None
+    if args.action == "check" or path.is_file():
         try:
-            profile = load_baseline(path)["profile"]
+            doc = load_baseline(path)
         except (OSError, ValueError) as exc:
-            raise UsageError(f"--baseline: {exc}") from None
-    else:
+            if args.action == "check":
+                raise UsageError(f"--baseline: {exc}") from None
+    if args.action == "update":
         _check_out_file(path, "--baseline")
+    keys = _baseline_papers(args, path, doc)
+    profile = doc["profile"] if doc is not None and args.action == "check" else None
     if args.from_:
         results = _read(args.from_, "--from")
+        keys = keys or sorted({r.paper for r in results})
+        other = [r for r in results if r.paper not in keys]
+        if other:
+            print(
+                f"attncheck: note: --from: {len(other)} results of papers the baseline does not cover "
+                f"({', '.join(sorted({r.paper for r in other}))}) are left out",
+                file=sys.stderr,
+            )
+        results = [r for r in results if r.paper in keys]
         profiles = sorted({r.profile for r in results})
         if profile is not None and profiles and profiles != [profile]:
             raise UsageError(
@@ -341,15 +388,20 @@ def cmd_baseline(args: argparse.Namespace) -> int:
                 f"the baseline {path} is of the {profile} profile"
             )
     else:
+        from verify.core.papers import papers
+
+        unknown = [k for k in keys if k not in papers()]
+        if unknown:
+            raise UsageError(f"the baseline covers {unknown[0]!r}, no installed paper: {sorted(papers())}")
         args.profile = "quick"
-        claims = _select([])
+        claims = _select([f"{k}.*" for k in keys])
         try:
             results = _run(args, claims)
         except Interrupted as exc:
             return _interrupted(exc, len(claims), args, None)
     if args.action == "update":
-        update_baseline(results, path)
-        print(f"baseline of {len(results)} claims written to {path}")
+        update_baseline(results, path, papers=keys)
+        print(f"baseline of {len(results)} claims of {', '.join(keys)} written to {path}")
         return 0
     report = check_baseline(results, path, tolerance=args.tolerance)
     print(report.table())
@@ -452,6 +504,9 @@ def _parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("docs", help="one Markdown page per paper, generated from the claim registry")
     sp.add_argument("--out", default=str(DEFAULT_DOCS), help="output folder (default: the repo's docs/)")
     sp.add_argument("--check", action="store_true", help="exit 1 when a page is stale; write nothing")
+    sp.add_argument(
+        "--papers", metavar="KEY[,KEY]", help="the papers (default: those with a page in the folder)"
+    )
     sp.set_defaults(fn=cmd_docs)
 
     sp = sub.add_parser("run", help="run claims and print their verdicts")
@@ -475,7 +530,12 @@ def _parser() -> argparse.ArgumentParser:
     sp = sub.add_parser("baseline", help="compare with / rewrite the tightness baseline")
     sp.add_argument("action", choices=("check", "update"))
     sp.add_argument("--from", dest="from_", metavar="RESULTS", help="use saved results.json")
-    sp.add_argument("--baseline", metavar="PATH")
+    sp.add_argument("--baseline", metavar="PATH", help="default: attncheck's own (the built-in papers)")
+    sp.add_argument(
+        "--papers",
+        metavar="KEY[,KEY]",
+        help="the papers a new baseline covers (default: those the baseline file names)",
+    )
     sp.add_argument("--tolerance", type=float, default=None, help="allowed slack loss in log10 units")
     runner_opts(sp, patterns=False)
     sp.set_defaults(fn=cmd_baseline)

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support import cached_run
+from tests.support import builtin_registry, cached_run
 from verify.core import Verdict, run_claim
 from verify.core.registry import registry
 
-PAPER_CLAIMS = sorted(cid for cid, c in registry().items() if not c.record.consistency)
+PAPER_CLAIMS = sorted(cid for cid, c in builtin_registry().items() if not c.record.consistency)
 
 
 def test_every_claim_about_a_paper_names_an_alternative() -> None:

@@ -16,12 +16,13 @@ import mpmath
 import numpy as np
 import pytest
 
+from tests.support import builtin_registry
 from verify.core.context import Ctx
 from verify.core.registry import load_all, registry
 from verify.core.seeds import _call_batch, seed_set
 
 load_all()
-BATCHED = sorted(cid for cid, c in registry().items() if c.record.batched)
+BATCHED = sorted(cid for cid, c in builtin_registry().items() if c.record.batched)
 
 
 def assert_bitwise(a: Any, b: Any, path: str = "evidence") -> None:

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support import cached_run
+from tests.support import builtin_registry, cached_run
 from verify.core import Verdict
-from verify.core.registry import registry
 
 
-@pytest.mark.parametrize("cid", sorted(registry()))
+@pytest.mark.parametrize("cid", sorted(builtin_registry()))
 def test_the_verdict_rests_on_evidence_for_it(cid: str, profile: str) -> None:
     r = cached_run(cid, profile, 0)
     assert r.verdict != Verdict.ERROR, r.notes

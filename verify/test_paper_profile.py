@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import pytest
 
+from tests.support import builtin_registry
 from verify.core import Verdict, run_claim
-from verify.core.registry import registry
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("claim_id", list(registry()))
+@pytest.mark.parametrize("claim_id", list(builtin_registry()))
 def test_claim_at_paper_size_reaches_its_recorded_verdict(claim_id: str) -> None:
     r = run_claim(claim_id, profile="paper", seed=0)
     assert r.verdict != Verdict.ERROR, r.notes

@@ -1,4 +1,5 @@
-"""Registry-level checks over every paper: each claim about a paper has a falsifier (a test in
+"""Registry-level checks over every built-in paper (a plugin installed beside them is checked by its own
+tests): each claim about a paper has a falsifier (a test in
 ``verify/test_<paper>.py`` that flips its verdict by a measurement-side change), every record is
 complete, and every documented finding is a violation of the claim it names."""
 
@@ -10,7 +11,8 @@ import inspect
 
 import pytest
 
-from verify.core.papers import papers
+from tests.support import builtin_registry
+from verify.core.papers import builtin_papers, papers
 from verify.core.record import Seeds, Verdict
 from verify.core.registry import registry
 
@@ -28,7 +30,7 @@ def _test_module(key: str) -> object | None:
 def _falsifiers() -> dict[str, tuple[object, str]]:
     """claim id -> (the paper's test module, the name of its fault-injection test)."""
     out: dict[str, tuple[object, str]] = {}
-    for key in papers():
+    for key in builtin_papers():
         mod = _test_module(key)
         for cid, name in getattr(mod, "FALSIFIERS", {}).items():
             out[cid] = (mod, name)
@@ -40,10 +42,10 @@ def test_every_built_in_paper_claim_has_a_fault_injection_test() -> None:
     ``FALSIFIERS`` table has a test that injects a fault (a wrong bound, gradient or model) and sees it
     caught."""
     fals = _falsifiers()
-    keyed = {key for key in papers() if hasattr(_test_module(key), "FALSIFIERS")}
+    keyed = {key for key in builtin_papers() if hasattr(_test_module(key), "FALSIFIERS")}
     missing = sorted(
         c
-        for c, cl in registry().items()
+        for c, cl in builtin_registry().items()
         if cl.record.paper in keyed and not cl.record.consistency and c not in fals
     )
     assert not missing, f"claims about a paper without a fault-injection test: {missing}"
@@ -60,7 +62,7 @@ def test_consistency_checks_are_not_listed_as_falsifiable_paper_claims() -> None
     assert not listed, f"consistency checks listed as paper claims: {listed}"
 
 
-@pytest.mark.parametrize("cid", sorted(registry()))
+@pytest.mark.parametrize("cid", sorted(builtin_registry()))
 def test_records_are_complete(cid: str) -> None:
     c = registry()[cid]
     rec = c.record
@@ -73,14 +75,14 @@ def test_records_are_complete(cid: str) -> None:
 
 
 def test_findings_are_expected_violations_with_a_stated_provenance() -> None:
-    findings = [c for c in registry().values() if c.record.expect == Verdict.VIOLATED]
+    findings = [c for c in builtin_registry().values() if c.record.expect == Verdict.VIOLATED]
     assert all(not c.record.consistency for c in findings), "a consistency check cannot be a finding"
 
 
 def test_third_party_and_question_claims_name_their_source() -> None:
     """A THIRD-PARTY statement or a reviewer's QUESTION names who states it and how reliable that is."""
     missing = sorted(
-        cid for cid, c in registry().items()
+        cid for cid, c in builtin_registry().items()
         if str(c.record.provenance) in ("THIRD-PARTY", "QUESTION") and not c.record.source
     )  # fmt: skip
     assert not missing, f"claims that name no source: {missing}"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.support import builtin_registry
 from verify.core import run_claim
 from verify.core.record import Seeds
 from verify.core.registry import registry
@@ -19,7 +20,7 @@ from verify.core.registry import registry
 #: The base seeds of the three further seed sets (see the module docstring).
 STABILITY_BASES = (1000, 2000, 3000)
 
-SEEDED = sorted(cid for cid, c in registry().items() if c.record.seeds != Seeds.NONE)
+SEEDED = sorted(cid for cid, c in builtin_registry().items() if c.record.seeds != Seeds.NONE)
 
 
 @pytest.mark.parametrize("base", STABILITY_BASES)

@@ -74,6 +74,13 @@ def _load(ep: metadata.EntryPoint) -> Paper:
 
 
 def _load_unchecked(ep: metadata.EntryPoint) -> Paper:
+    from verify.core.registry import loading  # the registry imports this module lazily too
+
+    with loading(ep.name):  # a claim registered while the plugin imports is the paper's
+        return _import(ep)
+
+
+def _import(ep: metadata.EntryPoint) -> Paper:
     pkg = ep.load()
     info = getattr(pkg, "PAPER", None)
     if not isinstance(info, PaperInfo):
@@ -100,6 +107,18 @@ def papers() -> dict[str, Paper]:
     return found
 
 
+#: The distribution whose own entry points are the built-in papers.
+DISTRIBUTION = "attncheck"
+
+
+@functools.cache
+def builtin_papers() -> tuple[str, ...]:
+    """The keys of the papers attncheck ships (the entry points of its own ``pyproject.toml``), sorted;
+    the papers its committed baseline and docs cover. A plugin installed beside them is not one."""
+    eps = metadata.entry_points(group=GROUP)
+    return tuple(sorted({ep.name for ep in eps if ep.dist is not None and ep.dist.name == DISTRIBUTION}))
+
+
 def paper_info(key: str) -> PaperInfo:
     """The metadata of paper ``key``; KeyError naming the installed papers otherwise."""
     reg = papers()
@@ -108,4 +127,4 @@ def paper_info(key: str) -> PaperInfo:
     return reg[key].info
 
 
-__all__ = ["GROUP", "Paper", "PaperInfo", "PluginError", "paper_info", "papers"]
+__all__ = ["GROUP", "Paper", "PaperInfo", "PluginError", "builtin_papers", "paper_info", "papers"]

@@ -6,10 +6,14 @@ Paper packages are plugins (:mod:`verify.core.papers`, entry-point group ``attnc
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
+import functools
 import inspect
-from collections.abc import Callable, Iterable, Mapping
+import math
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from importlib import metadata
 from typing import Any
 
 from verify.core.context import SEED_COUNTS
@@ -29,6 +33,18 @@ from verify.core.record import (
 ClaimFn = Callable[..., Evidence]
 
 _REGISTRY: dict[str, Claim] = {}
+#: The keys of the paper plugins being imported (innermost last): a claim registered meanwhile is theirs.
+_LOADING: list[str] = []
+#: Provenance tags of a claim about the paper itself: such a claim names its alternative world.
+PAPER_TAGS = frozenset(
+    {
+        Provenance.EXACT,
+        Provenance.EXACT_FROM_REVIEWS,
+        Provenance.THIRD_PARTY,
+        Provenance.DERIVED,
+        Provenance.RECONSTRUCTED,
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -129,6 +145,12 @@ def claim(
             raise ValueError(f"claim id {id!r} is registered twice")
         if not (fn.__doc__ or "").strip():
             raise ValueError(f"claim {id!r} needs a docstring citing paper, theorem and equation")
+        named = {*dict(quick or {}), *dict(paper or {})}
+        named |= set(dict(alternative.overrides)) if isinstance(alternative, Alternative) else set()
+        _check_signature(id, fn, named)
+        owner = _owner(fn)
+        if owner is not None:
+            _check_paper_claim(id, fn, owner, Provenance(provenance), consistency, alternative)
         record = ClaimRecord(
             id=id,
             paper=id.split(".", 1)[0],
@@ -173,6 +195,83 @@ def claim(
     return register
 
 
+def _check_signature(claim_id: str, fn: ClaimFn, named: set[str]) -> None:
+    """``fn(ctx, *, <params>)``: the runner passes the context by position and every parameter by
+    name, so a parameter that is not keyword-only is an error naming it (not a complaint about the
+    profiles or the alternative that name it) when the runner would have to fill it: it has no default,
+    or ``quick`` / ``paper`` / the alternative (``named``) give it a value. (A positional parameter with
+    a default that nothing names is the function's own business.)"""
+    name = getattr(fn, "__name__", "the claim function")
+    params = list(inspect.signature(fn).parameters.values())
+    if not params or params[0].kind not in (params[0].POSITIONAL_ONLY, params[0].POSITIONAL_OR_KEYWORD):
+        raise TypeError(f"claim {claim_id!r}: {name} must take the context first: def {name}(ctx, *, ...)")
+    for p in params[1:]:
+        filled = p.name in named or p.default is p.empty
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or (p.kind != p.KEYWORD_ONLY and filled):
+            what = {p.VAR_POSITIONAL: f"*{p.name}", p.VAR_KEYWORD: f"**{p.name}"}.get(p.kind, p.name)
+            raise TypeError(
+                f"claim {claim_id!r}: parameter {what!r} of {name} must be keyword-only (a name after "
+                f"the *): def {name}(ctx, *, {p.name}: ...) -- each parameter is passed by name, its "
+                "default in quick="
+            )
+
+
+@functools.cache
+def _paper_packages() -> dict[str, str]:
+    """Installed paper packages: module name (``verify.wu2023``) -> paper key (``wu2023``)."""
+    from verify.core.papers import GROUP
+
+    return {ep.value.split(":", 1)[0]: ep.name for ep in metadata.entry_points(group=GROUP)}
+
+
+def _owner(fn: ClaimFn) -> str | None:
+    """The key of the paper a claim function belongs to: the paper whose package holds its module, else
+    the paper plugin being imported; None for a claim registered outside any paper (a test's toy)."""
+    module = getattr(fn, "__module__", None) or ""
+    for package, key in _paper_packages().items():
+        if module == package or module.startswith(package + "."):
+            return key
+    return _LOADING[-1] if _LOADING else None
+
+
+@contextlib.contextmanager
+def loading(key: str) -> Iterator[None]:
+    """The claims registered inside belong to paper ``key`` (:mod:`verify.core.papers` imports a
+    plugin's package and claims inside it)."""
+    _LOADING.append(key)
+    try:
+        yield
+    finally:
+        _LOADING.pop()
+
+
+def _check_paper_claim(
+    claim_id: str,
+    fn: ClaimFn,
+    owner: str,
+    provenance: Provenance,
+    consistency: bool,
+    alternative: Alternative | None,
+) -> None:
+    """A claim of paper ``owner``: its id starts with ``owner.``; if it is about the paper (a paper
+    provenance tag, not a consistency check) it names its alternative world."""
+    prefix, where = claim_id.split(".", 1)[0], getattr(fn, "__module__", None) or "?"
+    if prefix != owner:
+        installed = _paper_packages().values()
+        named = f"names the paper {prefix!r}" if prefix in installed else f"{prefix!r} is no installed paper"
+        raise ValueError(
+            f"claim {claim_id!r} (in {where}) belongs to the paper {owner!r}, but its id prefix {named}: "
+            f"name it '{owner}.<name>'"
+        )
+    if provenance in PAPER_TAGS and not consistency and alternative is None:
+        raise ValueError(
+            f"claim {claim_id!r} (provenance {provenance}) is a claim about the paper and names no "
+            "alternative world: add alternative=Alternative('<the nearest world where the statement is "
+            "false>', overrides={...} | exponent=... | factor=...), or consistency=True if it checks the "
+            "code, not the paper"
+        )
+
+
 def _check_alternative(claim_id: str, rec: ClaimRecord, alt: Alternative, params: tuple[str, ...]) -> None:
     """An alternative's overrides are the claim's parameters; its exponent / factor fit the kind; its
     expected verdict: violated for a claim expected to hold; the flipped verdict for a condition claim
@@ -212,6 +311,56 @@ def _plots(claim_id: str, plot: Any) -> tuple[Plot, ...]:
             raise TypeError(f"claim {claim_id!r}: plot must be a Plot or a dict, got {type(p).__name__}")
         out.append(p)
     return tuple(out)
+
+
+def _number(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _column_problem(values: Any, n: int) -> str | None:
+    """Why ``values`` is no y series of ``n`` points (one number or None per x, or one non-empty row of
+    per-seed numbers per x), or None when it is one."""
+    if not isinstance(values, list):
+        return f"is a {type(values).__name__}, not a list"
+    if len(values) != n:
+        return f"holds {len(values)} values for {n} x values"
+    if all(_number(v) or v is None for v in values):
+        return None
+    if all(isinstance(r, list) and r and all(_number(v) for v in r) for r in values):
+        return None
+    return "holds something other than numbers (None for a missing point) or rows of per-seed numbers"
+
+
+def series_problems(rec: ClaimRecord, series: Mapping[str, Any]) -> list[str]:
+    """What keeps the claim's declared figures (``plot=``) from being drawn from ``series`` (the evidence's,
+    as recorded: lists, not arrays): a key a panel reads that the series lack (a curve may be absent when
+    another of its panel is there), an x series that is no list of finite numbers, a y or theory series
+    of another length than its x. Empty when every panel can be drawn."""
+    out: list[str] = []
+    for i, p in enumerate(rec.plot):
+        where = f"plot {i}" if len(rec.plot) > 1 else "the plot"
+        present = [c for c in p.curves if c.y in series and (c.x is None or c.x in series)]
+        absent = [k for k in (p.x, p.theory) if k and k not in series]
+        absent += [] if present else [k for c in p.curves for k in (c.x, c.y) if k and k not in series]
+        if absent:
+            have = sorted(series)
+            out.append(f"{where} reads the series keys {sorted(set(absent))}; the series hold {have}")
+            continue
+        lines = [(c.x or p.x, c.y) for c in present] + ([(p.x, p.theory)] if p.theory else [])
+        for xkey, ykey in lines:
+            if p.grid is not None:
+                ys = series[ykey]
+                n = len(ys) if isinstance(ys, list) else 0
+            else:
+                xs = series[xkey]
+                if not (isinstance(xs, list) and xs and all(_number(x) for x in xs)):
+                    out.append(f"{where}: series {xkey!r} (its x) must be a non-empty list of finite numbers")
+                    continue
+                n = len(xs)
+            problem = _column_problem(series[ykey], n)
+            if problem:
+                out.append(f"{where}: series {ykey!r} {problem}")
+    return out
 
 
 def load_all() -> None:
@@ -257,4 +406,14 @@ def _unregister(claim_id: str) -> None:
     _REGISTRY.pop(claim_id, None)
 
 
-__all__ = ["Claim", "claim", "get_claim", "load_all", "match_claims", "registry"]
+__all__ = [
+    "PAPER_TAGS",
+    "Claim",
+    "claim",
+    "get_claim",
+    "load_all",
+    "loading",
+    "match_claims",
+    "registry",
+    "series_problems",
+]

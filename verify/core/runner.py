@@ -12,7 +12,7 @@ from typing import Any
 from bounds.checks import check_choice, check_int
 from verify.core.context import PROFILES, Mapper, serial_map
 from verify.core.record import Result, Verdict, to_jsonable
-from verify.core.registry import Claim, get_claim
+from verify.core.registry import Claim, get_claim, series_problems
 from verify.core.seeds import evaluate
 from verify.core.seeds import seed_set as seeds_of
 from verify.numerics.threads import single_thread
@@ -47,7 +47,9 @@ def run_claim(
     notes, unless ``raise_errors`` (tests use it to see the traceback). Unknown parameter names in
     ``overrides`` raise ``ValueError`` before anything runs. world: ``"paper"`` (the statement) or
     ``"alternative"``: the record's alternative world (:class:`~verify.core.record.Alternative`, its
-    parameter overrides applied before ``overrides``), judged as the falsifier of the claim.
+    parameter overrides applied before ``overrides``), judged as the falsifier of the claim. A judged run
+    (holds, violated, vacuous) of a claim that declares ``plot=`` errs when its series cannot feed the
+    declared panels (:func:`~verify.core.registry.series_problems`), rather than drawing no figure.
     """
     c = get_claim(c) if isinstance(c, str) else c
     check_choice("profile", profile, PROFILES)
@@ -64,6 +66,11 @@ def run_claim(
     try:
         with single_thread():
             j = evaluate(c, profile=profile, seeds=seed_list, mapper=mapper, params=params, world=world)
+        series = to_jsonable(j.series)
+        if c.record.plot and j.verdict in (Verdict.HOLDS, Verdict.VIOLATED, Verdict.VACUOUS):
+            problems = series_problems(c.record, series)
+            if problems:  # a judged run draws its figure: a declaration its series cannot feed is a bug
+                raise ValueError(f"claim {c.id!r}: its plot= cannot be drawn: {'; '.join(problems)}")
         fixed = _fixed(c, profile)
         if world == "alternative":  # the falsifier: the statement must fail in the alternative world
             fixed["expected"] = c.record.alternative.expect
@@ -82,7 +89,7 @@ def run_claim(
                 if j.alternative
                 else []
             ),
-            series=to_jsonable(j.series),
+            series=series,
             versions=library_versions(),
             per_seed=to_jsonable(j.per_seed),
             headline=to_jsonable(j.headline),
