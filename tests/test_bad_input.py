@@ -19,6 +19,8 @@ import io
 import json
 import math
 import os
+import subprocess
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -32,7 +34,7 @@ from reports.baseline import update_baseline
 from tests.test_faults import _one_line_error, no_run  # noqa: F401 (a fixture)
 from verify import cli
 from verify.cli import main
-from verify.core.context import PROFILES
+from verify.core.context import PROFILE_ENV, PROFILES
 from verify.core.jsonload import MAX_DEPTH, load_json, nesting_depth
 from verify.core.record import Result, Verdict
 from verify.core.registry import get_claim, registry
@@ -77,6 +79,7 @@ def _valid_docs() -> dict[str, Any]:
 
 
 DOCS = _valid_docs()
+ROOT = Path(__file__).resolve().parents[1]
 _REQUIRED_RESULT = [
     f.name
     for f in dataclasses.fields(Result)
@@ -378,3 +381,26 @@ def test_tls_addresses_are_not_offered(no_run, address: str) -> None:  # noqa: F
     with contextlib.redirect_stdout(help_text), pytest.raises(SystemExit):
         main(["run", "--help"])
     assert "tcp://host:port" in help_text.getvalue() and "(no tls://)" in help_text.getvalue()
+
+
+# ---------------------------------------------------------------- the profiles under pytest
+
+
+@pytest.mark.parametrize(
+    ("variable", "line"),
+    [
+        (
+            "HYPOTHESIS_PROFILE",
+            "ERROR: HYPOTHESIS_PROFILE must be one of ('ci', 'dev', 'thorough'), got 'bogus'",
+        ),
+        (PROFILE_ENV, f"ERROR: {PROFILE_ENV} must be one of ('quick', 'paper'), got 'bogus'"),
+    ],
+)
+def test_a_bad_profile_variable_stops_pytest_in_one_line(variable: str, line: str) -> None:
+    """``HYPOTHESIS_PROFILE=bogus pytest`` printed a 9-line trace of the conftest's import: it is
+    pytest's usage error now, one line naming the allowed values, exit 4, before collection."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"} | {variable: "bogus"}
+    argv = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--co", "-q", "tests/test_progress.py"]
+    proc = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 4 and proc.stdout == "", proc.stdout + proc.stderr
+    assert proc.stderr.strip().splitlines() == [line]
