@@ -608,3 +608,16 @@ def test_docs_check_of_a_file_is_one_line(no_run, tmp_path: Path) -> None:  # no
     (tmp_path / "f").write_text("x")
     code, _, err = _main_quietly(["docs", "--check", "--out", str(tmp_path / "f")])
     _one_line_error(code, err, f"--out: {tmp_path / 'f'} exists and is not a folder")
+
+
+@pytest.mark.parametrize(
+    "argv", [["run", "--json", "{fifo}"], ["baseline", "update", "--baseline", "{fifo}"]]
+)
+def test_an_output_that_is_not_a_regular_file_is_refused(no_run, tmp_path: Path, argv: list[str]) -> None:  # noqa: F811
+    """``--json /dev/full`` (root) replaced the device with the results file: the write is atomic, by
+    renaming over the path. A device or a pipe is refused (a FIFO stands in for a device here)."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    code, _, err = _main_quietly([a.format(fifo=fifo) for a in argv])
+    _one_line_error(code, err, f"{argv[-2]}: {fifo} is not a regular file (a device or a pipe)")
+    assert not fifo.is_file() and fifo.exists()

@@ -237,6 +237,8 @@ def _check_out_file(path: Path, flag: str) -> None:
     with _path_errors(path, flag):
         if path.is_dir():
             raise UsageError(f"{flag}: {path} is a folder, not a file")
+        if path.exists() and not path.is_file():  # the atomic write would replace the device or pipe
+            raise UsageError(f"{flag}: {path} is not a regular file (a device or a pipe); give a file path")
         _probe_dir(path.parent, flag)
 
 
