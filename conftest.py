@@ -9,7 +9,16 @@ import pytest
 from tests.support import claim_profile, load_hypothesis_profile
 from verify.numerics.threads import single_thread
 
-load_hypothesis_profile()
+
+@pytest.hookimpl(tryfirst=True)  # before hypothesis's own, so --hypothesis-profile still wins
+def pytest_configure(config: pytest.Config) -> None:
+    """Load the hypothesis profile and check the claim profile: a bad ``HYPOTHESIS_PROFILE`` or
+    ``ATTNCHECK_PROFILE`` is one line naming the allowed values (pytest's usage error, exit 4)."""
+    try:
+        load_hypothesis_profile()
+        claim_profile()
+    except ValueError as exc:
+        raise pytest.UsageError(str(exc)) from None
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -16,13 +16,11 @@ from pathlib import Path
 from hypothesis import HealthCheck, settings
 
 from bounds.checks import check_choice
-from verify.core.context import PROFILES
+from verify.core.context import PROFILE_ENV, PROFILES
 from verify.core.papers import builtin_papers
 from verify.core.record import Result
 from verify.core.registry import Claim, registry
 from verify.core.runner import run_claim
-
-PROFILE_ENV = "ATTNCHECK_PROFILE"
 
 _SLOW_OK = [HealthCheck.too_slow, HealthCheck.data_too_large]
 settings.register_profile(

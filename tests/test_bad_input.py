@@ -19,6 +19,8 @@ import io
 import json
 import math
 import os
+import subprocess
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -32,7 +34,7 @@ from reports.baseline import update_baseline
 from tests.test_faults import _one_line_error, no_run  # noqa: F401 (a fixture)
 from verify import cli
 from verify.cli import main
-from verify.core.context import PROFILES
+from verify.core.context import PROFILE_ENV, PROFILES
 from verify.core.jsonload import MAX_DEPTH, load_json, nesting_depth
 from verify.core.record import Result, Verdict
 from verify.core.registry import get_claim, registry
@@ -77,6 +79,7 @@ def _valid_docs() -> dict[str, Any]:
 
 
 DOCS = _valid_docs()
+ROOT = Path(__file__).resolve().parents[1]
 _REQUIRED_RESULT = [
     f.name
     for f in dataclasses.fields(Result)
@@ -378,3 +381,243 @@ def test_tls_addresses_are_not_offered(no_run, address: str) -> None:  # noqa: F
     with contextlib.redirect_stdout(help_text), pytest.raises(SystemExit):
         main(["run", "--help"])
     assert "tcp://host:port" in help_text.getvalue() and "(no tls://)" in help_text.getvalue()
+
+
+# ---------------------------------------------------------------- a closed pipe
+
+
+def _attncheck(*argv: str, **kwargs: Any) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "verify", *argv], cwd=ROOT, **kwargs)
+
+
+def test_a_closed_stdout_ends_quietly_with_141() -> None:
+    """``attncheck list --json | head -c 100`` ended in a BrokenPipeError traceback. The JSON (270 kB)
+    outgrows the pipe, so the writer is still writing when the reader goes: exit 141, as a Unix tool
+    killed by SIGPIPE, and nothing on stderr."""
+    proc = _attncheck("list", "--json", stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    assert len(proc.stdout.read(100)) == 100
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == cli.CLOSED_PIPE and err == ""
+
+
+def test_a_run_whose_stdout_is_closed_writes_its_results_first(tmp_path: Path) -> None:
+    """``attncheck run CLAIM | head -1``: stdout is closed before the table is printed; the results
+    file is written before the table, so the run is not lost; exit 141, nothing on stderr."""
+    out = tmp_path / "r.json"
+    proc = _attncheck(
+        "run",
+        "wu2023.attn.degenerate",
+        "--quiet",
+        "--json",
+        str(out),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == cli.CLOSED_PIPE and err == ""
+    doc = read_results_doc(out)
+    assert doc.complete and [r.claim_id for r in doc.results] == ["wu2023.attn.degenerate"]
+
+
+def test_a_closed_stderr_ends_the_run_with_141() -> None:
+    """The progress lines go to a reader that went away (``2>&1 | head -1``): the run stops, 141."""
+    proc = _attncheck("run", "wu2023.attn.degenerate", stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    assert proc.stderr is not None
+    proc.stderr.close()
+    assert proc.wait(timeout=120) == cli.CLOSED_PIPE
+
+
+# ---------------------------------------------------------------- empty paths and addresses
+
+EMPTY = {
+    "run --json": (["run", "--json", ""], "--json is empty; give a file path"),
+    "run --dask": (["run", "--dask", ""], "--dask must be 'local', 'tcp://host:port' or 'host:port', got ''"),
+    "run --timings": (["run", "--timings", ""], "--timings is empty; give a results file"),
+    "run --seeds": (["run", "--seeds", ""], "--seeds is empty; give seeds like 0-19 or 0,3,7"),
+    "report --out": (["report", "--out", ""], "--out is empty; give a folder"),
+    "report --from": (["report", "--from", ""], "--from is empty; give a results file"),
+    "docs --out": (["docs", "--out", ""], "--out is empty; give a folder"),
+    "docs --out --check": (["docs", "--check", "--out", ""], "--out is empty; give a folder"),
+    "new --out": (["new", "smith2027", "--out", ""], "--out is empty; give a folder"),
+    "baseline --from": (["baseline", "check", "--from", ""], "--from is empty; give a results file"),
+    "baseline --baseline": (["baseline", "update", "--baseline", ""], "--baseline is empty; give a baseline"),
+    "pattern": (["run", ""], "pattern '' matches no claim id"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EMPTY))
+def test_an_empty_path_or_address_is_refused(no_run, tmp_path: Path, monkeypatch, name: str) -> None:  # noqa: F811
+    """An empty ``--json`` / ``--dask`` / ``--out`` / ``--from`` / ``--baseline`` / ``--timings`` was
+    taken for "not given" (a run with no results file, a serial run, a report in the current folder,
+    a baseline check that ran every claim, a plugin in ./attncheck-<key>)."""
+    monkeypatch.chdir(tmp_path)
+    argv, message = EMPTY[name]
+    code, out, err = _main_quietly(argv)
+    assert _one_line_error(code, err, message) and out == ""
+    assert list(tmp_path.iterdir()) == []
+
+
+# ---------------------------------------------------------------- long values in error lines
+
+BIG = "9" * 5000
+
+
+def test_clip_cuts_long_values_only() -> None:
+    assert cli.clip("x" * cli.CLIP_LIMIT) == "x" * cli.CLIP_LIMIT
+    assert cli.clip(BIG) == "9" * cli.CLIP_HEAD + "... (5000 characters)"
+    line = cli.clip_values(f"got {BIG!r}, then {BIG}; short 'ab'", [BIG, "ab"])
+    quoted = repr("9" * cli.CLIP_HEAD + "...")
+    assert line == f"got {quoted} (5000 characters), then {cli.clip(BIG)}; short 'ab'"
+
+
+LONG = {
+    "--seed": (["run", "--seed", BIG], "--seed must be an integer >= 0, got '99"),
+    "--seed=": (["run", f"--seed={BIG}"], "--seed must be an integer >= 0, got '99"),
+    "--jobs": (["run", "--jobs", BIG], "--jobs must be an integer >= 1, got '99"),
+    "--seeds": (["run", "--seeds", BIG], "--seeds must look like 0-19"),
+    "--dask": (["run", "--dask", "tcp://" + BIG], "--dask must be 'local'"),
+    "--dask-timeout": (["run", "--dask-timeout", BIG], "--dask-timeout must be a finite number of seconds"),
+    "--profile": (["run", "--profile", BIG], "--profile: invalid choice: '99"),
+    "pattern": (["run", "x" + BIG], "matches no claim id"),
+    "command": ([BIG], "command: invalid choice: '99"),
+    "unknown option": (["run", "--x" + BIG], "unrecognized arguments: --x99"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LONG))
+def test_a_long_value_is_cut_in_the_error_line(no_run, name: str) -> None:  # noqa: F811
+    """A 5000-digit ``--seed`` was echoed whole: every error line cuts a user value longer than
+    ``CLIP_LIMIT`` characters to its first ``CLIP_HEAD`` and its length."""
+    argv, fragment = LONG[name]
+    code, _, err = _main_quietly(argv)
+    line = _one_line_error(code, err, fragment, "...", " (500")
+    assert len(line) < 400 and "9" * (cli.CLIP_HEAD + 1) not in line
+
+
+def test_a_long_profile_variable_is_cut(no_run, monkeypatch) -> None:  # noqa: F811
+    monkeypatch.setenv(PROFILE_ENV, BIG)
+    code, _, err = _main_quietly(["run"])
+    line = _one_line_error(code, err, f"{PROFILE_ENV} must be quick or paper (or unset), got '99")
+    assert line.endswith("...' (5000 characters)")
+
+
+# ---------------------------------------------------------------- argparse's errors: one line too
+
+
+@pytest.mark.parametrize(
+    ("argv", "line"),
+    [
+        (["run", "--seed", "abc"], "--seed must be an integer >= 0, got 'abc' (see `attncheck run --help`)"),
+        (["run", "--jobs", "0"], "--jobs must be an integer >= 1, got '0' (see `attncheck run --help`)"),
+        (
+            ["baseline", "check", "--tolerance", "nan"],
+            "--tolerance must be a finite number >= 0 (log10 units), got 'nan' "
+            "(see `attncheck baseline --help`)",
+        ),
+        ([], "the following arguments are required: command (see `attncheck --help`)"),
+        (["run", "--bogus"], "unrecognized arguments: --bogus (see `attncheck --help`)"),
+        (["baseline", "frob"], "action: invalid choice: 'frob' (choose from 'check', 'update')"),
+    ],
+)
+def test_argparse_errors_are_one_line(no_run, argv: list[str], line: str) -> None:  # noqa: F811
+    """They printed argparse's usage block (five lines) above the error."""
+    code, out, err = _main_quietly(argv)
+    assert _one_line_error(code, err, line) and out == ""
+
+
+# ---------------------------------------------------------------- ATTNCHECK_PROFILE
+
+
+def test_the_cli_honours_attncheck_profile(toy_claims, tmp_path: Path, monkeypatch) -> None:
+    """``ATTNCHECK_PROFILE`` was honoured by pytest, silently ignored by the command: it is the default
+    of ``--profile``, which overrides it; the summary says which profile ran and why."""
+    monkeypatch.setenv(PROFILE_ENV, "paper")
+    code, out, _ = _main_quietly(["run", "toy.upper", "--quiet", "--json", str(tmp_path / "r.json")])
+    assert code == 0 and out.splitlines()[-1] == f"profile: paper (from {PROFILE_ENV})"
+    assert read_results_doc(tmp_path / "r.json").results[0].profile == "paper"
+    code, out, _ = _main_quietly(["run", "toy.upper", "--quiet", "--profile", "quick"])
+    assert code == 0 and out.splitlines()[-1] == "profile: quick (--profile)"
+    monkeypatch.delenv(PROFILE_ENV)
+    code, out, _ = _main_quietly(["run", "toy.upper", "--quiet"])
+    assert code == 0 and out.splitlines()[-1] == "profile: quick (the default)"
+    help_text = io.StringIO()
+    with contextlib.redirect_stdout(help_text), pytest.raises(SystemExit):
+        main(["run", "--help"])
+    assert f"${PROFILE_ENV}" in " ".join(help_text.getvalue().split())
+
+
+@pytest.mark.parametrize("value", ["bogus", "", "Quick"])
+def test_a_bad_attncheck_profile_is_one_line(no_run, monkeypatch, value: str) -> None:  # noqa: F811
+    monkeypatch.setenv(PROFILE_ENV, value)
+    code, _, err = _main_quietly(["run"])
+    _one_line_error(code, err, f"{PROFILE_ENV} must be quick or paper (or unset), got {value!r}")
+    code, _, err = _main_quietly(["run", "nosuch*", "--profile", "quick"])  # overridden: not looked at
+    _one_line_error(code, err, "pattern 'nosuch*' matches no claim id")
+
+
+# ---------------------------------------------------------------- the profiles under pytest
+
+
+@pytest.mark.parametrize(
+    ("variable", "line"),
+    [
+        (
+            "HYPOTHESIS_PROFILE",
+            "ERROR: HYPOTHESIS_PROFILE must be one of ('ci', 'dev', 'thorough'), got 'bogus'",
+        ),
+        (PROFILE_ENV, f"ERROR: {PROFILE_ENV} must be one of ('quick', 'paper'), got 'bogus'"),
+    ],
+)
+def test_a_bad_profile_variable_stops_pytest_in_one_line(variable: str, line: str) -> None:
+    """``HYPOTHESIS_PROFILE=bogus pytest`` printed a 9-line trace of the conftest's import: it is
+    pytest's usage error now, one line naming the allowed values, exit 4, before collection."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"} | {variable: "bogus"}
+    argv = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--co", "-q", "tests/test_progress.py"]
+    proc = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 4 and proc.stdout == "", proc.stdout + proc.stderr
+    assert proc.stderr.strip().splitlines() == [line]
+
+
+# ---------------------------------------------------------------- paths the OS refuses to look at
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["run", "--json", "{long}.json"],
+        ["report", "--out", "{long}"],
+        ["baseline", "update", "--baseline", "{long}.json"],
+        ["docs", "--out", "{long}"],
+        ["docs", "--check", "--out", "{long}"],
+    ],
+)
+def test_a_name_too_long_is_one_line(no_run, tmp_path: Path, argv: list[str]) -> None:  # noqa: F811
+    """A file name beyond the file system's 255 bytes raised OSError (File name too long) from
+    pathlib's checks: a traceback. The line cuts the path (over ``CLIP_LIMIT`` characters)."""
+    argv = [a.format(long=tmp_path / ("a" * 300)) for a in argv]
+    code, _, err = _main_quietly(argv)
+    _one_line_error(code, err, f"{argv[-2]}: cannot use {str(tmp_path)[:20]}", "(File name too long)")
+
+
+def test_docs_check_of_a_file_is_one_line(no_run, tmp_path: Path) -> None:  # noqa: F811
+    """``docs --check --out FILE`` reported every page stale under FILE/ (exit 1)."""
+    (tmp_path / "f").write_text("x")
+    code, _, err = _main_quietly(["docs", "--check", "--out", str(tmp_path / "f")])
+    _one_line_error(code, err, f"--out: {tmp_path / 'f'} exists and is not a folder")
+
+
+@pytest.mark.parametrize(
+    "argv", [["run", "--json", "{fifo}"], ["baseline", "update", "--baseline", "{fifo}"]]
+)
+def test_an_output_that_is_not_a_regular_file_is_refused(no_run, tmp_path: Path, argv: list[str]) -> None:  # noqa: F811
+    """``--json /dev/full`` (root) replaced the device with the results file: the write is atomic, by
+    renaming over the path. A device or a pipe is refused (a FIFO stands in for a device here)."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    code, _, err = _main_quietly([a.format(fifo=fifo) for a in argv])
+    _one_line_error(code, err, f"{argv[-2]}: {fifo} is not a regular file (a device or a pipe)")
+    assert not fifo.is_file() and fifo.exists()

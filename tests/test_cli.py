@@ -92,9 +92,11 @@ def test_cli_run_exit_codes_and_json(toy_claims, tmp_path, capsys) -> None:
     assert main(["run", "toy.nomatch*"]) == 2  # unknown pattern: usage error
     assert "matches no claim" in capsys.readouterr().err
     assert main(["run", "toy.upper", "--seed", "-3"]) == 2
-    with pytest.raises(SystemExit) as exc:
-        main(["run", "--profile", "huge"])
-    assert exc.value.code == 2
+    assert main(["run", "--profile", "huge"]) == 2  # argparse's errors too: one line, no SystemExit
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "attncheck: error: --profile: invalid choice: 'huge' (choose from 'quick', 'paper') "
+        "(see `attncheck run --help`)"
+    )
 
 
 def test_unexpected_violation_fails_the_run(toy_claims) -> None:

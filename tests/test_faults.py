@@ -102,6 +102,7 @@ FILES = {
             fn.__doc__ = f"Sleeps, then holds ({name})."
             claim(
                 f"toyfault.{name}", reference="Thm 0", kind=Kind.UPPER, provenance=Provenance.EXACT,
+                consistency=True,
                 statement="0.5 <= 1, slowly", quick={},
             )(fn)
 
@@ -112,6 +113,7 @@ FILES = {
 
         @claim(
             "toyfault.killer", reference="Thm 1", kind=Kind.UPPER, provenance=Provenance.EXACT,
+                consistency=True,
             statement="holds, but kills the worker process running it", quick={},
         )
         def killer(ctx: Ctx) -> Evidence:
@@ -123,6 +125,7 @@ FILES = {
 
         @claim(
             "toyfault.unpicklable", reference="Thm 2", kind=Kind.UPPER, provenance=Provenance.EXACT,
+                consistency=True,
             statement="holds, with evidence that cannot be pickled", quick={},
         )
         def unpicklable(ctx: Ctx) -> Evidence:
@@ -133,6 +136,7 @@ FILES = {
 
         @claim(
             "toyfault.sweepkill", reference="Thm 3", kind=Kind.UPPER, provenance=Provenance.EXACT,
+                consistency=True,
             statement="four sweep points; the third kills the worker running it", quick={},
         )
         def sweepkill(ctx: Ctx) -> Evidence:

@@ -12,8 +12,12 @@ RUN OPTIONS: [--seeds 0-19] [--jobs N] [--dask ADDR] [--dask-timeout S] [--timin
 Exit status: 0 when nothing is ``error`` or an unexpected ``violated`` (and, for ``baseline check``,
 nothing regressed); 1 otherwise; 2 for bad usage, e.g. a pattern that matches no claim or an output
 path that cannot be written (every path, input file and the baseline are checked before the first
-claim runs); 130 / 143 when interrupted by SIGINT / SIGTERM (the results finished so far are written
-with ``"complete": false``).
+claim runs), reported in one line on stderr; 130 / 143 when interrupted by SIGINT / SIGTERM (the
+results finished so far are written with ``"complete": false``); 141 when the reader of stdout went
+away (``attncheck list | head``), as for a Unix tool killed by SIGPIPE: every file the command writes
+is written before its stdout.
+
+The claim profile is ``--profile``, else ``$ATTNCHECK_PROFILE`` (as under pytest), else ``quick``.
 """
 
 from __future__ import annotations
@@ -23,14 +27,17 @@ import contextlib
 import errno
 import json
 import math
+import os
+import re
 import signal
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+import typing
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
-from verify.core.context import PROFILES
+from verify.core.context import PROFILE_ENV, PROFILES
 from verify.core.format import fmt_slack, fmt_value, shown
 from verify.core.papers import PluginError
 from verify.core.parallel import (
@@ -58,10 +65,88 @@ from verify.docs import DEFAULT_DOCS
 
 #: The largest seed set ``--seeds`` accepts.
 MAX_SEEDS = 10_000
+#: A user value longer than this is cut in an error line (:func:`clip`) to its first ``CLIP_HEAD``
+#: characters (a path as long as a usual one is shown whole).
+CLIP_LIMIT = 160
+CLIP_HEAD = 40
+#: The exit status when stdout's reader went away: a Unix tool killed by SIGPIPE (128 + 13).
+CLOSED_PIPE = 141
 
 
 class UsageError(Exception):
     """Bad command-line input: reported on stderr with exit status 2."""
+
+
+def clip(value: str) -> str:
+    """``value`` as an error line shows it: whole up to :data:`CLIP_LIMIT` characters, else its first
+    :data:`CLIP_HEAD`, ``...`` and its length."""
+    if len(value) <= CLIP_LIMIT:
+        return value
+    return f"{value[:CLIP_HEAD]}... ({len(value)} characters)"
+
+
+def clip_values(message: str, values: Iterable[str]) -> str:
+    """``message`` with every long user value in it cut by :func:`clip`, whether it appears as given,
+    quoted (``repr``) or as a path prints it. Every error line of the command goes through here."""
+    for value in sorted({v for v in values if len(v) > CLIP_LIMIT}, key=len, reverse=True):
+        message = message.replace(repr(value), f"{value[:CLIP_HEAD] + '...'!r} ({len(value)} characters)")
+        message = message.replace(value, clip(value))
+        with contextlib.suppress(ValueError):
+            message = message.replace(str(Path(value)), clip(str(Path(value))))
+    return message
+
+
+def _user_values(argv: Sequence[str]) -> list[str]:
+    """What the user typed that an error line may echo: each argument, the value of ``--opt=value``,
+    and ``$ATTNCHECK_PROFILE``."""
+    values = [*argv, *(a.partition("=")[2] for a in argv if a.startswith("--"))]
+    return [*values, os.environ.get(PROFILE_ENV, "")]
+
+
+def _error(message: str, argv: Sequence[str]) -> None:
+    """The one line of a usage error, long user values cut."""
+    print(f"attncheck: error: {clip_values(message, _user_values(argv))}", file=sys.stderr)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse reporting a bad option as :class:`UsageError` (one line, exit 2), not usage + exit."""
+
+    def error(self, message: str) -> typing.NoReturn:
+        m = re.fullmatch(r"argument ([^:]+): (.*)", message, flags=re.DOTALL)
+        if m is not None:  # "argument --seed: must be ..." -> "--seed must be ..."
+            name, rest = m.group(1).split("/")[0], m.group(2)
+            message = f"{name} {rest}" if rest.startswith("must ") else f"{name}: {rest}"
+        raise UsageError(f"{message} (see `{self.prog} --help`)")
+
+
+def _integer(low: int) -> Callable[[str], int]:
+    """An argparse type: an integer >= ``low``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:  # not an integer, or beyond Python's 4300 digits
+            value = low - 1
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be an integer >= {low}, got {text!r}")
+        return value
+
+    return parse
+
+
+def _number(what: str, *, positive: bool) -> Callable[[str], float]:
+    """An argparse type: a finite float > 0 (``positive``) or >= 0; ``what`` is the range in the message."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not (math.isfinite(value) and (value > 0 if positive else value >= 0)):
+            raise argparse.ArgumentTypeError(f"must be a finite number {what}, got {text!r}")
+        return value
+
+    return parse
 
 
 def _table(rows: list[list[str]], header: list[str]) -> str:
@@ -139,16 +224,30 @@ def _probe_dir(folder: Path, flag: str) -> None:
         raise UsageError(f"{flag}: cannot write in {base} ({exc.strerror or exc})") from None
 
 
+@contextlib.contextmanager
+def _path_errors(path: Path, flag: str) -> Iterator[None]:
+    """An OSError looking at ``path`` that pathlib does not take for "absent" (a name too long, no
+    permission to look) as UsageError."""
+    try:
+        yield
+    except OSError as exc:
+        raise UsageError(f"{flag}: cannot use {path} ({exc.strerror or exc})") from None
+
+
 def _check_out_file(path: Path, flag: str) -> None:
-    if path.is_dir():
-        raise UsageError(f"{flag}: {path} is a folder, not a file")
-    _probe_dir(path.parent, flag)
+    with _path_errors(path, flag):
+        if path.is_dir():
+            raise UsageError(f"{flag}: {path} is a folder, not a file")
+        if path.exists() and not path.is_file():  # the atomic write would replace the device or pipe
+            raise UsageError(f"{flag}: {path} is not a regular file (a device or a pipe); give a file path")
+        _probe_dir(path.parent, flag)
 
 
 def _check_out_dir(path: Path, flag: str) -> None:
-    if path.exists() and not path.is_dir():
-        raise UsageError(f"{flag}: {path} exists and is not a folder")
-    _probe_dir(path, flag)
+    with _path_errors(path, flag):
+        if path.exists() and not path.is_dir():
+            raise UsageError(f"{flag}: {path} exists and is not a folder")
+        _probe_dir(path, flag)
 
 
 def _select(patterns: Sequence[str]) -> list[Claim]:
@@ -243,7 +342,10 @@ def cmd_docs(args: argparse.Namespace) -> int:
     keys = _paper_keys(args.papers)
     try:
         if args.check:
-            stale = stale_pages(out, keys)
+            with _path_errors(out, "--out"):
+                if out.exists() and not out.is_dir():
+                    raise UsageError(f"--out: {out} exists and is not a folder")
+                stale = stale_pages(out, keys)
             for name in stale:
                 print(f"stale: {out / name} (run `attncheck docs`)", file=sys.stderr)
             return 1 if stale else 0
@@ -256,11 +358,13 @@ def cmd_docs(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_verdicts(results: list[Result], *, wide: bool = False) -> None:
-    """The verdict table, then the summary (findings and reconstruction mismatches apart)."""
+def _print_verdicts(results: list[Result], profile: str, *, wide: bool = False) -> None:
+    """The verdict table, then the summary (findings and reconstruction mismatches apart) and the
+    profile (``profile``: which, and where it came from)."""
     print(results_table(results, wide=wide))
     print()
     print(summary_table(results, {cid: c.record for cid, c in registry().items()}))
+    print(f"profile: {profile}")
 
 
 @contextlib.contextmanager
@@ -289,10 +393,11 @@ def cmd_run(args: argparse.Namespace) -> int:
             results = _run(args, claims)
         except Interrupted as exc:
             return _interrupted(exc, len(claims), args, out, run)
-        _print_verdicts(results, wide=args.wide)
-        if out is not None:
+        if out is not None:  # before stdout, which a closed pipe may cut short
             run = finished(run, wall_time=time.monotonic() - args.started, complete=True)
             write_results(out, results, args.profile, args.seed, run=run)
+        _print_verdicts(results, f"{args.profile} ({args.profile_from})", wide=args.wide)
+        if out is not None:
             print(f"results written to {out}", file=sys.stderr)
         return _status(results)
 
@@ -305,6 +410,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     if args.from_:
         doc = _read_doc(args.from_, "--from")
         results, run, complete = doc.results, doc.run, doc.complete
+        profile = f"{'/'.join(sorted({r.profile for r in results})) or '-'} (of {args.from_})"
         if args.patterns:
             keep = {c.id for c in _select(args.patterns)}
             results = [r for r in results if r.claim_id in keep]
@@ -318,8 +424,9 @@ def cmd_report(args: argparse.Namespace) -> int:
             return _interrupted(exc, len(claims), args, out / "results.json", run)
         run, complete = finished(run, wall_time=time.monotonic() - args.started, complete=True), True
         write_results(out / "results.json", results, args.profile, args.seed, run=run)
-    _print_verdicts(results)
+        profile = f"{args.profile} ({args.profile_from})"
     written = build_report(results, out, figures=not args.no_figures, run=run, complete=complete)
+    _print_verdicts(results, profile)  # after the files, which a closed stdout must not cut short
     for note in written.notes:
         print(note, file=sys.stderr)
     print(f"report written to {written.main_tex}", file=sys.stderr)
@@ -360,14 +467,16 @@ def cmd_baseline(args: argparse.Namespace) -> int:
 
     path = Path(args.baseline or DEFAULT_BASELINE)
     doc = None
-    if args.action == "check" or path.is_file():
+    if args.action == "update":
+        _check_out_file(path, "--baseline")
+    with _path_errors(path, "--baseline"):
+        exists = path.is_file()
+    if args.action == "check" or exists:
         try:
             doc = load_baseline(path)
         except (OSError, ValueError) as exc:
             if args.action == "check":
                 raise UsageError(f"--baseline: {exc}") from None
-    if args.action == "update":
-        _check_out_file(path, "--baseline")
     keys = _baseline_papers(args, path, doc)
     profile = doc["profile"] if doc is not None and args.action == "check" else None
     if args.from_:
@@ -441,43 +550,72 @@ def parse_seeds(text: str) -> tuple[int, ...]:
     return tuple(seeds)
 
 
+#: Options naming a path or an address (dest: option, what it takes); an empty value is refused.
+NOT_EMPTY = {
+    "json": ("--json", "a file path"),
+    "out": ("--out", "a folder"),
+    "from_": ("--from", "a results file"),
+    "baseline": ("--baseline", "a baseline file"),
+    "timings": ("--timings", "a results file"),
+    "seeds": ("--seeds", "seeds like 0-19 or 0,3,7"),
+}
+
+
+def _profile(args: argparse.Namespace) -> None:
+    """``args.profile``: ``--profile``, else ``$ATTNCHECK_PROFILE``, else quick; ``args.profile_from``
+    says which."""
+    if args.profile is not None:
+        args.profile_from = "--profile"
+        return
+    env = os.environ.get(PROFILE_ENV)
+    if env is None:
+        args.profile, args.profile_from = "quick", "the default"
+    elif env in PROFILES:
+        args.profile, args.profile_from = env, f"from {PROFILE_ENV}"
+    else:
+        allowed = " or ".join(PROFILES)
+        raise UsageError(f"{PROFILE_ENV} must be {allowed} (or unset), got {env!r}")
+
+
 def _check_args(args: argparse.Namespace) -> None:
     """Everything that can be checked before any claim runs; UsageError on the first bad value."""
-    if getattr(args, "seed", 0) < 0:
-        raise UsageError(f"--seed must be an integer >= 0, got {args.seed}")
+    for dest, (flag, wanted) in NOT_EMPTY.items():
+        if getattr(args, dest, None) == "":
+            raise UsageError(f"{flag} is empty; give {wanted}")
+    if hasattr(args, "profile"):
+        _profile(args)
     args.seed_set = parse_seeds(args.seeds) if getattr(args, "seeds", None) is not None else None
-    if getattr(args, "jobs", 1) < 1:
-        raise UsageError(f"--jobs must be an integer >= 1, got {args.jobs}")
-    if getattr(args, "dask", None):
+    if getattr(args, "dask", None) is not None:
         try:
             check_dask_address(args.dask)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
-    timeout = getattr(args, "dask_timeout", DASK_TIMEOUT)
-    if not (math.isfinite(timeout) and timeout > 0):
-        raise UsageError(f"--dask-timeout must be a finite number of seconds > 0, got {timeout}")
-    tolerance = getattr(args, "tolerance", None)
-    if tolerance is not None and not (math.isfinite(tolerance) and tolerance >= 0):
-        raise UsageError(f"--tolerance must be a finite number >= 0 (log10 units), got {tolerance}")
     if getattr(args, "timings", None):
         args.timings_results = _read(args.timings, "--timings", known=False)
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="attncheck", description=__doc__.split("\n\n")[0])
+    p = _Parser(prog="attncheck", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
 
     def runner_opts(sp: argparse.ArgumentParser, patterns: bool = True) -> None:
         if patterns:
             sp.add_argument("patterns", nargs="*", metavar="PATTERN", help="glob on claim ids")
-        sp.add_argument("--profile", choices=PROFILES, default="quick")
-        sp.add_argument("--seed", type=int, default=0, help="first seed of each claim's seed set")
+        sp.add_argument(
+            "--profile",
+            choices=PROFILES,
+            default=None,
+            help=f"claim sizes (default: ${PROFILE_ENV} when set, else quick)",
+        )
+        sp.add_argument("--seed", type=_integer(0), default=0, help="first seed of each claim's seed set")
         sp.add_argument(
             "--seeds",
             metavar="SEEDS",
             help="the seed set of every seeded claim, e.g. 0-19 or 0,3,7 (default: the profile's)",
         )
-        sp.add_argument("--jobs", type=int, default=1, help="local worker processes (at most the CPU count)")
+        sp.add_argument(
+            "--jobs", type=_integer(1), default=1, help="local worker processes (at most the CPU count)"
+        )
         sp.add_argument(
             "--dask",
             metavar="ADDRESS",
@@ -485,7 +623,7 @@ def _parser() -> argparse.ArgumentParser:
         )
         sp.add_argument(
             "--dask-timeout",
-            type=float,
+            type=_number("of seconds > 0", positive=True),
             default=DASK_TIMEOUT,
             metavar="SECONDS",
             help=f"give up reaching the Dask scheduler after this long (default {DASK_TIMEOUT:g})",
@@ -536,26 +674,52 @@ def _parser() -> argparse.ArgumentParser:
         metavar="KEY[,KEY]",
         help="the papers a new baseline covers (default: those the baseline file names)",
     )
-    sp.add_argument("--tolerance", type=float, default=None, help="allowed slack loss in log10 units")
+    sp.add_argument(
+        "--tolerance",
+        type=_number(">= 0 (log10 units)", positive=False),
+        default=None,
+        help="allowed slack loss in log10 units",
+    )
     runner_opts(sp, patterns=False)
     sp.set_defaults(fn=cmd_baseline)
     return p
 
 
+def _closed_pipe() -> int:
+    """The reader of stdout (or stderr) went away: what a closed stream still buffers goes to
+    /dev/null, so the flush at exit raises nothing; :data:`CLOSED_PIPE`."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BrokenPipeError:
+            with contextlib.suppress(OSError, ValueError):  # ValueError: not a file (a StringIO)
+                os.dup2(devnull, stream.fileno())
+        except (OSError, ValueError):
+            pass
+    os.close(devnull)
+    return CLOSED_PIPE
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = _parser()
-    args = parser.parse_args(argv)
-    args.argv = list(sys.argv[1:] if argv is None else argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        with interrupts():
-            _check_args(args)
-            return args.fn(args)
-    except (UsageError, PluginError) as exc:
-        print(f"attncheck: error: {exc}", file=sys.stderr)
-        return 2
-    except Interrupted as exc:  # outside a run: nothing to save
-        print(f"attncheck: interrupted by {signal.Signals(exc.signum).name}", file=sys.stderr)
-        return exc.exit_code
+        try:
+            args = _parser().parse_args(argv)
+            args.argv = argv
+            with interrupts():
+                _check_args(args)
+                code = args.fn(args)
+            sys.stdout.flush()  # a closed pipe shows here, not at exit
+            return code
+        except (UsageError, PluginError) as exc:
+            _error(str(exc), argv)
+            return 2
+        except Interrupted as exc:  # outside a run: nothing to save
+            print(f"attncheck: interrupted by {signal.Signals(exc.signum).name}", file=sys.stderr)
+            return exc.exit_code
+    except BrokenPipeError:
+        return _closed_pipe()
 
 
 __all__ = ["main", "read_results", "results_table", "write_results"]

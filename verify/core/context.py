@@ -12,6 +12,8 @@ from bounds.checks import check_choice, check_int
 from verify.core.progress import count_points
 
 PROFILES = ("quick", "paper")
+#: The environment variable naming the profile, under pytest and as ``attncheck``'s default.
+PROFILE_ENV = "ATTNCHECK_PROFILE"
 #: The smallest seed set of a claim with random draws, per profile (a claim may ask for more).
 SEED_COUNTS = {"quick": 3, "paper": 10}
 
