@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
+import shutil
+import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -129,6 +131,39 @@ def build_report(
     return written
 
 
+#: How to get pdflatex where it is missing (the packages `.ci/run` installs).
+PDFLATEX_HINT = (
+    "install it (Debian/Ubuntu: apt-get install texlive-latex-base texlive-latex-recommended "
+    "texlive-fonts-recommended; macOS: MacTeX)"
+)
+
+
+class PdfError(RuntimeError):
+    """pdflatex is missing or failed; the message says which and what to do."""
+
+
+def compile_pdf(folder: Path) -> tuple[int, list[str]]:
+    """Compile ``folder / "main.tex"`` twice with pdflatex (the second run resolves references);
+    (pages, problems: overfull boxes over 1pt and undefined references). PdfError when pdflatex is
+    not installed or fails."""
+    exe = shutil.which("pdflatex")
+    if exe is None:
+        raise PdfError(f"pdflatex is not installed: {PDFLATEX_HINT}")
+    for _ in range(2):
+        proc = subprocess.run(
+            [exe, "-interaction=nonstopmode", "-halt-on-error", "main.tex"],
+            cwd=folder,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        if proc.returncode != 0:
+            raise PdfError(f"pdflatex failed on {folder / 'main.tex'} (see {folder / 'main.log'})")
+    log = (folder / "main.log").read_text(errors="replace")
+    pages = re.search(r"Output written on main\.pdf \((\d+) pages?", log)
+    return int(pages.group(1)) if pages else 0, pdflatex_log_problems(log)
+
+
 def pdflatex_log_problems(log: str, *, hbox_pt: float = 1.0) -> list[str]:
     """Overfull hboxes wider than ``hbox_pt`` and undefined references in a pdflatex log."""
     bad = [m.group(0) for m in re.finditer(r"Overfull \\hbox \(([\d.]+)pt too wide\)[^\n]*", log)
@@ -140,9 +175,12 @@ def pdflatex_log_problems(log: str, *, hbox_pt: float = 1.0) -> list[str]:
 
 
 __all__ = [
+    "PDFLATEX_HINT",
+    "PdfError",
     "Written",
     "build_report",
     "companion",
+    "compile_pdf",
     "pdflatex_log_problems",
     "registered_records",
 ]

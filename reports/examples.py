@@ -23,31 +23,11 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from reports.build import build_report, pdflatex_log_problems
+from reports.build import PdfError, build_report, compile_pdf
 
 EXAMPLES = Path(__file__).resolve().parent / "examples"
 MAX_BYTES = 150_000
 DPIS = (70, 60, 50)
-
-
-def compile_twice(folder: Path) -> tuple[int, list[str]]:
-    """Run pdflatex twice in ``folder``; (pages, problems: overfull boxes over 1pt and undefined refs)."""
-    exe = shutil.which("pdflatex")
-    if exe is None:
-        raise SystemExit("pdflatex is not installed")
-    for _ in range(2):
-        proc = subprocess.run(
-            [exe, "-interaction=nonstopmode", "-halt-on-error", "main.tex"],
-            cwd=folder,
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-        if proc.returncode != 0:
-            raise SystemExit(f"pdflatex failed:\n{proc.stdout[-3000:]}")
-    log = (folder / "main.log").read_text(errors="replace")
-    pages = re.search(r"Output written on main\.pdf \((\d+) pages?", log)
-    return int(pages.group(1)) if pages else 0, pdflatex_log_problems(log)
 
 
 def label_page(folder: Path, prefix: str) -> int | None:
@@ -158,7 +138,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     written = build_report(results, out, run=run, complete=complete)
     for note in written.notes:
         print(note, file=sys.stderr)
-    pages, problems = compile_twice(out)
+    try:
+        pages, problems = compile_pdf(out)
+    except PdfError as exc:
+        raise SystemExit(str(exc)) from None
     print(
         f"{out / 'main.pdf'}: {pages} pages; {len(problems)} overfull boxes over 1pt or undefined references"
     )

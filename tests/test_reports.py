@@ -449,3 +449,32 @@ def test_rival_readings_print_as_one_row_group_with_what_the_measurements_suppor
     assert r"\section*{Rival readings}" in front
     assert f"rival readings of the toy's order: {said}" in summary_table(results, records)
     assert "rival readings" not in summary_table(results)  # no records: no groups
+
+
+# --- what `attncheck report` says about the PDF ---------------------------------------------------
+
+
+def _report_line(capsys, *extra: str, out: Path) -> tuple[int, str]:
+    code = main(["report", "--from", str(GOLDEN / "results.json"), "--out", str(out), "--no-figures", *extra])
+    return code, capsys.readouterr().err.strip().splitlines()[-1]
+
+
+def test_the_report_says_no_pdf_was_made_and_how_to_get_pdflatex(
+    tmp_path: Path, capsys, monkeypatch, toy_claims
+) -> None:
+    """Without ``--pdf``, or with it and no pdflatex, the last line names main.tex, says no PDF was
+    made, and how to get one; a missing pdflatex changes no exit status (the golden run's is 1)."""
+    code, line = _report_line(capsys, out=tmp_path / "a")
+    assert code == 1 and line.startswith(f"report written to {tmp_path / 'a' / 'main.tex'}; no PDF made")
+    assert "`--pdf` compiles it" in line
+    monkeypatch.setattr("shutil.which", lambda name: None)
+    code, line = _report_line(capsys, "--pdf", out=tmp_path / "b")
+    assert code == 1 and "no PDF made (--pdf; pdflatex is not installed: install it (Debian" in line
+    assert not (tmp_path / "b" / "main.pdf").exists()
+
+
+def test_report_pdf_compiles_main_tex(tmp_path: Path, capsys, toy_claims) -> None:
+    _pdflatex()
+    code, line = _report_line(capsys, "--pdf", out=tmp_path)
+    assert code == 1 and (tmp_path / "main.pdf").is_file(), line
+    assert line.startswith(f"report written to {tmp_path / 'main.tex'} and {tmp_path / 'main.pdf'} (")

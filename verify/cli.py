@@ -29,6 +29,7 @@ import json
 import math
 import os
 import re
+import shutil
 import signal
 import sys
 import tempfile
@@ -403,7 +404,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from reports.build import build_report
+    from reports.build import PDFLATEX_HINT, PdfError, build_report, compile_pdf
 
     out = Path(args.out)
     _check_out_dir(out, "--out")
@@ -429,8 +430,23 @@ def cmd_report(args: argparse.Namespace) -> int:
     _print_verdicts(results, profile)  # after the files, which a closed stdout must not cut short
     for note in written.notes:
         print(note, file=sys.stderr)
-    print(f"report written to {written.main_tex}", file=sys.stderr)
-    return _status(results)
+    status = _status(results)
+    have = shutil.which("pdflatex") is not None
+    if not (args.pdf and have):  # a missing pdflatex fails no claim: the tables are written
+        why = "`--pdf` compiles it" if not args.pdf else "--pdf"
+        made = "pdflatex is installed" if have else f"pdflatex is not installed: {PDFLATEX_HINT}"
+        print(f"report written to {written.main_tex}; no PDF made ({why}; {made})", file=sys.stderr)
+        return status
+    try:
+        pages, problems = compile_pdf(out)
+    except PdfError as exc:
+        print(f"report written to {written.main_tex}; no PDF made: {exc}", file=sys.stderr)
+        return max(status, 1)
+    pdf = written.main_tex.with_suffix(".pdf")
+    print(f"report written to {written.main_tex} and {pdf} ({pages} pages)", file=sys.stderr)
+    for line in problems:
+        print(f"  pdflatex: {line}", file=sys.stderr)
+    return status
 
 
 def _paper_keys(text: str | None) -> list[str] | None:
@@ -658,6 +674,7 @@ def _parser() -> argparse.ArgumentParser:
     sp.add_argument("--from", dest="from_", metavar="RESULTS", help="use saved results.json")
     sp.add_argument("--out", default="reports/out", help="output folder (default reports/out)")
     sp.add_argument("--no-figures", action="store_true")
+    sp.add_argument("--pdf", action="store_true", help="compile main.tex to main.pdf with pdflatex (twice)")
     sp.set_defaults(fn=cmd_report)
 
     sp = sub.add_parser("new", help="write the skeleton of a paper plugin (docs/authoring.md)")
