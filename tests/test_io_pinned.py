@@ -3,6 +3,7 @@ run, pinned at their boundaries (issue 35, item 4)."""
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 from typing import Any
@@ -148,3 +149,42 @@ def test_the_json_lock_is_held_for_the_whole_run(toy_claims, tmp_path: Path, mon
     with results_lock(out):  # released after the run
         pass
     capsys.readouterr()
+
+
+# ---------------------------------------------------------------- command-line limits
+
+
+def test_at_most_max_seeds_seeds() -> None:
+    """--seeds: MAX_SEEDS = 10 000 seeds accepted (inclusive), one more refused."""
+    assert cli.MAX_SEEDS == 10_000
+    assert len(cli.parse_seeds("0-9999")) == 10_000
+    assert len(cli.parse_seeds("0-9998,20000")) == 10_000
+    for text in ("0-10000", "0-9999,20000"):
+        with pytest.raises(cli.UsageError, match="at most 10000 seeds"):
+            cli.parse_seeds(text)
+
+
+@pytest.mark.parametrize(
+    ("args", "ok"),
+    [
+        ({"seed": 0}, True),
+        ({"seed": -1}, False),
+        ({"jobs": 1}, True),
+        ({"jobs": 0}, False),
+        ({"dask_timeout": 1e-9}, True),
+        ({"dask_timeout": 0.0}, False),
+        ({"dask_timeout": float("inf")}, False),
+        ({"tolerance": 0.0}, True),
+        ({"tolerance": -1e-12}, False),
+        ({"tolerance": float("nan")}, False),
+    ],
+)
+def test_run_option_bounds(args: dict[str, Any], ok: bool) -> None:
+    """--seed >= 0, --jobs >= 1, --dask-timeout finite > 0, --tolerance finite >= 0 (edges inclusive
+    where the message says >=)."""
+    ns = argparse.Namespace(**({"seed": 0, "jobs": 1} | args))
+    if ok:
+        cli._check_args(ns)
+    else:
+        with pytest.raises(cli.UsageError):
+            cli._check_args(ns)

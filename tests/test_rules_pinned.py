@@ -162,6 +162,9 @@ def test_two_sided_window_is_inclusive_with_the_roundoff_margin() -> None:
     assert _v(Kind.TWO_SIDED, theory=band, measured=1.0 * (1 - 0.5e-10)) == Verdict.HOLDS
     assert _v(Kind.TWO_SIDED, theory=band, measured=3.0 * (1 + 2e-10)) == Verdict.VIOLATED
     assert _v(Kind.TWO_SIDED, theory=band, measured=1.0 * (1 - 2e-10)) == Verdict.VIOLATED
+    assert _v(Kind.TWO_SIDED, theory=band, measured=1.0, rtol=0.0) == Verdict.HOLDS  # edges inclusive
+    assert _v(Kind.TWO_SIDED, theory=band, measured=3.0, rtol=0.0) == Verdict.HOLDS
+    assert _v(Kind.TWO_SIDED, theory=band, measured=3.3, rtol=0.1) == Verdict.HOLDS  # a stated rtol
 
 
 def test_two_sided_slack_is_half_width_over_distance_from_centre() -> None:

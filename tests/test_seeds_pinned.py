@@ -214,6 +214,7 @@ def test_violations_are_attributed_by_provenance() -> None:
         _result("zz.vacuous", Verdict.VACUOUS, P.QUESTION),
         _result("zz.cons", Verdict.VIOLATED, P.EXACT, consistency=True),
         _result("zz.cons2", Verdict.HOLDS, P.DERIVED, consistency=True),
+        _result("zz.cons3", Verdict.HOLDS, P.QUESTION, consistency=True),
         _result("aa.one", Verdict.HOLDS, P.EXACT),
     ]
     aa, zz = summarise(results)
@@ -221,10 +222,10 @@ def test_violations_are_attributed_by_provenance() -> None:
     assert zz.findings == ["zz.exact", "zz.reviews", "zz.third"]
     assert zz.answers == ["zz.question"] and zz.mismatches == ["zz.derived", "zz.recon"]
     assert zz.claims == 8 and zz.verdicts["violated"] == 6 and zz.verdicts["error"] == 1
-    assert dict(zz.consistency) == {"violated": 1, "holds": 1}
+    assert dict(zz.consistency) == {"violated": 1, "holds": 2}
     table = summary_table(results)
     row = next(line for line in table.splitlines() if line.startswith("zz "))
-    assert row.split()[-5:] == ["8", "3", "1", "2", "1/2"]
+    assert row.split()[-5:] == ["8", "3", "1", "2", "2/3"]
     assert "(EXACT, EXACT-from-reviews, THIRD-PARTY): zz.exact, zz.reviews, zz.third" in table
     assert "(QUESTION): zz.question" in table and "(DERIVED, RECONSTRUCTED): zz.derived, zz.recon" in table
 
