@@ -3,7 +3,6 @@ run, pinned at their boundaries (issue 35, item 4)."""
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 from typing import Any
@@ -165,26 +164,25 @@ def test_at_most_max_seeds_seeds() -> None:
 
 
 @pytest.mark.parametrize(
-    ("args", "ok"),
+    ("argv", "ok"),
     [
-        ({"seed": 0}, True),
-        ({"seed": -1}, False),
-        ({"jobs": 1}, True),
-        ({"jobs": 0}, False),
-        ({"dask_timeout": 1e-9}, True),
-        ({"dask_timeout": 0.0}, False),
-        ({"dask_timeout": float("inf")}, False),
-        ({"tolerance": 0.0}, True),
-        ({"tolerance": -1e-12}, False),
-        ({"tolerance": float("nan")}, False),
+        (["run", "--seed", "0"], True),
+        (["run", "--seed", "-1"], False),
+        (["run", "--jobs", "1"], True),
+        (["run", "--jobs", "0"], False),
+        (["run", "--dask-timeout", "1e-9"], True),
+        (["run", "--dask-timeout", "0"], False),
+        (["run", "--dask-timeout", "inf"], False),
+        (["baseline", "check", "--tolerance", "0"], True),
+        (["baseline", "check", "--tolerance=-1e-12"], False),
+        (["baseline", "check", "--tolerance", "nan"], False),
     ],
 )
-def test_run_option_bounds(args: dict[str, Any], ok: bool) -> None:
+def test_run_option_bounds(argv: list[str], ok: bool) -> None:
     """--seed >= 0, --jobs >= 1, --dask-timeout finite > 0, --tolerance finite >= 0 (edges inclusive
-    where the message says >=)."""
-    ns = argparse.Namespace(**({"seed": 0, "jobs": 1} | args))
+    where the message says >=), checked when the options are parsed."""
     if ok:
-        cli._check_args(ns)
+        cli._parser().parse_args(argv)
     else:
-        with pytest.raises(cli.UsageError):
-            cli._check_args(ns)
+        with pytest.raises(cli.UsageError, match="must be"):
+            cli._parser().parse_args(argv)
