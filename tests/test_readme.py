@@ -20,13 +20,24 @@ def _readme_commands() -> list[str]:
 
 def test_readme_opens_with_exactly_two_commands() -> None:
     main_job, tests = _readme_commands()
-    assert "pip install" in main_job and main_job.endswith("attncheck report")
+    assert "pip install" in main_job and main_job.endswith("attncheck report --pdf")
     assert "pip install" in tests and tests.endswith("pytest -n auto")  # on every core (pytest-xdist)
 
 
 def test_ci_runs_the_readme_test_command_verbatim() -> None:
     ci = (ROOT / ".ci" / "run").read_text().splitlines()
     assert _readme_commands()[1] in ci
+
+
+def test_ci_runs_it_in_a_fresh_venv_made_from_the_checkout() -> None:
+    """A run in the base interpreter hid a failure that only a venv shows: CI makes a new venv, enters
+    it, and only then runs the README's command."""
+    ci = (ROOT / ".ci" / "run").read_text().splitlines()
+    at = ci.index(_readme_commands()[1])
+    made = next(i for i, line in enumerate(ci) if line.startswith("python3 -m venv "))
+    entered = next(i for i, line in enumerate(ci) if re.match(r"(\.|source) .*/bin/activate", line))
+    assert made < entered < at, "the venv must be made and entered before the README's command"
+    assert any(line.startswith('rm -rf "$venv_dir"') for line in ci[:made]), "the venv must be fresh"
 
 
 def test_readme_extras_exist() -> None:
