@@ -5,17 +5,20 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from reports.latex import paper_table
+from verify.cli import main
 from verify.core import Choice, Ctx, Evidence, Kind, Provenance, Result, Rule, Verdict, claim, run_claim
 from verify.core.choices import RESOLUTION
 from verify.core.registry import _unregister, get_claim
-from verify.core.results import ResultsError, result_from_dict
+from verify.core.results import ResultsError, read_results, result_from_dict
 
 IDS = ("toy.ch.linear", "toy.ch.geometric", "toy.ch.int", "toy.ch.robust", "toy.ch.set", "toy.ch.rule")
-IDS += ("toy.ch.none", "toy.ch.crash")
+IDS += ("toy.ch.none", "toy.ch.crash", "toy.ch.broken", "toy.ch.small")
 #: The values each toy claim was run at, in order (the bisection's path).
 SEEN: dict[str, list[Any]] = {}
 
@@ -94,6 +97,26 @@ def _register() -> None:
         """1 <= cap: holds for cap >= 1."""
         return Evidence(theory=ctx.rule("cap"), measured=1.0)
 
+    @_toy(
+        "toy.ch.small",
+        Kind.LOWER,
+        quick={"n": 8},
+        choices={"n": Choice(8, range=(1, 10), reason="r", basis="pilot")},
+    )
+    def small(ctx: Ctx, *, n: int) -> Evidence:
+        """n >= 4 over a range of 9 integers."""
+        _seen("toy.ch.small", n)
+        return Evidence(theory=4, measured=n)
+
+    @_toy(
+        "toy.ch.broken",
+        quick={"x": 0.5},
+        choices={"x": Choice(0.5, range=(0.0, 1.0), reason="r", basis="pilot")},
+    )
+    def broken(ctx: Ctx, *, x: float) -> Evidence:
+        """Raises at every x."""
+        raise RuntimeError("never runs")
+
     @_toy("toy.ch.none", quick={"x": 0.5})
     def none(ctx: Ctx, *, x: float) -> Evidence:
         """No choices declared."""
@@ -167,8 +190,10 @@ def test_integer_range_finds_the_integer_breakpoint(toys: None) -> None:
         "holds",
     )
     assert type(e["at"]) is int
-    assert all(type(n) is int for n in SEEN["toy.ch.int"])
+    assert SEEN["toy.ch.int"] == [150, 50, 100, 75, 88, 94, 97, 96, 300]  # rounded midpoints, to 1 apart
     assert any("holds for n >= 97, violated below" in n for n in r.notes)
+    assert _robust("toy.ch.small").depends_on[0]["at"] == 4  # a span under 64 integers: down to 1 apart
+    assert SEEN["toy.ch.small"] == [8, 1, 4, 2, 3, 10]
 
 
 def test_same_verdict_over_the_range_is_robust(toys: None) -> None:
@@ -214,6 +239,12 @@ def test_an_error_at_a_point_is_a_note(toys: None) -> None:
     r = _robust("toy.ch.crash")
     assert r.verdict == Verdict.HOLDS and r.robust is None and r.depends_on == []
     assert r.notes[-1] == "robustness: not judged, x=2.0 gave error: RuntimeError: too far"
+
+
+def test_an_error_at_the_value_is_not_judged(toys: None) -> None:
+    r = run_claim("toy.ch.broken", robust=True)
+    assert r.verdict == Verdict.ERROR and r.robust is None
+    assert r.notes[-1] == "robustness: not judged, the verdict at the values is error"
 
 
 def test_a_run_off_the_declared_value_is_not_judged(toys: None) -> None:
@@ -283,6 +314,12 @@ def test_choice_validation(kw: dict[str, Any], error: type, match: str) -> None:
         Choice(value, **{"reason": "r", "basis": "plausible"} | kw)
 
 
+def test_geometric_only_for_positive_ranges_spanning_more_than_10x() -> None:
+    geometric = lambda lo, hi: Choice(lo, range=(lo, hi), reason="r", basis="pilot").geometric  # noqa: E731
+    assert geometric(1.0, 10.5) and not geometric(1.0, 10.0) and not geometric(0.0, 100.0)
+    assert not geometric(-1.0, 100.0)
+
+
 def test_choice_normalises_its_range() -> None:
     assert Choice(1.0, range=(0, 2), reason="r", basis="pilot").range == (0.0, 2.0)
     assert Choice(3, range=(1, 5), reason="r", basis="pilot").ends() == [1, 5]
@@ -311,14 +348,47 @@ def test_choice_normalises_its_range() -> None:
             "rule is 0.2",
         ),
         ({"x": (0.0, 1.0)}, {}, TypeError, "must be a Choice"),
+        (
+            {"x": Choice(0.5, range=(0, 1), reason="r", basis="pilot")},
+            {"x": Rule(0.5, "a")},
+            ValueError,
+            "both",
+        ),
+        ({"n": Choice(4.0, range=(1, 8), reason="r", basis="pilot")}, {}, ValueError, "value 4.0, but"),
     ],
 )
 def test_registry_checks_choices(choices: dict, rules: dict, error: type, match: str) -> None:
     with pytest.raises(error, match=match):
 
-        @_toy("toy.ch.bad", quick={"x": 0.5}, rules=rules, choices=choices)
-        def bad(ctx: Ctx, *, x: float) -> Evidence:
+        @_toy("toy.ch.bad", quick={"x": 0.5, "n": 4}, rules=rules, choices=choices)
+        def bad(ctx: Ctx, *, x: float, n: int) -> Evidence:
             """A bad declaration."""
             return Evidence(theory=1.0, measured=x)
 
     _unregister("toy.ch.bad")
+
+
+# ---------------------------------------------------------------- shown
+
+
+def test_cli_marks_and_explains_a_non_robust_verdict(
+    toys: None, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+
+    out = tmp_path / "r.json"
+    assert (
+        main(["run", "toy.ch.int", "toy.ch.robust", "toy.ch.none", "--robust", "--wide", "--json", str(out)])
+        == 0
+    )
+    text = capsys.readouterr().out
+    assert "toy.ch.int     holds~" in text and "toy.ch.robust  holds " in text
+    assert "    - depends on n: holds for n >= 97, violated below" in text
+    header, row = text.split("\n\n")[1].splitlines()[:2]
+    assert header.endswith("robust/judged") and row.endswith(" 1/2")  # toy.ch.none: not judged
+    saved = read_results(out)  # the file holds what the table shows
+    assert [r.robust for r in saved] == [False, None, True]
+    tex = paper_table("toy", saved)
+    assert r"holds$^{\sim}$\newline{\scriptsize depends on \texttt{n}}" in tex
+    assert tex.count(r"$^{\sim}$") == 1
+    main(["run", "toy.ch.int"])
+    assert "robust/judged" not in capsys.readouterr().out  # a plain run judges nothing
