@@ -110,13 +110,18 @@ def seeds_text(seeds: Sequence[int]) -> str:
 
 
 def _verdict_cell(r: Result) -> str:
-    cell = VERDICT_WORDS.get(str(r.verdict), escape(r.verdict))
+    cell = VERDICT_WORDS.get(str(r.verdict), escape(r.verdict)) + (r"$^{\sim}$" if r.robust is False else "")
     if r.verdict in (Verdict.VIOLATED, Verdict.ERROR):
         cell = rf"\textbf{{{cell}}}"
     if r.verdict == Verdict.VIOLATED and r.attribution != "consistency":
         cell += r"\newline{\scriptsize " + ("finding" if r.attribution == "paper" else "mismatch") + "}"
     if not r.as_expected:
         cell += r"\newline{\scriptsize expected " + VERDICT_WORDS.get(str(r.expected), "") + "}"
+    if r.robust is False:  # not robust to our choices: the choices that decide it (the notes say where)
+        names = dict.fromkeys(e["choice"] for e in r.depends_on)
+        cell += (
+            r"\newline{\scriptsize depends on " + ", ".join(rf"\texttt{{{escape(n)}}}" for n in names) + "}"
+        )
     return cell
 
 

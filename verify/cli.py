@@ -7,6 +7,8 @@
     attncheck baseline check|update [--from RESULTS.json] [--baseline PATH] [--papers KEY[,KEY]]
                                     [--tolerance DEX] [RUN OPTIONS]
 
+run and report also take --robust: each verdict judged over its claim's declared choices.
+
 RUN OPTIONS: [--seeds 0-19] [--jobs N] [--dask ADDR] [--dask-timeout S] [--timings RESULTS.json] [--quiet]
 
 Exit status: 0 when nothing is ``error`` or an unexpected ``violated`` (and, for ``baseline check``,
@@ -64,6 +66,8 @@ from verify.core.results import (
 from verify.core.summary import summary_table
 from verify.docs import DEFAULT_DOCS
 
+#: ``--robust``: the verdicts judged over the claims' declared choices too (verify/core/choices.py).
+ROBUST_HELP = "judge each verdict again at the ends of its claim's declared choices (marked ~ if it changes)"
 #: The largest seed set ``--seeds`` accepts.
 MAX_SEEDS = 10_000
 #: A user value longer than this is cut in an error line (:func:`clip`) to its first ``CLIP_HEAD``
@@ -157,11 +161,14 @@ def _table(rows: list[list[str]], header: list[str]) -> str:
 
 
 def results_table(results: list[Result], wide: bool = False) -> str:
-    """The verdict table; ``wide``: every note printed, indented, under its row."""
+    """The verdict table; ``wide``: every note printed, indented, under its row. A verdict that is not
+    robust to our choices is marked ``~`` (its notes say which choice decides it)."""
     rows = [
         [
             r.claim_id,
-            r.verdict + ("" if r.as_expected else f" (expected {r.expected})"),
+            r.verdict
+            + ("~" if r.robust is False else "")
+            + ("" if r.as_expected else f" (expected {r.expected})"),
             *(fmt_value(v, limit=40) for v in shown(r)),
             fmt_slack(r.slack),
             f"{r.wall_time:.1f}s",
@@ -295,6 +302,7 @@ def _run(args: argparse.Namespace, claims: list[Claim]) -> list[Result]:
             dask_timeout=args.dask_timeout,
             progress=progress,
             costs=_costs(args, workers),
+            robust=getattr(args, "robust", False),
         )
     except RuntimeError as exc:  # a backend that cannot start: no extra, no scheduler reached
         raise UsageError(str(exc)) from exc
@@ -667,6 +675,7 @@ def _parser() -> argparse.ArgumentParser:
     runner_opts(sp)
     sp.add_argument("--json", metavar="PATH", help="write the results as JSON")
     sp.add_argument("--wide", action="store_true", help="print every claim's notes under its row")
+    sp.add_argument("--robust", action="store_true", help=ROBUST_HELP)
     sp.set_defaults(fn=cmd_run)
 
     sp = sub.add_parser("report", help="LaTeX tables and figures of claims")
@@ -675,6 +684,7 @@ def _parser() -> argparse.ArgumentParser:
     sp.add_argument("--out", default="reports/out", help="output folder (default reports/out)")
     sp.add_argument("--no-figures", action="store_true")
     sp.add_argument("--pdf", action="store_true", help="compile main.tex to main.pdf with pdflatex (twice)")
+    sp.add_argument("--robust", action="store_true", help=ROBUST_HELP)
     sp.set_defaults(fn=cmd_report)
 
     sp = sub.add_parser("new", help="write the skeleton of a paper plugin (docs/authoring.md)")

@@ -6,8 +6,8 @@ A page holds the paper's metadata (:class:`~verify.core.papers.PaperInfo`), the 
 docstring (model, notation, provenance of the formulas, in the project's own words), then one section
 per claim in registry order: statement, reference, kind, provenance, how seeds combine, whether it is a
 consistency check or else its alternative world, what it expects, the assumptions checked before
-judging, the parameters of both profiles, every pass rule with its reason and source, and the claim
-function's docstring.
+judging, the parameters of both profiles, every pass rule with its reason and source, our choices
+(values the paper leaves open) with their admissible ranges, and the claim function's docstring.
 
 A docs folder holds the pages of its own papers: the repository's ``docs/`` those of the built-in
 papers, a plugin's folder its own (``attncheck docs --papers KEY --out DIR`` writes it first; after
@@ -64,6 +64,22 @@ def _rules(c: Claim) -> list[str]:
     return ["- pass rules:", "", *rows, ""]
 
 
+def _choices(c: Claim) -> list[str]:
+    if not c.record.choices:
+        return []
+    rows = ["| choice | value | admissible | basis | reason |", "|---|---|---|---|---|"]
+    rows += [
+        f"| `{name}` | {_value(ch.value)} | {ch.describe()} | {ch.basis} | {ch.reason} |"
+        for name, ch in c.record.choices
+    ]
+    return [
+        "- our choices (the paper leaves them open; `--robust` judges the verdict over them):",
+        "",
+        *rows,
+        "",
+    ]
+
+
 def _search(c: Claim) -> list[str]:
     s = c.record.search
     if s is None:
@@ -112,7 +128,7 @@ def claim_section(c: Claim) -> str:
         lines.append(f"- expected verdict in the paper profile: `{rec.expect_paper}` (see the errata)")
     if rec.assumptions:
         lines.append("- checked before judging: " + "; ".join(rec.assumptions))
-    lines += [*_search(c), *_params(c), *_rules(c)]
+    lines += [*_search(c), *_params(c), *_rules(c), *_choices(c)]
     if doc:
         lines += ["", doc]
     return "\n".join(lines).rstrip() + "\n"

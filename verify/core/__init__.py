@@ -6,6 +6,7 @@ side (``bounds/``) and the experiment side (``verify/<paper>/``) and returns an
 (:mod:`verify.core.judge`) and returns a :class:`~verify.core.record.Result`.
 """
 
+from verify.core.choices import Choice
 from verify.core.context import Ctx
 from verify.core.parallel import run_claims
 from verify.core.record import (
@@ -27,6 +28,7 @@ from verify.core.runner import run_claim
 
 __all__ = [
     "Alternative",
+    "Choice",
     "ClaimRecord",
     "Ctx",
     "Evidence",

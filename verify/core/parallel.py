@@ -38,7 +38,7 @@ from verify.core.context import Mapper, serial_map
 from verify.core.progress import Progress, count_points, points, track_points
 from verify.core.record import Result, Seeds
 from verify.core.registry import Claim, get_claim
-from verify.core.runner import error_result, run_claim, seeds_of
+from verify.core.runner import error_result, judge_robustness, run_claim, seeds_of
 from verify.core.seeds import run_seed_call, seed_calls
 from verify.numerics.threads import single_thread
 
@@ -532,6 +532,7 @@ def run_claims(
     dask_timeout: float = DASK_TIMEOUT,
     progress: ProgressSink | None = None,
     costs: Mapping[str, float] | None = None,
+    robust: bool = False,
 ) -> list[Result]:
     """Run ``claims`` on the chosen backend; the results, in claim-id order, are the serial run's.
 
@@ -539,14 +540,26 @@ def run_claims(
     :func:`verify.core.seeds.seed_set`); jobs: worker processes (capped at the CPU count); dask: a
     scheduler address or ``local``;
     costs: estimated seconds per claim id (default 1.0) for longest-first submission; progress:
-    told when a claim starts and finishes. Raises :class:`Interrupted` (with the finished results)
-    when a signal arrives under :func:`interrupts`; RuntimeError when the backend cannot start.
+    told when a claim starts and finishes; robust: each verdict is judged over its claim's choices too
+    (:func:`verify.core.runner.judge_robustness`), in this process as the claim finishes, its sweep
+    points on the workers when whole claims do not occupy them. Raises :class:`Interrupted` (with the
+    finished results) when a signal arrives under :func:`interrupts`; RuntimeError when the backend
+    cannot start.
     """
     workers, _ = cap_jobs(jobs)
     claims = sorted(claims, key=lambda c: c.id)
     done: dict[str, Result] = {}
+    claim_of = {c.id: c for c in claims}
+    spread = len(claims) >= workers > 1
 
     def finish(r: Result) -> None:
+        if robust:
+            start, cpu = time.perf_counter(), time.process_time()
+            judge_robustness(
+                claim_of[r.claim_id], r, seed=seed, seed_set=seed_set, mapper=serial_map if spread else mapper
+            )
+            r.wall_time += time.perf_counter() - start
+            r.cpu_time += time.process_time() - cpu
         done[r.claim_id] = r
         if progress:
             progress.finished(r)
@@ -558,7 +571,7 @@ def run_claims(
         else:
             ex, mapper = None, _pool_map(workers) if workers > 1 else serial_map
         try:
-            if len(claims) >= workers > 1:
+            if spread:
                 _run_spread(claims, profile, seed, seed_set, workers, ex, costs or {}, progress, finish)
             else:
                 if isinstance(progress, Progress):

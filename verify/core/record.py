@@ -9,12 +9,15 @@ import json
 import math
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import mpmath
 import numpy as np
 
 from bounds.mp import in_float_range
+
+if TYPE_CHECKING:
+    from verify.core.choices import Choice
 
 
 class Kind(StrEnum):
@@ -309,7 +312,9 @@ class ClaimRecord:
     them as one row group and the summaries say which reading the measurements support
     (:func:`verify.core.summary.readings`); expect_paper: the verdict expected in the paper profile when
     it differs from ``expect`` (then the quick profile's): a claim decided only at paper sizes, or one
-    whose paper-size verdict is a documented result of its own (:meth:`expected`).
+    whose paper-size verdict is a documented result of its own (:meth:`expected`); choices: the values
+    the paper leaves open (:class:`~verify.core.choices.Choice`, by parameter or rule name), over which
+    a robust run judges the verdict.
     """
 
     id: str
@@ -335,6 +340,7 @@ class ClaimRecord:
     batched: bool = False
     readings: str = ""
     expect_paper: Verdict | None = None
+    choices: tuple[tuple[str, Choice], ...] = ()
 
     def expected(self, profile: str) -> Verdict:
         """The verdict this claim's record expects in ``profile``."""
@@ -369,6 +375,7 @@ class ClaimRecord:
             "batched": self.batched,
             "readings": self.readings,
             "expect_paper": None if self.expect_paper is None else str(self.expect_paper),
+            "choices": {name: ch.as_dict() for name, ch in self.choices},
         }
 
 
@@ -458,7 +465,9 @@ class Result:
     decision: what decided the verdict, as data (:func:`verify.core.judge.decide`: the rule, its
     branch, the estimate, its interval, the band or target it was held against); alternative: the
     claim's alternative world and its verdict on the same measurement, when the alternative is a
-    re-judgement (a competing exponent, a tightened bound): ``{"world", "verdict"}``.
+    re-judgement (a competing exponent, a tightened bound): ``{"world", "verdict"}``; robust: the
+    verdict is the same at every point of the claim's choices (None: not judged, or no choices);
+    depends_on: where it is not, one entry per end whose verdict differs (:mod:`verify.core.choices`).
     """
 
     claim_id: str
@@ -486,6 +495,8 @@ class Result:
     worst: dict[str, Any] | None = None
     decision: dict[str, Any] | None = None
     alternative: dict[str, Any] | None = None
+    robust: bool | None = None
+    depends_on: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def as_expected(self) -> bool:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from importlib import metadata
 from typing import Any
 
+from verify.core.choices import Choice, check_choices
 from verify.core.context import SEED_COUNTS
 from verify.core.record import (
     Alternative,
@@ -85,6 +86,7 @@ def claim(
     batched: bool = False,
     readings: str = "",
     expect_paper: Verdict | None = None,
+    choices: Mapping[str, Choice] | None = None,
 ) -> Callable[[ClaimFn], ClaimFn]:
     """Register ``fn(ctx: Ctx, *, <params>) -> Evidence`` as the claim ``id`` (``<paper>.<name>``).
 
@@ -112,7 +114,9 @@ def claim(
     reading, e.g. "Theorem 1's width order in N"): the report groups them and the summaries say which
     reading the measurements support. expect_paper: the verdict expected in the paper profile when it
     differs from ``expect`` (which is then the quick profile's), e.g. a rate decided only at paper sizes;
-    the errata say why.
+    the errata say why. choices: the values the paper leaves open, by keyword-parameter or rule name
+    (:class:`~verify.core.choices.Choice`, its value the quick parameter's or the rule's), over which
+    ``--robust`` judges the verdict.
     """
     if "." not in id:
         raise ValueError(f"claim id must look like '<paper>.<name>', got {id!r}")
@@ -175,6 +179,9 @@ def claim(
             batched=bool(batched),
             readings=str(readings).strip(),
             expect_paper=None if expect_paper is None else Verdict(expect_paper),
+            choices=check_choices(
+                id, choices, dict(quick or {}), {k: r.value for k, r in (rules or {}).items()}
+            ),
         )
         c = Claim(record, fn)
         missing = set(c.param_names()) - set(dict(record.quick))

@@ -7,7 +7,9 @@ One result (``schema: "attncheck.result/1"``)::
      "kind": Kind, "provenance": Provenance, "statement": str, "profile": "quick" | "paper",
      "params": {str: Value}, "seeds": [int], "theory": Value, "measured": Value,
      "slack": float | null, "verdict": Verdict, "expected": Verdict, "notes": [str],
-     "series": {str: Value}, "wall_time": float, "cpu_time": float, "versions": {str: str}}
+     "series": {str: Value}, "wall_time": float, "cpu_time": float, "versions": {str: str},
+     "robust": bool | null, "depends_on": [{"choice": str, "end": Value, "verdict": Verdict,
+     "at": Value, "below": Verdict | null, "above": Verdict | null}]}
 
 A results file (``schema: "attncheck.results/1"``)::
 
@@ -17,7 +19,9 @@ A results file (``schema: "attncheck.results/1"``)::
 ``Value`` is null, bool, int, str, a finite float, a list / object of Values, or
 ``{"$mpf": "<decimal>"}`` for a real outside float64's range (e.g. a required width of 1e400; ``"+inf"``
 for a documented infinite bound). NaN is never a Value. ``slack`` is log10 of the margin, positive =
-holds with room (:mod:`verify.core.judge`). ``complete`` is false when the run was
+holds with room (:mod:`verify.core.judge`). ``robust`` / ``depends_on``: the verdict judged over the
+claim's choices (:mod:`verify.core.choices`; null / [] when not judged, as in a file written before
+the fields existed). ``complete`` is false when the run was
 interrupted (the file then holds the claims finished so far); a file without it (written before the
 field existed) reads as complete. Every violation is a :class:`ResultsError` naming the field, on one
 line (offending values shortened; the file is read by :func:`verify.core.jsonload.load_json`).
@@ -40,6 +44,7 @@ from typing import Any
 import mpmath
 
 from bounds.checks import shown
+from verify.core.choices import ENTRY_KEYS
 from verify.core.context import PROFILES
 from verify.core.jsonload import JSONInputError, load_json
 from verify.core.provenance import FIELDS as RUN_FIELDS
@@ -139,12 +144,34 @@ def result_from_dict(d: Any, where: str = "result") -> Result:
         _check_number(t, f"{where}.{name}")
         if t < 0:
             raise ResultsError(f"{where}.{name}: must be >= 0, got {t!r}")
+    _check_robustness(d.get("robust"), d.get("depends_on", []), where)
     for name, value in d.items():  # every field, the typed ones above included, holds only Values
         check_value(value, f"{where}.{name}")
     body = {k: from_jsonable(v) for k, v in d.items()}
     for name, enum in _ENUMS.items():
         body[name] = enum(body[name])
     return Result(**body)
+
+
+def _check_robustness(robust: Any, depends_on: Any, where: str) -> None:
+    """``robust`` is a bool or null; ``depends_on`` its entries, present exactly when robust is false."""
+    if robust is not None:
+        _check_type(robust, bool, f"{where}.robust")
+    _check_type(depends_on, list, f"{where}.depends_on")
+    if bool(depends_on) != (robust is False):
+        raise ResultsError(f"{where}.depends_on: entries go with robust false, got robust {shown(robust)}")
+    verdicts = {str(v) for v in Verdict}
+    for i, e in enumerate(depends_on):
+        at = f"{where}.depends_on[{i}]"
+        _check_object(e, at)
+        if set(e) != set(ENTRY_KEYS):
+            raise ResultsError(f"{at}: must have the keys {list(ENTRY_KEYS)}, got {sorted(e)}")
+        _check_type(e["choice"], str, f"{at}.choice")
+        for key in ("verdict", "below", "above"):
+            if not (e[key] in verdicts or (key != "verdict" and e[key] is None)):
+                raise ResultsError(f"{at}.{key}: {shown(e[key])} is not a Verdict")
+        if (e["at"] is None) != (e["below"] is None) or (e["at"] is None) != (e["above"] is None):
+            raise ResultsError(f"{at}: at, below and above are all null (a set choice) or all given")
 
 
 def _check_type(x: Any, typ: type, where: str) -> None:

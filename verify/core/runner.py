@@ -5,11 +5,12 @@ from __future__ import annotations
 import platform
 import time
 import traceback
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from importlib import metadata
 from typing import Any
 
 from bounds.checks import check_choice, check_int
+from verify.core.choices import judge
 from verify.core.context import PROFILES, Mapper, serial_map
 from verify.core.record import Result, Verdict, to_jsonable
 from verify.core.registry import Claim, get_claim, series_problems
@@ -37,6 +38,8 @@ def run_claim(
     mapper: Mapper = serial_map,
     raise_errors: bool = False,
     world: str = "paper",
+    rules: Mapping[str, Any] | None = None,
+    robust: bool = False,
     **overrides: Any,
 ) -> Result:
     """Run one claim at the profile's parameters (``overrides`` replace some) and judge it.
@@ -50,9 +53,20 @@ def run_claim(
     parameter overrides applied before ``overrides``), judged as the falsifier of the claim. A judged run
     (holds, violated, vacuous) of a claim that declares ``plot=`` errs when its series cannot feed the
     declared panels (:func:`~verify.core.registry.series_problems`), rather than drawing no figure.
+    rules: values replacing some of the record's pass rules (unknown names raise ``ValueError``).
+    robust: the verdict is judged over the record's choices too (:func:`judge_robustness`; the world
+    must be ``"paper"``); the result's times then include those runs.
     """
     c = get_claim(c) if isinstance(c, str) else c
     check_choice("profile", profile, PROFILES)
+    rules = dict(rules or {})
+    declared = sorted(dict(c.record.rules))
+    if set(rules) - set(declared):
+        raise ValueError(
+            f"claim {c.id!r} has no pass rules {sorted(set(rules) - set(declared))}; it declares {declared}"
+        )
+    if robust and world != "paper":
+        raise ValueError(f"robust judges the paper world only, got world={world!r}")
     seed = check_int("seed", seed, low=0)
     seed_list = seeds_of(c.record, profile, seed, seed_set)
     params = c.record.params_for(profile)
@@ -65,7 +79,9 @@ def run_claim(
     start, cpu = time.perf_counter(), time.process_time()
     try:
         with single_thread():
-            j = evaluate(c, profile=profile, seeds=seed_list, mapper=mapper, params=params, world=world)
+            j = evaluate(
+                c, profile=profile, seeds=seed_list, mapper=mapper, params=params, world=world, rules=rules
+            )
         series = to_jsonable(j.series)
         if c.record.plot and j.verdict in (Verdict.HOLDS, Verdict.VIOLATED, Verdict.VACUOUS):
             problems = series_problems(c.record, series)
@@ -103,9 +119,44 @@ def run_claim(
             raise
         last = traceback.format_exception_only(exc)[-1].strip()
         result = error_result(c, profile=profile, seed=seed, note=last, params=params)
+    if robust:
+        judge_robustness(c, result, seed=seed, seed_set=seed_set, mapper=mapper, rules=rules, **overrides)
     result.wall_time = time.perf_counter() - start
     result.cpu_time = time.process_time() - cpu
     return result
+
+
+def judge_robustness(
+    c: Claim,
+    result: Result,
+    *,
+    seed: int = 0,
+    seed_set: Sequence[int] | None = None,
+    mapper: Mapper = serial_map,
+    rules: Mapping[str, Any] | None = None,
+    **overrides: Any,
+) -> None:
+    """Set ``result``'s ``robust`` and ``depends_on`` (and add its notes) by running claim ``c`` again
+    at its choices' points (:func:`verify.core.choices.judge`), at the result's profile and the same
+    seeds, ``rules`` and ``overrides`` as the run that gave ``result``."""
+    rules = dict(rules or {})
+    rule_names = {k for k, _ in c.record.rules}
+    current = (
+        c.record.params_for(result.profile) | overrides | {k: r.value for k, r in c.record.rules} | rules
+    )
+
+    def probe(name: str, value: Any) -> tuple[Verdict, str]:
+        moved = (
+            (rules | {name: value}, overrides) if name in rule_names else (rules, overrides | {name: value})
+        )
+        r = run_claim(
+            c, profile=result.profile, seed=seed, seed_set=seed_set, mapper=mapper, rules=moved[0], **moved[1]
+        )
+        return r.verdict, r.notes[0] if r.notes else ""
+
+    found = judge(c.record.choices, current, result.verdict, probe)
+    result.robust, result.depends_on = found.robust, found.depends_on
+    result.notes = [*result.notes, *found.notes]
 
 
 def _fixed(c: Claim, profile: str) -> dict[str, Any]:

@@ -28,7 +28,7 @@ Every per-seed verdict and value is kept in the result (``per_seed``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -212,10 +212,18 @@ class _SeedCall:
     params: dict[str, Any]
 
 
-def seed_calls(c: Claim, *, profile: str, seeds: list[int], params: dict[str, Any]) -> list[_SeedCall]:
+def seed_calls(
+    c: Claim,
+    *,
+    profile: str,
+    seeds: list[int],
+    params: dict[str, Any],
+    rules: Mapping[str, Any] | None = None,
+) -> list[_SeedCall]:
     """The independent per-seed calls of an ``every`` / ``binomial`` claim, as a parallel map runs them
-    (each seed's own sweeps serial); :func:`run_seed_call` runs one."""
-    rules = {k: r.value for k, r in c.record.rules}
+    (each seed's own sweeps serial); :func:`run_seed_call` runs one. rules: rule values replacing the
+    record's."""
+    rules = {k: r.value for k, r in c.record.rules} | dict(rules or {})
     return [
         _SeedCall(c, Ctx(profile=profile, seed=s, rules=rules, seed_set=tuple(seeds)), params) for s in seeds
     ]
@@ -232,15 +240,23 @@ def run_seed_call(call: _SeedCall) -> Evidence:
 
 
 def evaluate(
-    c: Claim, *, profile: str, seeds: list[int], mapper: Mapper, params: dict[str, Any], world: str = "paper"
+    c: Claim,
+    *,
+    profile: str,
+    seeds: list[int],
+    mapper: Mapper,
+    params: dict[str, Any],
+    world: str = "paper",
+    rules: Mapping[str, Any] | None = None,
 ) -> Judged:
     """Run claim ``c`` over ``seeds`` as its record's :class:`Seeds` says and combine the verdicts.
 
     world: ``"paper"`` judges the statement (and, alongside, a re-judged alternative); ``"alternative"``
     judges the record's alternative world only (the caller has applied its parameter overrides).
+    rules: rule values replacing the record's (a robust run's rule choices).
     """
     rec = c.record
-    rules = {k: r.value for k, r in rec.rules}
+    rules = {k: r.value for k, r in rec.rules} | dict(rules or {})
     alt = rec.alternative
     if world not in ("paper", "alternative"):
         raise ValueError(f"world must be 'paper' or 'alternative', got {world!r}")
@@ -257,7 +273,7 @@ def evaluate(
         if mapper is serial_map and rec.batched:  # every seed in one batched call
             evidence = _call_batch(c, ctx(seeds[0]), params)
         else:
-            calls = seed_calls(c, profile=profile, seeds=seeds, params=params)
+            calls = seed_calls(c, profile=profile, seeds=seeds, params=params, rules=rules)
             if mapper is serial_map:
                 evidence = [run_seed_call(call) for call in calls]
             else:  # the seeds are the sweep points; each seed's own sweeps run serially in its worker

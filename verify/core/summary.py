@@ -22,7 +22,9 @@ from verify.core.record import ClaimRecord, Result, Verdict
 class PaperSummary:
     """Counts for one paper. verdicts: claims about the paper (not consistency checks) by verdict;
     findings / answers / mismatches: the ids of violated paper-own / referee-question /
-    reconstruction claims; consistency: the consistency checks by verdict."""
+    reconstruction claims; consistency: the consistency checks by verdict; robust / judged: claims
+    about the paper whose verdict is robust to our choices / was judged over them
+    (:mod:`verify.core.choices`)."""
 
     paper: str
     verdicts: Counter[str] = field(default_factory=Counter)
@@ -30,6 +32,8 @@ class PaperSummary:
     answers: list[str] = field(default_factory=list)
     mismatches: list[str] = field(default_factory=list)
     consistency: Counter[str] = field(default_factory=Counter)
+    robust: int = 0
+    judged: int = 0
 
     @property
     def claims(self) -> int:
@@ -45,6 +49,8 @@ def summarise(results: list[Result]) -> list[PaperSummary]:
             s.consistency[str(r.verdict)] += 1
             continue
         s.verdicts[str(r.verdict)] += 1
+        s.robust += r.robust is True
+        s.judged += r.robust is not None
         if r.verdict == Verdict.VIOLATED:
             {"paper": s.findings, "question": s.answers}.get(r.attribution, s.mismatches).append(r.claim_id)
     return [out[k] for k in sorted(out)]
@@ -93,10 +99,13 @@ def summary_table(results: list[Result], records: Mapping[str, ClaimRecord] | No
     """The terminal summary: one row per paper (claims about the paper by verdict, findings,
     reconstruction mismatches, consistency checks apart), then the findings and the reconstruction
     mismatches by id, each on its own line; then each group of rival readings (``records`` given) with
-    the reading the measurements support."""
+    the reading the measurements support. A run that judged robustness (``--robust``) adds the column
+    robust/judged."""
     verdicts = [str(v) for v in Verdict]
+    judged = any(r.robust is not None for r in results)
     header = [
-        "paper", *verdicts, "claims", "findings", "answers", "recon. mismatches", "consistency (holds/all)"
+        "paper", *verdicts, "claims", "findings", "answers", "recon. mismatches", "consistency (holds/all)",
+        *(["robust/judged"] if judged else []),
     ]  # fmt: skip
     rows = [
         [
@@ -107,6 +116,7 @@ def summary_table(results: list[Result], records: Mapping[str, ClaimRecord] | No
             str(len(s.answers)),
             str(len(s.mismatches)),
             f"{s.consistency['holds']}/{sum(s.consistency.values())}",
+            *([f"{s.robust}/{s.judged}"] if judged else []),
         ]
         for s in summarise(results)
     ]

@@ -13,7 +13,7 @@ import numpy as np
 
 from bounds import yang2024 as B
 from bounds.checks import check_choice
-from verify.core import Ctx, Evidence, Kind, Provenance, Rule, Verdict, claim
+from verify.core import Choice, Ctx, Evidence, Kind, Provenance, Rule, Verdict, claim
 from verify.core.conditions import Conditions
 from verify.core.format import fmt_sci
 from verify.core.record import Alternative, Search, Seeds
@@ -253,6 +253,21 @@ SLOWER_H = "'larger H yields slower convergence rate' (Sec. 3.3, read from Theor
         logx=True,
         logy=True,
     ),
+    choices={
+        "target": Choice(
+            1e-3,
+            range=(1e-6, 1e-1),
+            basis="plausible",
+            reason="Theorem 1 holds for any accuracy: from a coarse 1e-1 to 1e-6 of Delta(0)",
+        ),
+        "config": Choice(
+            "small",
+            options=("small", "paper"),
+            basis="plausible",
+            reason="the statement is for any size: our small configuration or the paper's (K, N, d, m) = "
+            "(200, 30, 100, 20)",
+        ),
+    },
     alternative=Alternative(
         world="one step size for every H, the default rule's at H = N (a step that does not shrink with H): "
         "rho(H) then improves with zeta_0(H) alone, so the bound's iterations fall with H as well",

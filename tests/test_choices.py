@@ -1,0 +1,394 @@
+"""Verdicts robust to our own choices: the Choice record, its registry checks, the robustness rule
+(points judged, bisection, depends_on), and its JSON."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from reports.latex import paper_table
+from verify.cli import main
+from verify.core import Choice, Ctx, Evidence, Kind, Provenance, Result, Rule, Verdict, claim, run_claim
+from verify.core.choices import RESOLUTION
+from verify.core.registry import _unregister, get_claim
+from verify.core.results import ResultsError, read_results, result_from_dict
+
+IDS = ("toy.ch.linear", "toy.ch.geometric", "toy.ch.int", "toy.ch.robust", "toy.ch.set", "toy.ch.rule")
+IDS += ("toy.ch.none", "toy.ch.crash", "toy.ch.broken", "toy.ch.small")
+#: The values each toy claim was run at, in order (the bisection's path).
+SEEN: dict[str, list[Any]] = {}
+
+
+def _seen(cid: str, value: Any) -> None:
+    SEEN.setdefault(cid, []).append(value)
+
+
+def _toy(cid: str, kind: Kind = Kind.UPPER, **kw: Any) -> Any:
+    return claim(cid, reference="--", kind=kind, provenance=Provenance.DERIVED, statement="toy", **kw)
+
+
+def _register() -> None:
+    @_toy(
+        "toy.ch.linear",
+        quick={"x": 0.5},
+        choices={"x": Choice(0.5, range=(0.0, 2.0), reason="r", basis="pilot")},
+    )
+    def linear(ctx: Ctx, *, x: float) -> Evidence:
+        """x <= 1: holds below 1, violated above."""
+        _seen("toy.ch.linear", x)
+        return Evidence(theory=1.0, measured=x)
+
+    @_toy(
+        "toy.ch.geometric",
+        quick={"eps": 1e-3},
+        choices={"eps": Choice(1e-3, range=(1e-6, 1e-1), reason="r", basis="plausible")},
+    )
+    def geometric(ctx: Ctx, *, eps: float) -> Evidence:
+        """eps <= 1e-2, over a range spanning 1e5."""
+        _seen("toy.ch.geometric", eps)
+        return Evidence(theory=1e-2, measured=eps)
+
+    @_toy(
+        "toy.ch.int",
+        Kind.LOWER,
+        quick={"n": 150},
+        choices={"n": Choice(150, range=(50, 300), reason="r", basis="paper's range")},
+    )
+    def integer(ctx: Ctx, *, n: int) -> Evidence:
+        """n >= 97 (integer n)."""
+        assert isinstance(n, int)
+        _seen("toy.ch.int", n)
+        return Evidence(theory=97, measured=n)
+
+    @_toy(
+        "toy.ch.robust",
+        quick={"x": 0.5},
+        choices={"x": Choice(0.5, range=(0.1, 0.9), reason="r", basis="paper")},
+    )
+    def robust(ctx: Ctx, *, x: float) -> Evidence:
+        """x <= 1 over [0.1, 0.9]: holds at every point."""
+        return Evidence(theory=1.0, measured=x)
+
+    @_toy(
+        "toy.ch.set",
+        quick={"metric": "iterations", "x": 0.5},
+        choices={
+            "metric": Choice(
+                "iterations", options=("iterations", "multiply-adds"), reason="r", basis="plausible"
+            ),
+            "x": Choice(0.5, basis="single", reason="the paper's value"),
+        },
+    )
+    def options(ctx: Ctx, *, metric: str, x: float) -> Evidence:
+        """Holds by iterations, violated by multiply-adds."""
+        return Evidence(theory=1.0, measured=x if metric == "iterations" else 3.0)
+
+    @_toy(
+        "toy.ch.rule",
+        quick={},
+        rules={"cap": Rule(2.0, "a cap")},
+        choices={"cap": Choice(2.0, range=(0.5, 4.0), reason="r", basis="plausible")},
+    )
+    def rule(ctx: Ctx) -> Evidence:
+        """1 <= cap: holds for cap >= 1."""
+        return Evidence(theory=ctx.rule("cap"), measured=1.0)
+
+    @_toy(
+        "toy.ch.small",
+        Kind.LOWER,
+        quick={"n": 8},
+        choices={"n": Choice(8, range=(1, 10), reason="r", basis="pilot")},
+    )
+    def small(ctx: Ctx, *, n: int) -> Evidence:
+        """n >= 4 over a range of 9 integers."""
+        _seen("toy.ch.small", n)
+        return Evidence(theory=4, measured=n)
+
+    @_toy(
+        "toy.ch.broken",
+        quick={"x": 0.5},
+        choices={"x": Choice(0.5, range=(0.0, 1.0), reason="r", basis="pilot")},
+    )
+    def broken(ctx: Ctx, *, x: float) -> Evidence:
+        """Raises at every x."""
+        raise RuntimeError("never runs")
+
+    @_toy("toy.ch.none", quick={"x": 0.5})
+    def none(ctx: Ctx, *, x: float) -> Evidence:
+        """No choices declared."""
+        return Evidence(theory=1.0, measured=x)
+
+    @_toy(
+        "toy.ch.crash",
+        quick={"x": 0.5},
+        choices={"x": Choice(0.5, range=(0.0, 2.0), reason="r", basis="pilot")},
+    )
+    def crash(ctx: Ctx, *, x: float) -> Evidence:
+        """Raises above 1.5."""
+        if x > 1.5:
+            raise RuntimeError("too far")
+        return Evidence(theory=1.0, measured=x)
+
+
+@pytest.fixture
+def toys() -> Iterator[None]:
+    _register()
+    SEEN.clear()
+    yield
+    for cid in IDS:
+        _unregister(cid)
+
+
+def _robust(cid: str, **kw: Any) -> Result:
+    return run_claim(cid, robust=True, raise_errors=True, **kw)
+
+
+# ---------------------------------------------------------------- the rule
+
+
+def test_linear_range_flips_at_its_breakpoint(toys: None) -> None:
+    r = _robust("toy.ch.linear")
+    assert r.verdict == Verdict.HOLDS and r.robust is False
+    [e] = r.depends_on  # the end 0 holds: no entry for it
+    assert (e["choice"], e["end"], e["verdict"], e["below"], e["above"]) == (
+        "x",
+        2.0,
+        "violated",
+        "holds",
+        "violated",
+    )
+    assert 1.0 < e["at"] <= 1.0 + RESOLUTION * 1.5  # upper end of the final bracket, span 0.5 -> 2
+    path = SEEN["toy.ch.linear"]
+    assert path[:4] == [0.5, 0.0, 2.0, 1.25]  # the value, the ends, then linear midpoints
+    assert len(path) == 3 + 6  # 6 bisection steps to 1/64 of the span
+    assert any("depends on x: violated for x >= 1." in n and "holds below" in n for n in r.notes)
+
+
+def test_geometric_range_bisects_in_log(toys: None) -> None:
+    r = _robust("toy.ch.geometric")
+    [e] = r.depends_on
+    assert (e["end"], e["below"], e["above"]) == (0.1, "holds", "violated")
+    path = SEEN["toy.ch.geometric"]
+    assert path[3] == pytest.approx(1e-2)  # sqrt(1e-3 * 1e-1), not the linear 0.0505
+    assert len(path) == 3 + 6
+    assert 1e-2 < e["at"] <= 1e-2 * math.exp(RESOLUTION * math.log(100)) * (1 + 1e-12)
+
+
+def test_integer_range_finds_the_integer_breakpoint(toys: None) -> None:
+    r = _robust("toy.ch.int")
+    assert r.robust is False
+    [e] = r.depends_on
+    assert (e["end"], e["verdict"], e["at"], e["below"], e["above"]) == (
+        50,
+        "violated",
+        97,
+        "violated",
+        "holds",
+    )
+    assert type(e["at"]) is int
+    assert SEEN["toy.ch.int"] == [150, 50, 100, 75, 88, 94, 97, 96, 300]  # rounded midpoints, to 1 apart
+    assert any("holds for n >= 97, violated below" in n for n in r.notes)
+    assert _robust("toy.ch.small").depends_on[0]["at"] == 4  # a span under 64 integers: down to 1 apart
+    assert SEEN["toy.ch.small"] == [8, 1, 4, 2, 3, 10]
+
+
+def test_same_verdict_over_the_range_is_robust(toys: None) -> None:
+    r = _robust("toy.ch.robust")
+    assert r.robust is True and r.depends_on == []
+    assert r.notes[-1] == "robust: holds at every choice point (x at 0.1, 0.9; 2 runs)"
+
+
+def test_set_choice_names_the_option(toys: None) -> None:
+    r = _robust("toy.ch.set")
+    assert r.robust is False
+    assert r.depends_on == [
+        {
+            "choice": "metric",
+            "end": "multiply-adds",
+            "verdict": "violated",
+            "at": None,
+            "below": None,
+            "above": None,
+        }
+    ]
+    assert "depends on metric: holds as run, violated at metric='multiply-adds'" in r.notes
+
+
+def test_rule_choice_overrides_the_rule(toys: None) -> None:
+    assert run_claim("toy.ch.rule", rules={"cap": 0.5}).verdict == Verdict.VIOLATED
+    with pytest.raises(ValueError, match="no pass rules \\['kap'\\]"):
+        run_claim("toy.ch.rule", rules={"kap": 1.0})
+    r = _robust("toy.ch.rule")
+    [e] = r.depends_on
+    assert (e["end"], e["below"], e["above"]) == (0.5, "violated", "holds")
+    assert 1.0 <= e["at"] <= 1.0 + RESOLUTION * 1.5
+
+
+def test_no_choices_is_not_robust_but_unjudged(toys: None) -> None:
+    r = _robust("toy.ch.none")
+    assert r.robust is None and r.depends_on == []
+    assert r.notes[-1] == "robustness: not judged, no choices declared"
+    assert run_claim("toy.ch.robust").robust is None  # a plain run judges nothing
+
+
+def test_an_error_at_a_point_is_a_note(toys: None) -> None:
+    r = _robust("toy.ch.crash")
+    assert r.verdict == Verdict.HOLDS and r.robust is None and r.depends_on == []
+    assert r.notes[-1] == "robustness: not judged, x=2.0 gave error: RuntimeError: too far"
+
+
+def test_an_error_at_the_value_is_not_judged(toys: None) -> None:
+    r = run_claim("toy.ch.broken", robust=True)
+    assert r.verdict == Verdict.ERROR and r.robust is None
+    assert r.notes[-1] == "robustness: not judged, the verdict at the values is error"
+
+
+def test_a_run_off_the_declared_value_is_not_judged(toys: None) -> None:
+    r = _robust("toy.ch.linear", x=0.7)
+    assert r.robust is None and "this run moves x=0.7 (declared 0.5)" in r.notes[-1]
+    with pytest.raises(ValueError, match="paper world only"):
+        run_claim("toy.ch.linear", robust=True, world="alternative")
+
+
+# ---------------------------------------------------------------- JSON
+
+
+def test_results_json_round_trips_robustness(toys: None) -> None:
+    for cid in ("toy.ch.int", "toy.ch.set", "toy.ch.robust", "toy.ch.none"):
+        r = _robust(cid)
+        back = Result.from_json(r.to_json())
+        assert (back.robust, back.depends_on) == (r.robust, r.depends_on)
+    d = _robust("toy.ch.int").to_dict()
+    old = {k: v for k, v in d.items() if k not in ("robust", "depends_on")}
+    assert (result_from_dict(old).robust, result_from_dict(old).depends_on) == (None, [])
+    with pytest.raises(ResultsError, match="depends_on: entries go with robust false"):
+        result_from_dict(d | {"robust": True})
+    with pytest.raises(ResultsError, match=r"depends_on\[0\].above: 'maybe' is not a Verdict"):
+        result_from_dict(d | {"depends_on": [d["depends_on"][0] | {"above": "maybe"}]})
+    with pytest.raises(ResultsError, match=r"depends_on\[0\]: must have the keys"):
+        result_from_dict(d | {"depends_on": [{"choice": "n"}]})
+    with pytest.raises(ResultsError, match="robust: must be a bool"):
+        result_from_dict(old | {"robust": "yes"})
+
+
+def test_record_lists_its_choices(toys: None) -> None:
+    d = get_claim("toy.ch.set").record.as_dict()["choices"]
+    assert d["metric"] == {
+        "value": "iterations",
+        "range": None,
+        "options": ["iterations", "multiply-adds"],
+        "reason": "r",
+        "basis": "plausible",
+    }
+    assert d["x"]["basis"] == "single" and d["x"]["range"] is None
+
+
+# ---------------------------------------------------------------- validation
+
+
+@pytest.mark.parametrize(
+    ("kw", "error", "match"),
+    [
+        (dict(value=5, range=(0, 4)), ValueError, "outside its range"),
+        (dict(value=1.0, range=(2.0, 2.0)), ValueError, "lo < hi"),
+        (dict(value=1.0, range=(0.0, math.inf)), ValueError, "finite"),
+        (dict(value=1, range=(0.5, 4)), TypeError, "integers"),
+        (dict(value="a", range=(0, 1)), TypeError, "real number"),
+        (dict(value=1.0, range=(0, 2), reason=" "), ValueError, "reason"),
+        (dict(value=1.0, range=(0, 2), basis="taste"), ValueError, "basis must be one of"),
+        (dict(value=1.0, range=(0, 2), basis="single"), ValueError, "'single' choice has no range"),
+        (dict(value=1.0), ValueError, "exactly one of range"),
+        (dict(value=1.0, range=(0, 2), options=(1.0, 2.0)), ValueError, "exactly one of range"),
+        (dict(value="c", options=("a", "b")), ValueError, "not one of its options"),
+        (dict(value="a", options=("a",)), ValueError, "at least two distinct"),
+        (dict(value="a", options="ab"), TypeError, "sequence of values"),
+    ],
+)
+def test_choice_validation(kw: dict[str, Any], error: type, match: str) -> None:
+    value = kw.pop("value")
+    with pytest.raises(error, match=match):
+        Choice(value, **{"reason": "r", "basis": "plausible"} | kw)
+
+
+def test_geometric_only_for_positive_ranges_spanning_more_than_10x() -> None:
+    geometric = lambda lo, hi: Choice(lo, range=(lo, hi), reason="r", basis="pilot").geometric  # noqa: E731
+    assert geometric(1.0, 10.5) and not geometric(1.0, 10.0) and not geometric(0.0, 100.0)
+    assert not geometric(-1.0, 100.0)
+
+
+def test_choice_normalises_its_range() -> None:
+    assert Choice(1.0, range=(0, 2), reason="r", basis="pilot").range == (0.0, 2.0)
+    assert Choice(3, range=(1, 5), reason="r", basis="pilot").ends() == [1, 5]
+    assert Choice(1, range=(1, 5), reason="r", basis="pilot").ends() == [5]
+
+
+@pytest.mark.parametrize(
+    ("choices", "rules", "error", "match"),
+    [
+        (
+            {"y": Choice(0.5, range=(0, 1), reason="r", basis="pilot")},
+            {},
+            ValueError,
+            "names no keyword parameter",
+        ),
+        (
+            {"x": Choice(0.4, range=(0, 1), reason="r", basis="pilot")},
+            {},
+            ValueError,
+            "quick-profile parameter is 0.5",
+        ),
+        (
+            {"t": Choice(0.3, range=(0, 1), reason="r", basis="pilot")},
+            {"t": Rule(0.2, "a")},
+            ValueError,
+            "rule is 0.2",
+        ),
+        ({"x": (0.0, 1.0)}, {}, TypeError, "must be a Choice"),
+        (
+            {"x": Choice(0.5, range=(0, 1), reason="r", basis="pilot")},
+            {"x": Rule(0.5, "a")},
+            ValueError,
+            "both",
+        ),
+        ({"n": Choice(4.0, range=(1, 8), reason="r", basis="pilot")}, {}, ValueError, "value 4.0, but"),
+    ],
+)
+def test_registry_checks_choices(choices: dict, rules: dict, error: type, match: str) -> None:
+    with pytest.raises(error, match=match):
+
+        @_toy("toy.ch.bad", quick={"x": 0.5, "n": 4}, rules=rules, choices=choices)
+        def bad(ctx: Ctx, *, x: float, n: int) -> Evidence:
+            """A bad declaration."""
+            return Evidence(theory=1.0, measured=x)
+
+    _unregister("toy.ch.bad")
+
+
+# ---------------------------------------------------------------- shown
+
+
+def test_cli_marks_and_explains_a_non_robust_verdict(
+    toys: None, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+
+    out = tmp_path / "r.json"
+    assert (
+        main(["run", "toy.ch.int", "toy.ch.robust", "toy.ch.none", "--robust", "--wide", "--json", str(out)])
+        == 0
+    )
+    text = capsys.readouterr().out
+    assert "toy.ch.int     holds~" in text and "toy.ch.robust  holds " in text
+    assert "    - depends on n: holds for n >= 97, violated below" in text
+    header, row = text.split("\n\n")[1].splitlines()[:2]
+    assert header.endswith("robust/judged") and row.endswith(" 1/2")  # toy.ch.none: not judged
+    saved = read_results(out)  # the file holds what the table shows
+    assert [r.robust for r in saved] == [False, None, True]
+    tex = paper_table("toy", saved)
+    assert r"holds$^{\sim}$\newline{\scriptsize depends on \texttt{n}}" in tex
+    assert tex.count(r"$^{\sim}$") == 1
+    main(["run", "toy.ch.int"])
+    assert "robust/judged" not in capsys.readouterr().out  # a plain run judges nothing

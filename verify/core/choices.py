@@ -1,0 +1,283 @@
+"""Our own choices: values a claim uses that its paper leaves open, and its verdict judged over them.
+
+A :class:`Choice` (``@claim(choices={name: Choice(...)})``) is one keyword parameter of the claim or
+one of its pass rules: the value used, the range a careful reader would accept (``range=(lo, hi)``) or
+the set of admissible options (``options=``), why, and on what basis (:data:`BASES`).
+
+A robust run (``run_claim(..., robust=True)``, ``attncheck run --robust``) judges the claim again at
+the ends of each range (at each other option of a set), one choice at a time, every other value as
+run, at the same seeds (:func:`judge`). The verdict is robust when every point gives the verdict at
+the values. Otherwise each end whose verdict differs gives a ``depends_on`` entry; for a range, the
+change point is found by bisection between the value and that end (geometric when the range is
+positive and spans more than 10x; on integers for an integer choice) until the bracket is at most
+:data:`RESOLUTION` of the value-to-end span (6 steps; at most 1 apart for integers). An entry is
+``{"choice", "end", "verdict", "at", "below", "above"}``: the end checked and its verdict; for a
+range, ``at`` is the upper end of the final bracket, ``above`` the verdict at and above it and
+``below`` the verdict below it (between the bracket's ends the change is not located); for a set,
+``at`` / ``below`` / ``above`` are None. A claim that declares no choice is not judged
+(``robust`` None), nor is one whose run moved a choice off its declared value, or one for which a
+point gave ``error`` (a note says why).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from verify.core.record import Verdict, to_jsonable
+
+#: What a choice's value and range rest on: the paper's own value, the paper's own range, a range a
+#: careful reader would accept, our pilot run, or the only admissible value (its reason says why).
+BASES = ("paper", "paper's range", "plausible", "pilot", "single")
+#: Bisection stops when its bracket is at most this fraction of the value-to-end span (log span for
+#: a geometric range): 6 steps.
+RESOLUTION = 1 / 64
+#: The keys of a ``depends_on`` entry.
+ENTRY_KEYS = ("choice", "end", "verdict", "at", "below", "above")
+
+
+def _real(x: Any) -> bool:
+    return isinstance(to_jsonable(x), int | float) and not isinstance(to_jsonable(x), bool)
+
+
+def _is_int(x: Any) -> bool:
+    return isinstance(to_jsonable(x), int) and not isinstance(to_jsonable(x), bool)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Choice:
+    """A value a claim uses that its paper does not fix: a keyword parameter or a pass rule.
+
+    value: the value used (the quick profile's parameter or the rule's value); range: ``(lo, hi)``,
+    lo < hi, the admissible values (integers when ``value`` is an int); options: the admissible
+    values of a finite set (at least two, ``value`` among them); reason: why that range; basis: one
+    of :data:`BASES`; a ``"single"`` choice has neither range nor options (its reason says why a
+    reader cannot pick another value), every other choice exactly one.
+    """
+
+    value: Any = field(kw_only=False)
+    reason: str
+    basis: str
+    range: tuple[Any, Any] | None = None
+    options: tuple[Any, ...] | None = None
+
+    def __post_init__(self) -> None:
+        if self.basis not in BASES:
+            raise ValueError(f"Choice.basis must be one of {BASES}, got {self.basis!r}")
+        if not (isinstance(self.reason, str) and self.reason.strip()):
+            raise ValueError(f"Choice.reason must say why the range is admissible, got {self.reason!r}")
+        to_jsonable(self.value)  # TypeError for a value no result can hold
+        given = (self.range is not None) + (self.options is not None)
+        if self.basis == "single":
+            if given:
+                raise ValueError("Choice: a 'single' choice has no range or options (its reason says why)")
+            return
+        if given != 1:
+            raise ValueError(f"Choice (basis {self.basis!r}): give exactly one of range=(lo, hi) or options=")
+        if self.range is not None:
+            self._check_range()
+        else:
+            self._check_options()
+
+    def _check_range(self) -> None:
+        if not (isinstance(self.range, tuple | list) and len(self.range) == 2):
+            raise TypeError(f"Choice.range must be a pair (lo, hi), got {self.range!r}")
+        if not _real(self.value):
+            raise TypeError(f"Choice.value of a range must be a real number, got {self.value!r}")
+        integer = _is_int(self.value)
+        for end in self.range:
+            if not (_is_int(end) if integer else _real(end)):
+                kind = "integers (the value is an int)" if integer else "real numbers"
+                raise TypeError(f"Choice.range ends must be {kind}, got {self.range!r}")
+            if not math.isfinite(end):
+                raise ValueError(f"Choice.range ends must be finite, got {self.range!r}")
+        lo, hi = (int(e) if integer else float(e) for e in self.range)
+        if not lo < hi:
+            raise ValueError(f"Choice.range must have lo < hi, got ({lo!r}, {hi!r})")
+        if not lo <= self.value <= hi:
+            raise ValueError(f"Choice.value {self.value!r} lies outside its range ({lo!r}, {hi!r})")
+        object.__setattr__(self, "range", (lo, hi))
+
+    def _check_options(self) -> None:
+        if isinstance(self.options, str) or not isinstance(self.options, Iterable):
+            raise TypeError(f"Choice.options must be a sequence of values, got {self.options!r}")
+        opts = tuple(self.options)
+        keys = [repr(to_jsonable(o)) for o in opts]
+        if len(opts) < 2 or len(set(keys)) != len(keys):
+            raise ValueError(f"Choice.options must hold at least two distinct values, got {opts!r}")
+        if repr(to_jsonable(self.value)) not in keys:
+            raise ValueError(f"Choice.value {self.value!r} is not one of its options {opts!r}")
+        object.__setattr__(self, "options", opts)
+
+    def ends(self) -> list[Any]:
+        """The points judged besides the value: the range's ends, or the other options, in order."""
+        if self.range is not None:
+            return [e for e in self.range if e != self.value]
+        return [o for o in self.options or () if not same(o, self.value)]
+
+    @property
+    def geometric(self) -> bool:
+        """A range bisected geometrically: both ends > 0 and spanning more than 10x."""
+        return self.range is not None and self.range[0] > 0 and self.range[1] > 10 * self.range[0]
+
+    def describe(self) -> str:
+        """The admissible values in words."""
+        if self.range is not None:
+            return f"[{self.range[0]:g}, {self.range[1]:g}]"
+        if self.options is not None:
+            return "{" + ", ".join(repr(o) for o in self.options) + "}"
+        return "this value only"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "value": to_jsonable(self.value),
+            "range": None if self.range is None else list(self.range),
+            "options": None if self.options is None else to_jsonable(list(self.options)),
+            "reason": self.reason,
+            "basis": self.basis,
+        }
+
+
+def same(a: Any, b: Any) -> bool:
+    """The same value as a result stores it (a tuple and its list alike), an int never a float."""
+    ja, jb = to_jsonable(a), to_jsonable(b)
+    return ja == jb and isinstance(ja, int) == isinstance(jb, int)
+
+
+def check_choices(
+    claim_id: str,
+    choices: Mapping[str, Choice] | None,
+    params: Mapping[str, Any],
+    rules: Mapping[str, Any],
+) -> tuple[tuple[str, Choice], ...]:
+    """A claim's choices as sorted pairs; each names one keyword parameter (``params``: their quick
+    values) or one declared rule (``rules``: their values), and its value is that one's."""
+    out = []
+    for name, ch in sorted((choices or {}).items()):
+        if not isinstance(ch, Choice):
+            raise TypeError(f"claim {claim_id!r}: choice {name!r} must be a Choice, got {type(ch).__name__}")
+        if name in params and name in rules:
+            raise ValueError(f"claim {claim_id!r}: choice {name!r} names both a parameter and a rule")
+        if name not in params and name not in rules:
+            raise ValueError(
+                f"claim {claim_id!r}: choice {name!r} names no keyword parameter {sorted(params)} "
+                f"nor declared rule {sorted(rules)}"
+            )
+        what, used = ("rule", rules[name]) if name in rules else ("quick-profile parameter", params[name])
+        if not same(ch.value, used):
+            raise ValueError(
+                f"claim {claim_id!r}: choice {name!r} has value {ch.value!r}, but the {what} is {used!r}"
+            )
+        out.append((name, ch))
+    return tuple(out)
+
+
+@dataclass
+class Robustness:
+    """A verdict judged over its claim's choices: robust (None: not judged), depends_on entries, notes."""
+
+    robust: bool | None
+    depends_on: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+class _PointError(Exception):
+    """A choice point whose run ended in ``error``."""
+
+
+#: Runs the claim with one choice moved: (name, value) -> (verdict, first note).
+Probe = Callable[[str, Any], tuple[Verdict, str]]
+
+
+def judge(
+    choices: Iterable[tuple[str, Choice]], current: Mapping[str, Any], base: Verdict, probe: Probe
+) -> Robustness:
+    """The verdict ``base`` (at the values ``current`` of the run) judged over ``choices``."""
+    choices = list(choices)
+    if not choices:
+        return Robustness(None, notes=["robustness: not judged, no choices declared"])
+    if base == Verdict.ERROR:
+        return Robustness(None, notes=["robustness: not judged, the verdict at the values is error"])
+    moved = [
+        f"{n}={current[n]!r} (declared {ch.value!r})" for n, ch in choices if not same(current[n], ch.value)
+    ]
+    if moved:
+        return Robustness(None, notes=["robustness: not judged, this run moves " + ", ".join(moved)])
+    runs = 0
+
+    def verdict(name: str, value: Any) -> Verdict:
+        nonlocal runs
+        runs += 1
+        v, note = probe(name, value)
+        if v == Verdict.ERROR:
+            raise _PointError(f"{name}={value!r} gave error: {note}")
+        return Verdict(v)
+
+    entries = []
+    try:
+        for name, ch in choices:
+            for end in ch.ends():
+                v = verdict(name, end)
+                if v == base:
+                    continue
+                entry = dict(choice=name, end=end, verdict=str(v), at=None, below=None, above=None)
+                if ch.range is not None:
+                    entry |= _bisect(ch, end, v, base, lambda x, name=name: verdict(name, x))
+                entries.append(entry)
+    except _PointError as exc:
+        return Robustness(None, notes=[f"robustness: not judged, {exc}"])
+    points = ", ".join(f"{n} at {', '.join(map(_fmt, ch.ends()))}" for n, ch in choices if ch.ends())
+    if not entries:
+        return Robustness(True, notes=[f"robust: {base} at every choice point ({points}; {runs} runs)"])
+    notes = [f"not robust ({runs} runs: {points} and bisections)"]
+    return Robustness(False, to_jsonable(entries), notes + [depends_text(e, base) for e in entries])
+
+
+def _bisect(ch: Choice, end: Any, v_end: Verdict, base: Verdict, verdict: Callable[[Any], Verdict]) -> dict:
+    """Bisect between the value (verdict ``base``) and ``end`` (verdict ``v_end``) for the change."""
+    a, b, vb = ch.value, end, v_end
+    integer = _is_int(ch.value)
+    span = math.log(end / a) if ch.geometric else end - a
+    while True:
+        width = math.log(b / a) if ch.geometric else b - a
+        if abs(width) <= RESOLUTION * abs(span) * (1 + 1e-9) or (integer and abs(b - a) <= 1):
+            break
+        m = math.sqrt(a * b) if ch.geometric else (a + b) / 2
+        if integer:
+            m = min(max(round(m), min(a, b) + 1), max(a, b) - 1)
+        vm = verdict(m)
+        if vm == base:
+            a = m
+        else:
+            b, vb = m, vm
+    lo, hi = sorted([(a, base), (b, vb)], key=lambda p: p[0])
+    return {"at": hi[0], "below": str(lo[1]), "above": str(hi[1])}
+
+
+def _fmt(x: Any) -> str:
+    return f"{x:.4g}" if isinstance(x, float) else repr(x) if isinstance(x, str) else str(x)
+
+
+def depends_text(entry: Mapping[str, Any], base: Verdict | str) -> str:
+    """One line on a ``depends_on`` entry: where the verdict changes with the choice."""
+    name = entry["choice"]
+    if entry["at"] is None:
+        return f"depends on {name}: {base} as run, {entry['verdict']} at {name}={_fmt(entry['end'])}"
+    return (
+        f"depends on {name}: {entry['above']} for {name} >= {_fmt(entry['at'])}, {entry['below']} below "
+        f"(bisected toward {_fmt(entry['end'])}, where it is {entry['verdict']})"
+    )
+
+
+__all__ = [
+    "BASES",
+    "ENTRY_KEYS",
+    "RESOLUTION",
+    "Choice",
+    "Robustness",
+    "check_choices",
+    "depends_text",
+    "judge",
+]
