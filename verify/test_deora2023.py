@@ -42,19 +42,13 @@ FALSIFIERS: dict[str, str] = {
     "deora2023.train.paperform": "test_train_claims_catch_high_loss_curve",
     "deora2023.train.Hcond": "test_train_Hcond_catches_small_tokens",
     "deora2023.rate.K": "test_rate_K_catches_slow_rate",
-    "deora2023.lazy": "test_lazy_claims_catch_wrong_movement",
-    "deora2023.lazy.abs": "test_lazy_claims_catch_wrong_movement",
+    "deora2023.lazy": "test_lazy_catches_wrong_movement",
     "deora2023.real.taylor": "test_real_taylor_catches_curved_model",
     "deora2023.real.eps": "test_real_eps_catches_small_tokens",
-    "deora2023.mixture.margin": "test_mixture_margin_catches_wrong_data_scale",
     "deora2023.mixture.margin.noisy": "test_mixture_noisy_catches_extra_noise",
-    "deora2023.ntk.concentration": "test_ntk_concentration_catches_non_concentrating_kernel",
-    "deora2023.ntk.concentration.margin": "test_ntk_concentration_catches_non_concentrating_kernel",
     "deora2023.onestep": "test_onestep_catches_label_free_step",
     "deora2023.gen.derived": "test_gen_derived_catches_shifted_test_loss",
     "deora2023.gen.derived.steps": "test_gen_derived_steps_catches_shifted_test_loss",
-    "deora2023.heads.loss": "test_heads_loss_catches_an_attention_step_shrinking_like_H_half",
-    "deora2023.heads.loss.planted": "test_heads_loss_catches_an_attention_step_shrinking_like_H_half",
     "deora2023.gen.rate": "test_gen_rate_catches_flat_test_loss",
     "deora2023.gen.gap": "test_gen_gap_claims_catch_flat_gap",
     "deora2023.gen.gap.loss": "test_gen_gap_claims_catch_flat_gap",
@@ -423,7 +417,7 @@ def test_rate_K_catches_slow_rate(monkeypatch: pytest.MonkeyPatch) -> None:
     assert _verdict("deora2023.rate.K", K_max=600, K_min=60) == Verdict.VIOLATED
 
 
-def test_lazy_claims_catch_wrong_movement(monkeypatch: pytest.MonkeyPatch, fresh: None) -> None:
+def test_lazy_catches_wrong_movement(monkeypatch: pytest.MonkeyPatch, fresh: None) -> None:
     orig = E.lazy_point
 
     def moved(p: E.LazyPoint):
@@ -433,7 +427,6 @@ def test_lazy_claims_catch_wrong_movement(monkeypatch: pytest.MonkeyPatch, fresh
     monkeypatch.setattr(E, "lazy_point", moved)
     kw = dict(Hs=(2, 4, 8, 16), K=60)
     assert _verdict("deora2023.lazy", **kw) == Verdict.VIOLATED
-    assert _verdict("deora2023.lazy.abs", **kw) == Verdict.VIOLATED
 
 
 def test_real_Ulinear_catches_nonlinear_model(monkeypatch: pytest.MonkeyPatch) -> None:

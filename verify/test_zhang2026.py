@@ -27,7 +27,6 @@ FINDINGS = ["zhang2026.thm31.bounds", "zhang2026.digits", "zhang2026.note.KD4"]
 FALSIFIERS: dict[str, str] = {
     "zhang2026.thm31.recovery": "test_recovery_flips_with_a_wrong_logit_scale",
     "zhang2026.thm31.rate": "test_tail_claims_flip_with_an_excess_floor",
-    "zhang2026.thm31.Dexp": "test_tail_claims_flip_with_an_excess_floor",
     "zhang2026.thm31.bounds": "test_bounds_finding_is_the_leaky_curves",
     "zhang2026.thm31.Tstar": "test_Tstar_flips_with_a_step_shrinking_in_D",
     "zhang2026.examples": "test_examples_flip_with_a_wrong_attention_gradient",
@@ -39,7 +38,6 @@ FALSIFIERS: dict[str, str] = {
     "zhang2026.nongauss": "test_sgd_claims_flip_without_attention_learning",
     "zhang2026.asym_init": "test_asym_init_flips_without_attention_learning",
     "zhang2026.nonuniformS": "test_nonuniformS_flips_with_a_wrong_step",
-    "zhang2026.thm32.ood": "test_ood_flips_without_attention_learning",
     "zhang2026.stepsize": "test_stepsize_flips_with_a_larger_step",
     "zhang2026.note.KD4": "test_KD4_finding_is_the_exponent",
     "zhang2026.note.stepsize": "test_note_stepsize_flips_with_a_larger_step",

@@ -152,11 +152,14 @@ def lazy(ctx: Ctx, *, Hs: tuple[int, ...], n: int, eta: float, K: int) -> Eviden
     scale (I0: W_0 = 0 and E||U_h||_F^2 = 1, so E||theta_0||^2 = H), one column per seed (pilot -0.45,
     derivation Sect. 10). The realised ||theta_0|| is a chi variable with H T d / 2 degrees of freedom
     (10% spread at H = 2): noise of the draw, not of the movement, which made the interval wider than the
-    band at 3 seeds; the realised ratio is in the notes. Also REPORTED, not asserted: L(theta_K) vs H
+    band at 3 seeds; the realised ratio is in the notes. The absolute movement ||theta_K - theta_0|| is
+    this quantity times sqrt(H), its exponent this one plus 1/2: its slope is reported in the notes, not
+    judged a second time. Also REPORTED, not asserted: L(theta_K) vs H
     (the pilot of derivation Sect. 10 found it slightly worse for larger H at fixed K)."""
     v = _lazy(ctx, tuple(Hs), n, eta, K)
     rel = v[:, :, 0] / np.sqrt(np.array(Hs, float))[:, None]
     realised = fit_rate(np.array(Hs, float), v[:, :, 0] / v[:, :, 1], window=2)
+    absolute = fit_rate(np.array(Hs, float), v[:, :, 0], window=2)
     fit = fit_rate(np.array(Hs, float), rel, window=2)
     return Evidence(
         theory=-0.5,
@@ -168,53 +171,9 @@ def lazy(ctx: Ctx, *, Hs: tuple[int, ...], n: int, eta: float, K: int) -> Eviden
             + ", ".join(f"H={H}: {r:.3f}" for H, r in zip(Hs, rel.mean(axis=1), strict=True)),
             f"against the realised ||theta_0|| (information): slope {realised.slope:.3f}, CI "
             f"[{realised.lo:.3f}, {realised.hi:.3f}]",
+            f"absolute movement ||theta_K - theta_0|| (information: the same fit shifted by +1/2): slope "
+            f"{absolute.slope:.3f}, CI [{absolute.lo:.3f}, {absolute.hi:.3f}]",
             "REPORTED (not a claim): L(theta_K) (mean over seeds) "
             + ", ".join(f"H={H}: {lv:.3g}" for H, lv in zip(Hs, v[:, :, 2].mean(axis=1), strict=True)),
-        ],
-    )
-
-
-@claim(
-    "deora2023.lazy.abs",
-    experiment="lazy sweep",
-    reference="derivation Sect. 10 (absolute movement O(1) in H)",
-    kind=Kind.RATE,
-    provenance=Provenance.RECONSTRUCTED,
-    statement="the absolute movement ||theta_K - theta_0|| stays O(1) in H (scales like H^0)",
-    seeds=Seeds.POOLED,
-    quick=_LAZY_QUICK,
-    paper=_LAZY_PAPER,
-    rules={"tol": Rule(0.1, _LAZY_TOL + " [-0.1, 0.15]", "reconstruction pass criterion")},
-    alternative=Alternative(
-        "the feature-learning (non-lazy) regime, in which every head moves O(1) from its start, so the "
-        "absolute movement grows like ||theta_0|| ~ H^(1/2)",
-        exponent=0.5,
-    ),
-    tex=r"the absolute movement $\|\theta_K-\theta_0\|$ stays $O(1)$ in $H$ (exponent $0$)",
-    plot=dict(
-        x="H",
-        curves=[("movement", "absolute movement")],
-        slope=0.0,
-        theory_label="theory: $H^{0}$",
-        xlabel="number of heads $H$",
-        ylabel=r"$\|\theta_K-\theta_0\|$",
-        logx=True,
-        logy=True,
-    ),
-)
-def lazy_abs(ctx: Ctx, *, Hs: tuple[int, ...], n: int, eta: float, K: int) -> Evidence:
-    """Derivation Sect. 10 / claim deora2023.lazy (absolute part) [RECONSTRUCTED, order-level]. Kind: rate,
-    exponent 0, tolerance rule ``tol``. Seeds: pooled. measured: the shared rate fit over H of
-    ||theta_K - theta_0||, one column per seed (pilot slope +0.07, derivation Sect. 10)."""
-    v = _lazy(ctx, tuple(Hs), n, eta, K)
-    fit = fit_rate(np.array(Hs, float), v[:, :, 0], window=2)
-    return Evidence(
-        theory=0.0,
-        measured=fit,
-        tol=ctx.rule("tol"),
-        series={"H": list(Hs), "movement": v[:, :, 0].tolist()},
-        notes=[
-            "movement (mean over seeds) "
-            + ", ".join(f"H={H}: {r:.3f}" for H, r in zip(Hs, v[:, :, 0].mean(axis=1), strict=True))
         ],
     )

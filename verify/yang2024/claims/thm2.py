@@ -309,7 +309,7 @@ def _settle(ts: list[int], errs: list[float], eps: float) -> int | None:
     statement="T >= ln(Delta(0) Y_delta / (K lambda_min(G) eps)) / ln(1/rho) iterations suffice for "
     "(1/(2K)) ||y-hat - y-hat*||^2 <= eps on prompts with ||lambda|| <= B",
     assumptions=("||y||^2 <= Y_delta (the probability-(1 - delta) event of Theorem 2)",),
-    quick={"config": "small", "H_over_N": 2, "eps": 1e-2, "delta": 0.01, "prompts": 100, "steps": 3000},
+    quick={"config": "small", "H_over_N": 2, "eps": 1e-2, "delta": 0.01, "prompts": 100, "steps": 10_000},
     paper={"eps": 1e-4, "steps": 20_000},
     seeds=Seeds.EVERY,
     consistency=True,
