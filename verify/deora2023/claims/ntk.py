@@ -91,9 +91,10 @@ def real_Ulinear(ctx: Ctx, *, n: int, H: int, lams: tuple[float, ...]) -> Eviden
         ),
         "H": Choice(
             8,
-            range=(2, 32),
+            options=(2, 8, 32),
             basis="plausible",
-            reason="the statement holds at every H: from 2 heads to 4x ours for the typical part",
+            reason="the statement holds at every H: 2 heads or 4x ours for the typical part (a set: the "
+            "paired initialisation needs an even H)",
         ),
     },
     tex=r"along the NTK max-margin direction $\theta_\star$: $y\Phi(\theta_0+\lambda\theta_\star)\ge "
@@ -189,10 +190,11 @@ def real_eps_U(ctx: Ctx, *, n: int, H: int, eps: tuple[float, ...]) -> Evidence:
     choices={
         "H": Choice(
             2**17,
-            range=(2**12, 2**17),
+            options=(2**12, 2**14, 2**17),
             basis="plausible",
             reason="the head count judged: 2^17 is the largest H at which this machine evaluates the "
-            "conclusion (about 30 s per draw); down to 2^12, a large model by the paper's standards",
+            "conclusion (about 30 s per draw); down to 2^12, a large model by the paper's standards (a "
+            "set: the paired initialisation needs an even H)",
         ),
         "token_scale": Choice(
             1.0,
@@ -276,9 +278,10 @@ def real_eps(ctx: Ctx, *, n: int, H: int, eps: tuple[float, ...], token_scale: f
         ),
         "H": Choice(
             4,
-            range=(1, 16),
+            options=(2, 4, 16),
             basis="plausible",
-            reason="the identity holds at every H: one head to 4x ours",
+            reason="the identity holds at every H: 2 heads or 4x ours (a set: the paired initialisation "
+            "needs an even H)",
         ),
     },
     rules={
@@ -562,9 +565,10 @@ def ntk_concentration_margin(ctx: Ctx, *, Hs: tuple[int, ...], inits: int, share
         ),
         "H": Choice(
             8,
-            range=(4, 32),
+            options=(4, 8, 32),
             basis="plausible",
-            reason="the statement is for any H: half to 4x ours",
+            reason="the statement is for any H: half or 4x ours (a set: the paired initialisation needs an "
+            "even H)",
         ),
         "n": Choice(
             40,

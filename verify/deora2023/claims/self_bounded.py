@@ -345,9 +345,10 @@ def smooth(
         ),
         "H": Choice(
             8,
-            range=(2, 32),
+            options=(2, 8, 32),
             basis="plausible",
-            reason="the statement holds at every H: 2 heads to 4x ours for the random pairs",
+            reason="the statement holds at every H: 2 heads or 4x ours for the random pairs (a set: the "
+            "paired initialisation needs an even H)",
         ),
     },
     rules={"c_max": Rule(1.0, "the statement's premise c = kappa D^2 < c_max", "derivation Sect. 4.2")},

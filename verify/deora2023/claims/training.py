@@ -41,10 +41,10 @@ _TRAIN_CHOICES = {
     ),
     "H": Choice(
         64,
-        range=(32, 128),
+        options=(32, 64, 128),
         basis="plausible",
-        reason="heads of the trained model: half to twice ours (the paper profile's 256 is too slow for a "
-        "quick check)",
+        reason="heads of the trained model: half or twice ours (the paper profile's 256 is too slow for a "
+        "quick check; a set: the paired initialisation needs an even H)",
     ),
     "n": Choice(
         16,
