@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from bounds.checks import check_int
-from verify.core import Ctx, Evidence, Kind, Provenance, Rule, Search, claim
+from verify.core import Choice, Ctx, Evidence, Kind, Provenance, Rule, Search, claim
 from verify.core.record import Seeds
 from verify.deora2023 import experiments as E
 from verify.deora2023 import model as M
@@ -23,6 +23,14 @@ from verify.numerics.gradcheck import check_grad, check_hvp
     assumptions=("float64", "finite differences stable (eps and eps/4 agree)"),
     quick=dict(cases=3),
     paper=dict(cases=40),
+    choices={
+        "tol": Choice(
+            1e-6,
+            range=(1e-8, 1e-5),
+            basis="plausible",
+            reason="central differences in float64 reach about 1e-8 to 1e-10 relative: 1e-8 to 1e-5",
+        )
+    },
     rules={
         "tol": Rule(
             1e-6, "scaled error |FD - g| / (tol (1 + |FD|)) of check_grad", "reconstruction pass criterion"
@@ -81,6 +89,14 @@ def _head_structure(Hp: np.ndarray, H: int, T: int, d: int) -> tuple[float, floa
     "gradient; the U-U block is zero and the Hessian of Phi is block-diagonal over heads",
     quick=dict(cases=2),
     paper=dict(cases=30),
+    choices={
+        "rtol": Choice(
+            1e-6,
+            range=(1e-8, 1e-5),
+            basis="plausible",
+            reason="finite differences of the gradient in float64: 1e-8 to 1e-5 relative",
+        )
+    },
     rules={
         "rtol": Rule(
             1e-6, "relative tolerance of the HVP against finite differences", "reconstruction pass criterion"
@@ -155,6 +171,14 @@ def hvp(ctx: Ctx, *, cases: int) -> Evidence:
     statement="||diag(s)-ss^T|| <= 1/2, Var_s(a) <= range(a)^2/4, |k3_s(v,b,b)| <= range(v)range(b)^2/4",
     quick=dict(draws=2000, search=(2, 1, 50)),
     paper=dict(draws=20000, search=(4, 8, 200)),
+    choices={
+        "rtol": Choice(
+            1e-12,
+            range=(1e-14, 1e-10),
+            basis="plausible",
+            reason="round-off margin of exact inequalities in float64: 1e-14 to 1e-10 relative",
+        )
+    },
     rules={
         "rtol": Rule(1e-12, "round-off margin of the exact inequalities", "reconstruction pass criterion")
     },

@@ -9,7 +9,7 @@ import numpy as np
 
 from bounds import deora2023 as B
 from bounds.checks import check_positive
-from verify.core import Alternative, Ctx, Evidence, Kind, Provenance, Rule, Search, Verdict, claim
+from verify.core import Alternative, Choice, Ctx, Evidence, Kind, Provenance, Rule, Search, Verdict, claim
 from verify.core.record import Seeds
 from verify.deora2023 import data as D
 from verify.deora2023 import experiments as E
@@ -27,6 +27,15 @@ from verify.numerics.fit import fit_rate
     consistency=True,
     seeds=Seeds.EVERY,
     quick=dict(n=40, H=8, lams=(0.0, 1.0, 10.0, 100.0, 1000.0)),
+    choices={
+        "tol": Choice(
+            1e-10,
+            range=(1e-13, 1e-8),
+            basis="plausible",
+            reason="round-off allowance of an exact identity in float64 at lambda up to 1000: 1e-13 to "
+            "1e-8 relative",
+        )
+    },
     rules={
         "tol": Rule(
             1e-10, "an exact identity: round-off of float64 evaluations only", "reconstruction pass criterion"
@@ -66,6 +75,28 @@ def real_Ulinear(ctx: Ctx, *, n: int, H: int, lams: tuple[float, ...]) -> Eviden
     seeds=Seeds.EVERY,
     quick=dict(n=40, H=8, lam_max=50.0, n_lams=26, search=(2, 1, 1, 20)),
     paper=dict(search=(2, 2, 6, 200)),
+    choices={
+        "lam_max": Choice(
+            50.0,
+            range=(10.0, 100.0),
+            basis="plausible",
+            reason="the end of the lambda grid along theta_*: the statement holds for every lam >= 0; from "
+            "10 (past lam_eps at eps = 1e-4 for the mixture's margin) to twice ours",
+        ),
+        "n_lams": Choice(
+            26,
+            range=(11, 51),
+            basis="plausible",
+            reason="points of the lambda grid: from 10 to 50 nonzero lambdas (the search covers the rest)",
+        ),
+        "H": Choice(
+            8,
+            options=(2, 8, 32),
+            basis="plausible",
+            reason="the statement holds at every H: 2 heads or 4x ours for the typical part (a set: the "
+            "paired initialisation needs an even H)",
+        ),
+    },
     tex=r"along the NTK max-margin direction $\theta_\star$: $y\Phi(\theta_0+\lambda\theta_\star)\ge "
     r"y\Phi(\theta_0)+\lambda y\langle\nabla\Phi(\theta_0),\theta_\star\rangle-"
     r"\lambda^2\beta_3(\lambda)/(2\sqrt H)$",
@@ -156,6 +187,29 @@ def real_eps_U(ctx: Ctx, *, n: int, H: int, eps: tuple[float, ...]) -> Evidence:
     expect=Verdict.VACUOUS,
     seeds=Seeds.EVERY,
     quick=dict(n=40, H=2**17, eps=(0.5, 0.1, 0.01, 1e-4), token_scale=1.0),
+    choices={
+        "H": Choice(
+            2**17,
+            options=(2**12, 2**14, 2**17),
+            basis="plausible",
+            reason="the head count judged: 2^17 is the largest H at which this machine evaluates the "
+            "conclusion (about 30 s per draw); down to 2^12, a large model by the paper's standards (a "
+            "set: the paired initialisation needs an even H)",
+        ),
+        "token_scale": Choice(
+            1.0,
+            range=(0.5, 2.0),
+            basis="plausible",
+            reason="the token scale of our mixture (the paper's data model is NOT RECOVERED): half to twice "
+            "ours; the alternative world's 1/100 is a different data law",
+        ),
+        "n": Choice(
+            40,
+            range=(20, 100),
+            basis="plausible",
+            reason="the training set size: the premise is stated for any n; half to 2.5x ours",
+        ),
+    },
     alternative=Alternative(
         "the same mixture with its tokens at 1/100 of the scale (S = 0.01, noise sigma = 5e-4): the NTK "
         "margin falls like S but lam_eps beta_3(lam_eps) like S^3 to S^5, so the required head count "
@@ -203,6 +257,33 @@ def real_eps(ctx: Ctx, *, n: int, H: int, eps: tuple[float, ...], token_scale: f
     statement="gamma_U = zeta S sqrt(T/2) (variant O) and zeta S sqrt(T) (variant A) when sigma = 0",
     seeds=Seeds.EVERY,
     quick=dict(n=40, H=4, S=2.0, sigma=0.0),
+    choices={
+        "rtol": Choice(
+            1e-4,
+            range=(1e-6, 1e-3),
+            basis="plausible",
+            reason="accuracy asked of the SVM solver on a closed-form margin: 1e-6 to 1e-3 relative",
+        ),
+        "S": Choice(
+            2.0,
+            range=(0.5, 4.0),
+            basis="plausible",
+            reason="the identity holds at every mean norm S: from a quarter to twice ours",
+        ),
+        "n": Choice(
+            40,
+            range=(10, 100),
+            basis="plausible",
+            reason="the identity holds for every sample with both labels: 10 to 100 samples",
+        ),
+        "H": Choice(
+            4,
+            options=(2, 4, 16),
+            basis="plausible",
+            reason="the identity holds at every H: 2 heads or 4x ours (a set: the paired initialisation "
+            "needs an even H)",
+        ),
+    },
     rules={
         "rtol": Rule(
             1e-4, "accuracy of the SVM solver on a closed-form margin", "reconstruction pass criterion"
@@ -244,6 +325,38 @@ def mixture_margin(ctx: Ctx, *, n: int, H: int, S: float, sigma: float) -> Evide
     seeds=Seeds.BINOMIAL,
     n_seeds={"quick": 100, "paper": 200},
     quick=dict(n=40, H=4, S=1.0, sigma=0.05, delta=0.1, noise="iid"),
+    choices={
+        "solver_atol": Choice(
+            1e-9,
+            range=(1e-12, 1e-6),
+            basis="plausible",
+            reason="SVM solver slack allowed in full margin >= U margin: 1e-12 to 1e-6 absolute",
+        ),
+        "delta": Choice(
+            0.1,
+            range=(0.05, 0.2),
+            basis="plausible",
+            reason="the bound holds for every delta in (0, 1): 0.05 to 0.2 (the usual failure levels)",
+        ),
+        "sigma": Choice(
+            0.05,
+            range=(0.01, 0.2),
+            basis="plausible",
+            reason="the token noise of our mixture: the bound holds at every sigma; a fifth to 4x ours",
+        ),
+        "S": Choice(
+            1.0,
+            range=(0.5, 2.0),
+            basis="plausible",
+            reason="the mean norm of our mixture: half to twice ours",
+        ),
+        "n": Choice(
+            40,
+            range=(20, 100),
+            basis="plausible",
+            reason="the bound holds for every n (it enters through log(n/delta)): half to 2.5x ours",
+        ),
+    },
     rules={"solver_atol": Rule(1e-9, "SVM solver slack allowed in full margin >= U margin", "attncheck")},
     alternative=Alternative(
         "token noise shared by the positions of a sequence (one z per sample, the same N(0, sigma^2 I) "
@@ -295,6 +408,22 @@ _NTK_QUICK = dict(Hs=(4, 16, 64, 256), inits=6, shared=0.0)
     n_seeds=_NTK_SEEDS,
     quick=_NTK_QUICK,
     paper=dict(inits=10),
+    choices={
+        "tol": Choice(
+            0.2,
+            range=(0.1, 0.25),
+            basis="plausible",
+            reason="from 0.1 (the band of the suite's tighter rate claims) to 0.25 (half the distance to "
+            "the correlated-heads exponent 0: the widest band that still separates the two)",
+        ),
+        "inits": Choice(
+            6,
+            range=(4, 12),
+            basis="plausible",
+            reason="init draws per data set for the across-init spread: 4 to twice ours (the paper "
+            "profile's 10 is inside)",
+        ),
+    },
     rules={
         "tol": Rule(
             0.2,
@@ -348,6 +477,22 @@ def ntk_concentration(ctx: Ctx, *, Hs: tuple[int, ...], inits: int, shared: floa
     n_seeds=_NTK_SEEDS,
     quick=_NTK_QUICK,
     paper=dict(inits=10),
+    choices={
+        "tol": Choice(
+            0.2,
+            range=(0.1, 0.25),
+            basis="plausible",
+            reason="from 0.1 (the band of the suite's tighter rate claims) to 0.25 (half the distance to "
+            "the correlated-heads exponent 0: the widest band that still separates the two)",
+        ),
+        "inits": Choice(
+            6,
+            range=(4, 12),
+            basis="plausible",
+            reason="init draws per data set for the across-init spread: 4 to twice ours (the paper "
+            "profile's 10 is inside)",
+        ),
+    },
     rules={
         "tol": Rule(
             0.2,
@@ -401,6 +546,35 @@ def ntk_concentration_margin(ctx: Ctx, *, Hs: tuple[int, ...], inits: int, share
     seeds=Seeds.BINOMIAL,
     n_seeds={"quick": 29, "paper": 100},
     quick=dict(n=40, H=8, eta1=1e4, shuffle_step=False),
+    choices={
+        "eta1": Choice(
+            1e4,
+            range=(1e3, 1e5),
+            basis="plausible",
+            reason="the 'large' step on W (the paper's step size is NOT RECOVERED): a decade either side "
+            "of ours",
+        ),
+        "H": Choice(
+            8,
+            options=(4, 8, 32),
+            basis="plausible",
+            reason="the statement is for any H: half or 4x ours (a set: the paired initialisation needs an "
+            "even H)",
+        ),
+        "n": Choice(
+            40,
+            range=(20, 100),
+            basis="plausible",
+            reason="the training and step samples' size (NOT RECOVERED): half to 2.5x ours",
+        ),
+        "delta": Choice(
+            0.1,
+            range=(0.05, 0.2),
+            basis="plausible",
+            reason="the failure probability (the paper's probabilities are NOT RECOVERED): 0.05 to 0.2 "
+            "around the delta of the mixture's margin bound",
+        ),
+    },
     expect=Verdict.INCONCLUSIVE,
     rules={
         "gain": Rule(

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from verify.core import Alternative, Ctx, Evidence, Kind, Provenance, Rule, Search, claim
+from verify.core import Alternative, Choice, Ctx, Evidence, Kind, Provenance, Rule, Search, claim
 from verify.core.record import Seeds
 from verify.deora2023 import experiments as E
 from verify.numerics.fit import fit_rate
@@ -36,6 +36,14 @@ def _loss_space(polar: bool, per_sample: bool = True) -> str:
     seeds=Seeds.EVERY,
     quick=dict(H=8, n=40, steps=100, random_points=2, search=(1, 2, 1, 1, 20)),
     paper=dict(steps=3000, random_points=20, search=(2, 3, 2, 4, 100)),
+    choices={
+        "rtol": Choice(
+            1e-10,
+            range=(1e-13, 1e-8),
+            basis="plausible",
+            reason="round-off margin of an exact inequality in float64: 1e-13 to 1e-8 relative",
+        )
+    },
     rules={"rtol": Rule(1e-10, "round-off margin of an exact inequality", "reconstruction pass criterion")},
     tex=r"self-bounded gradient: $\|\nabla L(\theta)\|\le\beta_2L(\theta)$, "
     r"$\beta_2=\max_i\|\nabla\Phi(\theta;X_i)\|$",
@@ -105,6 +113,20 @@ _WC_PAPER = dict(n=30, ks=_WC_PAPER_KS, random_points=4, dense_max=4000)
     paper=dict(_WC_PAPER, search=(2, 2, 1, 6, 200)),
     tex=r"self-bounded weak convexity: $\lambda_{\min}(\nabla^2L(\theta))\ge-(\beta_3(\theta)/\sqrt H)\,"
     r"L(\theta)$",
+    choices={
+        "n": Choice(
+            20,
+            range=(10, 40),
+            basis="plausible",
+            reason="training samples of the GD runs (the bound holds for every data set): half to twice ours",
+        ),
+        "random_points": Choice(
+            1,
+            range=(1, 3),
+            basis="plausible",
+            reason="random theta per H besides the GD iterates and the search: ours to 3",
+        ),
+    },
     alternative=Alternative(
         "the modulus 1.4-fold smaller: the searched worst case is 1/(2 ln 2) = 0.7213 (H = 1, attained at "
         "U = 0, W = 0, x_2 = -x_1), so the bound is at least 1.39-fold loose and the measurement resolves "
@@ -164,6 +186,15 @@ def sbwc(
     seeds=Seeds.POOLED,
     quick=_WC_QUICK,
     paper=_WC_PAPER,
+    choices={
+        "tol": Choice(
+            0.25,
+            range=(0.15, 0.3),
+            basis="plausible",
+            reason="'kappa_hat sqrt(H) varies by < 2x over H = 2..32' as a slope is 0.25; from 0.15 (a 1.5x "
+            "variation) to 0.3",
+        )
+    },
     rules={
         "tol": Rule(
             0.25,
@@ -228,6 +259,20 @@ def sbwc_Hlaw(
     paper=dict(_WC_PAPER, search=(2, 2, 1, 6, 200)),
     tex=r"$\|\nabla^2L\|\le(\beta_2^2+\beta_3/\sqrt H)\,L$ (self-bounded) and "
     r"$\|\nabla^2L\|\le\beta_2^2/4+\beta_3/\sqrt H$ (global)",
+    choices={
+        "n": Choice(
+            20,
+            range=(10, 40),
+            basis="plausible",
+            reason="training samples of the GD runs (the bound holds for every data set): half to twice ours",
+        ),
+        "random_points": Choice(
+            1,
+            range=(1, 3),
+            basis="plausible",
+            reason="random theta per H besides the GD iterates and the search: ours to 3",
+        ),
+    },
     alternative=Alternative(
         "both bounds 1.4-fold smaller: at every seed the search reaches at least 0.72 (the Phi = 0 point "
         "of sbwc; the limits R -> 0 and L -> 0 give 0.9999 at most seeds), so the measurement resolves the "
@@ -284,6 +329,28 @@ def smooth(
     seeds=Seeds.EVERY,
     quick=dict(H=8, n=40, pairs=12, seg_points=101, search=(1, 2, 1, 1, 10)),
     paper=dict(pairs=300, search=(2, 2, 2, 4, 100)),
+    choices={
+        "pairs": Choice(
+            12,
+            range=(6, 36),
+            basis="plausible",
+            reason="random pairs besides the search (the statement is for every pair with c < 1): half to "
+            "3x ours",
+        ),
+        "seg_points": Choice(
+            101,
+            range=(51, 201),
+            basis="plausible",
+            reason="points on each segment for its maximum loss: half to twice ours",
+        ),
+        "H": Choice(
+            8,
+            options=(2, 8, 32),
+            basis="plausible",
+            reason="the statement holds at every H: 2 heads or 4x ours for the random pairs (a set: the "
+            "paired initialisation needs an even H)",
+        ),
+    },
     rules={"c_max": Rule(1.0, "the statement's premise c = kappa D^2 < c_max", "derivation Sect. 4.2")},
     tex=r"for $c=\kappa D^2<1$, $a=c/(2-c)$: $\langle\nabla L(\theta),\theta-\theta'\rangle\ge"
     r"(1-a)L(\theta)-(1+a)L(\theta')$ and "
