@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from bounds import wu2023 as B
-from verify.core import Alternative, Ctx, Evidence, Kind, Provenance, Rule, claim
+from verify.core import Alternative, Choice, Ctx, Evidence, Kind, Provenance, Rule, claim
 from verify.core.conditions import Conditions
 from verify.core.record import Seeds, Verdict
 from verify.wu2023 import data as D
@@ -182,6 +182,22 @@ _TAIL_TOKENS = {"rows": (0, "rows"), "patches4": (1, "4x4 patches"), "patches": 
             "entries (ours; the paper's form and its c-hat are NOT RECOVERED)",
         )
     },
+    choices={
+        "power": Choice(
+            1.0,
+            range=(0.5, 2.0),
+            basis="plausible",
+            reason="the tail form P(u >= t) <= 2 exp(-c t^power) is NOT RECOVERED: from a heavier tail (0.5) "
+            "to sub-Gaussian (2)",
+        ),
+        "N": Choice(
+            200,
+            range=(100, 300),
+            basis="plausible",
+            reason="the images drawn (hundreds; the paper profile has 1000): 100 to 300 (the pairs grow like "
+            "N^2)",
+        ),
+    },
     tex=r"Assumption 3 (reviews' tail form) on digits: the cosines $u$ of $\langle X_i^\top "
     r"X_i,X_j^\top X_j\rangle$ obey $P(u\ge t)\le2e^{-\hat ct}$ with the $\hat c$ of Gaussian "
     "tokens",
@@ -241,6 +257,28 @@ def assump3_tail(ctx: Ctx, *, N: int, tokens: tuple[str, ...]) -> Evidence:
         overrides={"N": 64},
     ),
     rules={"frac": Rule(1e-2, "the loss target of the width protocol (wu2023.thm1.tight)")},
+    choices={
+        "steps": Choice(
+            6000,
+            range=(3000, 12000),
+            basis="plausible",
+            reason="the step budget (ours; the claim is that GD gets there at all): half to twice ours",
+        ),
+        "frac": Choice(
+            1e-2,
+            range=(3e-3, 3e-2),
+            basis="plausible",
+            reason="the loss target (ours, as the width protocol's): 3e-3 to 3e-2",
+        ),
+        "N": Choice(
+            24,
+            range=(16, 32),
+            basis="plausible",
+            reason="the number of images, d = 8 < N as the question asks: 16 to 32 (at 64 the budget no "
+            "longer "
+            "suffices: the alternative world)",
+        ),
+    },
     tex=r"digit rows with $d=8<N$ ($\sigma_{\min}(\bar Z)=0$): GD still reaches "
     r"$\ell\le10^{-2}\ell_0$, so $\alpha>0$ without $d\ge N$",
 )

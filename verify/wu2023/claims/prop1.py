@@ -10,7 +10,7 @@ from dataclasses import replace
 import numpy as np
 
 from bounds import wu2023 as B
-from verify.core import Alternative, Ctx, Evidence, Kind, Provenance, Rule, Search, Verdict, claim
+from verify.core import Alternative, Choice, Ctx, Evidence, Kind, Provenance, Rule, Search, Verdict, claim
 from verify.core.judge import ROUNDOFF_RTOL
 from verify.core.record import Seeds
 from verify.numerics.worstcase import WorstCase
@@ -303,6 +303,22 @@ def prop1(
         overrides=dict(N=1, d=128, d_s=1, label_scale=0.01, widths=[1024, 2048, 4096, 8192, 16384]),
         expect=Verdict.HOLDS,
     ),
+    choices={
+        "N": Choice(
+            8,
+            range=(4, 16),
+            basis="plausible",
+            reason="the number of examples (ours): half to twice ours, d = 16 >= N (the A3 reading's "
+            "premise)",
+        ),
+        "d": Choice(
+            16,
+            range=(16, 32),
+            basis="plausible",
+            reason="the token dimension (ours): from 16 (d >= N at every N of its range) to the paper "
+            "profile's 32",
+        ),
+    },
     tex="the width $d_m^*$ at which Prop.~1's conditions C1, C2 would hold at init "
     "(extrapolated), against the largest $d_m$ run",
     plot=dict(
