@@ -41,6 +41,14 @@ def _conc_gap(ctx: Ctx, widths: list[int], N: int, d: int, d_s: int) -> np.ndarr
     seeds=Seeds.EVERY,
     consistency=True,
     rules={"z_max": Rule(4.0, "Monte-Carlo error allowed, in standard errors", _CRITERION)},
+    choices={
+        "z_max": Choice(
+            4.0,
+            range=(3.0, 5.0),
+            basis="plausible",
+            reason="a Monte-Carlo allowance in standard errors over every entry checked: 3 to 5",
+        ),
+    },
     tex=r"$\mathbb{E}[F_{\mathrm{pre}}F_{\mathrm{pre}}^\top\mid W_Q,W_K]=d_mG$ with $G$ in "
     "arc-cosine closed form (Monte Carlo within $4$ s.e.)",
 )
@@ -77,6 +85,14 @@ def alpha_gram(ctx: Ctx, *, N: int, d: int, d_s: int, draws: int) -> Evidence:
     seeds=Seeds.EVERY,
     consistency=True,
     rules={"tol": Rule(-1e-10, "round-off in lambda_min, relative to |G|_2", _CRITERION)},
+    choices={
+        "tol": Choice(
+            -1e-10,
+            range=(-1e-08, -1e-12),
+            basis="plausible",
+            reason="a round-off margin (relative to |G|_2): two decades around ours, from -1e-8 to -1e-12",
+        ),
+    },
     tex=r"$G-\frac{\eta_V}{4}\bar Z\bar Z^\top-\frac{\eta_V}{2\pi}rr^\top\succeq0$, hence "
     r"$\lambda_{\min}(G)\ge\frac{\eta_V}{4}\sigma_{\min}(\bar Z)^2$",
     search=Search(

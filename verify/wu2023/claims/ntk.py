@@ -87,6 +87,14 @@ def ntk_limit(ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int]) -> Evide
     seeds=Seeds.EVERY,
     consistency=True,
     rules={"tol": Rule(1e-10, "round-off margin of exact eigenvalues, relative to |K_inf|_2", CRITERION)},
+    choices={
+        "tol": Choice(
+            1e-10,
+            range=(1e-12, 1e-08),
+            basis="plausible",
+            reason="a round-off margin (relative to |K_inf|_2): two decades around ours, from 1e-12 to 1e-08",
+        ),
+    },
     tex=r"$\lambda_{\min}(K_\infty)\ge\sigma_{\min}(\bar X)^2/2$ and "
     r"$\lambda_{\min}(K_O)\ge\mu_2^2\min_n\|\bar x_n\|^2\lambda_{\min}(U\circ U)$",
     search=Search(

@@ -53,6 +53,15 @@ def _searched_lower(worst: float, found: WorstCase, rtol: float) -> Evidence:
     seeds=Seeds.EVERY,
     consistency=True,
     rules={"rtol": Rule(1e-10, "round-off margin of an exact inequality", _CRITERION)},
+    choices={
+        "rtol": Choice(
+            1e-10,
+            range=(1e-12, 1e-08),
+            basis="plausible",
+            reason="a round-off margin (of an exact inequality): two decades around ours, from 1e-12 to "
+            "1e-08",
+        ),
+    },
     tex="along GD, "
     r"$\|\nabla\ell(\theta)\|^2\ge2\tau_1^2\sigma_{\min}(F_{\mathrm{pre}}(\theta))^2\,\ell(\theta)$ "
     "(PL-type inequality)",
@@ -94,6 +103,14 @@ def pl(
     seeds=Seeds.EVERY,
     consistency=True,
     rules={"rtol": Rule(1e-8, "round-off margin of an exact inequality (eigenvalues of K)", _CRITERION)},
+    choices={
+        "rtol": Choice(
+            1e-08,
+            range=(1e-10, 1e-06),
+            basis="plausible",
+            reason="a round-off margin (eigenvalues of K): two decades around ours, from 1e-10 to 1e-06",
+        ),
+    },
     tex=r"$\lambda_{\min}(K(\theta))\ge\tau_1^2\sigma_{\min}(F_{\mathrm{pre}}(\theta))^2$ at init "
     "and along GD",
     search=Search(

@@ -147,6 +147,15 @@ def emp_width(ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int], steps: i
     seeds=Seeds.POOLED,
     consistency=True,
     rules={"slope_max": Rule(-0.3, "a clear decay, well beyond seed noise", _CRITERION)},
+    choices={
+        "slope_max": Choice(
+            -0.3,
+            range=(-0.5, -0.2),
+            basis="plausible",
+            reason="'a clear decay' in numbers: a log-log slope below -0.5 to -0.2 (the textbook lazy rate "
+            "is -1/2)",
+        ),
+    },
     tex=r"Fig.~9b/c: $\max_t\|\theta_t-\theta_0\|/\|\theta_0\|$ and $\|K_T-K_0\|_F/\|K_0\|_F$ "
     "decay in $d_m$ with log-log slopes $<-0.3$",
     plot=dict(

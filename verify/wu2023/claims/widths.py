@@ -450,6 +450,14 @@ def norms(ctx: Ctx, *, d_m: int, d: int, t: float, trials: int) -> Evidence:
     seeds=Seeds.EVERY,
     consistency=True,
     rules={"z_max": Rule(4.0, "Monte-Carlo error allowed, in standard errors", _CRITERION)},
+    choices={
+        "z_max": Choice(
+            4.0,
+            range=(3.0, 5.0),
+            basis="plausible",
+            reason="a Monte-Carlo allowance in standard errors over every entry checked: 3 to 5",
+        ),
+    },
     tex=r"$\mathbb{E}_{w_O}[\ell_0]=\frac12(\|y\|^2+\tau_1^2\eta_O\|F_{\mathrm{pre}}\|_F^2)$ "
     "(Monte Carlo within $4$ s.e.)",
 )
