@@ -251,6 +251,14 @@ def _prop1_notes(g: float, tau1: float, alpha: float, ok_t: int, steps: int, L, 
             1e-12, "round-off allowance (relative to l_s) in the sufficient-decrease premise", "attncheck"
         )
     },
+    choices={
+        "decrease_rtol": Choice(
+            1e-12,
+            range=(1e-14, 1e-10),
+            basis="plausible",
+            reason="a round-off margin (relative to l_s): two decades around ours, from 1e-14 to 1e-10",
+        ),
+    },
     tex=r"Prop.~1: $\ell_t\le(1-\gamma\tau_1^2\alpha^2/4)^t\,\ell_0$ wherever sufficient decrease "
     r"and $\sigma_{\min}(F_{\mathrm{pre}}^s)\ge\alpha/2$ held for $s\le t$",
     plot=dict(

@@ -417,6 +417,14 @@ def thm2_order(ctx: Ctx, *, Ns: list[int], d_factor: float, d_power: float, d_s:
     paper=dict(d_m=1024, d=128, trials=100),
     seeds=Seeds.POOLED,
     consistency=True,
+    choices={
+        "t": Choice(
+            1.0,
+            range=(0.5, 2.0),
+            basis="plausible",
+            reason="the bound holds for every t > 0: from 0.5 to 2 (probabilities 0.12 to 0.86)",
+        ),
+    },
     tex=r"$P(\|W\|_2<\sqrt\eta\,(\sqrt{d_m}+\sqrt d+t))\ge1-e^{-t^2/2}$ for Gaussian $W$ of "
     r"variance $\eta$ (LeCun $W_V$)",
 )
