@@ -162,6 +162,20 @@ def ntk_floor(
     paper=dict(configs=60, pairs=10, search=(1, 2, 2, 2, 4, 200, 12)),
     seeds=Seeds.EVERY,
     consistency=True,
+    choices={
+        "configs": Choice(
+            8,
+            range=(4, 24),
+            basis="plausible",
+            reason="the random configurations drawn (ours; the paper profile has 60): half to 3 times ours",
+        ),
+        "pairs": Choice(
+            5,
+            range=(3, 10),
+            basis="plausible",
+            reason="the pairs of points per configuration (ours; the paper profile has 10): 3 to 10",
+        ),
+    },
     tex="on the ball: "
     r"$\|F_{\mathrm{pre}}(\theta)-F_{\mathrm{pre}}(\theta')\|_F\le\rho\|\theta-\theta'\|$ and "
     r"$\|J(\theta)\|_2\le z$",
@@ -395,6 +409,21 @@ def prop1_vacuous(
     paper=dict(N=100, d=128, d_s=8, d_m=2048, steps=400),
     seeds=Seeds.EVERY,
     consistency=True,
+    choices={
+        "d_m": Choice(
+            128,
+            range=(64, 384),
+            basis="plausible",
+            reason="the width (ours; the paper profile's 2048 is beyond the run-time budget): half to "
+            "3 times ours",
+        ),
+        "steps": Choice(
+            200,
+            range=(100, 400),
+            basis="plausible",
+            reason="the GD horizon over which the average decay is read (ours): half to twice ours",
+        ),
+    },
     tex=r"the per-step decay $-\frac1T\log(\ell_T/\ell_0)$ is at least Prop.~1's rate "
     r"$-\log(1-\gamma\alpha^2/4)$",
     plot=dict(
