@@ -11,7 +11,7 @@ import numpy as np
 from scipy import stats
 
 from bounds import wu2023 as B
-from verify.core import Alternative, Ctx, Evidence, Kind, Provenance, Rule, Search, claim
+from verify.core import Alternative, Choice, Ctx, Evidence, Kind, Provenance, Rule, Search, claim
 from verify.core.record import Interval, Seeds
 from verify.numerics.softmax import softmax
 from verify.wu2023 import experiments as E
@@ -41,6 +41,14 @@ def _conc_gap(ctx: Ctx, widths: list[int], N: int, d: int, d_s: int) -> np.ndarr
     seeds=Seeds.EVERY,
     consistency=True,
     rules={"z_max": Rule(4.0, "Monte-Carlo error allowed, in standard errors", _CRITERION)},
+    choices={
+        "z_max": Choice(
+            4.0,
+            range=(3.0, 5.0),
+            basis="plausible",
+            reason="a Monte-Carlo allowance in standard errors over every entry checked: 3 to 5",
+        ),
+    },
     tex=r"$\mathbb{E}[F_{\mathrm{pre}}F_{\mathrm{pre}}^\top\mid W_Q,W_K]=d_mG$ with $G$ in "
     "arc-cosine closed form (Monte Carlo within $4$ s.e.)",
 )
@@ -77,6 +85,14 @@ def alpha_gram(ctx: Ctx, *, N: int, d: int, d_s: int, draws: int) -> Evidence:
     seeds=Seeds.EVERY,
     consistency=True,
     rules={"tol": Rule(-1e-10, "round-off in lambda_min, relative to |G|_2", _CRITERION)},
+    choices={
+        "tol": Choice(
+            -1e-10,
+            range=(-1e-08, -1e-12),
+            basis="plausible",
+            reason="a round-off margin (relative to |G|_2): two decades around ours, from -1e-8 to -1e-12",
+        ),
+    },
     tex=r"$G-\frac{\eta_V}{4}\bar Z\bar Z^\top-\frac{\eta_V}{2\pi}rr^\top\succeq0$, hence "
     r"$\lambda_{\min}(G)\ge\frac{\eta_V}{4}\sigma_{\min}(\bar Z)^2$",
     search=Search(
@@ -143,6 +159,28 @@ def alpha_psd(ctx: Ctx, *, sets: int, search: tuple[int, int, int, int, int]) ->
         "below the one-sided 95% lower limits 0.049-0.056 of the mean gap at six seed sets of 60",
         factor=2.5,
     ),
+    choices={
+        "d_m": Choice(
+            512,
+            range=(512, 1536),
+            basis="plausible",
+            reason="the width judged: from 64 N (the threshold width_per_N of the regime, the hardest case) "
+            "to 3 times it (192 N); the lemma is order-level and fixes no width",
+        ),
+        "gap_max": Choice(
+            0.1,
+            range=(0.07, 0.15),
+            basis="plausible",
+            reason="the lemma fixes only the order O(sqrt(N / d_m)); a 'concentrated' mean relative gap from "
+            "0.07 to 0.15 (both above the measurement's resolution 0.04 of the alternative world)",
+        ),
+        "level": Choice(
+            0.95,
+            range=(0.9, 0.99),
+            basis="plausible",
+            reason="the one-sided level of the mean gap's limits, from 90% to 99% (conventional levels)",
+        ),
+    },
     tex=r"LeCun init: $\alpha^2/d_m$ concentrates at $\lambda_{\min}(G)$; the mean of "
     r"$|\alpha^2/(d_m\lambda_{\min}(G))-1|$ is $\le0.1$ at $d_m=64N$",
 )
@@ -193,6 +231,22 @@ def alpha_conc(ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int) -> Evidence:
         "fluctuation of a mean of d_m rank-one terms)",
         exponent=-1.0,
     ),
+    choices={
+        "tol": Choice(
+            0.2,
+            range=(0.1, 0.25),
+            basis="plausible",
+            reason="from 0.1 to 0.25, half the distance to the competing exponent -1 (the widest band that "
+            "still separates the two)",
+        ),
+        "draws": Choice(
+            24,
+            range=(12, 48),
+            basis="plausible",
+            reason="the W_V draws averaged per seed (ours: the lemma conditions on W_Q, W_K): half to twice "
+            "ours",
+        ),
+    },
     tex=r"LeCun init: the relative gap $|\alpha^2/(d_m\lambda_{\min}(G))-1|$ decays like "
     "$d_m^{-1/2}$",
     plot=dict(
@@ -252,6 +306,21 @@ def alpha_conc_rate(ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int], dr
         "tol": Rule(0.2, "our first criterion's slope window [0.8, 1.2] around 1", _CRITERION),
         "width_per_N": Rule(8, "alpha^2 is Theta(d_m) only for d_m >= width_per_N N", _CRITERION),
     },
+    choices={
+        "tol": Choice(
+            0.2,
+            range=(0.1, 0.3),
+            basis="plausible",
+            reason="from 0.1 to 0.3 around the exponent 1 (the competing exponent 0 is 1 away)",
+        ),
+        "N": Choice(
+            10,
+            range=(5, 10),
+            basis="plausible",
+            reason="the lemma holds for any N with d_m >= 8 N; up to 10 the quick widths start at >= 32 N, "
+            "past the Bai-Yin factor (1 - O(sqrt(N / d_m)))^2 that steepens the slopes below (errata)",
+        ),
+    },
     tex=r"LeCun init: $\alpha^2=\sigma_{\min}(F_{\mathrm{pre}}^0)^2=\Theta(d_m)$ (exponent $1$)",
     plot=dict(
         x="d_m",
@@ -293,6 +362,21 @@ def alpha_width(ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int], tau0_p
     rules={
         "ratio_window": Rule((1.9, 2.1), "the limit 2 with room for finite widths", _CRITERION),
         "min_width": Rule(512, "the softmax is near-uniform only at large widths", _CRITERION),
+    },
+    choices={
+        "d_m": Choice(
+            512,
+            range=(512, 2048),
+            basis="plausible",
+            reason="a large width (the limit is d_m -> infinity): from min_width 512 to 2048, half the paper "
+            "profile's 4096",
+        ),
+        "ratio_window": Choice(
+            (1.9, 2.1),
+            options=((1.8, 2.2), (1.9, 2.1), (1.95, 2.05)),
+            basis="plausible",
+            reason="the limit 2 with room for a finite width: +-0.2, +-0.1 or +-0.05",
+        ),
     },
     tex=r"$\tau_0=d_m^{-1}$, large $d_m$: $\alpha_{\mathrm{He}}^2/\alpha_{\mathrm{LeCun}}^2\to2$ "
     "(window $[1.9,2.1]$)",

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from verify.core import Alternative, Ctx, Evidence, Kind, Provenance, Rule, claim
+from verify.core import Alternative, Choice, Ctx, Evidence, Kind, Provenance, Rule, claim
 from verify.core.record import Seeds
 from verify.wu2023 import experiments as E
 from verify.wu2023.claims.common import CRITERION, rate_evidence
@@ -33,6 +33,21 @@ _QK_SEEDS = {"quick": 20, "paper": 20}
     seeds=Seeds.POOLED,
     n_seeds=_S_DEV_SEEDS,
     rules={"tol": Rule(0.15, "our first criterion's slope window [-0.65, -0.35] around -1/2", CRITERION)},
+    choices={
+        "tol": Choice(
+            0.15,
+            range=(0.1, 0.25),
+            basis="plausible",
+            reason="from 0.1 to 0.25 around -1/2: 0.25 is half the distance to the competing exponent 0 (the "
+            "widest band that still separates the two)",
+        ),
+        "d": Choice(
+            6,
+            range=(4, 16),
+            basis="plausible",
+            reason="the token dimension (ours; the law of large numbers in d_m holds at any d): 4 to 16",
+        ),
+    },
     alternative=Alternative(
         world="attention that stays Theta(1) away from uniform, as under tau0 = d_m^-1/2 "
         "(wu2023.attn.degenerate.sqrt)",
@@ -70,6 +85,21 @@ def attn_degenerate(ctx: Ctx, *, widths: list[int], d: int, d_s: int) -> Evidenc
     seeds=Seeds.POOLED,
     n_seeds=_S_DEV_SEEDS,
     rules={"tol": Rule(0.15, "our first criterion's window |slope| <= 0.15 (Theta(1): no trend)", CRITERION)},
+    choices={
+        "tol": Choice(
+            0.15,
+            range=(0.1, 0.25),
+            basis="plausible",
+            reason="from 0.1 to 0.25 around 0: 0.25 is half the distance to the competing exponent -1/2 (the "
+            "widest band that still separates the two)",
+        ),
+        "d": Choice(
+            6,
+            range=(4, 16),
+            basis="plausible",
+            reason="the token dimension (ours; the law of large numbers in d_m holds at any d): 4 to 16",
+        ),
+    },
     alternative=Alternative(
         world="attention that becomes uniform like d_m^-1/2, as under tau0 = d_m^-1 (wu2023.attn.degenerate)",
         exponent=-0.5,
@@ -105,6 +135,20 @@ def attn_nondegenerate(ctx: Ctx, *, widths: list[int], d: int, d_s: int) -> Evid
     seeds=Seeds.POOLED,
     n_seeds=_QK_SEEDS,
     rules={"tol": Rule(0.3, "our first criterion's window [-1.5, -0.7]: 1/d_m with 0.3 of room", CRITERION)},
+    choices={
+        "tol": Choice(
+            0.3,
+            range=(0.2, 0.5),
+            basis="plausible",
+            reason="from 0.2 to 0.5 around -1: 0.5 is half the distance to the competing exponent 0",
+        ),
+        "N": Choice(
+            6,
+            range=(4, 10),
+            basis="plausible",
+            reason="the number of examples (ours; the paper profile's 10 is the upper end): 4 to 10",
+        ),
+    },
     alternative=Alternative(
         world="a Q/K share that stays Theta(1) (pairwise interaction kept), as under tau0 = d_m^-1/2 "
         "(wu2023.qk.vanish.sqrt)",
@@ -144,6 +188,20 @@ def qk_vanish(ctx: Ctx, *, widths: list[int], N: int, d: int, d_s: int) -> Evide
     seeds=Seeds.POOLED,
     n_seeds=_QK_SEEDS,
     rules={"tol": Rule(0.3, "our first criterion's window |slope| <= 0.3 (Theta(1): no trend)", CRITERION)},
+    choices={
+        "tol": Choice(
+            0.3,
+            range=(0.2, 0.5),
+            basis="plausible",
+            reason="from 0.2 to 0.5 around 0: 0.5 is half the distance to the competing exponent -1",
+        ),
+        "N": Choice(
+            6,
+            range=(4, 10),
+            basis="plausible",
+            reason="the number of examples (ours; the paper profile's 10 is the upper end): 4 to 10",
+        ),
+    },
     alternative=Alternative(
         world="a Q/K share that vanishes like 1/d_m, as under tau0 = d_m^-1 (wu2023.qk.vanish)",
         exponent=-1.0,
@@ -179,6 +237,20 @@ def qk_vanish_sqrt(ctx: Ctx, *, widths: list[int], N: int, d: int, d_s: int) -> 
     seeds=Seeds.POOLED,
     n_seeds={"quick": 60, "paper": 60},
     rules={"tol": Rule(0.2, "the d_m^-1/2 law; the window [-0.7, -0.3] of ntk.limit", "attncheck")},
+    choices={
+        "tol": Choice(
+            0.2,
+            range=(0.1, 0.25),
+            basis="plausible",
+            reason="from 0.1 to 0.25 around -1/2: 0.25 is half the distance to the competing exponent 0",
+        ),
+        "d": Choice(
+            16,
+            range=(8, 32),
+            basis="plausible",
+            reason="the token dimension (ours; the O(d_m^-1/2) law holds at any d): half to twice ours",
+        ),
+    },
     alternative=Alternative(
         world="an attention model that stays Theta(1) away from pooling, as under tau0 = d_m^-1/2 (the "
         "f_gap_sqrt curve)",

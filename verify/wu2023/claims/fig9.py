@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from verify.core import Alternative, Ctx, Evidence, Kind, Provenance, Rule, claim
+from verify.core import Alternative, Choice, Ctx, Evidence, Kind, Provenance, Rule, claim
 from verify.core.record import Seeds, Verdict
 from verify.numerics.fit import fit_loglog
 from verify.wu2023 import experiments as E
@@ -48,6 +48,22 @@ _SLOW = Alternative(
 )
 _FIG9 = dict(N=10, d=16, d_s=4, steps=160, step_factor=1.0)
 _FIG9_PAPER = dict(N=100, d=128, d_s=8)
+#: Our step gamma = step_factor / lambda_max(K_0) (Fig. 9's is not recovered): within the stable range
+#: below 2 / lambda_max, from half ours to 1.5 times it (a tenth is the alternative world's slow GD).
+_STEP_CHOICE = Choice(
+    1.0,
+    range=(0.5, 1.5),
+    basis="plausible",
+    reason="Fig. 9's step is not recovered; gamma = step_factor / lambda_max(K_0) from half ours to 1.5 "
+    "times it, inside the stable range below 2 / lambda_max (a tenth is the alternative world's slow GD)",
+)
+#: "A typical run": the share of draws a caption describes.
+_P_CHOICE = Choice(
+    0.8,
+    range=(0.67, 0.9),
+    basis="plausible",
+    reason="a caption describes a typical run: from two draws in three to nine in ten",
+)
 
 
 def _runs(
@@ -109,6 +125,22 @@ def _diverged(draw: list[dict], steps: int, p: float) -> Evidence | None:
             "attncheck",
         )
     },
+    choices={
+        "tol": Choice(
+            0.3,
+            range=(0.2, 0.5),
+            basis="plausible",
+            reason="from 0.2 to 0.5, half the distance to the competing exponent -1 (the rule's own upper "
+            "limit)",
+        ),
+        "step_factor": _STEP_CHOICE,
+        "d_m": Choice(
+            256,
+            range=(128, 768),
+            basis="plausible",
+            reason="the width (Fig. 9's protocol is not recovered): half to 3 times ours",
+        ),
+    },
     alternative=Alternative(
         world="sublinear (polynomial) convergence l_t ~ t^-k, whose per-step log decrease falls like 1/t",
         exponent=-1.0,
@@ -168,6 +200,22 @@ def fig9_linear(
             1e-2, "'very slowly': two orders of magnitude below the first step's movement", "attncheck"
         ),
         "after": _AFTER,
+    },
+    choices={
+        "p": _P_CHOICE,
+        "ratio": Choice(
+            1e-2,
+            range=(3e-3, 3e-2),
+            basis="plausible",
+            reason="'very slowly' in numbers: the per-step movement from 1/300 to 1/30 of the first step's",
+        ),
+        "after": Choice(
+            EPOCH,
+            range=(40, 60),
+            basis="paper's range",
+            reason="the caption's 'after about the 50th epoch': 40 to 60",
+        ),
+        "step_factor": _STEP_CHOICE,
     },
     alternative=_SLOW,
     tex=r"Fig.~9b ($\tau_0=d_m^{-1}$): in at least 80\% of draws the per-step weight movement stays below "
@@ -232,6 +280,17 @@ def fig9_weights(
             "attncheck",
         ),
     },
+    choices={
+        "p": _P_CHOICE,
+        "late": Choice(
+            0.1,
+            range=(0.05, 0.2),
+            basis="plausible",
+            reason="'nearly constant later' in numbers: the change after epoch 50 at most a twentieth to a "
+            "fifth of the change before",
+        ),
+        "step_factor": _STEP_CHOICE,
+    },
     alternative=_SLOW,
     tex=r"Fig.~9c ($\tau_0=d_m^{-1}$): in at least 80\% of draws $\|K_T-K_{50}\|_F\le0.1\,\|K_{50}-K_0\|_F$ "
     "at each width",
@@ -292,6 +351,18 @@ def fig9_ntk(
     n_seeds={"quick": 80, "paper": 80},
     batched=True,
     rules={"p": _P},
+    choices={
+        "p": _P_CHOICE,
+        "step_factor": _STEP_CHOICE,
+        "steps": Choice(
+            160,
+            range=(100, 320),
+            basis="plausible",
+            reason="the horizon T of the drift (Fig. 9's is not recovered): past epoch 50 by 50 steps to "
+            "twice "
+            "ours",
+        ),
+    },
     alternative=Alternative(
         world="the mean-field parametrisation (w_O ~ N(0, 1), tau1 = 1/d_m; not one of the paper's inits), "
         "in which the features learn at every width and the NTK moves O(1) whatever d_m; at a tenth of our "

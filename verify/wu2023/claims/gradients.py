@@ -9,7 +9,7 @@ from dataclasses import replace
 import numpy as np
 
 from bounds import wu2023 as B
-from verify.core import Ctx, Evidence, Kind, Provenance, Rule, Search, claim
+from verify.core import Choice, Ctx, Evidence, Kind, Provenance, Rule, Search, claim
 from verify.core.record import Seeds
 from verify.numerics.gradcheck import check_grad
 from verify.numerics.softmax import softmax
@@ -50,6 +50,22 @@ def _kink_free_setup(ctx: Ctx, key: int, init: str, p: float, **sizes: int) -> E
         ),
         "redraws": Rule(
             20, "draws tried per (init, tau0) before the kink is declared unavoidable", "attncheck"
+        ),
+    },
+    choices={
+        "fd_rtol": Choice(
+            1e-6,
+            range=(1e-7, 1e-5),
+            basis="plausible",
+            reason="the relative finite-difference allowance (central differences reach about 1e-8 to 1e-10 "
+            "in "
+            "double precision): a decade either side of ours",
+        ),
+        "fd_atol": Choice(
+            1e-6,
+            range=(1e-7, 1e-5),
+            basis="plausible",
+            reason="the absolute finite-difference allowance: a decade either side of ours",
         ),
     },
     tex=r"the hand-derived gradients of $\ell$ in $W_Q,W_K,W_V,w_O$ equal central differences "
@@ -98,6 +114,14 @@ def grad(ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int) -> Evidence:
     seeds=Seeds.EVERY,
     consistency=True,
     rules={"rtol": Rule(1e-12, "round-off margin on the constant 1/2", "reconstruction pass criterion")},
+    choices={
+        "rtol": Choice(
+            1e-12,
+            range=(1e-14, 1e-10),
+            basis="plausible",
+            reason="a round-off margin (on the constant 1/2): two decades around ours, from 1e-14 to 1e-10",
+        ),
+    },
     tex=r"$\|\mathrm{diag}(p)-pp^\top\|_2\le\frac12$, so the row-wise softmax is "
     r"$\frac12$-Lipschitz in $\|\cdot\|_F$",
     search=Search(

@@ -9,7 +9,7 @@ from dataclasses import replace
 import numpy as np
 
 from bounds import wu2023 as B
-from verify.core import Alternative, Ctx, Evidence, Kind, Provenance, Rule, Search, claim
+from verify.core import Alternative, Choice, Ctx, Evidence, Kind, Provenance, Rule, Search, claim
 from verify.core.record import Seeds
 from verify.wu2023 import experiments as E
 from verify.wu2023.claims.common import CRITERION, rate_evidence
@@ -26,6 +26,20 @@ from verify.wu2023.claims.common import CRITERION, rate_evidence
     seeds=Seeds.POOLED,
     n_seeds={"quick": 10, "paper": 20},  # 3 seeds left the 95% interval 0.25-0.3 wide, wider than the band
     rules={"tol": Rule(0.2, "our first criterion's slope window [-0.7, -0.3] around -1/2", CRITERION)},
+    choices={
+        "tol": Choice(
+            0.2,
+            range=(0.1, 0.25),
+            basis="plausible",
+            reason="from 0.1 to 0.25 around -1/2: 0.25 is half the distance to the competing exponent -1",
+        ),
+        "N": Choice(
+            10,
+            range=(5, 20),
+            basis="plausible",
+            reason="the number of examples (ours; Thm 3 is for any fixed N as d_m grows): half to twice ours",
+        ),
+    },
     alternative=Alternative(
         world="an error dominated by a 1/d_m term, like the Q/K blocks' (wu2023.qk.vanish), instead of the "
         "d_m^-1/2 Monte-Carlo fluctuation of the K_O and K_V blocks",
@@ -73,6 +87,14 @@ def ntk_limit(ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int]) -> Evide
     seeds=Seeds.EVERY,
     consistency=True,
     rules={"tol": Rule(1e-10, "round-off margin of exact eigenvalues, relative to |K_inf|_2", CRITERION)},
+    choices={
+        "tol": Choice(
+            1e-10,
+            range=(1e-12, 1e-08),
+            basis="plausible",
+            reason="a round-off margin (relative to |K_inf|_2): two decades around ours, from 1e-12 to 1e-08",
+        ),
+    },
     tex=r"$\lambda_{\min}(K_\infty)\ge\sigma_{\min}(\bar X)^2/2$ and "
     r"$\lambda_{\min}(K_O)\ge\mu_2^2\min_n\|\bar x_n\|^2\lambda_{\min}(U\circ U)$",
     search=Search(
@@ -139,6 +161,21 @@ def ntk_mineig(ctx: Ctx, *, sets: int, search: tuple[int, int, int, int]) -> Evi
     paper=dict(d_m=16384, steps=400),
     seeds=Seeds.EVERY,
     n_seeds={"quick": 5, "paper": 10},
+    choices={
+        "d_m": Choice(
+            4096,
+            range=(2048, 8192),
+            basis="plausible",
+            reason="a width in the kernel regime (Thm 4 needs d_m large, no number is recovered): half to "
+            "twice ours (the paper profile's 16384 is beyond the run-time budget)",
+        ),
+        "steps": Choice(
+            100,
+            range=(50, 200),
+            basis="plausible",
+            reason="the horizon of 'at every t' (ours): half to twice ours",
+        ),
+    },
     alternative=Alternative(
         world="the bound tightened 6-fold: the measurement's resolution, since the worst step is t = 1 at "
         "every seed, where l_1 / bound_1 is 0.21 to 0.71 (seeds 0-4, 1000-4, 2000-4, 3000-4; a bound 6 "

@@ -10,7 +10,7 @@ from dataclasses import replace
 import numpy as np
 
 from bounds import wu2023 as B
-from verify.core import Alternative, Ctx, Evidence, Kind, Provenance, Rule, Search, Verdict, claim
+from verify.core import Alternative, Choice, Ctx, Evidence, Kind, Provenance, Rule, Search, Verdict, claim
 from verify.core.judge import ROUNDOFF_RTOL
 from verify.core.record import Seeds
 from verify.numerics.worstcase import WorstCase
@@ -53,6 +53,15 @@ def _searched_lower(worst: float, found: WorstCase, rtol: float) -> Evidence:
     seeds=Seeds.EVERY,
     consistency=True,
     rules={"rtol": Rule(1e-10, "round-off margin of an exact inequality", _CRITERION)},
+    choices={
+        "rtol": Choice(
+            1e-10,
+            range=(1e-12, 1e-08),
+            basis="plausible",
+            reason="a round-off margin (of an exact inequality): two decades around ours, from 1e-12 to "
+            "1e-08",
+        ),
+    },
     tex="along GD, "
     r"$\|\nabla\ell(\theta)\|^2\ge2\tau_1^2\sigma_{\min}(F_{\mathrm{pre}}(\theta))^2\,\ell(\theta)$ "
     "(PL-type inequality)",
@@ -94,6 +103,14 @@ def pl(
     seeds=Seeds.EVERY,
     consistency=True,
     rules={"rtol": Rule(1e-8, "round-off margin of an exact inequality (eigenvalues of K)", _CRITERION)},
+    choices={
+        "rtol": Choice(
+            1e-08,
+            range=(1e-10, 1e-06),
+            basis="plausible",
+            reason="a round-off margin (eigenvalues of K): two decades around ours, from 1e-10 to 1e-06",
+        ),
+    },
     tex=r"$\lambda_{\min}(K(\theta))\ge\tau_1^2\sigma_{\min}(F_{\mathrm{pre}}(\theta))^2$ at init "
     "and along GD",
     search=Search(
@@ -145,6 +162,20 @@ def ntk_floor(
     paper=dict(configs=60, pairs=10, search=(1, 2, 2, 2, 4, 200, 12)),
     seeds=Seeds.EVERY,
     consistency=True,
+    choices={
+        "configs": Choice(
+            8,
+            range=(4, 24),
+            basis="plausible",
+            reason="the random configurations drawn (ours; the paper profile has 60): half to 3 times ours",
+        ),
+        "pairs": Choice(
+            5,
+            range=(3, 10),
+            basis="plausible",
+            reason="the pairs of points per configuration (ours; the paper profile has 10): 3 to 10",
+        ),
+    },
     tex="on the ball: "
     r"$\|F_{\mathrm{pre}}(\theta)-F_{\mathrm{pre}}(\theta')\|_F\le\rho\|\theta-\theta'\|$ and "
     r"$\|J(\theta)\|_2\le z$",
@@ -234,6 +265,14 @@ def _prop1_notes(g: float, tau1: float, alpha: float, ok_t: int, steps: int, L, 
             1e-12, "round-off allowance (relative to l_s) in the sufficient-decrease premise", "attncheck"
         )
     },
+    choices={
+        "decrease_rtol": Choice(
+            1e-12,
+            range=(1e-14, 1e-10),
+            basis="plausible",
+            reason="a round-off margin (relative to l_s): two decades around ours, from 1e-14 to 1e-10",
+        ),
+    },
     tex=r"Prop.~1: $\ell_t\le(1-\gamma\tau_1^2\alpha^2/4)^t\,\ell_0$ wherever sufficient decrease "
     r"and $\sigma_{\min}(F_{\mathrm{pre}}^s)\ge\alpha/2$ held for $s\le t$",
     plot=dict(
@@ -303,6 +342,22 @@ def prop1(
         overrides=dict(N=1, d=128, d_s=1, label_scale=0.01, widths=[1024, 2048, 4096, 8192, 16384]),
         expect=Verdict.HOLDS,
     ),
+    choices={
+        "N": Choice(
+            8,
+            range=(4, 16),
+            basis="plausible",
+            reason="the number of examples (ours): half to twice ours, d = 16 >= N (the A3 reading's "
+            "premise)",
+        ),
+        "d": Choice(
+            16,
+            range=(16, 32),
+            basis="plausible",
+            reason="the token dimension (ours): from 16 (d >= N at every N of its range) to the paper "
+            "profile's 32",
+        ),
+    },
     tex="the width $d_m^*$ at which Prop.~1's conditions C1, C2 would hold at init "
     "(extrapolated), against the largest $d_m$ run",
     plot=dict(
@@ -354,6 +409,21 @@ def prop1_vacuous(
     paper=dict(N=100, d=128, d_s=8, d_m=2048, steps=400),
     seeds=Seeds.EVERY,
     consistency=True,
+    choices={
+        "d_m": Choice(
+            128,
+            range=(64, 384),
+            basis="plausible",
+            reason="the width (ours; the paper profile's 2048 is beyond the run-time budget): half to "
+            "3 times ours",
+        ),
+        "steps": Choice(
+            200,
+            range=(100, 400),
+            basis="plausible",
+            reason="the GD horizon over which the average decay is read (ours): half to twice ours",
+        ),
+    },
     tex=r"the per-step decay $-\frac1T\log(\ell_T/\ell_0)$ is at least Prop.~1's rate "
     r"$-\log(1-\gamma\alpha^2/4)$",
     plot=dict(

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from bounds import wu2023 as B
-from verify.core import Alternative, Ctx, Evidence, Kind, Provenance, Rule, Verdict, claim
+from verify.core import Alternative, Choice, Ctx, Evidence, Kind, Provenance, Rule, Verdict, claim
 from verify.core.format import fmt_sci
 from verify.core.record import Seeds
 from verify.numerics.fit import fit_rate
@@ -32,6 +32,30 @@ RULES = {
     ),
     "decrease_rtol": Rule(
         1e-12, "round-off allowance (relative to l_t) in the sufficient decrease", "attncheck"
+    ),
+}
+
+#: The choices of the tightness claims: the band, our step and our loss target.
+TIGHT_CHOICES = {
+    "tol": Choice(
+        0.2,
+        range=(0.1, 0.5),
+        basis="plausible",
+        reason="Omega~ hides log factors: a local exponent within 0.1 to 0.5 of the claimed one (half the "
+        "distance to the nearest competing order)",
+    ),
+    "step_factor": Choice(
+        0.25,
+        range=(0.125, 0.5),
+        basis="plausible",
+        reason="gamma = step_factor / lambda_max(K_0) (ours, below Prop. 1's 1/C): half to twice ours; at 1 "
+        "the sufficient decrease fails below about 2d whatever N (errata)",
+    ),
+    "frac": Choice(
+        1e-2,
+        range=(3e-3, 3e-2),
+        basis="plausible",
+        reason="the loss target l <= frac l_0 (ours; the theorems give a rate, not a target): 3e-3 to 3e-2",
     ),
 }
 
@@ -98,6 +122,7 @@ SUCCESS_PLOT = dict(
     seeds=Seeds.POOLED,
     n_seeds={"quick": 6, "paper": 20},  # 3 seeds: intervals up to 1.4 wide (grid steps of sqrt 2)
     rules=RULES,
+    choices=TIGHT_CHOICES,
     alternative=Alternative(
         world="a minimal width growing like N^3, the cubic width of a citing paper's reading (THIRD-PARTY)",
         exponent=3.0,
@@ -137,6 +162,7 @@ def thm1_tight(
     seeds=Seeds.POOLED,
     n_seeds={"quick": 6, "paper": 20},  # 3 seeds: intervals up to 1.4 wide (grid steps of sqrt 2)
     rules=RULES,
+    choices=TIGHT_CHOICES,
     alternative=Alternative(world="a minimal width growing like N^2, Thm 1's order", exponent=2.0),
     tex=r"Thm~2, $\tau_0=d_m^{-1}$, fixed $d\ge N$: the least $d_m$ at which GD reaches "
     r"$\ell\le10^{-2}\ell_0$ with Prop.~1's premises grows like $N$",
@@ -168,6 +194,17 @@ def thm2_tight(
     seeds=Seeds.POOLED,
     n_seeds={"quick": 6, "paper": 20},
     rules=RULES,
+    choices={
+        **TIGHT_CHOICES,
+        "d_per_N": Choice(
+            4,
+            range=(4, 8),
+            basis="plausible",
+            reason="d = d_per_N N: from 4 (below, at N = d/2, the floor d_m >= N that alpha > 0 needs sets "
+            "the "
+            "minimal width: errata) to 8",
+        ),
+    },
     alternative=Alternative(
         world="a minimal width growing like N^3, the cubic width with d >= N of a citing paper's reading",
         exponent=3.0,
