@@ -24,6 +24,14 @@ from verify.yang2024 import model as M
     "on the ood dataset is higher than that on the in-domain dataset'",
     statement="OOD inference loss ~ E||lambda||^2_OOD / E||lambda||^2_ID (about 5x) the in-domain one",
     quick={"config": "small", "H_over_N": 2, "steps": 3000, "at_step": 500, "prompts": 400},
+    choices={
+        "window": Choice(
+            (1.0, 10.0),
+            options=((1.0, 10.0), (2.5, 10.0)),
+            basis="plausible",
+            reason="around the E||lambda||^2 ratio 5: ours (a factor 5 down, 2 up) or a factor 2 either side",
+        ),
+    },
     paper={"steps": 20_000},
     rules={
         "window": Rule((1.0, 10.0), "around the E||lambda||^2 ratio 5: a factor 5 down, 2 up", "attncheck")

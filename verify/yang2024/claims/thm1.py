@@ -191,6 +191,20 @@ def _rate_run(H: int, r: E.Run, gamma: float, pl_fraction: float) -> RateRun:
         "eta_Q <= 1/L (checked as a necessary condition: eta_Q lambda_max(Hessian) <= 1 at five iterates)",
     ),
     quick={"config": "small", "H_over_N": (1, 2, 8), "steps": 1000, "gamma": 3.0},
+    choices={
+        "steps": Choice(
+            1000,
+            range=(300, 3000),
+            basis="plausible",
+            reason="our GD budget (the bound is for every t): a factor 3 either side",
+        ),
+        "gamma": Choice(
+            3.0,
+            range=(1.0, 10.0),
+            basis="plausible",
+            reason="gamma above the threshold (15), lost in the copy; not binding here at 1: from 1 to 10",
+        ),
+    },
     paper={"steps": 20_000},
     rules={"pl_fraction": PL_FRACTION},
     experiment="tracked GD runs",
