@@ -36,6 +36,15 @@ from verify.yang2024 import model as M
     assumptions=("some A_{:,k} has entries of both signs",),
     quick={"config": "small", "H": 1, "steps": 1000, "search": (3, 2, 2, 2, 3, 200)},
     paper={"steps": 20_000, "search": (40, 6, 8, 4, 10, 300)},
+    choices={
+        "steps": Choice(
+            1000,
+            range=(300, 3000),
+            basis="plausible",
+            reason="the paper runs no one-head experiment; the floor bounds Delta at every (Q, w), so any GD "
+            "length is admissible: our budget 1000, a factor 3 either side",
+        ),
+    },
     seeds=Seeds.EVERY,
     tex=r"with $H=1$ the global minimum $L^*$ is not reachable: $\Delta(Q,w)\ge$ an orthant floor $>0$ for "
     r"every $Q,w$ (softmax weights are positive)",
@@ -155,6 +164,29 @@ def _margins(seed: int, cfg: D.Config, deficits: tuple, steps: int) -> tuple[dic
     "round-off along the run; H >= N: the same floor is 0 to round-off (L* attainable), for several N",
     quick={"config": "small", "Ns": (4, 6, 8), "deficits": (1,), "steps": 3000},
     paper={"Ns": (4, 6, 8, 10), "deficits": (1, 2, 3), "steps": 20_000},
+    choices={
+        "steps": Choice(
+            3000,
+            range=(1000, 9000),
+            basis="plausible",
+            reason="the paper's Fig. 4 run length is not stated; our budget 3000, a factor 3 either side",
+        ),
+        "deficits": Choice(
+            (1,),
+            options=((1,), (1, 2, 3)),
+            basis="paper's range",
+            reason="Fig. 4's text is for every H < N and does not say which H it plots: one head fewer "
+            "(ours) or the paper profile's set {N - 1, N - 2, N - 3} (a set without N - 1 would lose the "
+            "plotted series)",
+        ),
+        "roundoff_rel": Choice(
+            1e-12,
+            range=(1e-14, 1e-8),
+            basis="plausible",
+            reason="a round-off level of min_w Delta / Delta(0): from a hundred ulps (1e-14) to "
+            "sqrt(eps) (1e-8)",
+        ),
+    },
     rules={"roundoff_rel": ROUNDOFF_REL},
     seeds=Seeds.EVERY,
     tex=r"$H<N$: the loss plateaus at the floor $\min_w\Delta(Q,w)>0$, resolved above round-off along the "
@@ -366,6 +398,22 @@ def _tuned_note(H: int, t: E.Tuned, cfg: D.Config, target: float, cap: int) -> s
     "Delta <= 1e-3 Delta(0) at the largest H exceed those at H = 2N by more than the step grid's ratio "
     "(H = 2N, 4N, 8N quick; up to 32N paper)",
     quick={"config": "small", "H_over_N": (2, 4, 8), "target": 1e-3, "cap": 4000, "tune": "per_H"},
+    choices={
+        "target": Choice(
+            1e-3,
+            range=(1e-4, 1e-2),
+            basis="plausible",
+            reason="'convergence rate' fixes no accuracy: Delta <= 1e-4 to 1e-2 Delta(0), a decade "
+            "either side of ours (cap unchanged)",
+        ),
+        "grid": Choice(
+            (1.0, 4.0, 9),
+            options=((1.0, 4.0, 9), (0.5, 4.0, 13)),
+            basis="plausible",
+            reason="the step grid is ours (fixed after the exploration): factors 1 to 4 at ratio 2^(1/4), or "
+            "the same ratio extended down to 1/2 of the default rule (smaller steps, same resolution)",
+        ),
+    },
     paper={"H_over_N": (2, 4, 8, 16, 32)},
     rules={
         "grid": Rule(
@@ -462,6 +510,42 @@ def heads_tuned(ctx: Ctx, *, config: str, H_over_N: tuple, target: float, cap: i
     statement="with H < N heads the training loss stops descending far from its minimum: over a long GD run, "
     "Delta(T) >= 1e-2 Delta(0) (far) and Delta(T) >= 0.9 Delta(T/2) (stopped), at H = N - 1",
     quick={"config": "small", "Ns": (6,), "deficit": 1, "steps": 15_000},
+    choices={
+        "deficit": Choice(
+            1,
+            range=(1, 3),
+            basis="paper's range",
+            reason="the text says 'when H < N' and does not say which H < 30 Fig. 4 plots: H = N - 1 (ours) "
+            "down to N - 3 (H = N/2 at N = 6); H = 1 is the alternative world. N itself stays 6 (the plot "
+            "reads the N = 6 series; the errata: some draws at N = 4 plateau)",
+        ),
+        "steps": Choice(
+            15_000,
+            range=(7500, 45_000),
+            basis="plausible",
+            reason="'stopped descending' needs a long run; the paper's length is not stated: our 1.5e4, from "
+            "half to three times it",
+        ),
+        "far": Choice(
+            1e-2,
+            range=(1e-3, 1e-1),
+            basis="plausible",
+            reason="'far from the minimal value' on a log plot: within one to three decades of Delta(0)",
+        ),
+        "stopped": Choice(
+            0.9,
+            range=(0.8, 0.99),
+            basis="plausible",
+            reason="'stopped descending': less than 20% to less than 1% decrease over the second half",
+        ),
+        "descending": Choice(
+            0.5,
+            range=(0.25, 0.75),
+            basis="plausible",
+            reason="'still descending': Delta falls by a factor 4/3 to 4 over the second half (below "
+            "'stopped')",
+        ),
+    },
     paper={"steps": 100_000},
     expect=Verdict.VIOLATED,
     rules={

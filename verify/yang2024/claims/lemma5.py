@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from bounds import yang2024 as B
-from verify.core import Ctx, Evidence, Kind, Provenance, Rule, claim
+from verify.core import Choice, Ctx, Evidence, Kind, Provenance, Rule, claim
 from verify.core.record import Seeds
 from verify.numerics.gradcheck import check_grad
 from verify.yang2024 import data as D
@@ -26,6 +26,14 @@ from verify.yang2024 import model as M
     statement="population loss = 1/2 sum_k ||Zbar(a-hat_k - A_k)||^2 + L* (Monte-Carlo, 4 SE)",
     assumptions=("E[lambda lambda^T] = I (Assumption 1)", "noise variance tau on the representation"),
     quick={"config": "small", "H": 6, "draws": 100_000},
+    choices={
+        "se_window": Choice(
+            4,
+            range=(3, 5),
+            basis="plausible",
+            reason="Monte-Carlo agreement of a closed form: within 3 to 5 standard errors",
+        ),
+    },
     paper={"draws": 1_000_000},
     rules={
         "se_window": Rule(
@@ -78,6 +86,14 @@ def lemma5(ctx: Ctx, *, config: str, H: int, draws: int) -> Evidence:
     statement="A_{:,k} = e_k and c_k = 0 for every prompt token k <= N (any Z, tau > 0)",
     assumptions=("tau > 0",),
     quick={"cases": 40},
+    choices={
+        "tol": Choice(
+            1e-10,
+            range=(1e-13, 1e-8),
+            basis="plausible",
+            reason="an identity to round-off: 1e-13 to 1e-8 relative",
+        ),
+    },
     paper={"cases": 400},
     rules={"tol": Rule(1e-10, "an exact identity, checked to round-off", "reconstruction pass criterion")},
     seeds=Seeds.EVERY,
@@ -119,6 +135,26 @@ def A_identity(ctx: Ctx, *, cases: int) -> Evidence:
     seeds=Seeds.EVERY,
     statement="hand-derived dL/dQ_h and dL/dw_{h,k} match central differences (rel. error <= 1e-6)",
     quick={"config": "small", "H": 6, "n_dirs": 20},
+    choices={
+        "rtol": Choice(
+            1e-6,
+            range=(1e-8, 1e-4),
+            basis="plausible",
+            reason="finite differences against hand gradients: 1e-8 to 1e-4 relative",
+        ),
+        "h": Choice(
+            1e-5,
+            range=(3e-6, 1e-4),
+            basis="plausible",
+            reason="the central-difference step: above 1e-6 (its reason), up to 1e-4",
+        ),
+        "roundoff_ulps": Choice(
+            16,
+            range=(4, 64),
+            basis="plausible",
+            reason="round-off of the difference at h/4: 4 to 64 ulps of |Delta| / h",
+        ),
+    },
     rules={
         "rtol": Rule(1e-6, "relative error allowed per compared value", "reconstruction pass criterion"),
         "h": Rule(1e-5, "central-difference step (and h/4): Delta ~ 70 needs h above 1e-6", "attncheck"),
@@ -179,6 +215,20 @@ def grad(ctx: Ctx, *, config: str, H: int, n_dirs: int) -> Evidence:
     statement="with H >= N and rank C_k = N, L* is attained by solving for w at fixed Q",
     assumptions=("H >= N", "rank C_k = N for every k (sigma_min > 1e3 eps ||C_k||)"),
     quick={"config": "small", "H_over_N": 2},
+    choices={
+        "rel_tol": Choice(
+            1e-8,
+            range=(1e-10, 1e-6),
+            basis="plausible",
+            reason="L(Q, w*) = L* to round-off of a least-squares solve: 1e-10 to 1e-6 relative",
+        ),
+        "rank_ulps": Choice(
+            1e3,
+            range=(10.0, 1e6),
+            basis="plausible",
+            reason="numerical rank N: sigma_min above 10 to 1e6 ulps of ||C_k||_2",
+        ),
+    },
     paper={"config": "paper"},
     rules={
         "rel_tol": Rule(1e-8, "L(Q, w*) - L* allowed, relative to L*", "reconstruction pass criterion"),

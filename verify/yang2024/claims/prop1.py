@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from verify.core import Ctx, Evidence, Kind, Provenance, Rule, claim
+from verify.core import Choice, Ctx, Evidence, Kind, Provenance, Rule, claim
 from verify.core.format import fmt_sci
 from verify.core.record import Alternative, Seeds
 from verify.numerics.fit import fit_rate
@@ -41,6 +41,21 @@ def _prop1_summary(rows: list[E.Prop1Row], Hs: list[int], betas: tuple, N: int) 
     "min_k sigma_min(C_k^(0)) / ||C_k^(0)||_2 is above the rank threshold for every H >= N and beta",
     assumptions=("Assumption 3 (some coordinate of the prompt tokens has N distinct values)",),
     quick={"config": "small", "H_offsets": ("N", "N+1", "2N"), "betas": (0.5, 1.0, 3.0)},
+    choices={
+        "betas": Choice(
+            (0.5, 1.0, 3.0),
+            options=((0.5, 1.0, 3.0), (1.0,), (0.5, 1.0, 3.0, 10.0)),
+            basis="plausible",
+            reason="Sec. 4 initialises Q^(0) standard Gaussian (beta = 1); Proposition 1 is for any Gaussian "
+            "scale: the paper's 1 alone, our set, or our set with the saturating scale 10",
+        ),
+        "rank_ulps": Choice(
+            1e3,
+            range=(10.0, 1e6),
+            basis="plausible",
+            reason="numerical rank N: sigma_min above 10 to 1e6 ulps of ||C_k||_2",
+        ),
+    },
     paper={"config": "paper"},
     rules={"rank_ulps": Rule(1e3, "rank N means sigma_min > rank_ulps eps ||C_k||_2", "attncheck")},
     seeds=Seeds.EVERY,
@@ -99,6 +114,20 @@ def prop1(ctx: Ctx, *, config: str, H_offsets: tuple, betas: tuple) -> Evidence:
     "(orthonormal, hypercube) keep rank C_k = N with room",
     assumptions=("the prompt tokens violate Assumption 3",),
     quick={"config": "small", "H_over_N": 2, "tokens": ("orthonormal", "hypercube")},
+    choices={
+        "H_over_N": Choice(
+            2,
+            range=(1, 8),
+            basis="paper's range",
+            reason="Proposition 1 is for every H >= N: from N to 8N",
+        ),
+        "rank_kept": Choice(
+            1e-3,
+            range=(1e-6, 1e-2),
+            basis="plausible",
+            reason="rank N kept 'with room': sigma_min above 1e-6 (ten decades above round-off) to 1e-2",
+        ),
+    },
     rules={"rank_kept": Rule(1e-3, "min_k sigma_min(C_k) above this: rank N kept with room", "attncheck")},
     seeds=Seeds.EVERY,
     n_seeds={"quick": 5},
@@ -154,6 +183,21 @@ def prop1_assump3(ctx: Ctx, *, config: str, H_over_N: int, tokens: tuple) -> Evi
         "betas": (1.0, 3.0, 10.0),
     },
     paper={"H_over_N": (2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096)},
+    choices={
+        "tol": Choice(
+            0.1,
+            range=(0.05, 0.25),
+            basis="plausible",
+            reason="the slope's tolerance around 1: from the fluctuation scale O((N/H)^1/2) ~ 0.05 at the "
+            "largest H to a quarter of the distance to the competing exponent 0",
+        ),
+        "window": Choice(
+            3,
+            range=(3, 5),
+            basis="plausible",
+            reason="points per local slope and in the last-range fit: 3 (the fewest giving an interval) to 5",
+        ),
+    },
     rules={
         "tol": Rule(
             0.1,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from verify.core import Ctx, Evidence, Kind, Provenance, Rule, Verdict, claim
+from verify.core import Choice, Ctx, Evidence, Kind, Provenance, Rule, Verdict, claim
 from verify.core.record import Alternative, Seeds
 from verify.yang2024 import data as D
 from verify.yang2024 import experiments as E
@@ -37,6 +37,40 @@ def moved_prompt(problem: D.Problem, params: M.Params, shift: int) -> tuple[D.Pr
     "error sum ||y-hat - y-hat*||^2 / sum ||y-hat*||^2 <= 0.1 over fresh in-domain prompts",
     quick={"config": "small", "H_over_N": 2, "shift": 6, "target": 1e-4, "steps": 6000, "prompts": 200},
     paper={"steps": 20_000},
+    choices={
+        "shift": Choice(
+            6,
+            range=(6, 34),
+            basis="plausible",
+            reason="'N other dictionary tokens': any block of N = 6 tokens disjoint from the training "
+            "prompt, from the next block (6-11) to the last (34-39) of K = 40",
+        ),
+        "H_over_N": Choice(
+            2,
+            range=(1, 8),
+            basis="plausible",
+            reason="Theorem 2's regime H >= N (the model reaches L*): from N to 8N",
+        ),
+        "target": Choice(
+            1e-4,
+            range=(1e-5, 1e-3),
+            basis="plausible",
+            reason="trained 'to convergence': Delta <= 1e-5 to 1e-3 Delta(0), a decade either side of ours",
+        ),
+        "steps": Choice(
+            6000,
+            range=(2000, 18_000),
+            basis="plausible",
+            reason="our GD budget (the run stops at target), a factor 3 either side",
+        ),
+        "rel_err": Choice(
+            0.1,
+            range=(0.01, 0.5),
+            basis="plausible",
+            reason="'predicts the ridge regression' to within 1% to 50% of the target's energy (y-hat = 0 "
+            "scores 1)",
+        ),
+    },
     expect=Verdict.VIOLATED,
     rules={
         "rel_err": Rule(

@@ -9,7 +9,7 @@ import dataclasses
 import numpy as np
 
 from bounds import yang2024 as B
-from verify.core import Ctx, Evidence, Kind, Provenance, Rule, claim
+from verify.core import Choice, Ctx, Evidence, Kind, Provenance, Rule, claim
 from verify.core.format import fmt_sci
 from verify.core.record import Alternative, Seeds
 from verify.yang2024 import data as D
@@ -33,6 +33,40 @@ PL_FRACTION = Rule(0.5, "the PL premise lambda_min(B_k^(t) B_k^(t)T) >= fraction
     statement="two-step-size GD from an Assumption-2 init decreases Delta monotonically towards 0",
     assumptions=("Assumption 2 at init (zeta_0 > 0)",),
     quick={"config": "small", "H_over_N": (1, 2, 8), "steps": 4500, "gamma": 3.0, "step_factor": 1.0},
+    choices={
+        "steps": Choice(
+            4500,
+            range=(1500, 13_500),
+            basis="plausible",
+            reason="our GD budget (the paper states none): a factor 3 either side",
+        ),
+        "gamma": Choice(
+            3.0,
+            range=(1.0, 10.0),
+            basis="plausible",
+            reason="Theorem 1 needs gamma above the threshold (15), lost in the copy; the errata: not "
+            "binding here already at 1: from 1 to 10",
+        ),
+        "step_factor": Choice(
+            1.0,
+            range=(0.5, 1.0),
+            basis="plausible",
+            reason="eta_Q <= 1/L (16) with L lost: from the default rule (at or just above the inverse "
+            "curvature at theta_0, the stronger test) down to half of it (the thm1.rate step)",
+        ),
+        "final_ratio": Choice(
+            1e-3,
+            range=(1e-4, 1e-2),
+            basis="plausible",
+            reason="'towards 0' within the budget: Delta(T)/Delta(0) below 1e-4 to 1e-2",
+        ),
+        "rel_tol": Choice(
+            1e-12,
+            range=(1e-14, 1e-10),
+            basis="plausible",
+            reason="a relative rise per step beyond the round-off estimate: 1e-14 to 1e-10",
+        ),
+    },
     paper={"steps": 20_000},
     rules={
         "rel_tol": Rule(1e-12, "relative rise of Delta allowed per step (plus round-off)", CRITERION),
@@ -157,6 +191,20 @@ def _rate_run(H: int, r: E.Run, gamma: float, pl_fraction: float) -> RateRun:
         "eta_Q <= 1/L (checked as a necessary condition: eta_Q lambda_max(Hessian) <= 1 at five iterates)",
     ),
     quick={"config": "small", "H_over_N": (1, 2, 8), "steps": 1000, "gamma": 3.0},
+    choices={
+        "steps": Choice(
+            1000,
+            range=(300, 3000),
+            basis="plausible",
+            reason="our GD budget (the bound is for every t): a factor 3 either side",
+        ),
+        "gamma": Choice(
+            3.0,
+            range=(1.0, 10.0),
+            basis="plausible",
+            reason="gamma above the threshold (15), lost in the copy; not binding here at 1: from 1 to 10",
+        ),
+    },
     paper={"steps": 20_000},
     rules={"pl_fraction": PL_FRACTION},
     experiment="tracked GD runs",
@@ -256,6 +304,34 @@ def thm1_rate(ctx: Ctx, *, config: str, H_over_N: tuple, steps: int, gamma: floa
     statement="for gamma large enough, lambda_min(B_k^(t) B_k^(t)T) >= zeta_0/2 and "
     "||grad_alpha l||^2 >= gamma^2 zeta_0 Delta at every step",
     quick={"config": "small", "H_over_N": 2, "gammas": (1.0, 3.0), "steps": 1000},
+    choices={
+        "H_over_N": Choice(
+            2,
+            range=(2, 8),
+            basis="plausible",
+            reason="Theorem 1's regime with zeta_0 not tiny (at H = N it is ~1e-8 and the PL premise fails "
+            "early, see thm1.rate): 2N to 8N",
+        ),
+        "steps": Choice(
+            1000,
+            range=(300, 3000),
+            basis="plausible",
+            reason="our GD budget (the induction is for every t): a factor 3 either side",
+        ),
+        "gammas": Choice(
+            (1.0, 3.0),
+            options=((1.0, 3.0), (3.0,), (1.0, 3.0, 10.0)),
+            basis="plausible",
+            reason="'gamma large enough' with the threshold (15) lost: ours, only the larger, or with 10 "
+            "(the paper profile adds 10 and 30)",
+        ),
+        "grad_rtol": Choice(
+            1e-10,
+            range=(1e-12, 1e-8),
+            basis="plausible",
+            reason="round-off allowed in ||dL/dw||^2 >= zeta_0 Delta: 1e-12 to 1e-8 relative",
+        ),
+    },
     paper={"gammas": (1.0, 3.0, 10.0, 30.0), "steps": 20_000},
     rules={
         "pl_fraction": PL_FRACTION,

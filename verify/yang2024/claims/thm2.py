@@ -10,7 +10,7 @@ from dataclasses import replace
 import numpy as np
 
 from bounds import yang2024 as B
-from verify.core import Ctx, Evidence, Kind, Provenance, Rule, claim
+from verify.core import Choice, Ctx, Evidence, Kind, Provenance, Rule, claim
 from verify.core.format import fmt_sci
 from verify.core.record import Search, Seeds
 from verify.numerics.worstcase import WorstCase
@@ -52,6 +52,20 @@ def _search(
     "in-domain and out-of-domain",
     assumptions=("Delta(T) <= 1e-8",),
     quick={"config": "small", "H_over_N": 8, "steps": 20_000, "prompts": 200},
+    choices={
+        "tol": Choice(
+            1e-6,
+            range=(1e-8, 1e-4),
+            basis="plausible",
+            reason="the trained model's mean inference error allowed: 1e-8 to 1e-4",
+        ),
+        "trained": Choice(
+            1e-8,
+            range=(1e-9, 1e-7),
+            basis="plausible",
+            reason="Delta(T) of the trained regime: a decade either side of ours",
+        ),
+    },
     rules={
         "tol": Rule(
             1e-6, "mean (1/K) ||y-hat - y-hat*||^2 allowed after training", "reconstruction pass criterion"
@@ -105,6 +119,14 @@ def thm2_limit(ctx: Ctx, *, config: str, H_over_N: int, steps: int, prompts: int
     statement="(1/(2K)) ||y-hat(theta) - y-hat*||^2 <= Delta(theta) ||y||^2 / (K lambda_min(G)) "
     "at every iterate and every prompt",
     quick=dict(config="small", H_over_N=2, steps=3000, prompts=100, search=(3, 2, 2, 2, 4, 1, 100)),
+    choices={
+        "rtol": Choice(
+            1e-12,
+            range=(1e-14, 1e-10),
+            basis="plausible",
+            reason="round-off margin of the bound: 1e-14 to 1e-10 relative",
+        ),
+    },
     paper={"steps": 20_000, "search": (6, 3, 3, 2, 6, 10, 300)},
     rules={"rtol": Rule(1e-12, "round-off margin of the bound", "reconstruction pass criterion")},
     experiment="default-step GD runs",
@@ -179,6 +201,20 @@ def thm2_bound(
     statement="||y||^2 <= Y_delta with probability >= 1 - delta whenever ||lambda|| <= B",
     assumptions=("||lambda|| <= B (Assumption 4; worst direction taken)",),
     quick={"config": "small", "delta": 0.01, "B_norm": 2.0, "draws": 100_000},
+    choices={
+        "delta": Choice(
+            0.01,
+            range=(0.001, 0.1),
+            basis="paper's range",
+            reason="Theorem 2 holds with probability 1 - delta for every delta in (0, 1): 1e-3 to 0.1",
+        ),
+        "B_norm": Choice(
+            2.0,
+            range=(0.5, 4.0),
+            basis="paper's range",
+            reason="Theorem 2 is for every ||lambda|| <= B: B from 0.5 to 4",
+        ),
+    },
     seeds=Seeds.EVERY,
     consistency=True,
     tex=r"$\|y\|^2\le Y_\delta$ with probability $\ge1-\delta$ whenever $\|\lambda\|\le B$ (Assumption 4; "
@@ -227,6 +263,14 @@ def thm2_prob(ctx: Ctx, *, config: str, delta: float, B_norm: float, draws: int)
     "(20)-(22) are lost in the copy)",
     statement="max_{k<=N} |y-hat_k - y_k| <= sqrt(2 Delta ||y||^2 / lambda_min(G)), -> 0 with Delta",
     quick=dict(config="small", H_over_N=2, steps=3000, prompts=100, search=(3, 2, 2, 2, 4, 1, 100)),
+    choices={
+        "steps": Choice(
+            3000,
+            range=(1000, 9000),
+            basis="plausible",
+            reason="our GD budget before the copy is checked: a factor 3 either side",
+        ),
+    },
     paper={"steps": 20_000, "search": (6, 3, 3, 2, 6, 10, 300)},
     experiment="default-step GD runs",
     seeds=Seeds.EVERY,
@@ -310,6 +354,14 @@ def _settle(ts: list[int], errs: list[float], eps: float) -> int | None:
     "(1/(2K)) ||y-hat - y-hat*||^2 <= eps on prompts with ||lambda|| <= B",
     assumptions=("||y||^2 <= Y_delta (the probability-(1 - delta) event of Theorem 2)",),
     quick={"config": "small", "H_over_N": 2, "eps": 1e-2, "delta": 0.01, "prompts": 100, "steps": 10_000},
+    choices={
+        "delta": Choice(
+            0.01,
+            range=(0.001, 0.1),
+            basis="paper's range",
+            reason="Theorem 2 holds with probability 1 - delta for every delta in (0, 1): 1e-3 to 0.1",
+        ),
+    },
     paper={"eps": 1e-4, "steps": 20_000},
     seeds=Seeds.EVERY,
     consistency=True,
