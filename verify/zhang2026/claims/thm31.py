@@ -303,6 +303,27 @@ def thm31_rate(ctx: Ctx, *, eta: float, vnorm: float, tmax_T0: int) -> Evidence:
             "attncheck (reconstructed expectation)",
         ),
     ),
+    choices={
+        "tmax_T0": Choice(
+            3000,
+            range=(1000, 9000),
+            basis="plausible",
+            reason="where T excess is read, in T_0: a third of ours to 3x (the paper profile's 3 10^4 is "
+            "the long end)",
+        ),
+        "window_linear": Choice(
+            (0.98, 1.02),
+            options=((0.99, 1.01), (0.98, 1.02), (0.95, 1.05)),
+            basis="plausible",
+            reason="how close to the derived limit at a finite T_max: 1%, 2% (ours) or 5%",
+        ),
+        "window_leaky": Choice(
+            (0.9, 1.1),
+            options=((0.95, 1.05), (0.9, 1.1), (0.8, 1.2)),
+            basis="plausible",
+            reason="leaky ReLU approaches the limit more slowly: 5%, 10% (ours) or 20%",
+        ),
+    },
     tex=r"$T\,\mathcal{E}(T)\to DK(D-K)/(4\eta)$: within 2\% for linear $\sigma$ and within 10\% for "
     r"leaky ReLU at $T_{\max}$",
     plot=dict(
