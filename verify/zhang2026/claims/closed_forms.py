@@ -3,7 +3,7 @@ the 2-scalar reduction that the long runs use. They test the code, not the paper
 
 from __future__ import annotations
 
-from verify.core import Ctx, Evidence, Kind, Provenance, claim
+from verify.core import Choice, Ctx, Evidence, Kind, Provenance, claim
 from verify.core.record import Rule, Seeds
 from verify.zhang2026 import experiments as E
 from verify.zhang2026.claims._rates import RateParts
@@ -35,6 +35,33 @@ from verify.zhang2026.claims._rules import MC_Z
         ),
         grad_failed_r=Rule(2.0, "normalised violation given to a failed gradient check (> 1: violated)"),
     ),
+    choices={
+        "mc_z": Choice(
+            4.0,
+            range=(3.0, 5.0),
+            basis="plausible",
+            reason="how many standard errors a Monte Carlo estimate may miss the closed form: 3 to 5",
+        ),
+        "grad_rtol": Choice(
+            1e-6,
+            range=(1e-7, 1e-5),
+            basis="plausible",
+            reason="central differences at eps = 1e-5 are accurate to about eps^2 = 1e-10 plus round-off "
+            "1e-16 / eps: a decade either side of ours",
+        ),
+        "grad_eps": Choice(
+            1e-5,
+            range=(1e-6, 1e-4),
+            basis="plausible",
+            reason="the difference step: a decade either side (truncation eps^2 vs round-off 1e-16 / eps)",
+        ),
+        "grad_failed_r": Choice(
+            2.0,
+            basis="single",
+            reason="only a bookkeeping value above 1 marking a failed gradient check as violated; any value "
+            "above 1 gives the same verdict",
+        ),
+    },
     tex=r"the closed-form population loss equals Monte Carlo ($|\mathrm{MC}-\mathrm{CF}|\le4$ SE); hand "
     r"gradients equal central differences (relative error $\le10^{-6}$)",
 )
@@ -75,6 +102,14 @@ def closedform(ctx: Ctx, *, D: int, K: int, M: int, d: int, N: int) -> Evidence:
     rules=dict(
         atol=Rule(1e-10, "max difference of (A, W_V) between choices of P", "reconstruction pass criterion")
     ),
+    choices={
+        "atol": Choice(
+            1e-10,
+            range=(1e-12, 1e-8),
+            basis="plausible",
+            reason="round-off level over 300 steps: a factor 100 either side of ours",
+        ),
+    },
     tex=r"the trajectory $(A^{(t)},W_V^{(t)})$ is the same for every orthogonal $P$",
 )
 def P_invariance(ctx: Ctx, *, D: int, K: int, M: int, d: int, eta: float, steps: int) -> list[Evidence]:
@@ -105,6 +140,14 @@ def P_invariance(ctx: Ctx, *, D: int, K: int, M: int, d: int, eta: float, steps:
     rules=dict(
         atol=Rule(1e-9, "max deviation of the recursion from full-matrix GD", "reconstruction pass criterion")
     ),
+    choices={
+        "atol": Choice(
+            1e-9,
+            range=(1e-11, 1e-7),
+            basis="plausible",
+            reason="round-off level over 1000 steps: a factor 100 either side of ours",
+        ),
+    },
     tex=r"full-matrix population GD equals the two-scalar $(C_1,g)$ recursion",
 )
 def scalar_reduction(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from bounds import zhang2026 as B
-from verify.core import Alternative, Ctx, Evidence, Kind, Provenance, Verdict, claim
+from verify.core import Alternative, Choice, Ctx, Evidence, Kind, Provenance, Verdict, claim
 from verify.core.record import Rule, Seeds
 from verify.zhang2026 import data as D
 from verify.zhang2026 import experiments as E
@@ -36,6 +36,58 @@ def _teacher(name: str, n: int, K: int, rng: np.random.Generator) -> np.ndarray:
     seeds=Seeds.POOLED,
     alternative=Alternative(world=DECAY_WORLD, overrides={"step_decay": True}),
     rules=dict(max_entry=MAX_ENTRY, slope_tol=SLOPE_MC),
+    choices={
+        "M": Choice(
+            2,
+            options=(2, 4),
+            basis="plausible",
+            reason="the output dimension is not fixed by the paper (with linear sigma the dynamics see V* "
+            "only through ||V*||_F)",
+        ),
+        "d": Choice(
+            3, options=(3, 6), basis="plausible", reason="the token dimension is not fixed by the paper"
+        ),
+        "eta": Choice(
+            0.1,
+            range=(0.05, 0.1),
+            basis="plausible",
+            reason="the paper's step is not recovered; from half ours up to ours, the largest round value "
+            "below the group-sparse example's stable step 2 D K/||V*||_F^2 = 0.111",
+        ),
+        "vnorm": Choice(
+            12.0,
+            range=(6.0, 12.0),
+            basis="plausible",
+            reason="||V*||_F is not fixed by the paper; from half ours (4x the steps) up to ours, near the "
+            "largest that keeps eta = 0.1 stable for the group-sparse example",
+        ),
+        "tmax_T0": Choice(
+            1000,
+            range=(300, 3000),
+            basis="plausible",
+            reason="the horizon in T_0, a third of ours to 3 x ours (about 3x the cost)",
+        ),
+        "leaky": Choice(
+            False,
+            options=(False, True),
+            basis="plausible",
+            reason="the paper's synthetic experiments use linear sigma and leaky ReLU; quick judges linear, "
+            "the paper profile both",
+        ),
+        "slope_tol": Choice(
+            0.1,
+            range=(0.05, 0.25),
+            basis="plausible",
+            reason="the rate rule's half-width for Monte Carlo / SGD curves: from half ours to 0.25, half "
+            "the distance to the competing exponent -1/2",
+        ),
+        "max_entry": Choice(
+            0.05,
+            range=(0.02, 0.1),
+            basis="plausible",
+            reason="what 'A -> S*' asks at a finite T_max: from 2% to 10% of an entry",
+        ),
+    },
     tex=r"each of Examples 2.1--2.4 is in the teacher class and is recovered: the top-$K$ entries of every "
     r"column of $A^{(T)}$ are $G_i$, $\max|A-S^*|\le0.05$, tail exponent $-1$",
     plot=dict(
@@ -131,6 +183,35 @@ def examples(
             "[P] reviewer 2 / [S]: rises early and stays high",
         ),
     ),
+    choices={
+        "M": Choice(
+            4,
+            options=(2, 4, 8),
+            basis="plausible",
+            reason="the number of filters (the paper's trained CNN filters are not recovered): 2 to 8 PCA "
+            "filters",
+        ),
+        "steps": Choice(
+            3000,
+            range=(1000, 10_000),
+            basis="plausible",
+            reason="the length of training (not recovered; the paper profile's 10^5 is the long end): a "
+            "third of ours to about 3x the cost",
+        ),
+        "vscales": Choice(
+            (5.0, 10.0, 20.0, 50.0),
+            options=((5.0, 10.0, 20.0, 50.0), (2.0, 5.0, 10.0, 20.0, 50.0, 100.0)),
+            basis="plausible",
+            reason="the teacher scale is not recovered, so the sweep must span small to large filters: ours "
+            "or a wider one (a sweep without small teachers would leave out the scales the paper may use)",
+        ),
+        "cos_drop": Choice(
+            0.02,
+            range=(0.01, 0.1),
+            basis="plausible",
+            reason="how large a fall below the running maximum still 'stays high': 0.01 to 0.1",
+        ),
+    },
     tex=r"conv + $3\times3$ avg-pool teacher on real images (a digits stand-in for MNIST): "
     r"$\cos(W_V,V^*)$ rises early and stays high ($>0.9$ at the end, no drop), $A\to S^*$, border rows "
     r"are recovered worse than interior rows",
@@ -224,6 +305,48 @@ def digits(ctx: Ctx, *, M: int, vscales: tuple[float, ...], steps: int) -> Evide
             "approaching S*; at zero init the error is 1/K - 1/D)",
         ),
     ),
+    choices={
+        "D": Choice(8, options=(8, 12), basis="plausible", reason="the ablation's sizes are not recovered"),
+        "M": Choice(2, options=(2, 4), basis="plausible", reason="the ablation's sizes are not recovered"),
+        "eta": Choice(
+            0.1,
+            range=(0.05, 0.2),
+            basis="plausible",
+            reason="the paper's step is not recovered: halved or doubled (stable step 0.5 here)",
+        ),
+        "vnorm": Choice(
+            4.0,
+            range=(2.0, 8.0),
+            basis="plausible",
+            reason="||V*||_F is not fixed by the paper: halved or doubled",
+        ),
+        "N": Choice(
+            100,
+            range=(50, 300),
+            basis="plausible",
+            reason="the online batch (the paper profile's 1000 is the long end): half ours to 3x (the cost)",
+        ),
+        "steps": Choice(
+            1000,
+            range=(500, 3000),
+            basis="plausible",
+            reason="the length of training: from half ours (22 T_0, the attention has left uniform) to the "
+            "paper profile's 3000",
+        ),
+        "share": Choice(
+            0.9,
+            range=(0.8, 0.95),
+            basis="plausible",
+            reason="'the parameters concentrate in the block' read as a share of the squared norm: 80% to "
+            "95% (ours, exploratory)",
+        ),
+        "attn_decay": Choice(
+            1.0,
+            basis="single",
+            reason="'still falling' is the ratio of the error at T_max to T_max / 10 below 1; another bound "
+            "states something else",
+        ),
+    },
     tex=r"a full one-layer transformer on $Z=[X;P]$ from zero initialisation (linear $\sigma$ and leaky "
     r"ReLU) puts at least 90\% of $\|W_V\|^2$ in the feature block and of $\|W_{KQ}\|^2$ in the "
     r"position-position block, whose attention recovers $S^*$ (the top-$K$ entries of every column on "

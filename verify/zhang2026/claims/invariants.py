@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from bounds import zhang2026 as B
 from bounds.mp import to_float
-from verify.core import Alternative, Ctx, Evidence, Kind, Provenance, claim
+from verify.core import Alternative, Choice, Ctx, Evidence, Kind, Provenance, claim
 from verify.core.record import Rule, Seeds
 from verify.zhang2026 import experiments as E
 from verify.zhang2026.claims._rates import RateParts
@@ -44,6 +44,27 @@ ROUNDOFF = "reconstruction pass criterion (round-off level)"
             "reconstruction pass criterion",
         ),
     ),
+    choices={
+        "eta": Choice(0.1, range=(0.05, 0.2), basis="plausible", reason="any stable step: halved or doubled"),
+        "steps": Choice(
+            500, range=(200, 1500), basis="plausible", reason="'every step': a run of 200 to 1500 steps"
+        ),
+        "N_mc": Choice(
+            3000,
+            range=(1000, 9000),
+            basis="plausible",
+            reason="the Monte Carlo batch of the leaky run (the paper profile's 10^5 is the long end)",
+        ),
+        "steps_mc": Choice(
+            100, range=(50, 300), basis="plausible", reason="the length of the Monte Carlo run: half to 3x"
+        ),
+        "cos_mc": Choice(
+            0.01,
+            range=(0.003, 0.03),
+            basis="plausible",
+            reason="the sampling-noise tolerance of the Monte Carlo cosines (N_mc = 3000): 0.3% to 3%",
+        ),
+    },
     tex=r"Lemma C.2: every row of $W_V^{(t)}$ is a positive multiple of the row of $V^*$, at every step "
     r"$t\ge1$",
 )
@@ -116,6 +137,14 @@ def _lemC2_evidence(ctx: Ctx, a: E.Alignment, eta: float, N_mc: int, steps_mc: i
         spread=Rule(1e-8, "relative spread of the on- / off-support entries of P^T W_KQ P", ROUNDOFF),
         ratio=Rule(1e-8, "|K C2 / ((D-K) C3) - 1|", ROUNDOFF),
     ),
+    choices={
+        "D": Choice(8, options=(8, 12), basis="plausible", reason="any D > K"),
+        "K": Choice(3, options=(1, 2, 3, 4), basis="plausible", reason="any support size 1 <= K < D"),
+        "eta": Choice(0.1, range=(0.05, 0.2), basis="plausible", reason="any stable step: halved or doubled"),
+        "steps": Choice(
+            2000, range=(500, 6000), basis="plausible", reason="the length of the run: 500 to 3x ours"
+        ),
+    },
     tex=r"$W_{KQ}^{(t)}=C_2\sum_i\sum_{i'\in G_i}p_{i'}p_i^\top-C_3\sum_i\sum_{i'\notin G_i}"
     r"p_{i'}p_i^\top$ with $KC_2=(D-K)C_3$, and $W_{KQ}^{(1)}=0$",
 )

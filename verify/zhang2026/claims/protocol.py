@@ -8,7 +8,7 @@ import numpy as np
 
 from bounds import zhang2026 as B
 from bounds.mp import to_float
-from verify.core import Alternative, Ctx, Evidence, Kind, Provenance, claim
+from verify.core import Alternative, Choice, Ctx, Evidence, Kind, Provenance, claim
 from verify.core.record import Rule, Seeds
 from verify.zhang2026 import experiments as E
 from verify.zhang2026.claims._rates import DECAY_WORLD, RateParts, fit_decades, rate_times
@@ -33,6 +33,57 @@ from verify.zhang2026.claims._rules import CONST_2PC, MAX_ENTRY, SLOPE_CF, SLOPE
         max_entry=MAX_ENTRY,
         value_err=Rule(0.05, "||W_V - V*||_F / ||V*||_F at T_max, worst seed", "same scale as max_entry"),
     ),
+    choices={
+        "eta": Choice(
+            0.1,
+            range=(0.05, 0.15),
+            basis="plausible",
+            reason="the step is ours: half to 1.5x (stable step 2 min(K/D, D K/||V*||_F^2) = 1.0)",
+        ),
+        "vnorm": Choice(
+            4.0,
+            range=(3.0, 8.0),
+            basis="plausible",
+            reason="||V*||_F is ours: 3 (1.8x the steps) to the paper profile's 8",
+        ),
+        "batch": Choice(
+            100,
+            range=(50, 300),
+            basis="plausible",
+            reason="the online batch (the paper profile's 1000 is the long end): half ours to 3x (the cost)",
+        ),
+        "tau": Choice(
+            0.1,
+            range=(0.03, 0.3),
+            basis="plausible",
+            reason="the label noise level is not recovered: 0.03 to 0.3 of a unit-variance input",
+        ),
+        "tmax_T0": Choice(
+            1000,
+            range=(300, 3000),
+            basis="plausible",
+            reason="the horizon in T_0: a third of ours to 3x (the cost)",
+        ),
+        "slope_tol": Choice(
+            0.1,
+            range=(0.05, 0.25),
+            basis="plausible",
+            reason="the rate rule's half-width for Monte Carlo / SGD curves: from half ours to 0.25, half "
+            "the distance to the competing exponent -1/2",
+        ),
+        "max_entry": Choice(
+            0.05,
+            range=(0.02, 0.1),
+            basis="plausible",
+            reason="what 'A -> S*' asks at a finite T_max: from 2% to 10% of an entry",
+        ),
+        "value_err": Choice(
+            0.05,
+            range=(0.02, 0.1),
+            basis="plausible",
+            reason="what 'W_V -> V*' asks at a finite T_max: 2% to 10% relative",
+        ),
+    },
     tex=r"trained by online mini-batch SGD on noisy labels, $\mathcal{E}(T)\sim T^{-1}$ and the model "
     r"recovers $V^*$ and $S^*$",
     plot=dict(
@@ -117,6 +168,57 @@ def protocol(
             0.5, "within-column spread of the attention at T_max / at 10 T_0 (it decays), worst seed"
         ),
     ),
+    choices={
+        "eta": Choice(
+            0.1,
+            range=(0.05, 0.2),
+            basis="plausible",
+            reason="the step is ours: halved or doubled, below the stable step 0.5",
+        ),
+        "vnorm": Choice(
+            8.0,
+            range=(6.0, 12.0),
+            basis="plausible",
+            reason="||V*||_F is ours: 6 (1.8x the steps) to 12 (stable step 2 D K/||V*||_F^2 = 0.22)",
+        ),
+        "scale": Choice(
+            0.1,
+            range=(0.01, 0.3),
+            basis="plausible",
+            reason="'small' init (the premise: well below the teacher's scale): 1% to 30% of ||V*||_F",
+        ),
+        "tmax_T0": Choice(
+            1000,
+            range=(300, 3000),
+            basis="plausible",
+            reason="the horizon in T_0: a third of ours to 3x (the paper profile's 10^4 is the long end)",
+        ),
+        "slope_tol": Choice(
+            0.05,
+            range=(0.025, 0.25),
+            basis="plausible",
+            reason="the rate rule's half-width: from half ours to 0.25, half the distance to the competing "
+            "exponent -1/2",
+        ),
+        "const": Choice(
+            (0.98, 1.02),
+            options=((0.99, 1.01), (0.98, 1.02), (0.95, 1.05)),
+            basis="plausible",
+            reason="how close T excess must be to the derived limit at a finite T_max: 1%, 2% (ours) or 5%",
+        ),
+        "vs_reduction": Choice(
+            0.01,
+            range=(0.003, 0.03),
+            basis="plausible",
+            reason="how close to the zero-init reduction at T_max: 0.3% to 3%",
+        ),
+        "spread_decay": Choice(
+            0.5,
+            range=(0.25, 0.75),
+            basis="plausible",
+            reason="how much the off-support spread must fall from 10 T_0 to T_max: to 1/4 to 3/4",
+        ),
+    },
     tex=r"from a small non-zero, non-symmetric initialisation, full-matrix GD approaches the symmetric "
     r"two-level dynamics: $\mathcal{E}(T)\sim T^{-1}$ with the same constant, $W_V$ re-aligns with "
     r"$V^*$, the attention's spread decays",

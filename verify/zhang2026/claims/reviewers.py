@@ -6,7 +6,7 @@ import numpy as np
 
 from bounds import zhang2026 as B
 from bounds.mp import to_float
-from verify.core import Alternative, Ctx, Evidence, Kind, Provenance, claim
+from verify.core import Alternative, Choice, Ctx, Evidence, Kind, Provenance, claim
 from verify.core.record import Rule, Seeds
 from verify.numerics.fit import fit_loglog
 from verify.zhang2026 import experiments as E
@@ -36,6 +36,21 @@ from verify.zhang2026.claims._rates import RateParts
         ),
         kq=Rule(1e-14, "max |W_KQ^(t)| (it stays exactly 0 up to round-off)"),
     ),
+    choices={
+        "rel_err": Choice(
+            1e-10,
+            range=(1e-12, 1e-8),
+            basis="plausible",
+            reason="float64 round-off of a geometric formula over 200 steps (3e-14 measured): a factor 100 "
+            "either side of ours",
+        ),
+        "kq": Choice(
+            1e-14,
+            range=(1e-15, 1e-12),
+            basis="plausible",
+            reason="W_KQ stays exactly 0 up to round-off: 1e-15 to 1e-12",
+        ),
+    },
     tex=r"$D=K$: $W_{KQ}$ stays $0$ and $\mathcal{E}(t)=\frac12\sigma_x^2\|V^*\|^2(1-\eta\sigma_x^2)^{2t}$ "
     r"(geometric decay, not $1/T$)",
     plot=dict(
@@ -97,6 +112,13 @@ def _deqk_evidence(ctx: Ctx, ex: np.ndarray, th: np.ndarray, kq: float, steps: i
     batched=True,
     consistency=True,
     rules=dict(tol=Rule(0.0, "exact: the W_V gradient carries the factor <S*, A> = 0")),
+    choices={
+        "tol": Choice(
+            0.0,
+            basis="single",
+            reason="exact: the W_V gradient carries the factor <S*, A> = 0, so nothing may move",
+        ),
+    },
     tex=r"$K=0$ ($S^*=0$): $W_V$ stays $0$ and $\mathcal{E}(t)=0$ for all $t$",
 )
 def K0(ctx: Ctx, *, D: int, M: int, d: int, eta: float, steps: int) -> list[Evidence]:
@@ -142,6 +164,20 @@ def K0(ctx: Ctx, *, D: int, M: int, d: int, eta: float, steps: int) -> list[Evid
             1e-12, "an increase of the excess below this relative round-off is not an increase"
         ),
     ),
+    choices={
+        "D": Choice(8, options=(8, 16), basis="plausible", reason="the statement is for any D > K"),
+        "K": Choice(2, options=(1, 2, 4), basis="plausible", reason="any support size 1 <= K < D"),
+        "vnorm": Choice(
+            2.0,
+            range=(1.0, 8.0),
+            basis="plausible",
+            reason="||V*||_F is not fixed: 1 to 8, where the heuristic's second term D K/||V*||_F^2 "
+            "takes over from K/D",
+        ),
+        "steps": Choice(
+            3000, range=(1000, 9000), basis="plausible", reason="the length of the run: a third to 3x"
+        ),
+    },
     tex=r"GD is monotone for $\eta\le\frac12\min(K/(\sigma_x^2D),\,DK/(\sigma_x^2\|V^*\|^2))$; the "
     r"paper's $\eta\le O(1/(MD^{5/2}))$ is far from necessary",
 )

@@ -11,7 +11,7 @@ import numpy as np
 
 from bounds import zhang2026 as B
 from bounds.mp import to_float
-from verify.core import Alternative, Ctx, Evidence, Kind, Provenance, Verdict, claim
+from verify.core import Alternative, Choice, Ctx, Evidence, Kind, Provenance, Verdict, claim
 from verify.core.record import Rule, Seeds
 from verify.zhang2026 import experiments as E
 from verify.zhang2026 import model as Mo
@@ -60,6 +60,44 @@ GAINS = {"unit": lambda D: 1.0, "inv_D": lambda D: 1.0 / D**2}
             "attncheck",
         )
     ),
+    choices={
+        "K": Choice(2, options=(2, 4), basis="plausible", reason="the statement is at any fixed K"),
+        "eta": Choice(
+            0.02,
+            range=(0.01, 0.05),
+            basis="plausible",
+            reason="the statement is at any fixed step: from the paper profile's 0.01 to 0.05, below the "
+            "stable step 2 K/D = 0.0625 at D = 64",
+        ),
+        "vnorm": Choice(
+            8.0,
+            range=(4.0, 16.0),
+            basis="plausible",
+            reason="||V*||_F is not fixed (the tail constant does not depend on it): halved or doubled "
+            "(16 keeps eta below the stable step 2 D K/||V*||_F^2 = 0.125 at D = 8)",
+        ),
+        "tmax_T0": Choice(
+            100,
+            range=(30, 300),
+            basis="plausible",
+            reason="where T excess is read, in T_0: a third of ours to 3x (the paper profile's 1000 is the "
+            "long end)",
+        ),
+        "D_max": Choice(
+            64,
+            range=(32, 90),
+            basis="plausible",
+            reason="the end of the D sweep: from 32 (the alternative world's) to 90 (about 2x the cost; the "
+            "paper profile's 128 is the long end)",
+        ),
+        "exponent_tol": Choice(
+            0.5,
+            range=(0.2, 1.0),
+            basis="plausible",
+            reason="the rate rule's half-width: from 0.2 to 1.0, the largest that still separates the note's "
+            "D^4 from our D^2",
+        ),
+    },
     tex=r"the excess loss is $\Theta(KD^4/(\eta T))$: at fixed $K$, $\eta$ the tail constant "
     r"$\lim_T T\,\mathcal{E}(T)$ grows like $D^4$ (orthogonal $P$, $1/\sqrt D$ logits)",
     plot=dict(
@@ -138,6 +176,34 @@ def note_KD4(
             1e-12, "an increase of the excess below this relative round-off is not an increase"
         )
     ),
+    choices={
+        "const": Choice(
+            1.0,
+            range=(0.1, 10.0),
+            basis="plausible",
+            reason="the constant of the note's O(.) is not recovered: a decade either side of 1 (at 10 the "
+            "step at D = 8 is 0.028, still below our stable step 0.5)",
+        ),
+        "M": Choice(2, options=(1, 2, 4), basis="plausible", reason="the output dimension is not fixed"),
+        "vnorm": Choice(
+            4.0,
+            range=(2.0, 8.0),
+            basis="plausible",
+            reason="||V*||_F is not fixed by the note: halved or doubled",
+        ),
+        "steps": Choice(
+            3000,
+            range=(1000, 9000),
+            basis="plausible",
+            reason="the length of the run (the paper profile's 3 10^4 is the long end): a third to 3x",
+        ),
+        "Ds": Choice(
+            (8, 16, 32),
+            options=((8, 16, 32), (8, 16, 32, 64)),
+            basis="plausible",
+            reason="the D sweep: ours or with the paper profile's D = 64",
+        ),
+    },
     tex=r"GD at $\eta=c/(MD^{5/2})$ (the note's condition, $c=1$) decreases the excess monotonically, for "
     r"every $D$ of the sweep",
 )
@@ -230,6 +296,36 @@ def _t_ood(D: int, K: int, step: float, v2: float, r1: list[float], eps: float) 
             "attncheck",
         )
     ),
+    choices={
+        "eta": Choice(
+            0.02,
+            range=(0.01, 0.03),
+            basis="plausible",
+            reason="the fixed step of the statement: from half ours to just below the stable step at "
+            "||V*||_F = 32 (2 D K/||V*||_F^2 = 0.031)",
+        ),
+        "eps": Choice(
+            0.5,
+            range=(0.17, 1.0),
+            basis="plausible",
+            reason="the accuracy is any fixed one (the paper profile's 0.05 is the long end): from 1.0 to "
+            "0.17 (the time grows like 1/eps, about 3x the cost)",
+        ),
+        "vnorm_max": Choice(
+            32.0,
+            range=(16.0, 32.0),
+            basis="plausible",
+            reason="the end of the ||V*||_F sweep: 32 is the largest at which eta = 0.02 stays stable, 16 "
+            "halves the range",
+        ),
+        "exponent_tol": Choice(
+            0.5,
+            range=(0.25, 1.0),
+            basis="plausible",
+            reason="the rate rule's half-width: from half ours to 1.0, the largest that separates 0 from "
+            "||V*||^2",
+        ),
+    },
     tex=r"at a fixed step the number of GD steps until the OOD gap $B(T)$ ($\mathrm{Exp}(1)$ tokens) is "
     r"below a fixed accuracy does not grow with $\|V^*\|_F$ (exponent $0$)",
     plot=dict(

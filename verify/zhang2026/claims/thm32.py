@@ -12,7 +12,7 @@ from typing import NamedTuple
 import numpy as np
 
 from bounds import zhang2026 as B
-from verify.core import Ctx, Evidence, Kind, Provenance, claim
+from verify.core import Choice, Ctx, Evidence, Kind, Provenance, claim
 from verify.core.record import Rule, Search, Seeds
 from verify.zhang2026 import experiments as E
 from verify.zhang2026.claims._rates import RateParts, fit_decades, rate_times
@@ -93,6 +93,53 @@ def _curves(
         ),
     ),
     consistency=True,
+    choices={
+        "eta": Choice(
+            0.1,
+            range=(0.05, 0.2),
+            basis="plausible",
+            reason="the step is ours: halved or doubled (stable step 0.5 at ||V*||_F = 4)",
+        ),
+        "vnorm": Choice(
+            4.0,
+            range=(2.0, 8.0),
+            basis="plausible",
+            reason="||V*||_F is not fixed by the paper: halved or doubled",
+        ),
+        "tau": Choice(
+            0.5,
+            range=(0.25, 1.0),
+            basis="plausible",
+            reason="the OOD label noise, which sets the teacher's OOD loss A_T = 1/2 M D tau^2 (not "
+            "recovered): halved or doubled",
+        ),
+        "N": Choice(
+            20_000,
+            range=(10_000, 60_000),
+            basis="plausible",
+            reason="the Monte Carlo sample (the paper profile's 10^5 is the long end): half to 3x (the cost)",
+        ),
+        "tmax_T0": Choice(
+            10_000,
+            range=(3000, 30_000),
+            basis="plausible",
+            reason="the horizon in T_0: from 3000 to 3x ours (the paper profile's 10^5 is the long end)",
+        ),
+        "slope_tol": Choice(
+            0.1,
+            range=(0.05, 0.25),
+            basis="plausible",
+            reason="the rate rule's half-width for Monte Carlo curves: from half ours to 0.25, half the "
+            "distance between -1/2 and the competing -1",
+        ),
+        "attain": Choice(
+            0.99,
+            range=(0.95, 0.999),
+            basis="plausible",
+            reason="'attains eps(T)' read as a ratio at least this at T_max (1 - O(eps^2) for the aligned "
+            "law): 0.95 to 0.999",
+        ),
+    },
     tex=r"over Thm 3.2's class of OOD laws: the OOD gap $B(T)=\frac12\mathbb{E}\|f^*(\tilde X)-"
     r"\mathrm{TF}(\tilde X)\|^2$ decays like $T^{-1}$ (independent label noise: $L_{\mathrm{OOD}}-A_T=B$); "
     r"the class's worst label law (ours) attains our derived $\epsilon(T)=B+2\sqrt{A_TB}$ and gives "
@@ -219,6 +266,20 @@ def thm32_ood(
         mc_z=MC_Z,
         se_margin=Rule(3.0, "Monte Carlo values are compared with the bounds at mean + this many SE"),
     ),
+    choices={
+        "mc_z": Choice(
+            4.0,
+            range=(3.0, 5.0),
+            basis="plausible",
+            reason="how many standard errors a Monte Carlo value may miss the closed form: 3 to 5",
+        ),
+        "se_margin": Choice(
+            3.0,
+            range=(2.0, 4.0),
+            basis="plausible",
+            reason="the Monte Carlo margin (in standard errors) before comparing with a bound: 2 to 4",
+        ),
+    },
     tex=r"(i) $L_{\mathrm{OOD}}\le(\sqrt{A_T}+\sqrt B)^2$; (ii) $B\le\frac12\|V^*\|_{\mathrm{op}}^2"
     r"\|S^*-C_1A\|_{\mathrm{op}}^2\,\mathbb{E}\|\tilde X\|_F^2$; (iii) the closed form of $B$ for i.i.d.\ "
     r"tokens",

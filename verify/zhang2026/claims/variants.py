@@ -6,7 +6,7 @@ import numpy as np
 
 from bounds import zhang2026 as B
 from bounds.mp import to_float
-from verify.core import Alternative, Ctx, Evidence, Kind, Provenance, claim
+from verify.core import Alternative, Choice, Ctx, Evidence, Kind, Provenance, claim
 from verify.core.conditions import FAILS
 from verify.core.record import Rule, Seeds
 from verify.zhang2026 import data as Da
@@ -53,6 +53,52 @@ from verify.zhang2026.claims._rules import CONST_2PC, REDUCTION, SLOPE_CF, SLOPE
         ),
         misaligned=Rule(1e-3, "raw Gumbel: alignment residual at t = 1 at least this (Lemma C.2 broken)"),
     ),
+    choices={
+        "eta": Choice(
+            0.1,
+            range=(0.05, 0.15),
+            basis="plausible",
+            reason="the step is ours: from half to 1.5x (raw Gumbel runs at eta / 2 for the mean term's "
+            "stability; the stable step without the mean is 1.0 here)",
+        ),
+        "vnorm": Choice(
+            4.0,
+            range=(3.0, 8.0),
+            basis="plausible",
+            reason="||V*||_F is ours: 3 (1.8x the steps) to the paper profile's 8",
+        ),
+        "batch": Choice(
+            100,
+            range=(50, 300),
+            basis="plausible",
+            reason="the online batch (the paper profile's 1000 is the long end): half ours to 3x (the cost)",
+        ),
+        "tmax_T0": Choice(
+            1000,
+            range=(300, 3000),
+            basis="plausible",
+            reason="the horizon in T_0: a third of ours to 3x (the cost)",
+        ),
+        "slope_tol": Choice(
+            0.1,
+            range=(0.05, 0.25),
+            basis="plausible",
+            reason="the rate rule's half-width for Monte Carlo / SGD curves: from half ours to 0.25, half "
+            "the distance to the competing exponent -1/2",
+        ),
+        "const": Choice(
+            (0.9, 1.1),
+            options=((0.95, 1.05), (0.9, 1.1), (0.8, 1.2)),
+            basis="plausible",
+            reason="the Monte Carlo-level window for a constant at a finite T_max: 5%, 10% (ours) or 20%",
+        ),
+        "misaligned": Choice(
+            1e-3,
+            range=(1e-4, 1e-2),
+            basis="plausible",
+            reason="how large a residual 'breaks' the alignment (round-off is 1e-16): 1e-4 to 1e-2",
+        ),
+    },
     tex=r"trained by online SGD on standardised $t(5)$ or raw (non-centred) Gumbel inputs, "
     r"$\mathcal{E}(T)\sim T^{-1}$ with the Gaussian constant $DK(D-K)/(4\eta)$; raw Gumbel breaks "
     r"Lemma C.2's alignment at $t=1$",
@@ -160,6 +206,65 @@ def nongauss(
         below_floor=Rule(1e-9, "relative amount GD may go below the minimised floor (optimiser round-off)"),
         gap_ratio=Rule(0.5, "gap to the floor at steps_floor at most this times the gap at steps_floor / 10"),
     ),
+    choices={
+        "eta": Choice(
+            0.1,
+            range=(0.05, 0.2),
+            basis="plausible",
+            reason="the step is ours: halved or doubled, below the stable step of the 3-support (0.75)",
+        ),
+        "vnorm": Choice(
+            8.0,
+            range=(4.0, 12.0),
+            basis="plausible",
+            reason="||V*||_F is ours: half (4x the steps) to 1.5x",
+        ),
+        "tmax_T0": Choice(
+            3000,
+            range=(1000, 9000),
+            basis="plausible",
+            reason="the horizon of (a) in T_0: from 1000 to 3x ours (the paper profile's 3 10^4 is the long "
+            "end)",
+        ),
+        "steps_dense": Choice(
+            5000,
+            range=(3000, 15_000),
+            basis="plausible",
+            reason="the budget of (b) (about 3400 steps reach 1e-12, errata): 3000 to 3x ours",
+        ),
+        "steps_floor": Choice(
+            3000,
+            range=(1000, 9000),
+            basis="plausible",
+            reason="where the gap to the floor of (c) is read: a third of ours to 3x",
+        ),
+        "slope_tol": Choice(
+            0.05,
+            range=(0.025, 0.25),
+            basis="plausible",
+            reason="the rate rule's half-width: from half ours to 0.25, half the distance to the competing "
+            "exponent -1/2",
+        ),
+        "const": Choice(
+            (0.98, 1.02),
+            options=((0.99, 1.01), (0.98, 1.02), (0.95, 1.05)),
+            basis="plausible",
+            reason="how close T excess must be to the derived limit at a finite T_max: 1%, 2% (ours) or 5%",
+        ),
+        "dense_below": Choice(
+            1e-12,
+            range=(1e-13, 1e-9),
+            basis="plausible",
+            reason="'converges exponentially' read as reaching this excess within the budget: 1e-13 "
+            "(near round-off) to 1e-9",
+        ),
+        "gap_ratio": Choice(
+            0.5,
+            range=(0.25, 0.75),
+            basis="plausible",
+            reason="how much the gap to the floor must shrink over a decade of steps: 1/4 to 3/4",
+        ),
+    },
     tex=r"non-uniform $S^*$: a weighted $K$-support keeps $\Theta(1/T)$ and its constant, a dense $S^*$ "
     r"converges exponentially, unequal column sums leave a positive floor",
     plot=dict(
