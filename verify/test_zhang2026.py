@@ -312,7 +312,7 @@ def test_ood_flips_without_attention_learning(monkeypatch) -> None:
         r = orig(*a, **k)
         return E.ScalarRun(r.times, r.C1, np.zeros_like(r.g), r.eps, r.excess)
 
-    _flips(monkeypatch, "zhang2026.thm32.ood", E, "scalar_run", frozen, N=5000, tmax_T0=1000)
+    _flips(monkeypatch, "zhang2026.thm32.ood", E, "scalar_run", frozen)
 
 
 def test_stepsize_flips_with_a_larger_step(monkeypatch) -> None:

@@ -51,8 +51,9 @@ def run_claim(
     ``overrides`` raise ``ValueError`` before anything runs. world: ``"paper"`` (the statement) or
     ``"alternative"``: the record's alternative world (:class:`~verify.core.record.Alternative`, its
     parameter overrides applied before ``overrides``), judged as the falsifier of the claim. A judged run
-    (holds, violated, vacuous) of a claim that declares ``plot=`` errs when its series cannot feed the
-    declared panels (:func:`~verify.core.registry.series_problems`), rather than drawing no figure.
+    (holds, violated, vacuous) of the paper world (the figure's) of a claim that declares ``plot=`` errs
+    when its series, at any seed set, cannot feed the declared panels
+    (:func:`~verify.core.registry.series_problems`), rather than drawing no figure.
     rules: values replacing some of the record's pass rules (unknown names raise ``ValueError``).
     robust: the verdict is judged over the record's choices too (:func:`judge_robustness`; the world
     must be ``"paper"``); the result's times then include those runs.
@@ -83,7 +84,8 @@ def run_claim(
                 c, profile=profile, seeds=seed_list, mapper=mapper, params=params, world=world, rules=rules
             )
         series = to_jsonable(j.series)
-        if c.record.plot and j.verdict in (Verdict.HOLDS, Verdict.VIOLATED, Verdict.VACUOUS):
+        drawn = world == "paper" and j.verdict in (Verdict.HOLDS, Verdict.VIOLATED, Verdict.VACUOUS)
+        if c.record.plot and drawn:
             problems = series_problems(c.record, series)
             if problems:  # a judged run draws its figure: a declaration its series cannot feed is a bug
                 raise ValueError(f"claim {c.id!r}: its plot= cannot be drawn: {'; '.join(problems)}")

@@ -94,10 +94,10 @@ def _teacher(name: str, n: int, K: int, rng: np.random.Generator) -> np.ndarray:
         x="",
         grid=(10.0, 10**0.25),
         curves=[
-            ("conv_pool_linear_excess_seed0", r"conv + pool ($D=16$, $K=4$)"),
-            ("gcn_cycle_linear_excess_seed0", r"cycle GCN ($D=8$, $K=3$)"),
-            ("selection_linear_excess_seed0", r"selection ($D=8$, $K=2$)"),
-            ("group_sparse_linear_excess_seed0", r"group-sparse ($D=8$, $K=1$)"),
+            ("conv_pool_linear_excess_first", r"conv + pool ($D=16$, $K=4$)"),
+            ("gcn_cycle_linear_excess_first", r"cycle GCN ($D=8$, $K=3$)"),
+            ("selection_linear_excess_first", r"selection ($D=8$, $K=2$)"),
+            ("group_sparse_linear_excess_first", r"group-sparse ($D=8$, $K=1$)"),
         ],
         slope=-1.0,
         theory_label="theory: $T^{-1}$",
@@ -152,8 +152,8 @@ def examples(
             parts.rate(
                 f"{name}/{act}: excess ~ T^p", fit_decades(tt, ex), B.RATE_EXPONENT, ctx.rule("slope_tol")
             )
-            series[f"{name}_{act}_excess_seed{seeds[0]}"] = ex[:, 0].tolist()
-            series[f"{name}_{act}_heatmap_seed{seeds[0]}"] = np.round(A[-1, 0], 4).tolist()
+            series[f"{name}_{act}_excess_first"] = ex[:, 0].tolist()
+            series[f"{name}_{act}_heatmap_first"] = np.round(A[-1, 0], 4).tolist()
     return parts.evidence(series=series)
 
 

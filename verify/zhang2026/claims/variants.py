@@ -105,8 +105,8 @@ from verify.zhang2026.claims._rules import CONST_2PC, REDUCTION, SLOPE_CF, SLOPE
     plot=dict(
         x="t5_t",
         curves=[
-            ("t5_excess_seed0", "$t(5)$ inputs, first seed"),
-            dict(y="gumbel_raw_excess_seed0", x="gumbel_raw_t", label="raw Gumbel inputs, first seed"),
+            ("t5_excess_first", "$t(5)$ inputs, first seed"),
+            dict(y="gumbel_raw_excess_first", x="gumbel_raw_t", label="raw Gumbel inputs, first seed"),
         ],
         slope=-1.0,
         theory_label="theory: $T^{-1}$",
@@ -173,7 +173,7 @@ def nongauss(
             + f"; Lemma C.2 residual at t = 1: {max(resid1):.2e} (max), at T_max: "
             + f"{max(r['resid'][-1] for r in res):.2e}"
         )
-        series[f"{kind}_t"], series[f"{kind}_excess_seed{ctx.seed_set[0]}"] = tt.tolist(), ex[:, 0].tolist()
+        series[f"{kind}_t"], series[f"{kind}_excess_first"] = tt.tolist(), ex[:, 0].tolist()
     return parts.evidence(notes=notes, series=series)
 
 
