@@ -95,9 +95,11 @@ def git_state(root: Path) -> tuple[str, bool] | None:
     return head, bool(dirty)
 
 
-def write_stamp(dest: Path, results: Sequence, pages: int, problems: int) -> dict:
-    """Write ``dest / "stamp.json"``: what the images show and from which tree."""
-    state = git_state(Path(__file__).resolve().parent.parent)
+def write_stamp(
+    dest: Path, results: Sequence, pages: int, problems: int, state: tuple[str, bool] | None
+) -> dict:
+    """Write ``dest / "stamp.json"``: what the images show and from which tree (``state``, taken
+    before anything was drawn: the images themselves are tracked files)."""
     stamp = {
         "commit": state[0] if state else None,
         "dirty": state[1] if state else None,
@@ -117,6 +119,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--jobs", type=int, default=2, help="worker processes for the run (default 2)")
     p.add_argument("--examples", default=str(EXAMPLES), help="where the PNGs go (default reports/examples)")
     args = p.parse_args(argv)
+    state = git_state(Path(__file__).resolve().parent.parent)
     from verify.core.parallel import run_claims
     from verify.core.provenance import finished, run_record
     from verify.core.registry import match_claims
@@ -158,7 +161,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name, page in targets.items():
         size = render(out / "main.pdf", page, dest / name)
         print(f"{dest / name}: page {page}, {size / 1000:.0f} KB")
-    stamp = write_stamp(dest, results, pages, len(problems))
+    stamp = write_stamp(dest, results, pages, len(problems), state)
     print(
         f"{dest / 'stamp.json'}: {stamp['claims']} claims, commit {stamp['commit']}, dirty {stamp['dirty']}"
     )
