@@ -11,15 +11,17 @@ import functools
 import os
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 from bounds.checks import check_choice
 from verify.core.context import PROFILE_ENV, PROFILES
 from verify.core.papers import builtin_papers
-from verify.core.record import Result
-from verify.core.registry import Claim, registry
+from verify.core.record import Kind, Provenance, Result
+from verify.core.registry import Claim, _unregister, claim, registry
 from verify.core.runner import run_claim
 
 _SLOW_OK = [HealthCheck.too_slow, HealthCheck.data_too_large]
@@ -91,3 +93,24 @@ def builtin_registry() -> dict[str, Claim]:
     core's tests enumerate these, never a plugin installed beside them (its own tests check it)."""
     keys = builtin_papers()
     return {cid: c for cid, c in registry().items() if c.record.paper in keys}
+
+
+#: Toy claims registered by :func:`toy_claim` in the running test, unregistered after it.
+_TOYS: list[str] = []
+
+
+@pytest.fixture(autouse=True)
+def toy_cleanup() -> Iterator[None]:
+    """Unregister the toy claims a test registered with :func:`toy_claim` (autouse where imported)."""
+    yield
+    while _TOYS:
+        _unregister(_TOYS.pop())
+
+
+def toy_claim(cid: str, kind: Kind = Kind.UPPER, **kw) -> Callable:
+    """``@claim`` for a toy claim about a toy paper (EXACT, no parameters unless given), unregistered
+    after the test by :func:`toy_cleanup`, which the test module must import."""
+    _TOYS.append(cid)
+    kw.setdefault("provenance", Provenance.EXACT)
+    kw.setdefault("quick", {})
+    return claim(cid, reference="toy", kind=kind, statement="toy", **kw)

@@ -5,34 +5,16 @@ direction; identity evidence given arrays; the shared-test-set standard error of
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 
 import mpmath
 import numpy as np
 import pytest
 
-from verify.core import Alternative, Ctx, Evidence, Interval, Kind, Provenance, Verdict, claim, run_claim
+from tests.support import toy_claim, toy_cleanup  # noqa: F401 (toy_cleanup: autouse fixture)
+from verify.core import Alternative, Ctx, Evidence, Interval, Kind, Verdict, run_claim
 from verify.core.judge import HARD_SIDE, decide
 from verify.core.record import Seeds
-from verify.core.registry import _unregister
 from verify.deora2023.experiments import shared_test_se
-
-_TOYS: list[str] = []
-
-
-@pytest.fixture(autouse=True)
-def _cleanup() -> Iterator[None]:
-    yield
-    while _TOYS:
-        _unregister(_TOYS.pop())
-
-
-def _toy(cid: str, kind: Kind = Kind.UPPER, **kw):
-    _TOYS.append(cid)
-    kw.setdefault("provenance", Provenance.EXACT)
-    kw.setdefault("quick", {})
-    return claim(cid, reference="toy", kind=kind, statement="toy", **kw)
-
 
 IV = Interval(0.4, 0.6, 0.95, "two-sided")
 
@@ -210,7 +192,7 @@ def test_the_factor_tightens_a_lower_bound_and_is_judged_on_the_hard_side() -> N
 
 
 def test_an_every_claim_with_intervals_names_the_hard_side_per_seed_and_in_the_alternative() -> None:
-    @_toy(
+    @toy_claim(
         "toyh.every",
         seeds=Seeds.EVERY,
         n_seeds={"quick": 3},
@@ -231,7 +213,7 @@ def test_an_every_claim_with_intervals_names_the_hard_side_per_seed_and_in_the_a
     assert fal.verdict == Verdict.VIOLATED and fal.decision["side"] == "lower end"
 
     # one seed whose interval straddles the bound makes the set inconclusive, not holds
-    @_toy("toyh.straddle", seeds=Seeds.EVERY, n_seeds={"quick": 3})
+    @toy_claim("toyh.straddle", seeds=Seeds.EVERY, n_seeds={"quick": 3})
     def g(ctx: Ctx) -> Evidence:
         """toy"""
         hi = 1.2 if ctx.seed == 1 else 0.6

@@ -9,32 +9,15 @@ competing exponent; findings / answers / mismatches / consistency and rival read
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
 
 import pytest
 
-from verify.core import Alternative, Ctx, Evidence, Kind, Provenance, Verdict, claim, run_claim
+from tests.support import toy_claim, toy_cleanup  # noqa: F401 (toy_cleanup: autouse fixture)
+from verify.core import Alternative, Ctx, Evidence, Kind, Provenance, Verdict, run_claim
 from verify.core.record import ClaimRecord, Result, Seeds, to_jsonable
-from verify.core.registry import _unregister
 from verify.core.seeds import PRECEDENCE, Judged, _binomial, _check_tolerance, _every, seed_set
 from verify.core.summary import readings, summarise, summary_table
 from verify.numerics.fit import RateFit
-
-_TOYS: list[str] = []
-
-
-@pytest.fixture(autouse=True)
-def _cleanup() -> Iterator[None]:
-    yield
-    while _TOYS:
-        _unregister(_TOYS.pop())
-
-
-def _toy(cid: str, kind: Kind = Kind.UPPER, **kw):
-    _TOYS.append(cid)
-    kw.setdefault("provenance", Provenance.EXACT)
-    kw.setdefault("quick", {})
-    return claim(cid, reference="toy", kind=kind, statement="toy", **kw)
 
 
 def _j(verdict: Verdict, slack: float | None = None, measured: float = 0.0) -> Judged:
@@ -93,7 +76,7 @@ def test_a_finding_at_some_seeds_only_is_inconclusive() -> None:
 def test_the_paper_profile_expectation_decides_the_split_finding() -> None:
     """The every-seed finding rule uses the profile's expectation (``expect_paper`` in the paper profile)."""
 
-    @_toy("toyp.split", seeds=Seeds.EVERY, expect=Verdict.HOLDS, expect_paper=Verdict.VIOLATED)
+    @toy_claim("toyp.split", seeds=Seeds.EVERY, expect=Verdict.HOLDS, expect_paper=Verdict.VIOLATED)
     def f(ctx: Ctx) -> Evidence:
         """toy"""
         return Evidence(theory=1.0, measured=2.0 if ctx.seed == 0 else 0.5)
@@ -105,7 +88,7 @@ def test_the_paper_profile_expectation_decides_the_split_finding() -> None:
 def test_the_alternative_world_needs_its_violation_at_every_seed() -> None:
     """The alternative (rejudged alongside or run as the falsifier) is judged with ``alt.expect``."""
 
-    @_toy("toyp.altsplit", seeds=Seeds.EVERY, alternative=Alternative("4x tighter", factor=4.0))
+    @toy_claim("toyp.altsplit", seeds=Seeds.EVERY, alternative=Alternative("4x tighter", factor=4.0))
     def f(ctx: Ctx) -> Evidence:
         """toy"""
         return Evidence(theory=1.0, measured=0.1 if ctx.seed == 1 else 0.5)  # 0.5 > 1/4, 0.1 < 1/4

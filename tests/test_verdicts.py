@@ -3,45 +3,27 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 
 import mpmath
 import numpy as np
 import pytest
 from scipy import stats
 
-from verify.core import Alternative, Ctx, Evidence, Kind, Provenance, Verdict, claim, run_claim
+from tests.support import toy_claim, toy_cleanup  # noqa: F401 (toy_cleanup: autouse fixture)
+from verify.core import Alternative, Ctx, Evidence, Kind, Provenance, Verdict, run_claim
 from verify.core.conditions import Conditions
 from verify.core.judge import decide, judge
 from verify.core.record import Seeds
-from verify.core.registry import _unregister
 from verify.core.summary import summarise, summary_table
 from verify.numerics.fit import Corrected, RateFit, fit_rate
 from verify.numerics.gradcheck import check_grad
 from verify.numerics.stats import clopper_pearson, trials_needed
 
-_TOYS: list[str] = []
-
-
-@pytest.fixture(autouse=True)
-def _cleanup() -> Iterator[None]:
-    yield
-    while _TOYS:
-        _unregister(_TOYS.pop())
-
-
-def _toy(cid: str, kind: Kind = Kind.UPPER, **kw):
-    _TOYS.append(cid)
-    kw.setdefault("provenance", Provenance.EXACT)
-    kw.setdefault("quick", {})
-    return claim(cid, reference="toy", kind=kind, statement="toy", **kw)
-
-
 # --- seeds ------------------------------------------------------------------------------------------
 
 
 def test_every_seed_must_hold_and_the_first_violating_seed_is_named() -> None:
-    @_toy("toyv.every", seeds=Seeds.EVERY, n_seeds={"quick": 5})
+    @toy_claim("toyv.every", seeds=Seeds.EVERY, n_seeds={"quick": 5})
     def f(ctx: Ctx) -> Evidence:
         """toy"""
         return Evidence(theory=1.0, measured=1.5 if ctx.seed in (3, 4) else 0.5)
@@ -56,7 +38,7 @@ def test_every_seed_must_hold_and_the_first_violating_seed_is_named() -> None:
 
 
 def test_a_finding_must_be_violated_at_every_seed() -> None:
-    @_toy("toyv.finding", kind=Kind.UPPER, seeds=Seeds.EVERY, expect=Verdict.VIOLATED)
+    @toy_claim("toyv.finding", kind=Kind.UPPER, seeds=Seeds.EVERY, expect=Verdict.VIOLATED)
     def f(ctx: Ctx) -> Evidence:
         """toy"""
         return Evidence(theory=1.0, measured=1.5 if ctx.seed != 1 else 0.5)
@@ -67,7 +49,7 @@ def test_a_finding_must_be_violated_at_every_seed() -> None:
 
 
 def test_binomial_seeds_use_clopper_pearson_bounds() -> None:
-    @_toy("toyv.binom", kind=Kind.PROBABILITY, seeds=Seeds.BINOMIAL, n_seeds={"quick": 20})
+    @toy_claim("toyv.binom", kind=Kind.PROBABILITY, seeds=Seeds.BINOMIAL, n_seeds={"quick": 20})
     def f(ctx: Ctx) -> Evidence:
         """toy"""
         return Evidence(theory=0.9, measured=ctx.seed not in (1, 2, 3, 4, 5, 6, 7))
@@ -85,18 +67,18 @@ def test_binomial_seeds_use_clopper_pearson_bounds() -> None:
 
 
 def test_pooled_claims_see_the_seed_set_and_floors_are_enforced() -> None:
-    @_toy("toyv.pooled", kind=Kind.LOWER, seeds=Seeds.POOLED)
+    @toy_claim("toyv.pooled", kind=Kind.LOWER, seeds=Seeds.POOLED)
     def f(ctx: Ctx) -> Evidence:
         """toy"""
         return Evidence(theory=3, measured=len(ctx.seed_set))
 
     assert run_claim("toyv.pooled").seeds == [0, 1, 2]
     with pytest.raises(ValueError, match="n_seeds"):
-        _toy("toyv.few", seeds=Seeds.EVERY, n_seeds={"quick": 2})(f)
+        toy_claim("toyv.few", seeds=Seeds.EVERY, n_seeds={"quick": 2})(f)
 
 
 def test_a_seed_that_raises_is_an_error_naming_the_seed() -> None:
-    @_toy("toyv.raise", seeds=Seeds.EVERY)
+    @toy_claim("toyv.raise", seeds=Seeds.EVERY)
     def f(ctx: Ctx) -> Evidence:
         """toy"""
         if ctx.seed == 2:
@@ -161,7 +143,7 @@ def test_conditions_propagate_nan_and_print_their_headline() -> None:
 
 
 def test_any_verdict_other_than_expected_fails_the_run() -> None:
-    @_toy("toyv.vac", kind=Kind.CONDITION)
+    @toy_claim("toyv.vac", kind=Kind.CONDITION)
     def f(ctx: Ctx) -> Evidence:
         """toy"""
         return Evidence(theory=1e40, measured=1e5)
@@ -248,7 +230,9 @@ def test_a_rate_tolerance_must_separate_p_from_the_competing_exponent() -> None:
     for tol, verdict in ((0.25, Verdict.HOLDS), (0.26, Verdict.ERROR)):
         cid = f"toyv.tol{int(tol * 100)}"
 
-        @_toy(cid, kind=Kind.RATE, alternative=Alternative("a T^-1/2 law", exponent=-0.5), quick={"tol": tol})
+        @toy_claim(
+            cid, kind=Kind.RATE, alternative=Alternative("a T^-1/2 law", exponent=-0.5), quick={"tol": tol}
+        )
         def f(ctx: Ctx, *, tol: float) -> Evidence:
             """toy"""
             return Evidence(theory=-1.0, measured=_fit(-1.05, -0.95), tol=tol)
@@ -292,7 +276,7 @@ def test_clopper_pearson_bounds_are_exact() -> None:
 
 
 def test_the_alternative_world_runs_its_overrides_and_must_be_violated() -> None:
-    @_toy(
+    @toy_claim(
         "toyv.alt",
         kind=Kind.UPPER,
         seeds=Seeds.EVERY,
@@ -309,7 +293,7 @@ def test_the_alternative_world_runs_its_overrides_and_must_be_violated() -> None
 
 
 def test_a_tightened_bound_is_judged_alongside() -> None:
-    @_toy("toyv.factor", kind=Kind.UPPER, alternative=Alternative("the bound 2.5x tighter", factor=2.5))
+    @toy_claim("toyv.factor", kind=Kind.UPPER, alternative=Alternative("the bound 2.5x tighter", factor=2.5))
     def f(ctx: Ctx) -> Evidence:
         """toy"""
         return Evidence(theory=1.0, measured=0.5)
@@ -320,7 +304,7 @@ def test_a_tightened_bound_is_judged_alongside() -> None:
 
 
 def test_a_condition_is_falsified_by_the_world_that_flips_it() -> None:
-    @_toy(
+    @toy_claim(
         "toyv.cond",
         kind=Kind.CONDITION,
         expect=Verdict.VACUOUS,
@@ -336,11 +320,11 @@ def test_a_condition_is_falsified_by_the_world_that_flips_it() -> None:
     assert alt.verdict == alt.expected == Verdict.HOLDS
     same = Alternative("x", overrides={"scale": 0.5}, expect=Verdict.VACUOUS)
     with pytest.raises(ValueError, match="flips holds and vacuous"):
-        _toy(
+        toy_claim(
             "toyv.cond2", kind=Kind.CONDITION, expect=Verdict.VACUOUS, quick={"scale": 1.0}, alternative=same
         )(f)
     with pytest.raises(ValueError, match="must violate it"):
-        _toy(
+        toy_claim(
             "toyv.cond3", quick={"scale": 1.0}, alternative=Alternative("x", factor=2.0, expect=Verdict.HOLDS)
         )(f)
 
@@ -351,13 +335,13 @@ def test_alternatives_are_checked_when_declared() -> None:
         return Evidence(theory=1.0, measured=0.5)
 
     with pytest.raises(ValueError, match="not parameters"):
-        _toy("toyv.bad1", alternative=Alternative("x", overrides={"nope": 1}))(f)
+        toy_claim("toyv.bad1", alternative=Alternative("x", overrides={"nope": 1}))(f)
     with pytest.raises(ValueError, match="rate claims"):
-        _toy("toyv.bad2", alternative=Alternative("x", exponent=1.0))(f)
+        toy_claim("toyv.bad2", alternative=Alternative("x", exponent=1.0))(f)
     with pytest.raises(ValueError, match="another world"):
-        _toy("toyv.bad3", kind=Kind.PROBABILITY, alternative=Alternative("x", exponent=1.0))(f)
+        toy_claim("toyv.bad3", kind=Kind.PROBABILITY, alternative=Alternative("x", exponent=1.0))(f)
     with pytest.raises(ValueError, match="consistency"):
-        _toy("toyv.bad4", consistency=True, alternative=Alternative("x", factor=2.0))
+        toy_claim("toyv.bad4", consistency=True, alternative=Alternative("x", factor=2.0))
     with pytest.raises(ValueError, match="> 1"):
         Alternative("x", factor=0.5)
     with pytest.raises(ValueError, match="overrides, an exponent or a factor"):
@@ -372,10 +356,10 @@ def test_summary_separates_findings_mismatches_and_consistency_checks() -> None:
         """toy"""
         return Evidence(theory=1.0, measured=2.0)
 
-    _toy("toyv.own", provenance=Provenance.EXACT, expect=Verdict.VIOLATED)(ev)
-    _toy("toyv.recon", provenance=Provenance.RECONSTRUCTED, expect=Verdict.VIOLATED)(ev)
-    _toy("toyv.quest", provenance=Provenance.QUESTION, expect=Verdict.VIOLATED)(ev)
-    _toy("toyv.cons", provenance=Provenance.DERIVED, consistency=True, expect=Verdict.VIOLATED)(ev)
+    toy_claim("toyv.own", provenance=Provenance.EXACT, expect=Verdict.VIOLATED)(ev)
+    toy_claim("toyv.recon", provenance=Provenance.RECONSTRUCTED, expect=Verdict.VIOLATED)(ev)
+    toy_claim("toyv.quest", provenance=Provenance.QUESTION, expect=Verdict.VIOLATED)(ev)
+    toy_claim("toyv.cons", provenance=Provenance.DERIVED, consistency=True, expect=Verdict.VIOLATED)(ev)
     results = [run_claim(c) for c in ("toyv.own", "toyv.recon", "toyv.quest", "toyv.cons")]
     (s,) = summarise(results)
     assert s.findings == ["toyv.own"] and s.mismatches == ["toyv.recon"] and s.answers == ["toyv.quest"]
@@ -387,7 +371,7 @@ def test_summary_separates_findings_mismatches_and_consistency_checks() -> None:
 def test_tables_print_the_headline_quantity_not_the_normalised_violation() -> None:
     from verify.cli import results_table
 
-    @_toy("toyv.head")
+    @toy_claim("toyv.head")
     def f(ctx: Ctx) -> Evidence:
         """toy"""
         c = Conditions()
