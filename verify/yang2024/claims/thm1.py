@@ -66,6 +66,14 @@ PL_FRACTION = Rule(0.5, "the PL premise lambda_min(B_k^(t) B_k^(t)T) >= fraction
             basis="plausible",
             reason="a relative rise per step beyond the round-off estimate: 1e-14 to 1e-10",
         ),
+        "converged_from": Choice(
+            2,
+            range=(1, 8),
+            basis="plausible",
+            reason="the H / N from which 'towards 0' is asked of the budget: from H = N (every run of the "
+            "H_over_N grid (1, 2, 8), the smallest width with zeta_0 > 0 in general) to 8 (the widest run "
+            "only); monotone decrease is asked of every run either way",
+        ),
     },
     paper={"steps": 20_000},
     rules={

@@ -64,6 +64,30 @@ ROUNDOFF = "reconstruction pass criterion (round-off level)"
             basis="plausible",
             reason="the sampling-noise tolerance of the Monte Carlo cosines (N_mc = 3000): 0.3% to 3%",
         ),
+        "resid": Choice(
+            1e-10,
+            range=(1e-11, 1e-8),
+            basis="plausible",
+            reason="a round-off margin for the linear residual and the spread of the row multiples: 10x "
+            "tighter to 100x looser; the measured values (at most 7e-16, seeds 0-2) stay five decades "
+            "below the tight end, and the loose end still asks W_V to lie on the rows of V* to 1e-8",
+        ),
+        "c1_first": Choice(
+            1e-12,
+            range=(1e-13, 1e-10),
+            basis="plausible",
+            reason="a round-off margin for C1(1) = eta sx2: 10x tighter to 100x looser; the measured "
+            "difference (at most 1.4e-17, seeds 0-2) stays far below the tight end, and 1e-10 still asks "
+            "for the first step exactly",
+        ),
+        "cos_closed": Choice(
+            1e-8,
+            range=(1e-9, 1e-6),
+            basis="plausible",
+            reason="a round-off margin for 1 - cosine of the leaky closed form: 10x tighter to 100x looser; "
+            "the measured value (at most 3.3e-16, seeds 0-2) stays far below the tight end, and the loose "
+            "end 1e-6 is still an angle below 1.5e-3 rad",
+        ),
     },
     tex=r"Lemma C.2: every row of $W_V^{(t)}$ is a positive multiple of the row of $V^*$, at every step "
     r"$t\ge1$",
@@ -143,6 +167,22 @@ def _lemC2_evidence(ctx: Ctx, a: E.Alignment, eta: float, N_mc: int, steps_mc: i
         "eta": Choice(0.1, range=(0.05, 0.2), basis="plausible", reason="any stable step: halved or doubled"),
         "steps": Choice(
             2000, range=(500, 6000), basis="plausible", reason="the length of the run: 500 to 3x ours"
+        ),
+        "spread": Choice(
+            1e-8,
+            range=(1e-9, 1e-6),
+            basis="plausible",
+            reason="a round-off margin for the relative spread within the on- and off-support levels: 10x "
+            "tighter to 100x looser; the measured spread (at most 8.4e-15, seeds 0-2) stays five decades "
+            "below the tight end, and 1e-6 is still two exact levels",
+        ),
+        "ratio": Choice(
+            1e-8,
+            range=(1e-9, 1e-6),
+            basis="plausible",
+            reason="a round-off margin for K C2 = (D-K) C3: 10x tighter to 100x looser; the measured "
+            "deviation (at most 8.9e-16, seeds 0-2) stays far below the tight end, and 1e-6 is still the "
+            "identity, not an approximation",
         ),
     },
     tex=r"$W_{KQ}^{(t)}=C_2\sum_i\sum_{i'\in G_i}p_{i'}p_i^\top-C_3\sum_i\sum_{i'\notin G_i}"

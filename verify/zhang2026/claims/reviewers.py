@@ -177,6 +177,22 @@ def K0(ctx: Ctx, *, D: int, M: int, d: int, eta: float, steps: int) -> list[Evid
         "steps": Choice(
             3000, range=(1000, 9000), basis="plausible", reason="the length of the run: a third to 3x"
         ),
+        "factors": Choice(
+            (0.25, 0.5, 1.0),
+            options=((1.0,), (0.25, 0.5, 1.0), (0.1, 0.25, 0.5, 0.75, 1.0)),
+            basis="plausible",
+            reason="the steps judged, as multiples of the heuristic bound: the statement is for every eta "
+            "up to the bound, so any grid in (0, 1] that holds the bound itself: the bound alone, ours, or "
+            "a finer grid from 0.1",
+        ),
+        "monotone_rtol": Choice(
+            1e-12,
+            range=(1e-13, 1e-10),
+            basis="plausible",
+            reason="a round-off margin for 'non-increasing': 10x tighter to 100x looser; every run over the "
+            "declared ranges and factors decreases by at least 1.3e-5 of the excess per step (our check), "
+            "far above the loose end, so a rise that passes needs to be below 1e-10 relative, i.e. round-off",
+        ),
     },
     tex=r"GD is monotone for $\eta\le\frac12\min(K/(\sigma_x^2D),\,DK/(\sigma_x^2\|V^*\|^2))$; the "
     r"paper's $\eta\le O(1/(MD^{5/2}))$ is far from necessary",
