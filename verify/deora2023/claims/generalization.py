@@ -370,6 +370,14 @@ def _gap_choices(extra: dict[str, Choice]) -> dict[str, Choice]:
             basis="plausible",
             reason="the shared test set estimating L(theta_K): half to twice ours",
         ),
+        "K_max": Choice(
+            20000,
+            range=(10000, 40000),
+            basis="plausible",
+            reason="a step cap only (a run that reaches it is an error, not a verdict): half to twice ours, "
+            "every end far above the 26-29 mean steps the quick runs take to the target training loss "
+            "0.1 (gen.gap.loss notes)",
+        ),
         **extra,
     }
 

@@ -180,6 +180,14 @@ def alpha_psd(ctx: Ctx, *, sets: int, search: tuple[int, int, int, int, int]) ->
             basis="plausible",
             reason="the one-sided level of the mean gap's limits, from 90% to 99% (conventional levels)",
         ),
+        "width_per_N": Choice(
+            64,
+            range=(32, 128),
+            basis="plausible",
+            reason="where the concentration regime d_m >= width_per_N N starts (ours; the lemma is "
+            "order-level and fixes no constant): half to twice ours; it only gates the width judged, "
+            "which is d_m's own choice",
+        ),
     },
     tex=r"LeCun init: $\alpha^2/d_m$ concentrates at $\lambda_{\min}(G)$; the mean of "
     r"$|\alpha^2/(d_m\lambda_{\min}(G))-1|$ is $\le0.1$ at $d_m=64N$",
@@ -320,6 +328,13 @@ def alpha_conc_rate(ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int], dr
             reason="the lemma holds for any N with d_m >= 8 N; up to 10 the quick widths start at >= 32 N, "
             "past the Bai-Yin factor (1 - O(sqrt(N / d_m)))^2 that steepens the slopes below (errata)",
         ),
+        "width_per_N": Choice(
+            8,
+            range=(4, 16),
+            basis="plausible",
+            reason="where alpha^2 = Theta(d_m) starts, d_m >= width_per_N N (ours; the lemma fixes no "
+            "constant): half to twice ours; it only gates the widths judged, which start at 32 N",
+        ),
     },
     tex=r"LeCun init: $\alpha^2=\sigma_{\min}(F_{\mathrm{pre}}^0)^2=\Theta(d_m)$ (exponent $1$)",
     plot=dict(
@@ -376,6 +391,14 @@ def alpha_width(ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int], tau0_p
             options=((1.8, 2.2), (1.9, 2.1), (1.95, 2.05)),
             basis="plausible",
             reason="the limit 2 with room for a finite width: +-0.2, +-0.1 or +-0.05",
+        ),
+        "min_width": Choice(
+            512,
+            range=(256, 1024),
+            basis="plausible",
+            reason="the width from which the softmax counts as near-uniform (ours; the statement is a "
+            "limit d_m -> infinity): half to twice ours; it only gates the width judged, which is d_m's "
+            "own choice",
         ),
     },
     tex=r"$\tau_0=d_m^{-1}$, large $d_m$: $\alpha_{\mathrm{He}}^2/\alpha_{\mathrm{LeCun}}^2\to2$ "

@@ -170,6 +170,16 @@ _ORDER_RULES = {
 }
 
 
+#: The order claims' choice of ``ratio_N_max``: a cost cap on a cross-check that only writes notes.
+_RATIO_N_MAX = Choice(
+    64,
+    range=(32, 128),
+    basis="plausible",
+    reason="a cost cap on the measured-ratio cross-check, which only writes notes (and runs only with "
+    "ratio_widths, none in the quick profile): half to twice ours; the verdict does not read it",
+)
+
+
 #: the statement both width-order claims read, as the abstract (N^2) and as a citing paper (N^3, d >= N)
 WIDTH_ORDER = "the growth in N of the width Theorem 1 requires"
 
@@ -207,6 +217,7 @@ WIDTH_ORDER = "the growth in N of the width Theorem 1 requires"
             basis="plausible",
             reason="d = d_factor N (ours; d >= N keeps the A3 reading's premise): from d = N to d = 4N",
         ),
+        "ratio_N_max": _RATIO_N_MAX,
     },
     tex="the width Thm~1's reconstructed conditions require grows like $N^2$ ($d=2N$; the "
     r"abstract's $\tilde\Omega(N^2)$)",
@@ -383,6 +394,7 @@ def thm1_order_cubic(ctx: Ctx, *, Ns: list[int], d_s: int, d_fixed: int, side_se
             basis="plausible",
             reason="d = d_factor N (ours; d >= N keeps the A3 reading's premise): from d = N to d = 4N",
         ),
+        "ratio_N_max": _RATIO_N_MAX,
     },
     tex="the width Thm~2's reconstructed conditions require grows like $N$ ($d=2N$; the reviews' "
     r"$\tilde\Omega(N)$)",
