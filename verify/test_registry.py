@@ -94,3 +94,21 @@ def test_every_claim_about_a_paper_declares_its_choices() -> None:
     which verdicts our choices decide (``attncheck run --robust``)."""
     bare = [cid for cid, c in builtin_registry().items() if not c.record.consistency and not c.record.choices]
     assert not bare, f"claims about a paper with no declared choices: {bare}"
+
+
+#: Sources of a pass rule that the paper does not fix: the suite's own choice or our reconstruction's
+#: pass criterion (a rule from the paper or a derivation is the statement's, not ours).
+OURS = ("attncheck", "reconstruction pass criterion")
+
+
+def test_every_rule_of_ours_is_a_declared_choice() -> None:
+    """A tolerance, threshold or margin we chose (:data:`OURS`) is a declared choice of its claim, with
+    its range and reason, so ``--robust`` judges the verdict over it."""
+    bare = [
+        f"{cid}: {name}"
+        for cid, c in builtin_registry().items()
+        if not c.record.consistency
+        for name, rule in c.record.rules
+        if rule.source.startswith(OURS) and name not in dict(c.record.choices)
+    ]
+    assert not bare, f"rules of ours not declared as choices: {bare}"
