@@ -1,5 +1,5 @@
 """The input limits of JSON files, the results schema's checks, and the ``--json`` lock held for the whole
-run, pinned at their boundaries (issue 35, item 4)."""
+run, pinned at their boundaries."""
 
 from __future__ import annotations
 

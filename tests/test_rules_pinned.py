@@ -1,4 +1,4 @@
-"""Every branch, side and threshold of the verdict rules, pinned on toy evidence (issue 35, item 4).
+"""Every branch, side and threshold of the verdict rules, pinned on toy evidence.
 
 Each test names the rule it pins; each fails when a comparison flips (``<=`` / ``<``), a side swaps, a
 constant moves or a branch is dropped. The Monte-Carlo interval of an upper / lower bound and the

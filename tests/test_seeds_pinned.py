@@ -1,4 +1,4 @@
-"""How seeds combine, and how the summary attributes verdicts, pinned branch by branch (issue 35, item 4).
+"""How seeds combine, and how the summary attributes verdicts, pinned branch by branch.
 
 ``every``: PRECEDENCE order, slack = min over seeds, the representative seed, a finding at some seeds
 only -> inconclusive (also in the paper profile and in the alternative world); ``binomial``: k and n
