@@ -397,6 +397,24 @@ _NTK_SEEDS = {"quick": 6, "paper": 10}
 _NTK_QUICK = dict(Hs=(4, 16, 64, 256), inits=6, shared=0.0)
 
 
+_NTK_CHOICES = {
+    "tol": Choice(
+        0.2,
+        range=(0.1, 0.25),
+        basis="plausible",
+        reason="from 0.1 (the band of the suite's tighter rate claims) to 0.25 (half the distance to "
+        "the correlated-heads exponent 0: the widest band that still separates the two)",
+    ),
+    "inits": Choice(
+        6,
+        range=(4, 12),
+        basis="plausible",
+        reason="init draws per data set for the across-init spread: 4 to twice ours (the paper "
+        "profile's 10 is inside)",
+    ),
+}
+
+
 @claim(
     "deora2023.ntk.concentration",
     experiment="ntk sweep",
@@ -408,22 +426,7 @@ _NTK_QUICK = dict(Hs=(4, 16, 64, 256), inits=6, shared=0.0)
     n_seeds=_NTK_SEEDS,
     quick=_NTK_QUICK,
     paper=dict(inits=10),
-    choices={
-        "tol": Choice(
-            0.2,
-            range=(0.1, 0.25),
-            basis="plausible",
-            reason="from 0.1 (the band of the suite's tighter rate claims) to 0.25 (half the distance to "
-            "the correlated-heads exponent 0: the widest band that still separates the two)",
-        ),
-        "inits": Choice(
-            6,
-            range=(4, 12),
-            basis="plausible",
-            reason="init draws per data set for the across-init spread: 4 to twice ours (the paper "
-            "profile's 10 is inside)",
-        ),
-    },
+    choices=_NTK_CHOICES,
     rules={
         "tol": Rule(
             0.2,
@@ -477,22 +480,7 @@ def ntk_concentration(ctx: Ctx, *, Hs: tuple[int, ...], inits: int, shared: floa
     n_seeds=_NTK_SEEDS,
     quick=_NTK_QUICK,
     paper=dict(inits=10),
-    choices={
-        "tol": Choice(
-            0.2,
-            range=(0.1, 0.25),
-            basis="plausible",
-            reason="from 0.1 (the band of the suite's tighter rate claims) to 0.25 (half the distance to "
-            "the correlated-heads exponent 0: the widest band that still separates the two)",
-        ),
-        "inits": Choice(
-            6,
-            range=(4, 12),
-            basis="plausible",
-            reason="init draws per data set for the across-init spread: 4 to twice ours (the paper "
-            "profile's 10 is inside)",
-        ),
-    },
+    choices=_NTK_CHOICES,
     rules={
         "tol": Rule(
             0.2,

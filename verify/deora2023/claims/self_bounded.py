@@ -101,6 +101,22 @@ _WC_PAPER_KS = (0, 50, 200, 800)
 _WC_PAPER = dict(n=30, ks=_WC_PAPER_KS, random_points=4, dense_max=4000)
 
 
+_SB_CHOICES = {
+    "n": Choice(
+        20,
+        range=(10, 40),
+        basis="plausible",
+        reason="training samples of the GD runs (the bound holds for every data set): half to twice ours",
+    ),
+    "random_points": Choice(
+        1,
+        range=(1, 3),
+        basis="plausible",
+        reason="random theta per H besides the GD iterates and the search: ours to 3",
+    ),
+}
+
+
 @claim(
     "deora2023.sbwc",
     experiment="worst-case sweep",
@@ -113,20 +129,7 @@ _WC_PAPER = dict(n=30, ks=_WC_PAPER_KS, random_points=4, dense_max=4000)
     paper=dict(_WC_PAPER, search=(2, 2, 1, 6, 200)),
     tex=r"self-bounded weak convexity: $\lambda_{\min}(\nabla^2L(\theta))\ge-(\beta_3(\theta)/\sqrt H)\,"
     r"L(\theta)$",
-    choices={
-        "n": Choice(
-            20,
-            range=(10, 40),
-            basis="plausible",
-            reason="training samples of the GD runs (the bound holds for every data set): half to twice ours",
-        ),
-        "random_points": Choice(
-            1,
-            range=(1, 3),
-            basis="plausible",
-            reason="random theta per H besides the GD iterates and the search: ours to 3",
-        ),
-    },
+    choices=_SB_CHOICES,
     alternative=Alternative(
         "the modulus 1.4-fold smaller: the searched worst case is 1/(2 ln 2) = 0.7213 (H = 1, attained at "
         "U = 0, W = 0, x_2 = -x_1), so the bound is at least 1.39-fold loose and the measurement resolves "
@@ -259,20 +262,7 @@ def sbwc_Hlaw(
     paper=dict(_WC_PAPER, search=(2, 2, 1, 6, 200)),
     tex=r"$\|\nabla^2L\|\le(\beta_2^2+\beta_3/\sqrt H)\,L$ (self-bounded) and "
     r"$\|\nabla^2L\|\le\beta_2^2/4+\beta_3/\sqrt H$ (global)",
-    choices={
-        "n": Choice(
-            20,
-            range=(10, 40),
-            basis="plausible",
-            reason="training samples of the GD runs (the bound holds for every data set): half to twice ours",
-        ),
-        "random_points": Choice(
-            1,
-            range=(1, 3),
-            basis="plausible",
-            reason="random theta per H besides the GD iterates and the search: ours to 3",
-        ),
-    },
+    choices=_SB_CHOICES,
     alternative=Alternative(
         "both bounds 1.4-fold smaller: at every seed the search reaches at least 0.72 (the Phi = 0 point "
         "of sbwc; the limits R -> 0 and L -> 0 give 0.9999 at most seeds), so the measurement resolves the "

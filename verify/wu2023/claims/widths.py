@@ -43,6 +43,22 @@ _NEAR_FIT_WORLD = (
 )
 
 
+_WIDTH_CHOICES = {
+    "reachable": Choice(
+        16384,
+        range=(4096, 65536),
+        basis="plausible",
+        reason="a width one can train (ours): from 4096 to the paper profile's 65536",
+    ),
+    "N": Choice(
+        16,
+        range=(8, 32),
+        basis="plausible",
+        reason="the number of examples (ours): half to twice ours, d = 32 >= N (the A3 reading's premise)",
+    ),
+}
+
+
 @claim(
     "wu2023.thm1.width",
     reference="Thm 1 (tau0 = d_m^-1/2); our width function: derivation Sect. 5.4",
@@ -55,21 +71,7 @@ _NEAR_FIT_WORLD = (
     expect=Verdict.VACUOUS,
     seeds=Seeds.EVERY,
     alternative=Alternative(_NEAR_FIT_WORLD, overrides=_NEAR_FIT, expect=Verdict.HOLDS),
-    choices={
-        "reachable": Choice(
-            16384,
-            range=(4096, 65536),
-            basis="plausible",
-            reason="a width one can train (ours): from 4096 to the paper profile's 65536",
-        ),
-        "N": Choice(
-            16,
-            range=(8, 32),
-            basis="plausible",
-            reason="the number of examples (ours): half to twice ours, d = 32 >= N (the A3 reading's "
-            "premise)",
-        ),
-    },
+    choices=_WIDTH_CHOICES,
     tex="the width Thm~1's reconstructed conditions C1, C2 require on Gaussian data "
     r"($\tau_0=d_m^{-1/2}$), against a reachable $d_m$",
 )
@@ -95,21 +97,7 @@ def thm1_width(ctx: Ctx, *, N: int, d: int, d_s: int, reachable: int, label_scal
     expect=Verdict.VACUOUS,
     seeds=Seeds.EVERY,
     alternative=Alternative(_NEAR_FIT_WORLD, overrides=_NEAR_FIT, expect=Verdict.HOLDS),
-    choices={
-        "reachable": Choice(
-            16384,
-            range=(4096, 65536),
-            basis="plausible",
-            reason="a width one can train (ours): from 4096 to the paper profile's 65536",
-        ),
-        "N": Choice(
-            16,
-            range=(8, 32),
-            basis="plausible",
-            reason="the number of examples (ours): half to twice ours, d = 32 >= N (the A3 reading's "
-            "premise)",
-        ),
-    },
+    choices=_WIDTH_CHOICES,
     tex="the width Thm~2's reconstructed conditions C1, C2 require on Gaussian data "
     r"($\tau_0=d_m^{-1}$), against a reachable $d_m$",
 )
