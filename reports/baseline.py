@@ -98,6 +98,7 @@ def update_baseline(
                     "wall_time": round(r.wall_time, 2),
                 }
                 | ({"worst_ratio": r.worst["ratio"]} if r.worst else {})
+                | ({"robust": r.robust} if r.robust is not None else {})
             )
             for r in sorted(results, key=lambda r: r.claim_id)
         },
@@ -220,6 +221,9 @@ def _compare(old: dict[str, Any], r: Result, tolerance: float) -> tuple[str, str
     """One entry: verdict first, then round-off level, then slack (or values when slack is None)."""
     if old["verdict"] != r.verdict:
         return "verdict", f"{old['verdict']} -> {r.verdict}", True
+    if old.get("robust") != r.robust:  # e.g. a finding that now depends on a choice of ours
+        said = {True: "robust", False: "not robust", None: "not judged"}
+        return "robustness", f"{said[old.get('robust')]} -> {said[r.robust]} to our choices", True
     if bool(old.get("consistency", False)) != r.consistency:
         was = "a consistency check" if old.get("consistency") else "a claim about the paper"
         return "class changed", f"was {was} in the baseline: review, then update", True
@@ -241,7 +245,9 @@ def _compare(old: dict[str, Any], r: Result, tolerance: float) -> tuple[str, str
 
 
 _ENTRY_REQUIRED = ("verdict", "slack", "theory", "measured")
-_ENTRY_FIELDS = frozenset({*_ENTRY_REQUIRED, "seeds", "consistency", "params", "wall_time", "worst_ratio"})
+_ENTRY_FIELDS = frozenset(
+    {*_ENTRY_REQUIRED, "seeds", "consistency", "params", "wall_time", "worst_ratio", "robust"}
+)
 _TOP_FIELDS = frozenset({"schema", "profile", "papers", "versions", "tolerance", "claims"})
 
 
@@ -266,6 +272,8 @@ def _check_entry(path: Path, cid: str, entry: Any) -> None:
         raise _field_error(path, f"{where}.verdict", f"{shown(entry['verdict'])} is not a verdict")
     if not isinstance(entry.get("consistency", False), bool):
         raise _field_error(path, f"{where}.consistency", "must be true or false")
+    if not isinstance(entry.get("robust", False), bool):
+        raise _field_error(path, f"{where}.robust", "must be true or false (absent: not judged)")
     if entry["slack"] is not None:  # 1e999 parses as inf: a slack of -inf would pass anything
         _check_number(path, f"{where}.slack", entry["slack"], -math.inf, "a finite number or null")
     if "wall_time" in entry:

@@ -109,12 +109,21 @@ def seeds_text(seeds: Sequence[int]) -> str:
     return ", ".join(parts)
 
 
+def violation_word(r: Result) -> str:
+    """What a violation of a claim about a paper is: a finding (the paper's own statement, robust to our
+    choices), unsettled (the paper's own, not robust or not judged), an answer (a referee's question)
+    or a mismatch (our reconstruction)."""
+    if r.attribution == "paper":
+        return "finding" if r.robust is True else "unsettled"
+    return "answer" if r.attribution == "question" else "mismatch"
+
+
 def _verdict_cell(r: Result) -> str:
     cell = VERDICT_WORDS.get(str(r.verdict), escape(r.verdict)) + (r"$^{\sim}$" if r.robust is False else "")
     if r.verdict in (Verdict.VIOLATED, Verdict.ERROR):
         cell = rf"\textbf{{{cell}}}"
     if r.verdict == Verdict.VIOLATED and r.attribution != "consistency":
-        cell += r"\newline{\scriptsize " + ("finding" if r.attribution == "paper" else "mismatch") + "}"
+        cell += r"\newline{\scriptsize " + violation_word(r) + "}"
     if not r.as_expected:
         cell += r"\newline{\scriptsize expected " + VERDICT_WORDS.get(str(r.expected), "") + "}"
     if r.robust is False:  # not robust to our choices: the choices that decide it (the notes say where)
@@ -318,42 +327,44 @@ def summary_table(results: Sequence[Result]) -> str:
     consistency checks apart (:func:`verify.core.summary.summarise`)."""
     summaries = summarise(list(results))
     cols = [v for v in VERDICT_ORDER if v != Verdict.ERROR or any(s.verdicts[v] for s in summaries)]
-    spec = "l" + "r" * (len(cols) + 5)
+    spec = "l" + "r" * (len(cols) + 6)
     head = (
         "paper & "
         + " & ".join(VERDICT_WORDS[c].replace(" ", r"\newline ") for c in cols)
-        + r" & claims & findings & answers & mis\-matches & checks \\"
+        + r" & claims & findings & un\-settled & answers & mis\-matches & checks \\"
     )
     lines = [
         r"\begin{center}",
-        r"{\small\setlength{\tabcolsep}{4pt}",
+        r"{\footnotesize\setlength{\tabcolsep}{3pt}",
         rf"\begin{{tabular}}{{{spec}}}",
         r"\toprule",
         rf"& \multicolumn{{{len(cols) + 1}}}{{c}}{{claims about the paper, by verdict}} "
-        r"& \multicolumn{3}{c}{violations} & consistency \\",
-        rf"\cmidrule(lr){{2-{len(cols) + 2}}}\cmidrule(lr){{{len(cols) + 3}-{len(cols) + 5}}}"
-        rf"\cmidrule(lr){{{len(cols) + 6}-{len(cols) + 6}}}",
+        r"& \multicolumn{4}{c}{violations} & consistency \\",
+        rf"\cmidrule(lr){{2-{len(cols) + 2}}}\cmidrule(lr){{{len(cols) + 3}-{len(cols) + 6}}}"
+        rf"\cmidrule(lr){{{len(cols) + 7}-{len(cols) + 7}}}",
         head.replace(r"\newline ", " "),
         r"\midrule",
     ]
     tot: Counter[str] = Counter()
-    nf = na = nm = 0
+    nf = nu = na = nm = 0
     ch = Counter()
     for s in summaries:
         lines.append(
             rf"\texttt{{{escape(s.paper)}}} & "
             + " & ".join(str(s.verdicts[c]) for c in cols)
-            + rf" & {s.claims} & {len(s.findings)} & {len(s.answers)} & {len(s.mismatches)} & "
+            + rf" & {s.claims} & {len(s.findings)} & {len(s.unsettled)} & {len(s.answers)} & "
+            + rf"{len(s.mismatches)} & "
             + rf"{s.consistency['holds']}/{sum(s.consistency.values())} \\"
         )
         tot.update(s.verdicts)
-        nf, na, nm = nf + len(s.findings), na + len(s.answers), nm + len(s.mismatches)
+        nf, nu = nf + len(s.findings), nu + len(s.unsettled)
+        na, nm = na + len(s.answers), nm + len(s.mismatches)
         ch.update(s.consistency)
     lines += [
         r"\midrule",
         "all & "
         + " & ".join(str(tot[c]) for c in cols)
-        + rf" & {sum(tot.values())} & {nf} & {na} & {nm} & {ch['holds']}/{sum(ch.values())} \\",
+        + rf" & {sum(tot.values())} & {nf} & {nu} & {na} & {nm} & {ch['holds']}/{sum(ch.values())} \\",
         r"\bottomrule",
         r"\end{tabular}}",
         r"\end{center}",
@@ -511,8 +522,11 @@ def front_page(
         r"\end{center}",
         r"\section*{Summary per paper}",
         r"Claims about each paper by verdict; violations split into \emph{findings} (a statement of the "
-        r"paper's own, EXACT, EXACT-from-reviews or THIRD-PARTY, is violated), \emph{answers} to referee "
-        r"questions (QUESTION: asked by a reviewer, not stated by the paper) and \emph{reconstruction "
+        r"paper's own, EXACT, EXACT-from-reviews or THIRD-PARTY, is violated at every admissible value of "
+        r"each choice of ours the claim declares), \emph{unsettled} violations of such statements (the "
+        r"verdict changes with a choice of ours, or was not judged over them: not findings), "
+        r"\emph{answers} to referee questions (QUESTION: asked by a reviewer, not stated by the paper) "
+        r"and \emph{reconstruction "
         r"mismatches} (our DERIVED or RECONSTRUCTED form of it is: not evidence against the paper); "
         r"consistency checks test the code and are counted apart. A claim about a paper holds only on "
         r"evidence for it (a rate's 95\% interval inside its tolerance band, a probability's "
@@ -533,19 +547,24 @@ def front_page(
     none = "None." if info.complete else f"None among the {info.claims} claims that finished."
     ordered = sorted_results(results)
     sections = [
-        ("Findings: the papers' own statements violated", "paper", Verdict.VIOLATED),
+        ("Findings: the papers' own statements violated, robust to our choices", "paper", Verdict.VIOLATED),
+        ("Violations decided by our choices (unsettled, not findings)", "unsettled", Verdict.VIOLATED),
         ("Answers to referee questions (not the papers' statements)", "question", Verdict.VIOLATED),
         ("Reconstruction mismatches", "reconstruction", Verdict.VIOLATED),
         ("Conditions beyond reach (vacuous)", None, Verdict.VACUOUS),
         ("Not decided at these sizes (inconclusive)", None, Verdict.INCONCLUSIVE),
     ]
+
+    def kind_of(r: Result) -> str:  # a violation of the paper's own statement not robust is unsettled
+        return "unsettled" if r.attribution == "paper" and r.robust is not True else r.attribution
+
     for title, attribution, verdict in sections:
         rows = [
             r
             for r in ordered
             if r.verdict == verdict
             and r.attribution != "consistency"
-            and (attribution is None or r.attribution == attribution)
+            and (attribution is None or kind_of(r) == attribution)
         ]
         lines.append(rf"\section*{{{title}}}")
         if not rows:

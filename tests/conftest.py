@@ -8,7 +8,7 @@ import mpmath
 import numpy as np
 import pytest
 
-from verify.core import Ctx, Evidence, Kind, Provenance, Verdict, claim
+from verify.core import Choice, Ctx, Evidence, Kind, Provenance, Verdict, claim
 from verify.core.registry import _unregister
 from verify.numerics.fit import fit_rate
 
@@ -70,12 +70,13 @@ def _register() -> None:
         kind=Kind.LOWER,
         provenance=Provenance.EXACT_FROM_REVIEWS,
         statement="a documented violation",
-        quick={},
+        quick=dict(m=0.5),
         expect=Verdict.VIOLATED,
+        choices={"m": Choice(0.5, range=(0.4, 0.6), basis="plausible", reason="a toy's measurement")},
     )
-    def finding(ctx: Ctx) -> Evidence:
-        """Toy documented finding: measured below the claimed lower bound."""
-        return Evidence(theory=1.0, measured=0.5)
+    def finding(ctx: Ctx, *, m: float) -> Evidence:
+        """Toy documented finding: measured m below the claimed lower bound 1, for every admissible m."""
+        return Evidence(theory=1.0, measured=m)
 
     @claim(
         "toy.broken",

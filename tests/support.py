@@ -50,7 +50,8 @@ def claim_profile() -> str:
 
 @functools.cache
 def cached_run(claim_id: str, profile: str = "quick", seed: int = 0) -> Result:
-    """``run_claim`` at the profile's defaults, computed once per test session.
+    """``run_claim`` at the profile's defaults, computed once per test session, as the default run
+    judges it (a violation of the paper's own statement judged over the claim's choices).
 
     The baseline gate and the claim tests share these runs; callers must not mutate the result.
     Under pytest-xdist the workers of one session share them too, through JSON files in a folder
@@ -58,7 +59,7 @@ def cached_run(claim_id: str, profile: str = "quick", seed: int = 0) -> Result:
     """
     uid = os.environ.get("PYTEST_XDIST_TESTRUNUID")
     if uid is None:
-        return run_claim(claim_id, profile=profile, seed=seed)
+        return run_claim(claim_id, profile=profile, seed=seed, robust="findings")
     return _shared(Path(tempfile.gettempdir()) / f"attncheck-runs-{uid}", claim_id, profile, seed)
 
 
@@ -75,8 +76,8 @@ def _shared(folder: Path, claim_id: str, profile: str, seed: int, wait: float = 
             if out.exists():
                 return Result.from_json(out.read_text(encoding="utf-8"))
             time.sleep(0.05)
-        return run_claim(claim_id, profile=profile, seed=seed)
-    r = run_claim(claim_id, profile=profile, seed=seed)
+        return run_claim(claim_id, profile=profile, seed=seed, robust="findings")
+    r = run_claim(claim_id, profile=profile, seed=seed, robust="findings")
     tmp = out.with_suffix(f".{os.getpid()}.tmp")
     tmp.write_text(r.to_json(), encoding="utf-8")
     os.replace(tmp, out)  # readers never see a half-written file

@@ -74,6 +74,14 @@ def test_gate_trips_on_a_flipped_verdict(results, baseline) -> None:
     assert not report.ok and "vacuous -> holds" in report.table()
 
 
+def test_gate_trips_when_a_finding_loses_its_robustness(results, baseline) -> None:
+    assert load_baseline(baseline)["claims"]["toy.finding"]["robust"] is True
+    doctored = copy.deepcopy(results)
+    _by_id(doctored, "toy.finding").robust = None
+    report = check_baseline(doctored, baseline)
+    assert not report.ok and "robust -> not judged to our choices" in report.table()
+
+
 def test_gate_trips_on_missing_and_new_entries(results, baseline) -> None:
     assert not check_baseline(results[1:], baseline).ok
     extra = copy.deepcopy(results[0])
@@ -306,6 +314,7 @@ _ENTRY = {"verdict": "holds", "slack": 0.5, "theory": 1.0, "measured": 0.3, "see
         ({"params": {"n": float("inf")}}, r"\.params\['n'\]: inf is not allowed"),
         ({"slack": 10**400}, r"\.slack must be a finite number or null, got 1\.0e\+400$"),
         ({"extra": 1}, r" has an unknown field 'extra'"),
+        ({"robust": None}, r"\.robust must be true or false \(absent: not judged\)"),
     ],
 )
 def test_every_entry_field_is_checked_on_load(tmp_path: Path, change: dict, match: str) -> None:

@@ -11,14 +11,16 @@ from typing import Any
 import pytest
 
 from reports.latex import paper_table
-from verify.cli import main
+from verify.cli import main, match_claims
 from verify.core import Choice, Ctx, Evidence, Kind, Provenance, Result, Rule, Verdict, claim, run_claim
 from verify.core.choices import RESOLUTION
+from verify.core.parallel import run_claims
 from verify.core.registry import _unregister, get_claim
 from verify.core.results import ResultsError, read_results, result_from_dict
+from verify.core.summary import summarise, summary_table
 
 IDS = ("toy.ch.linear", "toy.ch.geometric", "toy.ch.int", "toy.ch.robust", "toy.ch.set", "toy.ch.rule")
-IDS += ("toy.ch.none", "toy.ch.crash", "toy.ch.broken", "toy.ch.small")
+IDS += ("toy.ch.none", "toy.ch.crash", "toy.ch.broken", "toy.ch.small", "toy.ch.finding", "toy.ch.unsettled")
 #: The values each toy claim was run at, in order (the bisection's path).
 SEEN: dict[str, list[Any]] = {}
 
@@ -132,6 +134,23 @@ def _register() -> None:
         if x > 1.5:
             raise RuntimeError("too far")
         return Evidence(theory=1.0, measured=x)
+
+    for cid, lo in (("toy.ch.finding", 0.1), ("toy.ch.unsettled", 2.0)):
+
+        @claim(
+            cid,
+            reference="--",
+            kind=Kind.LOWER,
+            provenance=Provenance.EXACT,
+            statement="toy: m >= 3",
+            quick={"m": 2.5},
+            expect=Verdict.VIOLATED,
+            choices={"m": Choice(2.5, range=(lo, 4.0 if lo > 1 else 2.9), reason="r", basis="pilot")},
+        )
+        def finding(ctx: Ctx, *, m: float) -> Evidence:
+            """A violation of the paper's own m >= 3: for every m of toy.ch.finding's range, and only
+            below 3 in toy.ch.unsettled's."""
+            return Evidence(theory=3.0, measured=m)
 
 
 @pytest.fixture
@@ -392,3 +411,26 @@ def test_cli_marks_and_explains_a_non_robust_verdict(
     assert tex.count(r"$^{\sim}$") == 1
     main(["run", "toy.ch.int"])
     assert "robust/judged" not in capsys.readouterr().out  # a plain run judges nothing
+
+
+# ---------------------------------------------------------------- findings must be robust
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_default_run_counts_a_finding_only_when_robust(toys: None, jobs: int) -> None:
+    claims = match_claims(["toy.ch.finding", "toy.ch.unsettled", "toy.ch.linear"])
+    results = {r.claim_id: r for r in run_claims(claims, jobs=jobs, robust="findings")}
+    assert results["toy.ch.finding"].robust is True
+    assert results["toy.ch.unsettled"].robust is False
+    assert results["toy.ch.unsettled"].depends_on[0]["at"] == pytest.approx(3.0, abs=2.0 * RESOLUTION)
+    assert results["toy.ch.linear"].robust is None  # it holds: the findings mode leaves it
+    (s,) = summarise(list(results.values()))
+    assert s.findings == ["toy.ch.finding"] and s.unsettled == ["toy.ch.unsettled"]
+    text = summary_table(list(results.values()))
+    assert "robust to our choices: toy.ch.finding\n" in text
+    assert "  toy.ch.unsettled: depends on m: holds for m >= 3" in text
+
+
+def test_robust_mode_is_checked(toys: None) -> None:
+    with pytest.raises(ValueError, match="robust must be one of"):
+        run_claims(match_claims(["toy.ch.linear"]), robust="all")

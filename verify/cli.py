@@ -7,7 +7,8 @@
     attncheck baseline check|update [--from RESULTS.json] [--baseline PATH] [--papers KEY[,KEY]]
                                     [--tolerance DEX] [RUN OPTIONS]
 
-run and report also take --robust: each verdict judged over its claim's declared choices.
+run and report also take --robust: every verdict judged over its claim's declared choices
+(without it, only the violations of the papers' own statements: a finding must be robust).
 
 RUN OPTIONS: [--seeds 0-19] [--jobs N] [--dask ADDR] [--dask-timeout S] [--timings RESULTS.json] [--quiet]
 
@@ -67,7 +68,10 @@ from verify.core.summary import summary_table
 from verify.docs import DEFAULT_DOCS
 
 #: ``--robust``: the verdicts judged over the claims' declared choices too (verify/core/choices.py).
-ROBUST_HELP = "judge each verdict again at the ends of its claim's declared choices (marked ~ if it changes)"
+ROBUST_HELP = (
+    "judge every verdict again at the ends of its claim's declared choices (marked ~ if it changes); "
+    "without it, only the violations of the papers' own statements are (a finding must be robust)"
+)
 #: The largest seed set ``--seeds`` accepts.
 MAX_SEEDS = 10_000
 #: A user value longer than this is cut in an error line (:func:`clip`) to its first ``CLIP_HEAD``
@@ -302,7 +306,7 @@ def _run(args: argparse.Namespace, claims: list[Claim]) -> list[Result]:
             dask_timeout=args.dask_timeout,
             progress=progress,
             costs=_costs(args, workers),
-            robust=getattr(args, "robust", False),
+            robust=True if getattr(args, "robust", False) else "findings",
         )
     except RuntimeError as exc:  # a backend that cannot start: no extra, no scheduler reached
         raise UsageError(str(exc)) from exc

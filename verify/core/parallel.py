@@ -38,7 +38,14 @@ from verify.core.context import Mapper, serial_map
 from verify.core.progress import Progress, count_points, points, track_points
 from verify.core.record import Result, Seeds
 from verify.core.registry import Claim, get_claim
-from verify.core.runner import error_result, judge_robustness, run_claim, seeds_of
+from verify.core.runner import (
+    check_robust,
+    error_result,
+    judge_robustness,
+    run_claim,
+    seeds_of,
+    wants_robustness,
+)
 from verify.core.seeds import run_seed_call, seed_calls
 from verify.numerics.threads import single_thread
 
@@ -328,11 +335,26 @@ def _pool_map(workers: int) -> Mapper:
     return map_
 
 
+def _run_judged(
+    c: Claim, profile: str, seed: int, seed_set: tuple[int, ...] | None, robust: bool | str, mapper: Mapper
+) -> Result:
+    """Claim ``c`` run, and judged over its choices when the run's mode wants it
+    (:func:`~verify.core.runner.wants_robustness`); the result's times include that judgement."""
+    r = run_claim(c, profile=profile, seed=seed, seed_set=seed_set, mapper=mapper)
+    if wants_robustness(r, robust):
+        start, cpu = time.perf_counter(), time.process_time()
+        judge_robustness(c, r, seed=seed, seed_set=seed_set, mapper=mapper)
+        r.wall_time += time.perf_counter() - start
+        r.cpu_time += time.process_time() - cpu
+    return r
+
+
 def _run_by_ids(
-    ids: tuple[str, ...], profile: str, seed: int, seed_set: tuple[int, ...] | None
+    ids: tuple[str, ...], profile: str, seed: int, seed_set: tuple[int, ...] | None, robust: bool | str
 ) -> list[Result]:
-    """Claims run one after the other in one worker (a group sharing an experiment, or one claim)."""
-    return [run_claim(get_claim(cid), profile=profile, seed=seed, seed_set=seed_set) for cid in ids]
+    """Claims run one after the other in one worker (a group sharing an experiment, or one claim), each
+    judged over its choices there when the mode wants it."""
+    return [_run_judged(get_claim(cid), profile, seed, seed_set, robust, serial_map) for cid in ids]
 
 
 @dataclass(frozen=True)
@@ -357,12 +379,16 @@ def _run_seed(
 
 
 def _work(
-    task: tuple[str, ...] | _SeedTask, profile: str, seed: int, seed_set: tuple[int, ...] | None
+    task: tuple[str, ...] | _SeedTask,
+    profile: str,
+    seed: int,
+    seed_set: tuple[int, ...] | None,
+    robust: bool | str = False,
 ) -> Any:
     """A worker's task: claims run whole (ids), or one seed of a claim."""
     if isinstance(task, _SeedTask):
         return _run_seed(task, profile, seed, seed_set)
-    return _run_by_ids(task, profile, seed, seed_set)
+    return _run_by_ids(task, profile, seed, seed_set, robust)
 
 
 def _splits(c: Claim) -> bool:
@@ -373,14 +399,21 @@ def _splits(c: Claim) -> bool:
 
 
 def work_units(
-    tasks: Sequence[list[Claim]], costs: Mapping[str, float], profile: str, seed: int, seed_set: SeedSet
+    tasks: Sequence[list[Claim]],
+    costs: Mapping[str, float],
+    profile: str,
+    seed: int,
+    seed_set: SeedSet,
+    robust: bool | str = False,
 ) -> list[tuple[str, ...] | _SeedTask]:
     """The local pool's tasks, longest first: each group of :func:`groups` (claim ids), except that a
-    claim that splits (:func:`_splits`) gives one task per seed, each costing its share."""
+    claim that splits (:func:`_splits`) gives one task per seed, each costing its share; a run judging
+    every verdict over its choices (``robust`` True) splits none, so that each claim's judgement runs
+    in its worker."""
     units: list[tuple[float, tuple[str, ...] | _SeedTask]] = []
     for g in tasks:
         cost = sum(float(costs.get(c.id, 1.0)) for c in g)
-        if len(g) == 1 and _splits(g[0]):
+        if len(g) == 1 and _splits(g[0]) and robust is not True:
             n = len(seeds_of(g[0].record, profile, seed, seed_set))
             units += [(cost / n, _SeedTask(g[0].id, i, n)) for i in range(n)]
         else:
@@ -427,7 +460,7 @@ def groups(claims: Sequence[Claim], costs: Mapping[str, float]) -> list[list[Cla
 
 
 def _run_on_cluster(
-    group: list[Claim], profile: str, seed: int, seed_set: tuple[int, ...] | None
+    group: list[Claim], profile: str, seed: int, seed_set: tuple[int, ...] | None, robust: bool | str = False
 ) -> list[Result]:
     """Claims (one, or a group sharing an experiment) as one Dask task whose seeds and sweep points are
     tasks of the same cluster: the task leaves its worker's thread pool while it waits
@@ -439,7 +472,7 @@ def _run_on_cluster(
         def mapper(fn: Callable[[Any], Any], items: list[Any]) -> list[Any]:
             return client.gather(client.map(fn, items, pure=False))
 
-        return [run_claim(c, profile=profile, seed=seed, seed_set=seed_set, mapper=mapper) for c in group]
+        return [_run_judged(c, profile, seed, seed_set, robust, mapper) for c in group]
 
 
 class _DaskExecutor:
@@ -476,15 +509,20 @@ class _DaskExecutor:
             ) from None
 
     def completed(
-        self, tasks: list[list[Claim]], profile: str, seed: int, seed_set: tuple[int, ...] | None
+        self,
+        tasks: list[list[Claim]],
+        profile: str,
+        seed: int,
+        seed_set: tuple[int, ...] | None,
+        robust: bool | str = False,
     ) -> Iterator[tuple[list[Claim], list[Result]]]:
         """Run ``tasks`` (groups of claims, submitted in the given order); yield (group, results) as
-        they finish."""
+        they finish, each judged over its choices on the cluster when ``robust`` wants it."""
         from dask.distributed import as_completed as dask_completed
 
         # claims travel by value, their functions by reference: workers import verify.<paper>.claims
         futures = {
-            self._client.submit(_run_on_cluster, g, profile, seed, seed_set, pure=False): i
+            self._client.submit(_run_on_cluster, g, profile, seed, seed_set, robust, pure=False): i
             for i, g in enumerate(tasks)
         }
         for fut in dask_completed(futures):
@@ -532,7 +570,7 @@ def run_claims(
     dask_timeout: float = DASK_TIMEOUT,
     progress: ProgressSink | None = None,
     costs: Mapping[str, float] | None = None,
-    robust: bool = False,
+    robust: bool | str = False,
 ) -> list[Result]:
     """Run ``claims`` on the chosen backend; the results, in claim-id order, are the serial run's.
 
@@ -540,20 +578,24 @@ def run_claims(
     :func:`verify.core.seeds.seed_set`); jobs: worker processes (capped at the CPU count); dask: a
     scheduler address or ``local``;
     costs: estimated seconds per claim id (default 1.0) for longest-first submission; progress:
-    told when a claim starts and finishes; robust: each verdict is judged over its claim's choices too
-    (:func:`verify.core.runner.judge_robustness`), in this process as the claim finishes, its sweep
-    points on the workers when whole claims do not occupy them. Raises :class:`Interrupted` (with the
+    told when a claim starts and finishes; robust: which verdicts are judged over their claims' choices
+    too (:data:`~verify.core.runner.ROBUST_MODES`: none, every one, or the findings;
+    :func:`verify.core.runner.judge_robustness`): where whole claims occupy the workers, in the worker
+    that ran the claim (a claim whose seeds ran as tasks of their own, in this process); otherwise in
+    this process, its sweep points on the workers. Raises :class:`Interrupted` (with the
     finished results) when a signal arrives under :func:`interrupts`; RuntimeError when the backend
     cannot start.
     """
     workers, _ = cap_jobs(jobs)
+    robust = check_robust(robust)
     claims = sorted(claims, key=lambda c: c.id)
     done: dict[str, Result] = {}
     claim_of = {c.id: c for c in claims}
     spread = len(claims) >= workers > 1
 
-    def finish(r: Result) -> None:
-        if robust:
+    def finish(r: Result, judged: bool = False) -> None:
+        """``r`` done; judged over its choices here unless its worker did (``judged``)."""
+        if not judged and wants_robustness(r, robust):
             start, cpu = time.perf_counter(), time.process_time()
             judge_robustness(
                 claim_of[r.claim_id], r, seed=seed, seed_set=seed_set, mapper=serial_map if spread else mapper
@@ -572,7 +614,9 @@ def run_claims(
             ex, mapper = None, _pool_map(workers) if workers > 1 else serial_map
         try:
             if spread:
-                _run_spread(claims, profile, seed, seed_set, workers, ex, costs or {}, progress, finish)
+                _run_spread(
+                    claims, profile, seed, seed_set, workers, ex, costs or {}, progress, finish, robust
+                )
             else:
                 if isinstance(progress, Progress):
                     progress.points = lambda _: points()
@@ -604,12 +648,14 @@ def _run_spread(
     ex: _DaskExecutor | None,
     costs: Mapping[str, float],
     progress: ProgressSink | None,
-    finish: Callable[[Result], None],
+    finish: Callable[..., None],
+    robust: bool | str,
 ) -> None:
     """Whole claims on the workers (:func:`groups`: longest first, claims sharing an experiment
     together); on the local pool each seed of an ``every`` / ``binomial`` claim that shares no experiment
     and is not batched is a task of its own (:func:`_splits`; the claim is judged here once all its seeds
-    are in). ``finish`` gets each result as its claim completes."""
+    are in). ``finish`` gets each result as its claim completes, with ``judged=True`` when its worker
+    judged it over its choices as ``robust`` wants."""
     tasks = groups(claims, costs)
     queued = deque(tasks)
 
@@ -621,13 +667,13 @@ def _run_spread(
     if ex is not None:
         for _ in range(workers):
             start_next()
-        for _, results in ex.completed(tasks, profile, seed, seed_set):
+        for _, results in ex.completed(tasks, profile, seed, seed_set, robust):
             for r in results:
-                finish(r)
+                finish(r, judged=True)
             start_next()
         return
-    units = work_units(tasks, costs, profile, seed, seed_set)
-    calls = [(u, profile, seed, seed_set) for u in units]
+    units = work_units(tasks, costs, profile, seed, seed_set, robust)
+    calls = [(u, profile, seed, seed_set, robust) for u in units]
     claim_of = {c.id: c for c in claims}
     counts = RawArray("q", 2 * len(calls))
     if isinstance(progress, Progress):
@@ -667,7 +713,7 @@ def _run_spread(
                     finish(error_result(claim_of[cid], profile=profile, seed=seed, note=note))
             else:
                 for r in o.value:
-                    finish(r)
+                    finish(r, judged=True)
             if next_up < len(units):
                 begin(next_up)
                 next_up += 1

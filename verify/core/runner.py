@@ -39,7 +39,7 @@ def run_claim(
     raise_errors: bool = False,
     world: str = "paper",
     rules: Mapping[str, Any] | None = None,
-    robust: bool = False,
+    robust: bool | str = False,
     **overrides: Any,
 ) -> Result:
     """Run one claim at the profile's parameters (``overrides`` replace some) and judge it.
@@ -56,18 +56,23 @@ def run_claim(
     (:func:`~verify.core.registry.series_problems`), rather than drawing no figure.
     rules: values replacing some of the record's pass rules (unknown names raise ``ValueError``).
     robust: the verdict is judged over the record's choices too (:func:`judge_robustness`; the world
-    must be ``"paper"``); the result's times then include those runs.
+    must be ``"paper"``): always (True), never (False), or when it is a violation of the paper's own
+    statement (``"findings"``, as the default run does: :func:`wants_robustness`); the result's times
+    then include those runs.
     """
     c = get_claim(c) if isinstance(c, str) else c
     check_choice("profile", profile, PROFILES)
+    robust = check_robust(robust)
     rules = dict(rules or {})
     declared = sorted(dict(c.record.rules))
     if set(rules) - set(declared):
         raise ValueError(
             f"claim {c.id!r} has no pass rules {sorted(set(rules) - set(declared))}; it declares {declared}"
         )
-    if robust and world != "paper":
+    if robust is True and world != "paper":
         raise ValueError(f"robust judges the paper world only, got world={world!r}")
+    if world != "paper":  # the findings mode judges the paper world's violations only
+        robust = False
     seed = check_int("seed", seed, low=0)
     seed_list = seeds_of(c.record, profile, seed, seed_set)
     params = c.record.params_for(profile)
@@ -121,11 +126,32 @@ def run_claim(
             raise
         last = traceback.format_exception_only(exc)[-1].strip()
         result = error_result(c, profile=profile, seed=seed, note=last, params=params)
-    if robust:
+    if wants_robustness(result, robust):
         judge_robustness(c, result, seed=seed, seed_set=seed_set, mapper=mapper, rules=rules, **overrides)
     result.wall_time = time.perf_counter() - start
     result.cpu_time = time.process_time() - cpu
     return result
+
+
+#: What a run judges over the claims' choices (:func:`wants_robustness`): ``False`` nothing, ``True``
+#: every verdict (``--robust``), ``"findings"`` (the default run) every violated claim of a paper's own
+#: statement, so that a finding is counted only when it is robust.
+ROBUST_MODES = (False, True, "findings")
+
+
+def check_robust(robust: object) -> bool | str:
+    """``robust`` if it is one of :data:`ROBUST_MODES`, else ValueError naming them."""
+    if not any(robust is m or (isinstance(m, str) and robust == m) for m in ROBUST_MODES):
+        raise ValueError(f"robust must be one of {ROBUST_MODES}, got {robust!r}")
+    return robust  # type: ignore[return-value]
+
+
+def wants_robustness(r: Result, robust: bool | str) -> bool:
+    """Whether a run in mode ``robust`` (:data:`ROBUST_MODES`) judges result ``r`` over its choices: every
+    result (True), a violated claim of the paper's own statement, a finding if robust ("findings")."""
+    if robust == "findings":
+        return r.verdict == Verdict.VIOLATED and r.attribution == "paper"
+    return robust is True
 
 
 def judge_robustness(

@@ -1,12 +1,15 @@
 """The run summary: per paper, claims about the paper by verdict, kept apart from consistency checks,
 and violations split by attribution.
 
-A violation of a claim whose provenance is the paper's own (EXACT, EXACT-from-reviews, THIRD-PARTY)
-is a **finding** against the paper; a violation of a QUESTION claim (a reviewer's question, not the
-paper's statement) is an **answer** to the reviewer; a violation of a DERIVED or RECONSTRUCTED claim is
-a **reconstruction mismatch**: our reconstruction does not reproduce the paper's statement, which is not
-evidence against the paper. Consistency checks (gradient checks, closed forms against Monte Carlo,
-tautologies) test the code and are never counted as confirmations of a paper.
+A violation of a claim whose provenance is the paper's own (EXACT, EXACT-from-reviews, THIRD-PARTY) is a
+**finding** against the paper when it is robust to our choices (the same verdict over every admissible
+value of each choice the claim declares, :mod:`verify.core.choices`; the default run judges every such
+violation over them); one that is not robust, or whose robustness could not be judged, is **unsettled**:
+listed with what decides it, never counted as a finding. A violation of a QUESTION claim (a reviewer's
+question, not the paper's statement) is an **answer** to the reviewer; a violation of a DERIVED or
+RECONSTRUCTED claim is a **reconstruction mismatch**: our reconstruction does not reproduce the paper's
+statement, which is not evidence against the paper. Consistency checks (gradient checks, closed forms
+against Monte Carlo, tautologies) test the code and are never counted as confirmations of a paper.
 """
 
 from __future__ import annotations
@@ -15,20 +18,23 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from verify.core.choices import depends_text
 from verify.core.record import ClaimRecord, Result, Verdict
 
 
 @dataclass
 class PaperSummary:
     """Counts for one paper. verdicts: claims about the paper (not consistency checks) by verdict;
-    findings / answers / mismatches: the ids of violated paper-own / referee-question /
-    reconstruction claims; consistency: the consistency checks by verdict; robust / judged: claims
+    findings / answers / mismatches: the ids of violated paper-own (robust) / referee-question /
+    reconstruction claims; unsettled: violated paper-own claims not robust to our choices, or not judged
+    over them; consistency: the consistency checks by verdict; robust / judged: claims
     about the paper whose verdict is robust to our choices / was judged over them
     (:mod:`verify.core.choices`)."""
 
     paper: str
     verdicts: Counter[str] = field(default_factory=Counter)
     findings: list[str] = field(default_factory=list)
+    unsettled: list[str] = field(default_factory=list)
     answers: list[str] = field(default_factory=list)
     mismatches: list[str] = field(default_factory=list)
     consistency: Counter[str] = field(default_factory=Counter)
@@ -52,7 +58,8 @@ def summarise(results: list[Result]) -> list[PaperSummary]:
         s.robust += r.robust is True
         s.judged += r.robust is not None
         if r.verdict == Verdict.VIOLATED:
-            {"paper": s.findings, "question": s.answers}.get(r.attribution, s.mismatches).append(r.claim_id)
+            mine = s.findings if r.robust is True else s.unsettled
+            {"paper": mine, "question": s.answers}.get(r.attribution, s.mismatches).append(r.claim_id)
     return [out[k] for k in sorted(out)]
 
 
@@ -104,7 +111,8 @@ def summary_table(results: list[Result], records: Mapping[str, ClaimRecord] | No
     verdicts = [str(v) for v in Verdict]
     judged = any(r.robust is not None for r in results)
     header = [
-        "paper", *verdicts, "claims", "findings", "answers", "recon. mismatches", "consistency (holds/all)",
+        "paper", *verdicts, "claims", "findings", "unsettled", "answers", "recon. mismatches",
+        "consistency (holds/all)",
         *(["robust/judged"] if judged else []),
     ]  # fmt: skip
     rows = [
@@ -113,6 +121,7 @@ def summary_table(results: list[Result], records: Mapping[str, ClaimRecord] | No
             *(str(s.verdicts[v]) for v in verdicts),
             str(s.claims),
             str(len(s.findings)),
+            str(len(s.unsettled)),
             str(len(s.answers)),
             str(len(s.mismatches)),
             f"{s.consistency['holds']}/{sum(s.consistency.values())}",
@@ -129,12 +138,20 @@ def summary_table(results: list[Result], records: Mapping[str, ClaimRecord] | No
     table = [line(r) for r in [header, *rows]]
     by_paper = summarise(results)
     findings = [c for s in by_paper for c in s.findings]
+    by_id = {r.claim_id: r for r in results}
+    unsettled = [_unsettled(by_id[c]) for s in by_paper for c in s.unsettled]
     answers = [c for s in by_paper for c in s.answers]
     mismatches = [c for s in by_paper for c in s.mismatches]
     table += [
         "",
-        "findings against a paper's own statement (EXACT, EXACT-from-reviews, THIRD-PARTY): "
-        + (", ".join(findings) or "none"),
+        "findings against a paper's own statement (EXACT, EXACT-from-reviews, THIRD-PARTY), robust to our "
+        "choices: " + (", ".join(findings) or "none"),
+        *(
+            ["violated, but not findings (a verdict decided by our own choices, or not judged over them): "]
+            + [f"  {u}" for u in unsettled]
+            if unsettled
+            else []
+        ),
         "answers to referee questions, not the papers' statements (QUESTION): "
         + (", ".join(answers) or "none"),
         "our reconstruction does not reproduce the paper (DERIVED, RECONSTRUCTED): "
@@ -143,6 +160,14 @@ def summary_table(results: list[Result], records: Mapping[str, ClaimRecord] | No
     ]
     table += [f"rival readings of {g.statement}: {g.verdict_text}" for g in readings(results, records or {})]
     return "\n".join(table)
+
+
+def _unsettled(r: Result) -> str:
+    """An unsettled violation in words: its id and what decides it (or why it was not judged)."""
+    if r.robust is False:
+        return f"{r.claim_id}: " + "; ".join(depends_text(e, r.verdict) for e in r.depends_on)
+    why = next((n for n in r.notes if n.startswith("robustness: not judged")), "robustness: not judged")
+    return f"{r.claim_id}: {why}"
 
 
 __all__ = ["PaperSummary", "Readings", "readings", "summarise", "summary_table"]
