@@ -15,7 +15,7 @@ import pytest
 from tests.support import toy_claim, toy_cleanup  # noqa: F401 (toy_cleanup: autouse fixture)
 from verify.core import Alternative, Ctx, Evidence, Kind, Provenance, Verdict, run_claim
 from verify.core.record import ClaimRecord, Result, Seeds, to_jsonable
-from verify.core.seeds import PRECEDENCE, Judged, _binomial, _check_tolerance, _every, seed_set
+from verify.core.seeds import PRECEDENCE, Judged, _binomial, _check_tolerance, _every, claim_seeds
 from verify.core.summary import readings, summarise, summary_table
 from verify.numerics.fit import RateFit
 
@@ -139,14 +139,14 @@ def _rec(seeds: Seeds = Seeds.EVERY, kind: Kind = Kind.UPPER, **kw: object) -> C
 def test_the_seed_set() -> None:
     """n_seeds consecutive seeds from the base; an override is distinct seeds >= 0 (0 allowed); a
     deterministic claim runs at the first seed only."""
-    assert seed_set(_rec(), "quick", 5) == [5, 6, 7]
-    assert seed_set(_rec(), "paper", 0) == list(range(10))
-    assert seed_set(_rec(), "quick", 0, [0, 4]) == [0, 4]
-    assert seed_set(_rec(Seeds.NONE), "quick", 2) == [2]
-    assert seed_set(_rec(Seeds.NONE), "quick", 0, [3, 4]) == [3]
+    assert claim_seeds(_rec(), "quick", 5) == [5, 6, 7]
+    assert claim_seeds(_rec(), "paper", 0) == list(range(10))
+    assert claim_seeds(_rec(), "quick", 0, [0, 4]) == [0, 4]
+    assert claim_seeds(_rec(Seeds.NONE), "quick", 2) == [2]
+    assert claim_seeds(_rec(Seeds.NONE), "quick", 0, [3, 4]) == [3]
     for bad in ([], [-1, 2], [1, 1]):
         with pytest.raises(ValueError, match="distinct"):
-            seed_set(_rec(), "quick", 0, bad)
+            claim_seeds(_rec(), "quick", 0, bad)
 
 
 # ---------------------------------------------------------------- a rate's tolerance and its rival
@@ -183,13 +183,16 @@ def _result(
 
 
 def test_violations_are_attributed_by_provenance() -> None:
-    """Violated EXACT / EXACT-from-reviews / THIRD-PARTY -> findings; QUESTION -> answers; DERIVED /
-    RECONSTRUCTED -> mismatches; other verdicts are none of these; consistency checks counted apart."""
+    """Violated EXACT / EXACT-from-reviews / THIRD-PARTY -> findings when robust to our choices, else
+    unsettled; QUESTION -> answers; DERIVED / RECONSTRUCTED -> mismatches; other verdicts are none of
+    these; consistency checks counted apart."""
     P = Provenance
     results = [
         _result("zz.exact", Verdict.VIOLATED, P.EXACT),
         _result("zz.reviews", Verdict.VIOLATED, P.EXACT_FROM_REVIEWS),
         _result("zz.third", Verdict.VIOLATED, P.THIRD_PARTY),
+        _result("zz.loose", Verdict.VIOLATED, P.EXACT),
+        _result("zz.unjudged", Verdict.VIOLATED, P.EXACT),
         _result("zz.question", Verdict.VIOLATED, P.QUESTION),
         _result("zz.derived", Verdict.VIOLATED, P.DERIVED),
         _result("zz.recon", Verdict.VIOLATED, P.RECONSTRUCTED),
@@ -200,16 +203,23 @@ def test_violations_are_attributed_by_provenance() -> None:
         _result("zz.cons3", Verdict.HOLDS, P.QUESTION, consistency=True),
         _result("aa.one", Verdict.HOLDS, P.EXACT),
     ]
+    for r in results[:3]:
+        r.robust = True
+    results[3].robust = False
+    results[3].depends_on = [dict(choice="n", end=9, verdict="holds", at=None, below=None, above=None)]
     aa, zz = summarise(results)
     assert (aa.paper, zz.paper) == ("aa", "zz") and aa.claims == 1
     assert zz.findings == ["zz.exact", "zz.reviews", "zz.third"]
+    assert zz.unsettled == ["zz.loose", "zz.unjudged"]
     assert zz.answers == ["zz.question"] and zz.mismatches == ["zz.derived", "zz.recon"]
-    assert zz.claims == 8 and zz.verdicts["violated"] == 6 and zz.verdicts["error"] == 1
+    assert zz.claims == 10 and zz.verdicts["violated"] == 8 and zz.verdicts["error"] == 1
     assert dict(zz.consistency) == {"violated": 1, "holds": 2}
     table = summary_table(results)
     row = next(line for line in table.splitlines() if line.startswith("zz "))
-    assert row.split()[-5:] == ["8", "3", "1", "2", "2/3"]
-    assert "(EXACT, EXACT-from-reviews, THIRD-PARTY): zz.exact, zz.reviews, zz.third" in table
+    assert row.split()[-7:] == ["10", "3", "2", "1", "2", "2/3", "3/4"]  # robust/judged: 3 of 4
+    assert "THIRD-PARTY), robust to our choices: zz.exact, zz.reviews, zz.third" in table
+    assert "  zz.loose: depends on n: violated as run, holds at n=9" in table
+    assert "  zz.unjudged: robustness: not judged" in table
     assert "(QUESTION): zz.question" in table and "(DERIVED, RECONSTRUCTED): zz.derived, zz.recon" in table
 
 

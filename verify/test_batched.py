@@ -19,7 +19,7 @@ import pytest
 from tests.support import builtin_registry
 from verify.core.context import Ctx
 from verify.core.registry import load_all, registry
-from verify.core.seeds import _call_batch, seed_set
+from verify.core.seeds import _call_batch, claim_seeds
 
 load_all()
 BATCHED = sorted(cid for cid, c in builtin_registry().items() if c.record.batched)
@@ -64,7 +64,7 @@ def test_bitwise_comparison_catches_a_last_bit_change() -> None:
 @pytest.mark.parametrize("claim_id", BATCHED)
 def test_each_seed_of_a_batch_is_its_batch_of_one(claim_id: str) -> None:
     c = registry()[claim_id]
-    seeds = seed_set(c.record, "quick", 0)
+    seeds = claim_seeds(c.record, "quick", 0)
     params = c.record.params_for("quick")
     rules = {k: r.value for k, r in c.record.rules}
     together = _call_batch(c, Ctx(seed=seeds[0], seed_set=tuple(seeds), rules=rules), params)

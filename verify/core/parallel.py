@@ -43,10 +43,9 @@ from verify.core.runner import (
     error_result,
     judge_robustness,
     run_claim,
-    seeds_of,
     wants_robustness,
 )
-from verify.core.seeds import run_seed_call, seed_calls
+from verify.core.seeds import claim_seeds, run_seed_call, seed_calls
 from verify.numerics.threads import single_thread
 
 #: A run's seed set (None: each claim's own).
@@ -371,7 +370,7 @@ def _run_seed(
 ) -> tuple[Any, float, float]:
     """One seed's evidence, run exactly as the claim's parallel map runs it, with its wall and CPU time."""
     c = get_claim(task.claim_id)
-    seeds = seeds_of(c.record, profile, seed, seed_set)
+    seeds = claim_seeds(c.record, profile, seed, seed_set)
     call = seed_calls(c, profile=profile, seeds=seeds, params=c.record.params_for(profile))[task.index]
     start, cpu = time.perf_counter(), time.process_time()
     ev = run_seed_call(call)
@@ -414,7 +413,7 @@ def work_units(
     for g in tasks:
         cost = sum(float(costs.get(c.id, 1.0)) for c in g)
         if len(g) == 1 and _splits(g[0]) and robust is not True:
-            n = len(seeds_of(g[0].record, profile, seed, seed_set))
+            n = len(claim_seeds(g[0].record, profile, seed, seed_set))
             units += [(cost / n, _SeedTask(g[0].id, i, n)) for i in range(n)]
         else:
             units.append((cost, tuple(c.id for c in g)))
@@ -575,7 +574,7 @@ def run_claims(
     """Run ``claims`` on the chosen backend; the results, in claim-id order, are the serial run's.
 
     seed_set: the seeds of every seeded claim (default: each claim's own set from ``seed``,
-    :func:`verify.core.seeds.seed_set`); jobs: worker processes (capped at the CPU count); dask: a
+    :func:`verify.core.seeds.claim_seeds`); jobs: worker processes (capped at the CPU count); dask: a
     scheduler address or ``local``;
     costs: estimated seconds per claim id (default 1.0) for longest-first submission; progress:
     told when a claim starts and finishes; robust: which verdicts are judged over their claims' choices

@@ -14,8 +14,7 @@ from verify.core.choices import judge
 from verify.core.context import PROFILES, Mapper, serial_map
 from verify.core.record import Result, Verdict, to_jsonable
 from verify.core.registry import Claim, get_claim, series_problems
-from verify.core.seeds import evaluate
-from verify.core.seeds import seed_set as seeds_of
+from verify.core.seeds import claim_seeds, evaluate
 from verify.numerics.threads import single_thread
 
 
@@ -74,7 +73,7 @@ def run_claim(
     if world != "paper":  # the findings mode judges the paper world's violations only
         robust = False
     seed = check_int("seed", seed, low=0)
-    seed_list = seeds_of(c.record, profile, seed, seed_set)
+    seed_list = claim_seeds(c.record, profile, seed, seed_set)
     params = c.record.params_for(profile)
     if world == "alternative" and c.record.alternative is not None:
         overrides = dict(c.record.alternative.overrides) | overrides

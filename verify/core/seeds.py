@@ -49,7 +49,9 @@ PRECEDENCE = (
 )
 
 
-def seed_set(rec: ClaimRecord, profile: str, base: int, override: Sequence[int] | None = None) -> list[int]:
+def claim_seeds(
+    rec: ClaimRecord, profile: str, base: int, override: Sequence[int] | None = None
+) -> list[int]:
     """The seeds a claim runs at: ``override`` (``--seeds``), else ``n_seeds[profile]`` consecutive seeds
     from ``base``; a deterministic claim runs at ``base`` (or the first seed of ``override``)."""
     if override is not None:
@@ -310,4 +312,4 @@ def _combine(
     return _every(rec.kind, [(s, _single(rec.kind, ev, [s])) for s, ev in per], expect)
 
 
-__all__ = ["PRECEDENCE", "Judged", "evaluate", "run_seed_call", "seed_calls", "seed_set"]
+__all__ = ["PRECEDENCE", "Judged", "claim_seeds", "evaluate", "run_seed_call", "seed_calls"]
