@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reports.order import reference_key
+from reports.texnum import tex_num
 from reports.text import escape, markdown_notes, prose
-from reports.typeset import DASH, measured_cell, param_value, tex_num, tex_value, theory_cell
+from reports.typeset import DASH, measured_cell, param_value, tex_value, theory_cell
 from verify.core.format import fmt_slack, shown
 from verify.core.papers import PaperInfo, papers
 from verify.core.record import ClaimRecord, Result, Verdict

@@ -15,7 +15,7 @@ from typing import Any
 
 import mpmath
 
-from reports.typeset import tex_num
+from reports.texnum import tex_num
 
 _ESCAPES = {
     "\\": r"\textbackslash{}",

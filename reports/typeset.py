@@ -8,85 +8,22 @@
 - a slope fit as ``slope [lo, hi]`` (three decimals), a pass window as ``[lo, hi]``, a probability's
   successes as ``k/n``, NaN as ``\\mathrm{NaN}``, a missing value as an en dash.
 
-:func:`tex_num` returns math-mode content (no ``$``); :func:`cell` wraps a value for a table cell.
+Numbers go through :func:`reports.texnum.tex_num` (math-mode content, no ``$``).
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import mpmath
 
-from bounds.mp import DPS, in_float_range, mp
+from bounds.mp import DPS, mp
+from reports.texnum import is_real as _is_real
+from reports.texnum import tex_num
+from reports.text import prose
 from verify.core.format import Band, Count, Estimate, fmt_sci, is_count
 
-#: Denominators an exact theory value may print with (1/2, 2/3, 3/4, 1/8 ...).
-FRACTIONS = (2, 3, 4, 8)
 DASH = "--"
-
-
-def _is_real(x: Any) -> bool:
-    return (isinstance(x, int | float) and not isinstance(x, bool)) or isinstance(x, mpmath.mpf)
-
-
-def _group(n: int) -> str:
-    s = str(abs(n))
-    if len(s) > 4:
-        s = r"\,".join(s[max(0, i - 3) : i] for i in range(len(s), 0, -3)[::-1])
-    return ("-" if n < 0 else "") + s
-
-
-def _short_decimal(v: Any) -> str | None:
-    """The shortest decimal of a number (``repr``; mpmath's beyond float64) if it has at most 3
-    significant digits, else None."""
-    r = repr(float(v)) if in_float_range(v) else mpmath.nstr(mp(v), 15)
-    digits = r.split("e")[0].lstrip("-").replace(".", "").strip("0")
-    return r if len(digits) <= 3 else None
-
-
-def tex_num(
-    x: Any, *, exact: bool = False, digits: int = 3, strip: bool = False, fractions: bool | None = None
-) -> str:
-    """A real number as math-mode LaTeX (see the module docstring). exact: the value is a stated
-    constant (theory side): fractions and short decimals print as such. strip: drop trailing zeros of the
-    mantissa (a number quoted in prose keeps the digits it was written with). fractions: print exact
-    fractions as such (default: ``exact``; a pass window's ends read better as decimals)."""
-    if isinstance(x, float) and math.isnan(x):
-        return r"\mathrm{NaN}"
-    v = mp(x)
-    if mpmath.isnan(v):
-        return r"\mathrm{NaN}"
-    if mpmath.isinf(v):
-        return r"\infty" if v > 0 else r"-\infty"
-    if v == 0:
-        return "0"
-    with mpmath.workdps(DPS):
-        if v == mpmath.floor(v) and abs(v) < 10**6:
-            return _group(int(v))
-        if exact and (fractions is None or fractions):
-            for q in FRACTIONS:
-                p = v * q
-                if abs(p) < 100 and abs(p - mpmath.nint(p)) <= 1e-12 * abs(p) and mpmath.nint(p) % q:
-                    sign = "-" if v < 0 else ""
-                    return rf"{sign}\tfrac{{{int(abs(mpmath.nint(p)))}}}{{{q}}}"
-        if exact:
-            short = _short_decimal(v)
-            if short is not None and 1e-3 <= abs(v) < 1e4 and "e" not in short:
-                return short
-        e = int(mpmath.floor(mpmath.log10(abs(v))))
-    if -2 <= e <= 3:
-        decimals = max(0, digits - 1 - e)
-        s = f"{float(v):.{decimals}f}"
-        if strip and "." in s:
-            s = s.rstrip("0").rstrip(".")
-        return s
-    mant, exp = fmt_sci(v, digits).split("e")
-    if (strip or (exact and _short_decimal(v) is not None)) and "." in mant:
-        mant = mant.rstrip("0").rstrip(".")
-    if mant in ("1", "-1"):
-        return f"{mant[:-1]}10^{{{int(exp)}}}"
-    return rf"{mant}\times10^{{{int(exp)}}}"
 
 
 def _is_fit(v: Any) -> bool:
@@ -119,8 +56,6 @@ def tex_value(value: Any, *, exact: bool = False) -> str:
         return r"$[\,]$"
     if isinstance(value, list | tuple) and all(_is_real(v) for v in value):
         return "$[" + ", ".join(tex_num(v, exact=exact) for v in value) + "]$"
-    from reports.text import prose
-
     if isinstance(value, dict):
         return ", ".join(f"{prose(str(k))}: {tex_value(v, exact=exact)}" for k, v in value.items())
     if isinstance(value, list | tuple):

@@ -20,8 +20,9 @@ from reports.build import PdfError, build_report, compile_pdf, pdflatex_log_prob
 from reports.declarations import load_series_keys, missing, plottable, unknown_keys
 from reports.latex import paper_table, run_info
 from reports.order import reference_key
+from reports.texnum import tex_num
 from reports.text import escape, markdown_notes, prose
-from reports.typeset import measured_cell, tex_num, tex_value, theory_cell
+from reports.typeset import measured_cell, tex_value, theory_cell
 from tests.support import builtin_registry
 from verify.cli import main, read_results
 from verify.core.format import Count, fmt_value, shown
