@@ -22,6 +22,7 @@ from verify.core.context import PROFILE_ENV, PROFILES
 from verify.core.papers import builtin_papers
 from verify.core.record import Kind, Provenance, Result
 from verify.core.registry import Claim, _unregister, claim, registry
+from verify.core.results import result_from_json, result_to_dict, result_to_json
 from verify.core.runner import run_claim
 
 _SLOW_OK = [HealthCheck.too_slow, HealthCheck.data_too_large]
@@ -74,19 +75,19 @@ def _shared(folder: Path, claim_id: str, profile: str, seed: int, wait: float = 
         deadline = time.monotonic() + wait
         while time.monotonic() < deadline:
             if out.exists():
-                return Result.from_json(out.read_text(encoding="utf-8"))
+                return result_from_json(out.read_text(encoding="utf-8"))
             time.sleep(0.05)
         return run_claim(claim_id, profile=profile, seed=seed, robust="findings")
     r = run_claim(claim_id, profile=profile, seed=seed, robust="findings")
     tmp = out.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_text(r.to_json(), encoding="utf-8")
+    tmp.write_text(result_to_json(r), encoding="utf-8")
     os.replace(tmp, out)  # readers never see a half-written file
     return r
 
 
 def without_times(r: Result) -> dict:
-    """``r.to_dict()`` without its wall and CPU times: what must be bit-identical between two runs."""
-    return {k: v for k, v in r.to_dict().items() if k not in ("wall_time", "cpu_time")}
+    """``result_to_dict(r)`` without its wall and CPU times: what must be bit-identical between two runs."""
+    return {k: v for k, v in result_to_dict(r).items() if k not in ("wall_time", "cpu_time")}
 
 
 def builtin_registry() -> dict[str, Claim]:

@@ -16,7 +16,14 @@ from verify.core import Choice, Ctx, Evidence, Kind, Provenance, Result, Rule, V
 from verify.core.choices import RESOLUTION
 from verify.core.parallel import run_claims
 from verify.core.registry import _unregister, get_claim
-from verify.core.results import ResultsError, read_results, result_from_dict
+from verify.core.results import (
+    ResultsError,
+    read_results,
+    result_from_dict,
+    result_from_json,
+    result_to_dict,
+    result_to_json,
+)
 from verify.core.summary import summarise, summary_table
 
 IDS = ("toy.ch.linear", "toy.ch.geometric", "toy.ch.int", "toy.ch.robust", "toy.ch.set", "toy.ch.rule")
@@ -279,9 +286,9 @@ def test_a_run_off_the_declared_value_is_not_judged(toys: None) -> None:
 def test_results_json_round_trips_robustness(toys: None) -> None:
     for cid in ("toy.ch.int", "toy.ch.set", "toy.ch.robust", "toy.ch.none"):
         r = _robust(cid)
-        back = Result.from_json(r.to_json())
+        back = result_from_json(result_to_json(r))
         assert (back.robust, back.depends_on) == (r.robust, r.depends_on)
-    d = _robust("toy.ch.int").to_dict()
+    d = result_to_dict(_robust("toy.ch.int"))
     old = {k: v for k, v in d.items() if k not in ("robust", "depends_on")}
     assert (result_from_dict(old).robust, result_from_dict(old).depends_on) == (None, [])
     with pytest.raises(ResultsError, match="depends_on: entries go with robust false"):

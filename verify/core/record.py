@@ -5,7 +5,6 @@ The JSON schema of a result and of a results file lives in :mod:`verify.core.res
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
@@ -521,26 +520,6 @@ class Result:
         if self.provenance == Provenance.QUESTION:
             return "question"
         return "paper" if self.provenance in PAPERS_OWN else "reconstruction"
-
-    def to_dict(self) -> dict[str, Any]:
-        """The result as a JSON object (:func:`verify.core.results.result_to_dict`)."""
-        from verify.core.results import result_to_dict  # the schema module imports this one
-
-        return result_to_dict(self)
-
-    def to_json(self) -> str:
-        return json.dumps(self.to_dict(), allow_nan=False, sort_keys=True)
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Result:
-        """The validated result in ``d`` (:func:`verify.core.results.result_from_dict`)."""
-        from verify.core.results import result_from_dict
-
-        return result_from_dict(d)
-
-    @classmethod
-    def from_json(cls, text: str) -> Result:
-        return cls.from_dict(json.loads(text))
 
 
 def to_jsonable(value: Any) -> Any:

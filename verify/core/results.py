@@ -90,6 +90,16 @@ def result_to_dict(r: Result) -> dict[str, Any]:
     return {"schema": RESULT_SCHEMA, **to_jsonable(d)}
 
 
+def result_to_json(r: Result) -> str:
+    """``r`` as one line of JSON (:func:`result_to_dict`, keys sorted)."""
+    return json.dumps(result_to_dict(r), allow_nan=False, sort_keys=True)
+
+
+def result_from_json(text: str) -> Result:
+    """The validated :class:`Result` in the JSON ``text`` (:func:`result_from_dict`)."""
+    return result_from_dict(json.loads(text))
+
+
 def result_from_dict(d: Any, where: str = "result") -> Result:
     """The :class:`Result` in ``d``, validated field by field; :class:`ResultsError` naming the field."""
     if not isinstance(d, dict):
@@ -395,7 +405,9 @@ __all__ = [
     "read_results",
     "read_results_doc",
     "result_from_dict",
+    "result_from_json",
     "result_to_dict",
+    "result_to_json",
     "results_lock",
     "validate_results",
     "write_results",
