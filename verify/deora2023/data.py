@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bounds.checks import check_choice, check_int, check_real
+from verify.deora2023 import model as M
 
 VARIANTS = ("O", "A")
 #: Token noise: "iid" z_t independent over the T positions (the model); "shared": one z per sequence,
@@ -99,8 +100,6 @@ class Planted:
         self, teacher_rng: np.random.Generator, rng: np.random.Generator, n: int
     ) -> tuple[np.ndarray, np.ndarray]:
         """(X (n, T, d), y (n,)) with y = sign Phi*(X) (+1 at 0)."""
-        from verify.deora2023 import model as M  # the model imports this module
-
         X = rng.standard_normal((check_int("n", n), self.T, self.d)) / np.sqrt(self.d)
         phi = M.phi(self.teacher(teacher_rng), X)
         return X, np.where(phi >= 0, 1.0, -1.0)

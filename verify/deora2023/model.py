@@ -26,15 +26,18 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.special import expit
 
 from bounds.checks import check_array, check_choice, check_int, check_positive
-from verify.deora2023.data import Batch
 from verify.numerics.buffers import WorkBuffers
 from verify.numerics.model import ParamBlocks
 from verify.numerics.softmax import SHIFT_FREE, softmax
+
+if TYPE_CHECKING:  # a name in annotations only: the data module imports this one (its planted teacher)
+    from verify.deora2023.data import Batch
 
 Params = Mapping[str, np.ndarray]
 
