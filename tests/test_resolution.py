@@ -246,6 +246,47 @@ def test_a_geometric_and_an_integer_override() -> None:
     assert out["runs"] <= 1 + OVERRIDE_STEPS
 
 
+def test_an_override_the_claim_errs_between_or_resolves_only_at() -> None:
+    @toy_claim("toyr.only", quick={"x": 1.0}, alternative=Alternative("x = 10", {"x": 10.0}))
+    def f(ctx: Ctx, *, x: float) -> Evidence:
+        """x < 9.99: every midpoint holds, only the override is violated"""
+        return Evidence(theory=9.99, measured=x)
+
+    res = resolve_alternative("toyr.only")["resolution"]
+    assert res["value"] == 10.0 and "only the override gives violated" in res["note"]
+
+    @toy_claim("toyr.err", quick={"x": 1.0}, alternative=Alternative("x = 10", {"x": 10.0}))
+    def g(ctx: Ctx, *, x: float) -> Evidence:
+        """the model takes x = 1 or 10 only"""
+        if x not in (1.0, 10.0):
+            raise ValueError(f"x must be 1 or 10, got {x}")
+        return Evidence(theory=2.0, measured=x)
+
+    out = resolve_alternative("toyr.err")
+    assert out["verdict"] == "violated" and out["runs"] == 2
+    assert out["resolution"]["value"] is None and "errs at x=5.5" in out["resolution"]["note"]
+    assert "x must be 1 or 10" in out["resolution"]["note"]
+
+
+def test_a_claim_leaving_its_premises_is_marked_not_failed(tmp_path: Path) -> None:
+    @toy_claim(
+        "toyr.prem",
+        expect=Verdict.OUT_OF_REGIME,
+        expect_paper=Verdict.HOLDS,
+        alternative=Alternative("2x tighter", factor=2.0),
+    )
+    def f(ctx: Ctx) -> Evidence:
+        """premises fail at quick sizes"""
+        return Evidence(theory=1.0, measured=0.1, failed=[] if ctx.profile == "paper" else ["n large"])
+
+    out = resolve_alternative("toyr.prem")
+    assert out["premises"] is False and out["verdict"] == "out_of_regime"
+    buf = io.StringIO()
+    with redirect_stdout(buf):
+        assert main(["alternatives", "toyr.prem", "--quiet"]) == 0
+    assert "out_of_regime (premises)" in buf.getvalue()
+
+
 def test_a_categorical_override_has_no_resolution() -> None:
     @toy_claim(
         "toyr.law",

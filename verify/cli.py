@@ -460,6 +460,14 @@ def cmd_report(args: argparse.Namespace) -> int:
     return status
 
 
+def _mark(row: dict) -> str:
+    """`` (!)`` after an alternative's verdict that is not the expected one; `` (premises)`` when the
+    claim leaves its premises at the profile's sizes (judged in the paper profile)."""
+    if not row["premises"]:
+        return " (premises)"
+    return "" if row["verdict"] == row["expected"] else " (!)"
+
+
 def alternatives_table(rows: list[dict]) -> str:
     """The table of ``attncheck alternatives``: each claim's alternative world, its verdict against the
     expected one, and its resolution (:mod:`verify.core.resolution`)."""
@@ -467,7 +475,7 @@ def alternatives_table(rows: list[dict]) -> str:
         [
             r["claim"],
             r["world"] if len(r["world"]) <= 60 else r["world"][:57] + "...",
-            str(r["verdict"]) + ("" if r["verdict"] == r["expected"] else " (!)"),
+            str(r["verdict"]) + _mark(r),
             r["expected"],
             fmt_resolution(r["resolution"]),
             f"{r['wall_time']:.1f}s",
@@ -513,7 +521,9 @@ def cmd_alternatives(args: argparse.Namespace) -> int:
     print(f"profile: {args.profile} ({args.profile_from}); seed {args.seed}")
     if out is not None:
         print(f"alternatives written to {out}", file=sys.stderr)
-    return 1 if any(r["verdict"] != r["expected"] for r in rows) else 0
+    if any(not r["premises"] for r in rows):
+        print("(premises): the claim leaves its premises at these sizes; judged in the paper profile")
+    return 1 if any(r["premises"] and r["verdict"] != r["expected"] for r in rows) else 0
 
 
 def _paper_keys(text: str | None) -> list[str] | None:

@@ -162,26 +162,36 @@ def numeric_override(alt: Alternative, paper: Mapping[str, Any]) -> tuple[str, A
 
 
 def bisect_override(
-    name: str, paper: Any, override: Any, target: Verdict, verdict_at: Callable[[Any], Verdict]
+    name: str,
+    paper: Any,
+    override: Any,
+    target: Verdict,
+    verdict_at: Callable[[Any], tuple[Verdict, str]],
 ) -> dict[str, Any]:
     """The resolution of a world with the one numeric override ``name = override`` (paper value
-    ``paper``): :data:`OVERRIDE_STEPS` runs ``verdict_at(value)`` bisecting between the paper's value
-    (taken as not giving ``target``, never run) and the override (taken as giving it: the caller's run
-    of the alternative world)."""
+    ``paper``): at most :data:`OVERRIDE_STEPS` runs ``verdict_at(value)`` -> (verdict, first note),
+    bisecting between the paper's value (taken as not giving ``target``, never run) and the override
+    (taken as giving it: the caller's run of the alternative world). A point that gives ``error`` ends
+    it with no resolution (the claim does not take that value: an error is no verdict on a world)."""
     integer = _is_int(paper) and _is_int(override)
     a, b = (int(paper), int(override)) if integer else (float(paper), float(override))
     geometric = min(a, b) > 0 and max(a, b) > 10 * min(a, b)
     path: list[str] = []
+    hits = 0
     for _ in range(OVERRIDE_STEPS):
         if integer and abs(b - a) <= 1:
             break
         m = math.sqrt(a * b) if geometric else (a + b) / 2
         if integer:
             m = min(max(round(m), min(a, b) + 1), max(a, b) - 1)
-        v = verdict_at(m)
+        v, why = verdict_at(m)
         path.append(f"{_fmt(m)}: {v}")
+        if v == Verdict.ERROR:
+            note = f"the claim errs at {name}={_fmt(m)} ({why}): no resolution between {_fmt(paper)} and "
+            note += f"{_fmt(override)}"
+            return _entry("parameter", None, override, note, parameter=name, paper=paper)
         if v == target:
-            b = m
+            b, hits = m, hits + 1
         else:
             a = m
     how = "geometric " if geometric else ""
@@ -189,8 +199,12 @@ def bisect_override(
         f"{target} at {name}={_fmt(b)} (paper {_fmt(paper)}, alternative {_fmt(override)}; "
         f"{how}bisection, {len(path)} runs: {', '.join(path) or 'none'})"
     )
-    if path and all(p.endswith(f": {target}") for p in path):
-        note += f"; {target} at every point run, down to the nearest; the paper's value itself not run"
+    if not path:
+        note += "; nothing lies between the paper's value and the override"
+    elif hits == len(path):
+        note += f"; {target} at every point run, the paper's value itself not run"
+    elif hits == 0:
+        note += f"; only the override gives {target}: the claim resolves no nearer world"
     return _entry("parameter", b, override, note, parameter=name, paper=paper)
 
 
@@ -202,9 +216,10 @@ def resolve_alternative(claim: Any, *, profile: str = "quick", seed: int = 0) ->
     """Run ``claim``'s alternative world (a re-judged one: the paper run, which judges it) and measure
     its resolution (module docstring; a numeric override costs :data:`OVERRIDE_STEPS` more runs).
 
-    Returns ``{"claim", "world", "rejudged", "verdict", "expected", "resolution", "runs",
+    Returns ``{"claim", "world", "rejudged", "verdict", "expected", "premises", "resolution", "runs",
     "wall_time"}``; verdict is None when the run judged no alternative (a binomial claim's re-judged
-    one is not judged).
+    one is not judged); premises is False for a claim that leaves its premises at this profile's sizes
+    (expected ``out_of_regime``: judged, and falsified, in the paper profile).
     """
     from verify.core.registry import get_claim
     from verify.core.runner import run_claim
@@ -214,7 +229,13 @@ def resolve_alternative(claim: Any, *, profile: str = "quick", seed: int = 0) ->
     if alt is None:
         raise ValueError(f"claim {c.id!r} names no alternative world")
     start, runs = time.perf_counter(), 1
-    out = {"claim": c.id, "world": alt.describe(), "rejudged": alt.rejudged, "expected": str(alt.expect)}
+    out = {
+        "claim": c.id,
+        "world": alt.describe(),
+        "rejudged": alt.rejudged,
+        "expected": str(alt.expect),
+        "premises": c.record.expected(profile) != Verdict.OUT_OF_REGIME,
+    }
     if alt.rejudged:
         r = run_claim(c, profile=profile, seed=seed)
         judged = r.alternative or {}
@@ -238,10 +259,11 @@ def resolve_alternative(claim: Any, *, profile: str = "quick", seed: int = 0) ->
                 res = _entry("parameter", None, value, note, parameter=name, paper=paper[name])
             else:
 
-                def verdict_at(x: Any) -> Verdict:
+                def verdict_at(x: Any) -> tuple[Verdict, str]:
                     nonlocal runs
                     runs += 1
-                    return run_claim(c, profile=profile, seed=seed, world="alternative", **{name: x}).verdict
+                    p = run_claim(c, profile=profile, seed=seed, world="alternative", **{name: x})
+                    return p.verdict, next((n for n in p.notes if not n.startswith("alternative world")), "")
 
                 res = bisect_override(name, paper[name], value, alt.expect, verdict_at)
     out |= {"verdict": verdict, "resolution": res, "runs": runs, "wall_time": time.perf_counter() - start}
