@@ -4,6 +4,7 @@
     attncheck docs [--out DIR] [--papers KEY[,KEY]] [--check]
     attncheck run [PATTERN ...] [--profile quick|paper] [--seed N] [--json PATH] [RUN OPTIONS]
     attncheck report [PATTERN ...] [--profile ...] [--seed N] [--from RESULTS.json] [--out DIR] [RUN OPTIONS]
+    attncheck alternatives [PATTERN ...] [--profile quick|paper] [--seed N] [--json PATH] [--quiet]
     attncheck baseline check|update [--from RESULTS.json] [--baseline PATH] [--papers KEY[,KEY]]
                                     [--tolerance DEX] [RUN OPTIONS]
 
@@ -42,7 +43,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
 from verify.core.context import PROFILE_ENV, PROFILES
-from verify.core.format import fmt_slack, fmt_value, shown
+from verify.core.format import fmt_resolution, fmt_slack, fmt_value, shown
 from verify.core.papers import PluginError
 from verify.core.parallel import (
     DASK_TIMEOUT,
@@ -78,6 +79,8 @@ MAX_SEEDS = 10_000
 #: characters (a path as long as a usual one is shown whole).
 CLIP_LIMIT = 160
 CLIP_HEAD = 40
+#: The schema of ``attncheck alternatives --json``.
+ALTERNATIVES_SCHEMA = "attncheck.alternatives/1"
 #: The exit status when stdout's reader went away: a Unix tool killed by SIGPIPE (128 + 13).
 CLOSED_PIPE = 141
 
@@ -461,6 +464,72 @@ def cmd_report(args: argparse.Namespace) -> int:
     return status
 
 
+def _mark(row: dict) -> str:
+    """`` (!)`` after an alternative's verdict that is not the expected one; `` (premises)`` when the
+    claim leaves its premises at the profile's sizes (judged in the paper profile)."""
+    if not row["premises"]:
+        return " (premises)"
+    return "" if row["verdict"] == row["expected"] else " (!)"
+
+
+def alternatives_table(rows: list[dict]) -> str:
+    """The table of ``attncheck alternatives``: each claim's alternative world, its verdict against the
+    expected one, and its resolution (:mod:`verify.core.resolution`)."""
+    body = [
+        [
+            r["claim"],
+            r["world"] if len(r["world"]) <= 60 else r["world"][:57] + "...",
+            str(r["verdict"]) + _mark(r),
+            r["expected"],
+            fmt_resolution(r["resolution"]),
+            f"{r['wall_time']:.1f}s",
+        ]
+        for r in rows
+    ]
+    return _table(body, ["claim", "world", "verdict", "expected", "resolution", "time"])
+
+
+def cmd_alternatives(args: argparse.Namespace) -> int:
+    from verify.core.resolution import resolve_alternative
+
+    claims = [c for c in _select(args.patterns) if c.record.alternative is not None]
+    if not claims:
+        raise UsageError("no matched claim names an alternative world (a consistency check names none)")
+    out = Path(args.json) if args.json else None
+    if out is not None:
+        _check_out_file(out, "--json")
+    rows = []
+    for i, c in enumerate(claims, 1):
+        rows.append(resolve_alternative(c, profile=args.profile, seed=args.seed))
+        if not args.quiet:
+            r = rows[-1]
+            print(f"[{i}/{len(claims)}] {c.id}: {r['verdict']} in {r['wall_time']:.1f}s", file=sys.stderr)
+    if out is not None:  # before stdout, which a closed pipe may cut short
+        doc = {
+            "schema": ALTERNATIVES_SCHEMA,
+            "profile": args.profile,
+            "seed": args.seed,
+            "alternatives": rows,
+        }
+        text = json.dumps(doc, indent=1, sort_keys=True, allow_nan=False) + "\n"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+            os.replace(tmp, out)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    print(alternatives_table(rows))
+    print(f"profile: {args.profile} ({args.profile_from}); seed {args.seed}")
+    if out is not None:
+        print(f"alternatives written to {out}", file=sys.stderr)
+    if any(not r["premises"] for r in rows):
+        print("(premises): the claim leaves its premises at these sizes; judged in the paper profile")
+    return 1 if any(r["premises"] and r["verdict"] != r["expected"] for r in rows) else 0
+
+
 def _paper_keys(text: str | None) -> list[str] | None:
     """``--papers smith2027,jones2028`` -> sorted distinct keys (None when not given)."""
     from verify.scaffold import check_key
@@ -690,6 +759,19 @@ def _parser() -> argparse.ArgumentParser:
     sp.add_argument("--pdf", action="store_true", help="compile main.tex to main.pdf with pdflatex (twice)")
     sp.add_argument("--robust", action="store_true", help=ROBUST_HELP)
     sp.set_defaults(fn=cmd_report)
+
+    sp = sub.add_parser("alternatives", help="each claim's alternative world, its verdict and resolution")
+    sp.add_argument("patterns", nargs="*", metavar="PATTERN", help="glob on claim ids")
+    sp.add_argument(
+        "--profile",
+        choices=PROFILES,
+        default=None,
+        help=f"claim sizes (default: ${PROFILE_ENV} when set, else quick)",
+    )
+    sp.add_argument("--seed", type=_integer(0), default=0, help="first seed of each claim's seed set")
+    sp.add_argument("--json", metavar="PATH", help="write the alternatives and resolutions as JSON")
+    sp.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    sp.set_defaults(fn=cmd_alternatives)
 
     sp = sub.add_parser("new", help="write the skeleton of a paper plugin (docs/authoring.md)")
     sp.add_argument("key", help="the paper key: claim-id prefix and package name, e.g. smith2027")

@@ -5,9 +5,11 @@ code. ``tests/test_docs.py`` fails when the committed pages under ``docs/`` are 
 A page holds the paper's metadata (:class:`~verify.core.papers.PaperInfo`), the paper package's
 docstring (model, notation, provenance of the formulas, in the project's own words), then one section
 per claim in registry order: statement, reference, kind, provenance, how seeds combine, whether it is a
-consistency check or else its alternative world, what it expects, the assumptions checked before
-judging, the parameters of both profiles, every pass rule with its reason and source, our choices
-(values the paper leaves open) with their admissible ranges, and the claim function's docstring.
+consistency check or else its alternative world and how its resolution is measured (in every run of a
+re-judged alternative, on demand by ``attncheck alternatives`` for a world that is run), what it
+expects, the assumptions checked before judging, the parameters of both profiles, every pass rule with
+its reason and source, our choices (values the paper leaves open) with their admissible ranges, and the
+claim function's docstring.
 
 A docs folder holds the pages of its own papers: the repository's ``docs/`` those of the built-in
 papers, a plugin's folder its own (``attncheck docs --papers KEY --out DIR`` writes it first; after
@@ -26,6 +28,7 @@ from pathlib import Path
 from verify.core.papers import Paper, builtin_papers, papers
 from verify.core.record import Verdict, to_jsonable
 from verify.core.registry import Claim, registry
+from verify.core.resolution import FACTOR_RTOL, OVERRIDE_STEPS, SHIFT_RTOL, numeric_override
 
 #: Where ``attncheck docs`` writes by default (the repository's ``docs/``).
 DEFAULT_DOCS = Path(__file__).resolve().parent.parent / "docs"
@@ -99,6 +102,35 @@ def _seeds(c: Claim) -> str:
     return f"`{rec.seeds}` over a seed set ({counts} seeds)"
 
 
+def _resolution(c: Claim) -> str:
+    """How the alternative's resolution is measured (:mod:`verify.core.resolution`)."""
+    rec, alt = c.record, c.record.alternative
+    if alt.rejudged:
+        if alt.factor is not None:
+            what = f"the smallest factor in (1, {alt.factor:g}] tightening the bound that"
+            tol = f"geometric bisection to {FACTOR_RTOL:.0%}"
+        else:
+            what = f"the smallest shift of the exponent toward {alt.exponent:g} that"
+            tol = f"bisection to {SHIFT_RTOL:.0%} of the distance"
+        return (
+            f"measured in every run from the claim's own evidence: {what} the seeds detect (`{alt.expect}` "
+            f"under the same seed combination; {tol}), in the result's `alternative.resolution`"
+        )
+    quick, paper = rec.params_for("quick"), rec.params_for("paper")
+    found = numeric_override(alt, quick)
+    if isinstance(found, str):
+        return f"none, {found}"
+    name, value = found
+    values = _value(quick[name]) + (
+        "" if paper[name] == quick[name] else f" in the quick profile, {_value(paper[name])} in the paper's"
+    )
+    return (
+        f"on demand, `attncheck alternatives {rec.id}`: the value of `{name}` nearest the paper world's "
+        f"({values}) at which the alternative world gives `{alt.expect}`; at most {OVERRIDE_STEPS} "
+        f"bisection runs toward the override {_value(value)}"
+    )
+
+
 def claim_section(c: Claim) -> str:
     """The Markdown section of one claim."""
     rec = c.record
@@ -118,6 +150,7 @@ def claim_section(c: Claim) -> str:
     elif rec.alternative is not None:
         world = rec.alternative.describe()
         lines.append(f"- alternative world (the falsifier runs it and must get `violated`): {world}")
+        lines.append(f"- resolution of the alternative world: {_resolution(c)}")
     if rec.readings:
         lines.append(f"- one reading of {rec.readings} (the claims naming it are judged side by side)")
     if rec.batched:

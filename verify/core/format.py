@@ -144,3 +144,19 @@ def shown(result: Any) -> tuple[Any, Any]:
             return result.theory, Estimate(measured[0] / measured[1], lo, hi, count=Count(*measured))
         measured = Count(*measured)
     return result.theory, measured
+
+
+def fmt_resolution(res: dict[str, Any] | None) -> str:
+    """A short rendering of an alternative's resolution (:mod:`verify.core.resolution`): ``3.21x of
+    100x``, ``shift 0.31 of 0.5``, ``tau=0.1 (paper 1, alt. 0.01)``; ``--`` (and why) when there is none."""
+    if not res:
+        return "--"
+    kind, value, declared = res.get("kind"), res.get("value"), res.get("declared")
+    if value is None:
+        return "-- (" + res.get("note", "none") + ")"
+    if kind == "factor":
+        return f"{value:.3g}x of {declared:g}x"
+    if kind == "exponent shift":
+        return f"shift {value:.3g} of {declared:g}"
+    num = lambda x: f"{x:.4g}" if isinstance(x, float) else fmt_value(x)  # noqa: E731
+    return f"{res.get('parameter')}={num(value)} (paper {num(res.get('paper'))}, alt. {num(declared)})"

@@ -114,7 +114,10 @@ class Alternative:
     Overrides combine with exponent or factor. expect: the verdict the alternative world must give:
     ``violated`` for a claim expected to hold; for a condition claim (required size against the
     reachable one), which can only hold or be vacuous, the flipped verdict; for a documented violation,
-    ``violated`` or (better) ``holds`` (:func:`verify.core.registry.claim` checks these).
+    ``violated`` or (better) ``holds`` (:func:`verify.core.registry.claim` checks these). Its resolution
+    (:mod:`verify.core.resolution`): the nearest world the claim still tells apart at its seeds (the
+    smallest factor or exponent shift, measured in every run of a re-judged one; the override value
+    nearest the paper's, on demand for one numeric override).
     """
 
     world: str
@@ -464,9 +467,10 @@ class Result:
     decision: what decided the verdict, as data (:func:`verify.core.judge.decide`: the rule, its
     branch, the estimate, its interval, the band or target it was held against); alternative: the
     claim's alternative world and its verdict on the same measurement, when the alternative is a
-    re-judgement (a competing exponent, a tightened bound): ``{"world", "verdict"}``; robust: the
-    verdict is the same at every point of the claim's choices (None: not judged, or no choices);
-    depends_on: where it is not, one entry per end whose verdict differs (:mod:`verify.core.choices`).
+    re-judgement (a competing exponent, a tightened bound): ``{"world", "verdict", "resolution"}``
+    (:mod:`verify.core.resolution`); robust: the verdict is the same at every point of the claim's
+    choices (None: not judged, or no choices); depends_on: where it is not, one entry per end whose
+    verdict differs (:mod:`verify.core.choices`).
     """
 
     claim_id: str

@@ -14,8 +14,10 @@ How the seeds combine follows the statement (:class:`~verify.core.record.Seeds`,
 
 The claim's alternative world (:class:`~verify.core.record.Alternative`) is judged from the same
 evidence when it is a re-judgement (a competing exponent, a tightened bound): the result then says
-whether the measurement tells the paper's world from the alternative. ``world="alternative"`` judges
-only the alternative (the falsifier; the runner applies its parameter overrides).
+whether the measurement tells the paper's world from the alternative, and its resolution: the smallest
+tightening factor or exponent shift these seeds detect (:mod:`verify.core.resolution`).
+``world="alternative"`` judges only the alternative (the falsifier; the runner applies its parameter
+overrides).
 
 The calls of an ``every`` or ``binomial`` claim are independent: under a parallel map (``--jobs`` on a
 single claim, ``--dask``) they are the sweep points, spread over the workers (each seed's own sweeps
@@ -28,15 +30,17 @@ Every per-seed verdict and value is kept in the result (``per_seed``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from verify.core.context import Ctx, Mapper, serial_map
+from verify.core.format import fmt_resolution
 from verify.core.judge import decide
 from verify.core.progress import count_points
 from verify.core.record import Alternative, ClaimRecord, Evidence, Kind, Seeds, Verdict
 from verify.core.registry import Claim
+from verify.core.resolution import rejudged_resolution
 
 #: The order in which per-seed verdicts decide an ``every`` claim.
 PRECEDENCE = (
@@ -288,7 +292,14 @@ def evaluate(
     out = _combine(rec, per, seeds, expect)
     if alt is not None and alt.rejudged and rec.seeds != Seeds.BINOMIAL:
         other = _combine(rec, [(s, alt.apply(rec.kind, ev)) for s, ev in per], seeds, alt.expect, alt)
-        out.alternative = {"world": alt.describe(), "verdict": str(other.verdict)}
+
+        def verdict_of(f: Callable[[Evidence], Evidence]) -> Verdict:  # the same seeds, combined alike
+            return _combine(rec, [(s, f(ev)) for s, ev in per], seeds, alt.expect, alt).verdict
+
+        res = rejudged_resolution(alt, rec.kind, per[0][1].theory, verdict_of)
+        out.alternative = {"world": alt.describe(), "verdict": str(other.verdict), "resolution": res}
+        why = "" if res is None or res["value"] is None else f"; {res['note']}"  # None: the note is shown
+        out.notes.append(f"resolution of the alternative world: {fmt_resolution(res)}{why}")
     return out
 
 
