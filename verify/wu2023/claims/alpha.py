@@ -19,9 +19,11 @@ from verify.wu2023.claims.common import CRITERION as _CRITERION
 from verify.wu2023.claims.common import rate_evidence
 
 
-def _alpha_point(N: int, d: int, d_s: int, p: float):
-    """Point factory (width, seed) -> an "active"-token LeCun point of key 0."""
-    return lambda w, s: E.Point(seed=s, key=0, N=N, d=d, d_s=d_s, d_m=w, tau0_power=p, regime="active")
+def _alpha_point(N: int, d: int, d_s: int, p: float, init: str = "lecun"):
+    """Point factory (width, seed) -> an "active"-token point of key 0 (LeCun unless ``init``)."""
+    return lambda w, s: E.Point(
+        seed=s, key=0, N=N, d=d, d_s=d_s, d_m=w, tau0_power=p, init=init, regime="active"
+    )
 
 
 def _conc_gap(ctx: Ctx, widths: list[int], N: int, d: int, d_s: int) -> np.ndarray:
@@ -302,13 +304,14 @@ def alpha_conc_rate(ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int], dr
     kind=Kind.RATE,
     provenance=Provenance.RECONSTRUCTED,
     statement="alpha^2 = Theta(d_m) under LeCun init (alpha^2 grows like d_m^1)",
-    quick=dict(N=10, d=16, d_s=4, widths=[320, 640, 1280, 2560], tau0_power=0.5),
+    quick=dict(N=10, d=16, d_s=4, widths=[320, 640, 1280, 2560], tau0_power=0.5, init="lecun"),
     seeds=Seeds.POOLED,
     n_seeds={"quick": 20, "paper": 40},
     alternative=Alternative(
-        world="alpha^2 = Theta(1): the output-scaled features tau1 F_pre of NTK init (tau1 = d_m^-1/2), "
-        "whose tau1^2 alpha^2 does not grow with the width",
-        exponent=0.0,
+        world="Xavier (Glorot) normal init (not one of the paper's; the default of many transformer codes): "
+        "every weight matrix of variance 2/(fan_in + fan_out), so W_V's is 2/(d + d_m) and falls like "
+        "1/d_m: alpha^2 tends to a constant (exponent 0)",
+        overrides={"init": "xavier"},
     ),
     rules={
         "tol": Rule(0.2, "our first criterion's slope window [0.8, 1.2] around 1", _CRITERION),
@@ -348,15 +351,18 @@ def alpha_conc_rate(ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int], dr
         logy=True,
     ),
 )
-def alpha_width(ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int], tau0_power: float) -> Evidence:
+def alpha_width(
+    ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int], tau0_power: float, init: str
+) -> Evidence:
     """Lemma on alpha: alpha^2 = Theta(d_m) under LeCun / He. Kind: rate, RECONSTRUCTED (order). theory: 1;
-    measured: rate fit of alpha^2 against d_m (one draw per seed), d_m >= ``width_per_N`` N, LeCun init. The
+    measured: rate fit of alpha^2 against d_m (one draw per seed), d_m >= ``width_per_N`` N, at ``init``
+    (the statement: LeCun; the alternative world ``experiments.XAVIER``). The
     quick widths start at 32 N: below, the smallest singular value's (1 - O(sqrt(N / d_m)))^2 factor
     (Bai-Yin) steepens the local slopes to 1.1-1.2 (errata)."""
     k = ctx.rule("width_per_N")
     if min(widths) < k * N:
         return Evidence(1.0, None, failed=[f"smallest width {min(widths)} < {k} N"])
-    a = E.pooled(ctx, E.alpha_he_lecun, widths, _alpha_point(N, d, d_s, tau0_power))[..., 0]
+    a = E.pooled(ctx, E.alpha_sq, widths, _alpha_point(N, d, d_s, tau0_power, init))
     return rate_evidence(ctx, 1.0, widths, a, series={"d_m": widths})
 
 
