@@ -853,11 +853,15 @@ def covariance_tails(X: np.ndarray, power: float) -> dict[str, float]:
 PREMISE_RTOL = 1e-12
 
 
-def digits_gd_run(seed: int, key: int, N: int, d_m: int, steps: int, frac: float, gauss: bool) -> dict:
+def digits_gd_run(
+    seed: int, key: int, N: int, d_m: int, steps: int, frac: float, gauss: bool, conflict: bool = False
+) -> dict:
     """GD on N digit images as 8 row-tokens (d = 8), LeCun, tau0 = d_m^-1/2, sum loss, gamma =
     1/lambda_max(K_0), at most ``steps`` steps, stopped below frac l_0. Data from stream (seed, key, 0),
-    weights from (seed, key, 1, d_m). ``gauss``: the digit tokens replaced by Gaussian tokens of the same
-    shape and Frobenius norm (the same labels), the twin that separates "d < N" from "images". Returns
+    weights from (seed, key, 1, d_m). ``conflict``: the last image replaced by a copy of the first with
+    the opposite label (alpha = 0 and no zero-loss fit). ``gauss``: the digit tokens replaced by Gaussian
+    tokens of the same shape and Frobenius norm (the same labels), the twin that separates "d < N" from
+    "images". Returns
     l_T / l_0, the steps run, alpha^2 = sigma_min(F_pre^0)^2 and alpha^2 / (d_m lambda_min(G)) (G from
     the realised softmax), the pooled-input quantity of Assumption 3 (0 when N > d), lambda_min /
     lambda_max of K_0, min_t and final sigma_min(F^t) / alpha (0 when alpha = 0, e.g. repeated
@@ -865,6 +869,10 @@ def digits_gd_run(seed: int, key: int, N: int, d_m: int, steps: int, frac: float
     every step."""
     rng = rng_for(seed, key, 0)
     batch = D.digits_tokens(rng, N, "rows")
+    if conflict:
+        X, y = batch.X.copy(), batch.y.copy()
+        X[-1], y[-1] = X[0], -y[0]
+        batch = D.Batch(X, y)
     _, d_s, d = batch.X.shape
     if gauss:
         X = D.gaussian_tokens(rng, N, d_s, d)
