@@ -256,6 +256,13 @@ def alpha_conc(ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int) -> Evidence:
             reason="the W_V draws averaged per seed (ours: the lemma conditions on W_Q, W_K): half to twice "
             "ours",
         ),
+        "widths": Choice(
+            [64, 256, 1024, 4096],
+            options=([64, 256, 1024, 4096], [128, 512, 2048, 8192], [64, 256, 1024]),
+            basis="plausible",
+            reason="the width ladder (ours; the lemma is order-level and fixes none): from 8 N in steps of 4,"
+            " shifted up one step of 2 or one point shorter at the top",
+        ),
     },
     tex=r"LeCun init: the relative gap $|\alpha^2/(d_m\lambda_{\min}(G))-1|$ decays like "
     "$d_m^{-1/2}$",
@@ -337,6 +344,13 @@ def alpha_conc_rate(ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int], dr
             basis="plausible",
             reason="where alpha^2 = Theta(d_m) starts, d_m >= width_per_N N (ours; the lemma fixes no "
             "constant): half to twice ours; it only gates the widths judged, which start at 32 N",
+        ),
+        "widths": Choice(
+            [320, 640, 1280, 2560],
+            options=([320, 640, 1280, 2560], [640, 1280, 2560, 5120], [320, 640, 1280]),
+            basis="plausible",
+            reason="the width ladder (ours): doubling from 32 N, shifted up one step or one point shorter at "
+            "the top",
         ),
     },
     tex=r"LeCun init: $\alpha^2=\sigma_{\min}(F_{\mathrm{pre}}^0)^2=\Theta(d_m)$ (exponent $1$)",

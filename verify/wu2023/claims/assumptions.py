@@ -56,7 +56,23 @@ def _a124(X: np.ndarray) -> str:
     seeds=Seeds.EVERY,
     consistency=True,
     rules={"floor": _FLOOR, "d_per_N": _D_PER_N},
-    choices=_A3_CHOICES,
+    choices={
+        **_A3_CHOICES,
+        "Ns": Choice(
+            [4, 8, 16],
+            options=([4, 8, 16], [2, 4, 8, 16], [8, 16]),
+            basis="plausible",
+            reason="the N checked (ours; N <= d/2 = 16): doubling up to d/2, one point longer or shorter at "
+            "the bottom",
+        ),
+        "widths": Choice(
+            [64, 256, 1024],
+            options=([64, 256, 1024], [32, 128, 512], [64, 256, 1024, 4096]),
+            basis="plausible",
+            reason="the widths checked (ours; A3 concerns the data, the width only the softmax): steps of 4, "
+            "shifted down by 2 or one point longer at the top",
+        ),
+    },
     tex=r"Assumption 3 (pooled-input reading), Gaussian tokens, $N\le d/2$: $N\sigma_{\min}(\bar "
     r"Z)^2/\|\bar Z\|_F^2\ge10^{-3}$ at every $d_m$",
     plot=dict(
@@ -148,7 +164,28 @@ def assump3_rank(ctx: Ctx, *, d: int, d_s: int, N: int, d_m: int) -> Evidence:
     seeds=Seeds.EVERY,
     consistency=True,
     rules={"floor": _FLOOR, "d_per_N": _D_PER_N},
-    choices=_A3_CHOICES,
+    choices={
+        **_A3_CHOICES,
+        "Ns": Choice(
+            [2, 4],
+            options=([2, 4], [2, 3, 4], [4]),
+            basis="plausible",
+            reason="the N checked (ours; N <= d/2 = 4): every N up to d/2, or d/2 alone",
+        ),
+        "widths": Choice(
+            [64, 256],
+            options=([64, 256], [32, 128], [64, 256, 1024]),
+            basis="plausible",
+            reason="the widths checked (ours): shifted down by 2 or one point longer at the top",
+        ),
+        "big_Ns": Choice(
+            [16, 200],
+            options=([16, 200], [12, 100], [32, 400]),
+            basis="plausible",
+            reason="the N > d reported in the notes (ours; the verdict does not read them): half or twice "
+            "the large one, with a nearby small one",
+        ),
+    },
     tex=r"Assumption 3 (pooled-input reading) on digits (8 row tokens, $d=8$), $N\le d/2$: "
     r"$N\sigma_{\min}(\bar Z)^2/\|\bar Z\|_F^2\ge10^{-3}$",
 )
@@ -223,6 +260,13 @@ _TAIL_TOKENS = {"rows": (0, "rows"), "patches4": (1, "4x4 patches"), "patches": 
             basis="plausible",
             reason="the images drawn (hundreds; the paper profile has 1000): 100 to 300 (the pairs grow like "
             "N^2)",
+        ),
+        "tokens": Choice(
+            ("rows", "patches4"),
+            options=(("rows", "patches4"), ("rows",), ("rows", "patches4", "patches")),
+            basis="plausible",
+            reason="the tokenisations judged (ours; the paper's MNIST tokens are not recovered): rows and "
+            "4x4 patches, rows alone, or also 2x2 patches (2x2 patches alone are the alternative world)",
         ),
     },
     tex=r"Assumption 3 (reviews' tail form) on digits: the cosines $u$ of $\langle X_i^\top "

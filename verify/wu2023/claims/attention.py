@@ -47,6 +47,13 @@ _QK_SEEDS = {"quick": 20, "paper": 20}
             basis="plausible",
             reason="the token dimension (ours; the law of large numbers in d_m holds at any d): 4 to 16",
         ),
+        "widths": Choice(
+            [16, 64, 256, 1024, 4096],
+            options=([16, 64, 256, 1024, 4096], [64, 256, 1024, 4096, 16384], [16, 64, 256, 1024]),
+            basis="plausible",
+            reason="the width ladder (ours; a law of large numbers in d_m fixes none): steps of 4, shifted"
+            " up one step or one point shorter at the top",
+        ),
     },
     alternative=Alternative(
         world="tau0 = d_m^-1/2 (Thm 1's scaling): the logits stay O(1) and random, so the attention stays "
@@ -99,6 +106,13 @@ def attn_degenerate(ctx: Ctx, *, widths: list[int], d: int, d_s: int, tau0_power
             basis="plausible",
             reason="the token dimension (ours; the law of large numbers in d_m holds at any d): 4 to 16",
         ),
+        "widths": Choice(
+            [16, 64, 256, 1024, 4096],
+            options=([16, 64, 256, 1024, 4096], [64, 256, 1024, 4096, 16384], [16, 64, 256, 1024]),
+            basis="plausible",
+            reason="the width ladder (ours; a law of large numbers in d_m fixes none): steps of 4, shifted"
+            " up one step or one point shorter at the top",
+        ),
     },
     alternative=Alternative(
         world="tau0 = d_m^-1 (Thm 2's scaling): the logits are O(d_m^-1/2) and the attention becomes uniform "
@@ -149,6 +163,12 @@ def attn_nondegenerate(ctx: Ctx, *, widths: list[int], d: int, d_s: int, tau0_po
             range=(4, 10),
             basis="plausible",
             reason="the number of examples (ours; the paper profile's 10 is the upper end): 4 to 10",
+        ),
+        "widths": Choice(
+            [64, 256, 1024, 4096],
+            options=([64, 256, 1024, 4096], [32, 128, 512, 2048], [128, 512, 2048, 8192]),
+            basis="plausible",
+            reason="the width ladder (ours): steps of 4, shifted down or up by a factor 2",
         ),
     },
     alternative=Alternative(
@@ -204,6 +224,12 @@ def qk_vanish(ctx: Ctx, *, widths: list[int], N: int, d: int, d_s: int, tau0_pow
             basis="plausible",
             reason="the number of examples (ours; the paper profile's 10 is the upper end): 4 to 10",
         ),
+        "widths": Choice(
+            [64, 256, 1024, 4096],
+            options=([64, 256, 1024, 4096], [32, 128, 512, 2048], [128, 512, 2048, 8192]),
+            basis="plausible",
+            reason="the width ladder (ours): steps of 4, shifted down or up by a factor 2",
+        ),
     },
     alternative=Alternative(
         world="tau0 = d_m^-1 (Thm 2's scaling): the Q/K share vanishes like 1/d_m (as wu2023.qk.vanish "
@@ -254,6 +280,12 @@ def qk_vanish_sqrt(ctx: Ctx, *, widths: list[int], N: int, d: int, d_s: int, tau
             range=(8, 32),
             basis="plausible",
             reason="the token dimension (ours; the O(d_m^-1/2) law holds at any d): half to twice ours",
+        ),
+        "widths": Choice(
+            [64, 256, 1024, 4096],
+            options=([64, 256, 1024, 4096], [32, 128, 512, 2048], [128, 512, 2048, 8192]),
+            basis="plausible",
+            reason="the width ladder (ours): steps of 4, shifted down or up by a factor 2",
         ),
     },
     alternative=Alternative(

@@ -39,6 +39,13 @@ from verify.wu2023.claims.common import CRITERION, rate_evidence
             basis="plausible",
             reason="the number of examples (ours; Thm 3 is for any fixed N as d_m grows): half to twice ours",
         ),
+        "widths": Choice(
+            [256, 1024, 4096],
+            options=([256, 1024, 4096], [128, 512, 2048], [512, 2048, 8192]),
+            basis="plausible",
+            reason="the width ladder (ours; the paper profile adds 16384): steps of 4, shifted down or up by "
+            "a factor 2",
+        ),
     },
     alternative=Alternative(
         world="tau0 = d_m^-1/2 (Thm 1's scaling): the attention stays random at every width, so K(theta_0) "

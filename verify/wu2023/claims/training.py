@@ -69,6 +69,13 @@ def _steps(rows: list[list[dict]], miss: float) -> np.ndarray:
             reason="the quick configuration's number of examples (the paper's synthetic run has N = 100, too "
             "slow for a quick check): 6 to 20",
         ),
+        "widths": Choice(
+            [32, 64, 128, 256],
+            options=([32, 64, 128, 256], [64, 128, 256, 512], [32, 64, 128]),
+            basis="plausible",
+            reason="the widths of the quick configuration (the paper's are not recovered): doubling from 32, "
+            "shifted up one doubling or one point shorter at the top",
+        ),
     },
     alternative=_OWN_STEP,
     tex="Fig.~1a, wider is faster: at one step size for all widths the mean number of steps to "
@@ -154,6 +161,13 @@ def emp_width(ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int], steps: i
             basis="plausible",
             reason="'a clear decay' in numbers: a log-log slope below -0.5 to -0.2 (the textbook lazy rate "
             "is -1/2)",
+        ),
+        "widths": Choice(
+            [32, 128, 512],
+            options=([32, 128, 512], [16, 64, 256], [64, 256, 1024]),
+            basis="plausible",
+            reason="the width ladder (ours; the paper profile's 256 to 4096): steps of 4, shifted down or up "
+            "by a factor 2",
         ),
     },
     tex=r"Fig.~9b/c: $\max_t\|\theta_t-\theta_0\|/\|\theta_0\|$ and $\|K_T-K_0\|_F/\|K_0\|_F$ "
@@ -295,6 +309,13 @@ def init_rate(ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int, steps: int, step:
             "to "
             "twice ours",
         ),
+        "widths": Choice(
+            [64, 256],
+            options=([64, 256], [32, 128], [128, 512]),
+            basis="plausible",
+            reason="the widths (ours; the statement judges the largest; the paper profile adds 1024):"
+            " shifted down or up by a factor 2",
+        ),
     },
     alternative=_OWN_STEP,
     tex=r"same data and step: $\tau_0=d_m^{-1/2}$ needs on average no more steps to "
@@ -370,6 +391,13 @@ def scaling_rate(
             range=(128, 512),
             basis="plausible",
             reason="the width (ours; the question is about N): half to twice ours",
+        ),
+        "Ns": Choice(
+            [8, 16, 32, 64, 128],
+            options=([8, 16, 32, 64, 128], [16, 32, 64, 128], [8, 16, 32, 64]),
+            basis="plausible",
+            reason="the ladder of N (ours; N <= d = 128; from 8, since at N = 4 the first-order correction "
+            "does not hold): one point shorter at either end",
         ),
     },
     alternative=Alternative(
