@@ -184,11 +184,12 @@ def alpha_psd(ctx: Ctx, *, sets: int, search: tuple[int, int, int, int, int]) ->
         ),
         "width_per_N": Choice(
             64,
-            range=(32, 128),
-            basis="plausible",
+            basis="single",
             reason="where the concentration regime d_m >= width_per_N N starts (ours; the lemma is "
-            "order-level and fixes no constant): half to twice ours; it only gates the width judged, "
-            "which is d_m's own choice",
+            "order-level and fixes no constant) is the lower end of d_m's declared range (64 N to 192 N): "
+            "it only gates the width judged, so a reader who moves it moves d_m with it; moved alone it "
+            "leaves d_m below its own regime (out_of_regime at any value above 64), no admissible "
+            "configuration. Where the regime starts is judged through d_m's range",
         ),
     },
     tex=r"LeCun init: $\alpha^2/d_m$ concentrates at $\lambda_{\min}(G)$; the mean of "
@@ -414,11 +415,12 @@ def alpha_width(
         ),
         "min_width": Choice(
             512,
-            range=(256, 1024),
-            basis="plausible",
+            basis="single",
             reason="the width from which the softmax counts as near-uniform (ours; the statement is a "
-            "limit d_m -> infinity): half to twice ours; it only gates the width judged, which is d_m's "
-            "own choice",
+            "limit d_m -> infinity) is the lower end of d_m's declared range (512 to 2048): it only gates "
+            "the width judged, so a reader who moves it moves d_m with it; moved alone it leaves d_m below "
+            "its own regime (out_of_regime at any value above 512), no admissible configuration. Where "
+            "the regime starts is judged through d_m's range",
         ),
     },
     tex=r"$\tau_0=d_m^{-1}$, large $d_m$: $\alpha_{\mathrm{He}}^2/\alpha_{\mathrm{LeCun}}^2\to2$ "
