@@ -66,10 +66,25 @@ def make_setup(
     return Setup(model, batch, model.init_params(rng_for(seed, key, 1, d_m)))
 
 
-def shared_init(seed: int, key: int, model: M.ShallowTransformer) -> M.Params:
-    """Standard-normal draws shared across inits (scaled by each init's standard deviations)."""
+#: Xavier (Glorot) normal initialisation, not one of the paper's (the default of many transformer codes):
+#: every weight matrix of variance 2 / (fan_in + fan_out), so W_V's, 2 / (d + d_m), falls like 1/d_m (the
+#: alternative world of ``wu2023.alpha.width``, which draws only the features F_pre: no tau1 needed).
+XAVIER = "xavier"
+
+
+def xavier_variances(d: int, d_m: int) -> B.InitVariances:
+    """The entry variances of Xavier normal init: W_Q, W_K, W_V 2/(d + d_m), w_O 2/(d_m + 1), tau1 = 1."""
+    w = 2 / (d + d_m)
+    return B.InitVariances(w, w, w, 2 / (d_m + 1), 1.0)
+
+
+def shared_init(
+    seed: int, key: int, model: M.ShallowTransformer, variances: B.InitVariances | None = None
+) -> M.Params:
+    """Standard-normal draws shared across inits (scaled by each init's standard deviations, or by
+    ``variances`` when given)."""
     rng = rng_for(seed, key, 2, model.d_m)
-    v = B.init_variances(model.init, model.d, model.d_m)
+    v = variances or B.init_variances(model.init, model.d, model.d_m)
     g = {b: rng.standard_normal((model.d_m, model.d)) for b in ("W_Q", "W_K", "W_V")}
     return M.Params(
         W_Q=g["W_Q"] * np.sqrt(v.eta_Q),
@@ -138,9 +153,11 @@ def run_gd_batched(
     *,
     norms: bool = True,
     record: Mapping[str, BatchRecorder] | None = None,
+    decay: float = 0.0,
 ) -> list[Trajectory]:
     """Full-batch GD of S set-ups of one model configuration at once (a leading run axis, one run per
-    seed: :func:`verify.numerics.gd.gradient_descent_batched`), run s at its own step ``gammas[s]``.
+    seed: :func:`verify.numerics.gd.gradient_descent_batched`), run s at its own step ``gammas[s]``
+    (at step t, ``gammas[s] / (1 + decay t)``: a decaying schedule when ``decay`` > 0).
     Each run's iterates theta_t are bit for bit those of :func:`run_gd` on its set-up alone: the loop
     takes one step size for all runs, so the run's step is folded into the gradient it is handed (eta =
     1, and 1 * (gamma_s grad) = gamma_s grad exactly). Per run, the trajectory's ``loss`` is l_t / l_0 and
@@ -152,8 +169,14 @@ def run_gd_batched(
     scale = {b: gam.reshape((-1,) + (1,) * (getattr(s.theta0, b).ndim - 1)) for b in M.BLOCKS}
     loss0 = s.model.loss(s.theta0, s.batch)
 
+    t = [0]  # the loop evaluates the loss and gradient once per step t = 0, 1, ..., steps
+
     def lg(theta: Mapping[str, np.ndarray]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         loss, grad = s.model.loss_and_grad(M.Params.from_blocks(dict(theta)), s.batch)
+        at = 1.0 / (1.0 + decay * t[0]) if decay else 1.0
+        t[0] += 1
+        if decay:
+            return loss / loss0, {b: (at * scale[b]) * g for b, g in grad.blocks().items()}
         return loss / loss0, {b: scale[b] * g for b, g in grad.blocks().items()}
 
     def quiet(fn: BatchRecorder) -> BatchRecorder:
@@ -405,6 +428,19 @@ def alpha_he_lecun(p: Point) -> tuple[float, float]:
     return out[0], out[1]
 
 
+def alpha_sq(p: Point) -> float:
+    """alpha^2 = sigma_min(F_pre^0)^2 at the point's init (one of the model's, or ``XAVIER``), on the data
+    and standard-normal draws of :func:`alpha_he_lecun` (so its LeCun value is that function's, bit for
+    bit)."""
+    batch = D.gaussian_data(rng_for(p.seed, p.key, 0), p.N, p.d_s, p.d, p.regime)
+    xavier = p.init == XAVIER
+    model = M.ShallowTransformer(
+        d=p.d, d_s=p.d_s, d_m=p.d_m, tau0_power=p.tau0_power, init="lecun" if xavier else p.init
+    )
+    v = xavier_variances(p.d, p.d_m) if xavier else None
+    return M.sigma_min_sq(model.features(shared_init(p.seed, p.key, model, v), batch))
+
+
 def ntk_limit_err(p: Point) -> float:
     """|K(theta_0) - K_inf|_F / |K_inf|_F, K_inf of the token means (``bounds.wu2023.limiting_ntk``)."""
     s = p.setup()
@@ -513,9 +549,10 @@ def pooling_gap(p: Point) -> float:
 
 
 def stable_step(p: Point) -> float:
-    """2 / lambda_max(K_0), the largest stable GD step of the linearised model (sum loss)."""
+    """The largest stable GD step of the linearised model: 2 / lambda_max(K_0) for the sum loss, 2 N /
+    lambda_max(K_0) for the mean loss (its Gauss-Newton Hessian is K_0 / N)."""
     s = p.setup()
-    return 2.0 / lam_max(s.model, s.theta0, s.batch)
+    return (p.N if p.loss_norm == "mean" else 1) * 2.0 / lam_max(s.model, s.theta0, s.batch)
 
 
 def pooled(ctx: Ctx, worker, xs: Sequence, point) -> np.ndarray:
@@ -816,11 +853,15 @@ def covariance_tails(X: np.ndarray, power: float) -> dict[str, float]:
 PREMISE_RTOL = 1e-12
 
 
-def digits_gd_run(seed: int, key: int, N: int, d_m: int, steps: int, frac: float, gauss: bool) -> dict:
+def digits_gd_run(
+    seed: int, key: int, N: int, d_m: int, steps: int, frac: float, gauss: bool, conflict: bool = False
+) -> dict:
     """GD on N digit images as 8 row-tokens (d = 8), LeCun, tau0 = d_m^-1/2, sum loss, gamma =
     1/lambda_max(K_0), at most ``steps`` steps, stopped below frac l_0. Data from stream (seed, key, 0),
-    weights from (seed, key, 1, d_m). ``gauss``: the digit tokens replaced by Gaussian tokens of the same
-    shape and Frobenius norm (the same labels), the twin that separates "d < N" from "images". Returns
+    weights from (seed, key, 1, d_m). ``conflict``: the last image replaced by a copy of the first with
+    the opposite label (alpha = 0 and no zero-loss fit). ``gauss``: the digit tokens replaced by Gaussian
+    tokens of the same shape and Frobenius norm (the same labels), the twin that separates "d < N" from
+    "images". Returns
     l_T / l_0, the steps run, alpha^2 = sigma_min(F_pre^0)^2 and alpha^2 / (d_m lambda_min(G)) (G from
     the realised softmax), the pooled-input quantity of Assumption 3 (0 when N > d), lambda_min /
     lambda_max of K_0, min_t and final sigma_min(F^t) / alpha (0 when alpha = 0, e.g. repeated
@@ -828,6 +869,10 @@ def digits_gd_run(seed: int, key: int, N: int, d_m: int, steps: int, frac: float
     every step."""
     rng = rng_for(seed, key, 0)
     batch = D.digits_tokens(rng, N, "rows")
+    if conflict:
+        X, y = batch.X.copy(), batch.y.copy()
+        X[-1], y[-1] = X[0], -y[0]
+        batch = D.Batch(X, y)
     _, d_s, d = batch.X.shape
     if gauss:
         X = D.gaussian_tokens(rng, N, d_s, d)
@@ -1055,12 +1100,14 @@ def ntk_mineig_ratio(Xbar: np.ndarray, tol: float, bound: str) -> float:
 @dataclass(frozen=True, kw_only=True)
 class Fig9Point(Point):
     """A Fig. 9 run (tau0 = d_m^-1 by default): ``steps`` GD steps at gamma = ``step_factor`` /
-    lambda_max(K_0), never stopped early; the NTK is taken at the steps ``checkpoints``."""
+    lambda_max(K_0) (at step t divided by 1 + ``step_decay`` t: 0, a constant step, in every claim but
+    an alternative world), never stopped early; the NTK is taken at the steps ``checkpoints``."""
 
     tau0_power: float = 1.0
     steps: int
     step_factor: float
     checkpoints: tuple[int, ...]
+    step_decay: float = 0.0
 
 
 #: Fig. 9 runs of this process, per point (:func:`fig9_runs`).
@@ -1109,7 +1156,7 @@ def _fig9_batch(points: Sequence[Fig9Point]) -> list[dict[str, list[float]]]:
         return np.sqrt(sum(np.add.reduce((g * g).reshape(g.shape[0], -1), axis=1) for g in step.values()))
 
     record = {"ntk": ntk_drift, "step": step_length}
-    runs = run_gd_batched(setups, gammas, steps, norms=False, record=record)
+    runs = run_gd_batched(setups, gammas, steps, norms=False, record=record, decay=points[0].step_decay)
     early = min((c for c in kept if c > 0), default=None)
     end = max(kept, default=None)
     out = []

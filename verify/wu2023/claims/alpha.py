@@ -19,9 +19,11 @@ from verify.wu2023.claims.common import CRITERION as _CRITERION
 from verify.wu2023.claims.common import rate_evidence
 
 
-def _alpha_point(N: int, d: int, d_s: int, p: float):
-    """Point factory (width, seed) -> an "active"-token LeCun point of key 0."""
-    return lambda w, s: E.Point(seed=s, key=0, N=N, d=d, d_s=d_s, d_m=w, tau0_power=p, regime="active")
+def _alpha_point(N: int, d: int, d_s: int, p: float, init: str = "lecun"):
+    """Point factory (width, seed) -> an "active"-token point of key 0 (LeCun unless ``init``)."""
+    return lambda w, s: E.Point(
+        seed=s, key=0, N=N, d=d, d_s=d_s, d_m=w, tau0_power=p, init=init, regime="active"
+    )
 
 
 def _conc_gap(ctx: Ctx, widths: list[int], N: int, d: int, d_s: int) -> np.ndarray:
@@ -182,11 +184,12 @@ def alpha_psd(ctx: Ctx, *, sets: int, search: tuple[int, int, int, int, int]) ->
         ),
         "width_per_N": Choice(
             64,
-            range=(32, 128),
-            basis="plausible",
+            basis="single",
             reason="where the concentration regime d_m >= width_per_N N starts (ours; the lemma is "
-            "order-level and fixes no constant): half to twice ours; it only gates the width judged, "
-            "which is d_m's own choice",
+            "order-level and fixes no constant) is the lower end of d_m's declared range (64 N to 192 N): "
+            "it only gates the width judged, so a reader who moves it moves d_m with it; moved alone it "
+            "leaves d_m below its own regime (out_of_regime at any value above 64), no admissible "
+            "configuration. Where the regime starts is judged through d_m's range",
         ),
     },
     tex=r"LeCun init: $\alpha^2/d_m$ concentrates at $\lambda_{\min}(G)$; the mean of "
@@ -254,6 +257,13 @@ def alpha_conc(ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int) -> Evidence:
             reason="the W_V draws averaged per seed (ours: the lemma conditions on W_Q, W_K): half to twice "
             "ours",
         ),
+        "widths": Choice(
+            [64, 256, 1024, 4096],
+            options=([64, 256, 1024, 4096], [128, 512, 2048, 8192], [64, 256, 1024]),
+            basis="plausible",
+            reason="the width ladder (ours; the lemma is order-level and fixes none): from 8 N in steps of 4,"
+            " shifted up one step of 2 or one point shorter at the top",
+        ),
     },
     tex=r"LeCun init: the relative gap $|\alpha^2/(d_m\lambda_{\min}(G))-1|$ decays like "
     "$d_m^{-1/2}$",
@@ -302,13 +312,14 @@ def alpha_conc_rate(ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int], dr
     kind=Kind.RATE,
     provenance=Provenance.RECONSTRUCTED,
     statement="alpha^2 = Theta(d_m) under LeCun init (alpha^2 grows like d_m^1)",
-    quick=dict(N=10, d=16, d_s=4, widths=[320, 640, 1280, 2560], tau0_power=0.5),
+    quick=dict(N=10, d=16, d_s=4, widths=[320, 640, 1280, 2560], tau0_power=0.5, init="lecun"),
     seeds=Seeds.POOLED,
     n_seeds={"quick": 20, "paper": 40},
     alternative=Alternative(
-        world="alpha^2 = Theta(1): the output-scaled features tau1 F_pre of NTK init (tau1 = d_m^-1/2), "
-        "whose tau1^2 alpha^2 does not grow with the width",
-        exponent=0.0,
+        world="Xavier (Glorot) normal init (not one of the paper's; the default of many transformer codes): "
+        "every weight matrix of variance 2/(fan_in + fan_out), so W_V's is 2/(d + d_m) and falls like "
+        "1/d_m: alpha^2 tends to a constant (exponent 0)",
+        overrides={"init": "xavier"},
     ),
     rules={
         "tol": Rule(0.2, "our first criterion's slope window [0.8, 1.2] around 1", _CRITERION),
@@ -335,6 +346,13 @@ def alpha_conc_rate(ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int], dr
             reason="where alpha^2 = Theta(d_m) starts, d_m >= width_per_N N (ours; the lemma fixes no "
             "constant): half to twice ours; it only gates the widths judged, which start at 32 N",
         ),
+        "widths": Choice(
+            [320, 640, 1280, 2560],
+            options=([320, 640, 1280, 2560], [640, 1280, 2560, 5120], [320, 640, 1280]),
+            basis="plausible",
+            reason="the width ladder (ours): doubling from 32 N, shifted up one step or one point shorter at "
+            "the top",
+        ),
     },
     tex=r"LeCun init: $\alpha^2=\sigma_{\min}(F_{\mathrm{pre}}^0)^2=\Theta(d_m)$ (exponent $1$)",
     plot=dict(
@@ -348,15 +366,18 @@ def alpha_conc_rate(ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int], dr
         logy=True,
     ),
 )
-def alpha_width(ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int], tau0_power: float) -> Evidence:
+def alpha_width(
+    ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int], tau0_power: float, init: str
+) -> Evidence:
     """Lemma on alpha: alpha^2 = Theta(d_m) under LeCun / He. Kind: rate, RECONSTRUCTED (order). theory: 1;
-    measured: rate fit of alpha^2 against d_m (one draw per seed), d_m >= ``width_per_N`` N, LeCun init. The
+    measured: rate fit of alpha^2 against d_m (one draw per seed), d_m >= ``width_per_N`` N, at ``init``
+    (the statement: LeCun; the alternative world ``experiments.XAVIER``). The
     quick widths start at 32 N: below, the smallest singular value's (1 - O(sqrt(N / d_m)))^2 factor
     (Bai-Yin) steepens the local slopes to 1.1-1.2 (errata)."""
     k = ctx.rule("width_per_N")
     if min(widths) < k * N:
         return Evidence(1.0, None, failed=[f"smallest width {min(widths)} < {k} N"])
-    a = E.pooled(ctx, E.alpha_he_lecun, widths, _alpha_point(N, d, d_s, tau0_power))[..., 0]
+    a = E.pooled(ctx, E.alpha_sq, widths, _alpha_point(N, d, d_s, tau0_power, init))
     return rate_evidence(ctx, 1.0, widths, a, series={"d_m": widths})
 
 
@@ -394,11 +415,12 @@ def alpha_width(ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int], tau0_p
         ),
         "min_width": Choice(
             512,
-            range=(256, 1024),
-            basis="plausible",
+            basis="single",
             reason="the width from which the softmax counts as near-uniform (ours; the statement is a "
-            "limit d_m -> infinity): half to twice ours; it only gates the width judged, which is d_m's "
-            "own choice",
+            "limit d_m -> infinity) is the lower end of d_m's declared range (512 to 2048): it only gates "
+            "the width judged, so a reader who moves it moves d_m with it; moved alone it leaves d_m below "
+            "its own regime (out_of_regime at any value above 512), no admissible configuration. Where "
+            "the regime starts is judged through d_m's range",
         ),
     },
     tex=r"$\tau_0=d_m^{-1}$, large $d_m$: $\alpha_{\mathrm{He}}^2/\alpha_{\mathrm{LeCun}}^2\to2$ "

@@ -29,7 +29,7 @@ _QK_SEEDS = {"quick": 20, "paper": 20}
     kind=Kind.RATE,
     provenance=Provenance.DERIVED,
     statement="under tau0 = d_m^-1, max|S - 1/d_s| decays like d_m^-1/2 (attention -> average pooling)",
-    quick=dict(widths=[16, 64, 256, 1024, 4096], d=6, d_s=5),
+    quick=dict(widths=[16, 64, 256, 1024, 4096], d=6, d_s=5, tau0_power=1.0),
     seeds=Seeds.POOLED,
     n_seeds=_S_DEV_SEEDS,
     rules={"tol": Rule(0.15, "our first criterion's slope window [-0.65, -0.35] around -1/2", CRITERION)},
@@ -47,11 +47,18 @@ _QK_SEEDS = {"quick": 20, "paper": 20}
             basis="plausible",
             reason="the token dimension (ours; the law of large numbers in d_m holds at any d): 4 to 16",
         ),
+        "widths": Choice(
+            [16, 64, 256, 1024, 4096],
+            options=([16, 64, 256, 1024, 4096], [64, 256, 1024, 4096, 16384], [16, 64, 256, 1024]),
+            basis="plausible",
+            reason="the width ladder (ours; a law of large numbers in d_m fixes none): steps of 4, shifted"
+            " up one step or one point shorter at the top",
+        ),
     },
     alternative=Alternative(
-        world="attention that stays Theta(1) away from uniform, as under tau0 = d_m^-1/2 "
-        "(wu2023.attn.degenerate.sqrt)",
-        exponent=0.0,
+        world="tau0 = d_m^-1/2 (Thm 1's scaling): the logits stay O(1) and random, so the attention stays "
+        "Theta(1) away from uniform (as wu2023.attn.degenerate.sqrt states)",
+        overrides={"tau0_power": 0.5},
     ),
     tex=r"$\tau_0=d_m^{-1}$: $\max_{ij}|S_{ij}-1/d_s|$ decays like $d_m^{-1/2}$ (attention tends "
     "to average pooling)",
@@ -66,12 +73,12 @@ _QK_SEEDS = {"quick": 20, "paper": 20}
         logy=True,
     ),
 )
-def attn_degenerate(ctx: Ctx, *, widths: list[int], d: int, d_s: int) -> Evidence:
+def attn_degenerate(ctx: Ctx, *, widths: list[int], d: int, d_s: int, tau0_power: float) -> Evidence:
     """Wu et al. 2023 (reviews: "the softmax output tends to 1/d_s"). Kind: rate,
     DERIVED (law of large numbers: the logits are O(d_m^-1/2)). theory: -1/2; measured: the rate fit
     of max_ij |S_ij - 1/d_s| at LeCun init ("active" N(0, I) tokens, one sequence per seed) against
-    d_m."""
-    dev = E.s_dev_sweep(ctx, 1.0, widths, d, d_s)
+    d_m, under tau0 = d_m^-``tau0_power`` (the statement: 1; the alternative world 1/2)."""
+    dev = E.s_dev_sweep(ctx, tau0_power, widths, d, d_s)
     return rate_evidence(ctx, -0.5, widths, dev, series={"d_m": widths})
 
 
@@ -81,7 +88,7 @@ def attn_degenerate(ctx: Ctx, *, widths: list[int], d: int, d_s: int) -> Evidenc
     kind=Kind.RATE,
     provenance=Provenance.DERIVED,
     statement="under tau0 = d_m^-1/2 the attention does not become uniform: max|S - 1/d_s| = Theta(1)",
-    quick=dict(widths=[16, 64, 256, 1024, 4096], d=6, d_s=5),
+    quick=dict(widths=[16, 64, 256, 1024, 4096], d=6, d_s=5, tau0_power=0.5),
     seeds=Seeds.POOLED,
     n_seeds=_S_DEV_SEEDS,
     rules={"tol": Rule(0.15, "our first criterion's window |slope| <= 0.15 (Theta(1): no trend)", CRITERION)},
@@ -99,10 +106,18 @@ def attn_degenerate(ctx: Ctx, *, widths: list[int], d: int, d_s: int) -> Evidenc
             basis="plausible",
             reason="the token dimension (ours; the law of large numbers in d_m holds at any d): 4 to 16",
         ),
+        "widths": Choice(
+            [16, 64, 256, 1024, 4096],
+            options=([16, 64, 256, 1024, 4096], [64, 256, 1024, 4096, 16384], [16, 64, 256, 1024]),
+            basis="plausible",
+            reason="the width ladder (ours; a law of large numbers in d_m fixes none): steps of 4, shifted"
+            " up one step or one point shorter at the top",
+        ),
     },
     alternative=Alternative(
-        world="attention that becomes uniform like d_m^-1/2, as under tau0 = d_m^-1 (wu2023.attn.degenerate)",
-        exponent=-0.5,
+        world="tau0 = d_m^-1 (Thm 2's scaling): the logits are O(d_m^-1/2) and the attention becomes uniform "
+        "like d_m^-1/2 (as wu2023.attn.degenerate states)",
+        overrides={"tau0_power": 1.0},
     ),
     tex=r"$\tau_0=d_m^{-1/2}$: $\max_{ij}|S_{ij}-1/d_s|=\Theta(1)$ in $d_m$ (exponent $0$: no "
     "uniform attention)",
@@ -117,10 +132,11 @@ def attn_degenerate(ctx: Ctx, *, widths: list[int], d: int, d_s: int) -> Evidenc
         logy=False,
     ),
 )
-def attn_nondegenerate(ctx: Ctx, *, widths: list[int], d: int, d_s: int) -> Evidence:
+def attn_nondegenerate(ctx: Ctx, *, widths: list[int], d: int, d_s: int, tau0_power: float) -> Evidence:
     """Scaling discussion, tau0 = d_m^-1/2 (CLT: the logits stay random and O(1)). Kind: rate (exponent 0),
-    DERIVED. measured: the rate fit as in ``wu2023.attn.degenerate`` under d_m^-1/2."""
-    dev = E.s_dev_sweep(ctx, 0.5, widths, d, d_s)
+    DERIVED. measured: the rate fit as in ``wu2023.attn.degenerate`` under tau0 = d_m^-``tau0_power`` (the
+    statement: 1/2; the alternative world 1)."""
+    dev = E.s_dev_sweep(ctx, tau0_power, widths, d, d_s)
     return rate_evidence(ctx, 0.0, widths, dev, series={"d_m": widths})
 
 
@@ -130,7 +146,7 @@ def attn_nondegenerate(ctx: Ctx, *, widths: list[int], d: int, d_s: int) -> Evid
     kind=Kind.RATE,
     provenance=Provenance.DERIVED,
     statement="under tau0 = d_m^-1 the Q/K share of the NTK relative to the V block decays like 1/d_m",
-    quick=dict(widths=[64, 256, 1024, 4096], N=6, d=8, d_s=4),
+    quick=dict(widths=[64, 256, 1024, 4096], N=6, d=8, d_s=4, tau0_power=1.0),
     paper=dict(widths=[256, 1024, 4096, 16384], N=10, d=16),
     seeds=Seeds.POOLED,
     n_seeds=_QK_SEEDS,
@@ -148,11 +164,17 @@ def attn_nondegenerate(ctx: Ctx, *, widths: list[int], d: int, d_s: int) -> Evid
             basis="plausible",
             reason="the number of examples (ours; the paper profile's 10 is the upper end): 4 to 10",
         ),
+        "widths": Choice(
+            [64, 256, 1024, 4096],
+            options=([64, 256, 1024, 4096], [32, 128, 512, 2048], [128, 512, 2048, 8192]),
+            basis="plausible",
+            reason="the width ladder (ours): steps of 4, shifted down or up by a factor 2",
+        ),
     },
     alternative=Alternative(
-        world="a Q/K share that stays Theta(1) (pairwise interaction kept), as under tau0 = d_m^-1/2 "
-        "(wu2023.qk.vanish.sqrt)",
-        exponent=0.0,
+        world="tau0 = d_m^-1/2 (Thm 1's scaling): the Q/K share stays Theta(1), pairwise interaction kept "
+        "(as wu2023.qk.vanish.sqrt states)",
+        overrides={"tau0_power": 0.5},
     ),
     tex=r"$\tau_0=d_m^{-1}$: the $Q/K$ share of the NTK, $(\|J_Q\|^2+\|J_K\|^2)/\|J_V\|^2$, decays "
     "like $d_m^{-1}$",
@@ -167,12 +189,13 @@ def attn_nondegenerate(ctx: Ctx, *, widths: list[int], d: int, d_s: int) -> Evid
         logy=True,
     ),
 )
-def qk_vanish(ctx: Ctx, *, widths: list[int], N: int, d: int, d_s: int) -> Evidence:
+def qk_vanish(ctx: Ctx, *, widths: list[int], N: int, d: int, d_s: int, tau0_power: float) -> Evidence:
     """The reviews' "loss of pairwise token interaction".
     Kind: rate, DERIVED. theory: -1; measured: rate fit of R = (|J_Q|^2 + |J_K|^2)/|J_V|^2 at LeCun
-    init ("paper" tokens) against d_m. The NTK-init slope is reported."""
-    R = E.qk_sweep(ctx, 1.0, widths, N, d, d_s, "lecun")
-    Rn = E.qk_sweep(ctx, 1.0, widths, N, d, d_s, "ntk")
+    init ("paper" tokens) against d_m, under tau0 = d_m^-``tau0_power`` (the statement: 1; the
+    alternative world 1/2). The NTK-init slope is reported."""
+    R = E.qk_sweep(ctx, tau0_power, widths, N, d, d_s, "lecun")
+    Rn = E.qk_sweep(ctx, tau0_power, widths, N, d, d_s, "ntk")
     slope = float(np.polyfit(np.log(widths), np.log(Rn).mean(axis=1), 1)[0])
     return rate_evidence(ctx, -1.0, widths, R, series={"d_m": widths}, notes=[f"NTK init slope {slope:.3f}"])
 
@@ -183,7 +206,7 @@ def qk_vanish(ctx: Ctx, *, widths: list[int], N: int, d: int, d_s: int) -> Evide
     kind=Kind.RATE,
     provenance=Provenance.DERIVED,
     statement="under tau0 = d_m^-1/2 the Q/K share of the NTK relative to the V block stays Theta(1)",
-    quick=dict(widths=[64, 256, 1024, 4096], N=6, d=8, d_s=4),
+    quick=dict(widths=[64, 256, 1024, 4096], N=6, d=8, d_s=4, tau0_power=0.5),
     paper=dict(widths=[256, 1024, 4096, 16384], N=10, d=16),
     seeds=Seeds.POOLED,
     n_seeds=_QK_SEEDS,
@@ -201,10 +224,17 @@ def qk_vanish(ctx: Ctx, *, widths: list[int], N: int, d: int, d_s: int) -> Evide
             basis="plausible",
             reason="the number of examples (ours; the paper profile's 10 is the upper end): 4 to 10",
         ),
+        "widths": Choice(
+            [64, 256, 1024, 4096],
+            options=([64, 256, 1024, 4096], [32, 128, 512, 2048], [128, 512, 2048, 8192]),
+            basis="plausible",
+            reason="the width ladder (ours): steps of 4, shifted down or up by a factor 2",
+        ),
     },
     alternative=Alternative(
-        world="a Q/K share that vanishes like 1/d_m, as under tau0 = d_m^-1 (wu2023.qk.vanish)",
-        exponent=-1.0,
+        world="tau0 = d_m^-1 (Thm 2's scaling): the Q/K share vanishes like 1/d_m (as wu2023.qk.vanish "
+        "states)",
+        overrides={"tau0_power": 1.0},
     ),
     tex=r"$\tau_0=d_m^{-1/2}$: $(\|J_Q\|^2+\|J_K\|^2)/\|J_V\|^2=\Theta(1)$ in $d_m$ (exponent $0$)",
     plot=dict(
@@ -218,10 +248,11 @@ def qk_vanish(ctx: Ctx, *, widths: list[int], N: int, d: int, d_s: int) -> Evide
         logy=False,
     ),
 )
-def qk_vanish_sqrt(ctx: Ctx, *, widths: list[int], N: int, d: int, d_s: int) -> Evidence:
+def qk_vanish_sqrt(ctx: Ctx, *, widths: list[int], N: int, d: int, d_s: int, tau0_power: float) -> Evidence:
     """The counterpart of ``wu2023.qk.vanish`` under tau0 = d_m^-1/2. Kind: rate (exponent 0), DERIVED.
-    measured: rate fit of R (as in ``wu2023.qk.vanish``) under d_m^-1/2, LeCun."""
-    R = E.qk_sweep(ctx, 0.5, widths, N, d, d_s, "lecun")
+    measured: rate fit of R (as in ``wu2023.qk.vanish``) under tau0 = d_m^-``tau0_power`` (the
+    statement: 1/2; the alternative world 1), LeCun."""
+    R = E.qk_sweep(ctx, tau0_power, widths, N, d, d_s, "lecun")
     return rate_evidence(ctx, 0.0, widths, R, series={"d_m": widths})
 
 
@@ -232,7 +263,7 @@ def qk_vanish_sqrt(ctx: Ctx, *, widths: list[int], N: int, d: int, d_s: int) -> 
     provenance=Provenance.DERIVED,
     statement="under tau0 = d_m^-1 the model with attention and with average pooling differ by "
     "O(d_m^-1/2) at init",
-    quick=dict(N=8, d=16, d_s=4, widths=[64, 256, 1024, 4096], steps=30, gd_seeds=3),
+    quick=dict(N=8, d=16, d_s=4, widths=[64, 256, 1024, 4096], steps=30, gd_seeds=3, tau0_power=1.0),
     paper=dict(widths=[64, 256, 1024, 4096, 16384], steps=200),
     seeds=Seeds.POOLED,
     n_seeds={"quick": 60, "paper": 60},
@@ -250,11 +281,17 @@ def qk_vanish_sqrt(ctx: Ctx, *, widths: list[int], N: int, d: int, d_s: int) -> 
             basis="plausible",
             reason="the token dimension (ours; the O(d_m^-1/2) law holds at any d): half to twice ours",
         ),
+        "widths": Choice(
+            [64, 256, 1024, 4096],
+            options=([64, 256, 1024, 4096], [32, 128, 512, 2048], [128, 512, 2048, 8192]),
+            basis="plausible",
+            reason="the width ladder (ours): steps of 4, shifted down or up by a factor 2",
+        ),
     },
     alternative=Alternative(
-        world="an attention model that stays Theta(1) away from pooling, as under tau0 = d_m^-1/2 (the "
-        "f_gap_sqrt curve)",
-        exponent=0.0,
+        world="tau0 = d_m^-1/2 (Thm 1's scaling): the attention stays random and O(1), so the model stays "
+        "Theta(1) away from pooling at every width (the f_gap_sqrt curve)",
+        overrides={"tau0_power": 0.5},
     ),
     tex=r"$\tau_0=d_m^{-1}$: at init "
     r"$|f_{\mathrm{attn}}-f_{\mathrm{pool}}|/|f_{\mathrm{pool}}|=O(d_m^{-1/2})$, "
@@ -274,18 +311,19 @@ def qk_vanish_sqrt(ctx: Ctx, *, widths: list[int], N: int, d: int, d_s: int) -> 
     ),
 )
 def review_pooling(
-    ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int], steps: int, gd_seeds: int
+    ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int], steps: int, gd_seeds: int, tau0_power: float
 ) -> Evidence:
     """Reviewer question 3 (replace attention by pooling). Kind: rate, DERIVED (S - 1/d_s =
     O(d_m^-1/2) under d_m^-1). theory: -1/2; measured: rate fit of |f_attn - f_pool| / |f_pool| at
-    init against d_m, one draw per seed of the seed set. The max loss-curve gap along GD (same weights,
+    init against d_m under tau0 = d_m^-``tau0_power`` (the statement: 1; the alternative world 1/2), one
+    draw per seed of the seed set. The max loss-curve gap along GD (same weights,
     same gamma) for both scalings, at the first ``gd_seeds`` seeds (reported, not judged), is in the
     series and notes."""
     gap = E.pooled(
         ctx,
         E.pooling_gap,
         widths,
-        lambda w, s: E.Point(seed=s, key=0, N=N, d=d, d_s=d_s, d_m=w, tau0_power=1.0, regime="active"),
+        lambda w, s: E.Point(seed=s, key=0, N=N, d=d, d_s=d_s, d_m=w, tau0_power=tau0_power, regime="active"),
     )
     sub = replace(ctx, seed_set=ctx.seed_set[:gd_seeds])
     res = {}

@@ -357,6 +357,13 @@ def prop1(
             reason="the token dimension (ours): from 16 (d >= N at every N of its range) to the paper "
             "profile's 32",
         ),
+        "widths": Choice(
+            [64, 128, 256, 512],
+            options=([64, 128, 256, 512], [128, 256, 512, 1024], [64, 128, 256]),
+            basis="plausible",
+            reason="the widths run (ours; the paper profile's 1024 to 16384): doubling from 64, shifted up "
+            "one doubling or one point shorter at the top",
+        ),
     },
     tex="the width $d_m^*$ at which Prop.~1's conditions C1, C2 would hold at init "
     "(extrapolated), against the largest $d_m$ run",

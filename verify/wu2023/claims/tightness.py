@@ -66,6 +66,20 @@ TIGHT_CHOICES = {
         "(thm1/thm2.tight, seeds 0-5, every step), each check passes or fails by at least 1e-3 l_t, so no "
         "end changes a success",
     ),
+    "Ns": Choice(
+        QUICK["Ns"],
+        options=(QUICK["Ns"], [4, 8, 16], [2, 4, 8]),
+        basis="plausible",
+        reason="the ladder of N (ours; N <= d/4 keeps the floor d_m >= N below the minimal widths): one "
+        "point shorter at either end",
+    ),
+    "widths": Choice(
+        _GRID,
+        options=(_GRID, [*_GRID, 181, 256], [2, 4, 8, 16, 32, 64, 128]),
+        basis="plausible",
+        reason="the width grid (ours): sqrt(2)-spaced from 2 to 128, extended to 256 (the paper profile's "
+        "grid), or 2-spaced",
+    ),
 }
 
 

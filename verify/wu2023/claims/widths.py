@@ -206,6 +206,13 @@ WIDTH_ORDER = "the growth in N of the width Theorem 1 requires"
             reason="d = d_factor N (ours; d >= N keeps the A3 reading's premise): from d = N to d = 4N",
         ),
         "ratio_N_max": _RATIO_N_MAX,
+        "Ns": Choice(
+            [8, 16, 32, 64, 128, 256],
+            options=([8, 16, 32, 64, 128, 256], [16, 32, 64, 128, 256], [8, 16, 32, 64, 128]),
+            basis="plausible",
+            reason="the ladder of N (ours): doubling from 8, one point shorter at either end (the rule "
+            "judges the last three)",
+        ),
     },
     tex="the width Thm~1's reconstructed conditions require grows like $N^2$ ($d=2N$; the "
     r"abstract's $\tilde\Omega(N^2)$)",
@@ -284,6 +291,13 @@ CUBIC_SOURCE = (
             basis="plausible",
             reason="where an order in N may be judged: the local slopes at d = 2N still rise up to N = 256; "
             "from 512 to 2048",
+        ),
+        "Ns": Choice(
+            [16, 32, 64, 128, 256],
+            options=([16, 32, 64, 128, 256], [32, 64, 128, 256], [16, 32, 64, 128]),
+            basis="plausible",
+            reason="the ladder of N at quick sizes (ours; N <= d_fixed = 256): one point shorter at either "
+            "end",
         ),
     },
     tex=r"a citing paper's reading of Thm~1 ($\tau_0=d_m^{-1/2}$): the width grows like $N^3$ with "
@@ -383,6 +397,13 @@ def thm1_order_cubic(ctx: Ctx, *, Ns: list[int], d_s: int, d_fixed: int, side_se
             reason="d = d_factor N (ours; d >= N keeps the A3 reading's premise): from d = N to d = 4N",
         ),
         "ratio_N_max": _RATIO_N_MAX,
+        "Ns": Choice(
+            [8, 16, 32, 64, 128],
+            options=([8, 16, 32, 64, 128], [16, 32, 64, 128], [8, 16, 32, 64]),
+            basis="plausible",
+            reason="the ladder of N (ours): doubling from 8, one point shorter at either end (the rule "
+            "judges the last three)",
+        ),
     },
     tex="the width Thm~2's reconstructed conditions require grows like $N$ ($d=2N$; the reviews' "
     r"$\tilde\Omega(N)$)",
