@@ -146,6 +146,13 @@ def _lazy_choices(why: str) -> dict[str, Choice]:
             basis="plausible",
             reason="training samples: half to twice ours",
         ),
+        "Hs": Choice(
+            (2, 4, 8, 16),
+            options=((2, 4, 8, 16), (4, 8, 16, 32), (2, 4, 8, 16, 32)),
+            basis="plausible",
+            reason="the head ladder (the fit reads its last 2 points): ours, one octave up, or one point "
+            "longer (the paper profile's (2, 8, 32, 128) with K = 3000 is too slow for a quick check)",
+        ),
     }
 
 
