@@ -429,6 +429,29 @@ def test_lazy_catches_wrong_movement(monkeypatch: pytest.MonkeyPatch, fresh: Non
     assert _verdict("deora2023.lazy", **kw) == Verdict.VIOLATED
 
 
+def test_lazy_mean_field_world_is_the_mean_field_model() -> None:
+    """lazy's alternative world: Phi = (1/H) sum_h f_h with GD at step eta H, run as our model at U/sqrt(H)
+    with per-block steps; one step moves theta by eta H times the mean-field gradient."""
+    H, n = 4, 10
+    moved, norm0, _, _ = E.lazy_point(E.LazyPoint(3, H, n, 1.0, 1, "mean-field"))
+    pr = E.make_problem(np.random.default_rng([3, 1]), np.random.default_rng([3, 2, H]), n=n, H=H)
+    U, W = pr.params0["U"], pr.params0["W"]
+    mean_field = {"U": U / math.sqrt(H), "W": W}
+    np.testing.assert_allclose(M.phi(mean_field, pr.X), M.phi(pr.params0, pr.X) / math.sqrt(H), atol=1e-14)
+    _, g = M.loss_and_grad(mean_field, pr.X, pr.y)  # g["U"]: the gradient in U / sqrt(H)
+    step_U, step_W = H * g["U"] / math.sqrt(H), H * g["W"]
+    assert moved == pytest.approx(math.sqrt(np.sum(step_U**2) + np.sum(step_W**2)), rel=1e-12)
+    assert norm0 == pytest.approx(math.sqrt(np.sum(U**2)), rel=1e-12)
+
+
+def test_decaying_step_at_power_zero_is_plain_gd() -> None:
+    """rate.K's alternative world runs its own GD loop: at power 0 it is the claim's constant-step GD."""
+    pr = E.make_problem(np.random.default_rng([5, 1]), np.random.default_rng([5, 2]), n=12, H=4)
+    plain = E.run_gd(pr.params0, pr.X, pr.y, 1.0, 30)[0].loss
+    np.testing.assert_allclose(E.decaying_gd_losses(pr.params0, pr.X, pr.y, 1.0, 30, 0.0), plain, rtol=1e-12)
+    assert E.decaying_gd_losses(pr.params0, pr.X, pr.y, 1.0, 30, 0.5)[-1] > plain[-1]
+
+
 def test_real_Ulinear_catches_nonlinear_model(monkeypatch: pytest.MonkeyPatch) -> None:
     """A forward pass with a term quadratic in U (wrong code) breaks the linearity consistency check."""
     orig = M.phi

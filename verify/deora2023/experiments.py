@@ -19,7 +19,7 @@ from scipy.optimize import minimize
 from scipy.special import expit
 
 from bounds import deora2023 as B
-from bounds.checks import check_array, check_int
+from bounds.checks import check_array, check_choice, check_int
 from verify.core.context import Mapper, serial_map
 from verify.deora2023 import data as D
 from verify.deora2023 import model as M
@@ -61,13 +61,14 @@ def run_gd(
     params0: Params,
     X: np.ndarray,
     y: np.ndarray,
-    eta: float,
+    eta: float | Mapping[str, float],
     K: int,
     snapshots: tuple[int, ...] | list[int] = (),
     every: int | None = None,
 ) -> tuple[Trajectory, dict[int, M.AttnParams]]:
-    """Full-batch GD on the logistic empirical risk; returns the trajectory and copies of theta_k
-    at the steps in ``snapshots`` (and every ``every`` steps)."""
+    """Full-batch GD on the logistic empirical risk (``eta``: one step, or one per block "U", "W");
+    returns the trajectory and copies of theta_k at the steps in ``snapshots`` (and every ``every``
+    steps)."""
     want = set(snapshots) | ({k for k in range(0, K + 1, every)} if every else set())
     snaps: dict[int, M.AttnParams] = {}
     batch = D.Batch(X, y)
@@ -82,6 +83,20 @@ def run_gd(
 
     traj = gradient_descent(params0, lg, eta, K, record={"snap": keep})
     return traj, snaps
+
+
+def decaying_gd_losses(
+    params0: Params, X: np.ndarray, y: np.ndarray, eta: float, K: int, power: float
+) -> np.ndarray:
+    """L(theta_k), k = 0..K, of full-batch GD at the decaying step eta_k = eta (k + 1)^(-power) (the
+    classical step of online and subgradient analyses for power 1/2)."""
+    theta = {k: np.array(v, dtype=np.float64, copy=True) for k, v in params0.items()}
+    batch, losses = D.Batch(X, y), np.empty(check_int("K", K, low=0) + 1)
+    for k in range(K + 1):
+        losses[k], g = MODEL.loss_and_grad(theta, batch, validate=False)
+        step = eta * (k + 1) ** (-power)
+        theta = {b: theta[b] - step * g[b] for b in theta}
+    return losses
 
 
 def value_norm_max(params: Params) -> float:
@@ -664,6 +679,11 @@ def ntk_sweep(s: NtkSweep) -> tuple[np.ndarray, np.ndarray]:
     return np.array(spread), np.array(cv)
 
 
+#: Output scalings of the lazy claim: "ntk" our model, Phi = (1/sqrt(H)) sum_h f_h; "mean-field"
+#: Phi = (1/H) sum_h f_h trained by GD at step eta H (the feature-learning scaling).
+PARAMETRIZATIONS = ("ntk", "mean-field")
+
+
 @dataclass(frozen=True)
 class LazyPoint:
     seed: int
@@ -671,20 +691,30 @@ class LazyPoint:
     n: int
     eta: float
     K: int
+    parametrization: str = "ntk"
 
 
 def lazy_point(p: LazyPoint) -> tuple[float, float, float, float]:
-    """(||theta_K - theta_0||, ||theta_0||, L(theta_K), mean_k L(theta_k)) for one H."""
+    """(||theta_K - theta_0||, ||theta_0||, L(theta_K), mean_k L(theta_k)) for one H.
+
+    ``parametrization`` "mean-field" (:data:`PARAMETRIZATIONS`): Phi = (1/H) sum_h f_h(U_h, W_h) from the
+    same theta_0, GD at step eta H on every block. As f_h is linear in U_h, that model is ours at
+    U' = U / sqrt(H), and its GD is ours at step eta on U' and eta H on W: it runs so, and theta is
+    measured in the mean-field coordinates (U = sqrt(H) U')."""
+    check_choice("parametrization", p.parametrization, PARAMETRIZATIONS)
     pr = make_problem(
         np.random.default_rng([p.seed, 1]), np.random.default_rng([p.seed, 2, p.H]), n=p.n, H=p.H
     )
-    traj, _ = run_gd(pr.params0, pr.X, pr.y, p.eta, p.K)
-    return (
-        float(traj.drift[-1]),
-        float(np.sqrt(sum(np.sum(v**2) for v in pr.params0.values()))),
-        float(traj.loss[-1]),
-        float(np.mean(traj.loss)),
-    )
+    norm0 = float(np.sqrt(sum(np.sum(v**2) for v in pr.params0.values())))
+    if p.parametrization == "ntk":
+        traj, _ = run_gd(pr.params0, pr.X, pr.y, p.eta, p.K)
+        moved = float(traj.drift[-1])
+    else:
+        root = math.sqrt(p.H)
+        params0 = M.AttnParams(U=pr.params0["U"] / root, W=pr.params0["W"])
+        traj, _ = run_gd(params0, pr.X, pr.y, {"U": p.eta, "W": p.eta * p.H}, p.K)
+        moved = float(np.hypot(root * traj.drift_blocks["U"][-1], traj.drift_blocks["W"][-1]))
+    return moved, norm0, float(traj.loss[-1]), float(np.mean(traj.loss))
 
 
 @dataclass(frozen=True)
@@ -694,13 +724,15 @@ class LazySweep:
     n: int
     eta: float
     K: int
+    parametrization: str = "ntk"
     mapper: Mapper = field(default=serial_map, compare=False, repr=False)
 
 
 @functools.cache
 def lazy_sweep(s: LazySweep) -> np.ndarray:
     """(len(Hs), 4): :func:`lazy_point` for every H."""
-    return np.array(s.mapper(lazy_point, [LazyPoint(s.seed, H, s.n, s.eta, s.K) for H in s.Hs]))
+    items = [LazyPoint(s.seed, H, s.n, s.eta, s.K, s.parametrization) for H in s.Hs]
+    return np.array(s.mapper(lazy_point, items))
 
 
 @dataclass(frozen=True)

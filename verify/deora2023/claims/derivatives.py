@@ -9,6 +9,7 @@ from verify.core import Choice, Ctx, Evidence, Kind, Provenance, Rule, Search, c
 from verify.core.record import Seeds
 from verify.deora2023 import experiments as E
 from verify.deora2023 import model as M
+from verify.deora2023.claims.searches import search_choice
 from verify.numerics.gradcheck import check_grad, check_hvp
 
 
@@ -177,7 +178,8 @@ def hvp(ctx: Ctx, *, cases: int) -> Evidence:
             range=(1e-14, 1e-10),
             basis="plausible",
             reason="round-off margin of exact inequalities in float64: 1e-14 to 1e-10 relative",
-        )
+        ),
+        "search": search_choice((2, 1, 50), 0),
     },
     rules={
         "rtol": Rule(1e-12, "round-off margin of the exact inequalities", "reconstruction pass criterion")

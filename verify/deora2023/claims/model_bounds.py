@@ -10,6 +10,7 @@ import numpy as np
 from verify.core import Alternative, Choice, Ctx, Evidence, Kind, Provenance, Rule, Search, claim
 from verify.core.record import Seeds
 from verify.deora2023 import experiments as E
+from verify.deora2023.claims.searches import search_choice
 from verify.numerics.fit import RateFit, fit_rate
 
 
@@ -21,7 +22,7 @@ from verify.numerics.fit import RateFit, fit_rate
     statement="||grad Phi(theta;X)||^2 <= T R^2 + T R^6 (1/H) sum_h ||U_h||_F^2",
     assumptions=("R = max_t ||x_t|| of the sample",),
     seeds=Seeds.EVERY,
-    quick=dict(cases=12, trained_steps=100, search=(1, 2, 2, 2, 100)),
+    quick=dict(cases=12, trained_steps=100, search=(1, 2, 2, 4, 100)),
     paper=dict(cases=200, trained_steps=1000, search=(1, 2, 2, 20, 300)),
     choices={
         "cases": Choice(
@@ -38,12 +39,15 @@ from verify.numerics.fit import RateFit, fit_rate
             reason="GD steps to the trained theta_K (one point of the set the bound covers): from early "
             "training to 3x ours",
         ),
+        "search": search_choice((1, 2, 2, 4, 100), 1),
     },
     tex=r"$\|\nabla_\theta\Phi(\theta;X)\|^2\le TR^2+TR^6\,\frac1H\sum_h\|U_h\|_F^2=:\beta_2^2$, "
     r"$R=\max_t\|x_t\|$",
     alternative=Alternative(
-        "beta_2^2 1% smaller: the searched worst case attains the bound (ratio 1.0000 at H = 1, T = d = 2; "
-        "at least 0.9997 at every seed), so the measurement resolves the constant to 1%",
+        "beta_2^2 1% smaller: the searched worst case attains the bound (ratio 1.0000 at H = 1, T = d = 2), "
+        "so the measurement resolves the constant to 1%. Its 4 starts reach at least 0.9993 at each of 54 "
+        "seeds (0-29 and the sets of 3 from 1000, 2000, 3000, 1357, 13579, 24680, 86420, 97531); 2 starts "
+        "stopped at 0.27 (seed 16), 0.91 (1357) and 0.975 (86421)",
         factor=1.01,
     ),
     search=Search(
@@ -104,6 +108,7 @@ def gradbound(
             reason="GD steps to the trained theta_K (one point of the set the bound covers): from early "
             "training to 3x ours",
         ),
+        "search": search_choice((2, 1, 1, 20), 0),
     },
     tex=r"$\|\nabla^2_\theta\Phi(\theta;X)\|\le\beta_3/\sqrt H$, "
     r"$\beta_3=\sqrt T R^3(1+2R^2\max_h\|U_h\|_F)$ (single-query variant: $\sqrt T\to1$)",
@@ -158,6 +163,13 @@ def hessbound(ctx: Ctx, *, cases: int, trained_steps: int, search: tuple[int, in
 #: Seed sets of the scaling checks: with 3 seeds (5 degrees of freedom) the last-window interval straddled
 #: the band at some seed sets; 20 seeds (39 degrees of freedom) narrow it about 2.5-fold.
 _SCALING_SEEDS = {"quick": 20, "paper": 20}
+#: The head ladder of the scaling checks (the laws are asymptotic in H; the fits read the last 3 points).
+_SCALING_HS = Choice(
+    (2, 4, 8, 16, 32),
+    options=((2, 4, 8, 16, 32), (2, 4, 8, 16), (4, 8, 16, 32, 64)),
+    basis="plausible",
+    reason="the head ladder: ours, one point shorter, or shifted one octave up (about twice the time)",
+)
 
 
 def _scaling_fit(ctx: Ctx, Hs: tuple[int, ...], n_inputs: int, which: int) -> tuple[RateFit, np.ndarray]:
@@ -194,6 +206,7 @@ def _scaling_fit(ctx: Ctx, Hs: tuple[int, ...], n_inputs: int, which: int) -> tu
             reason="mixture inputs per init whose median norm is taken: one to twice ours (the paper "
             "profile's 5 is inside)",
         ),
+        "Hs": _SCALING_HS,
     },
     rules={
         "tol": Rule(
@@ -265,6 +278,7 @@ def scaling_H(ctx: Ctx, *, Hs: tuple[int, ...], n_inputs: int) -> Evidence:
             reason="mixture inputs per init whose median norm is taken: one to twice ours (the paper "
             "profile's 5 is inside)",
         ),
+        "Hs": _SCALING_HS,
     },
     rules={
         "tol": Rule(

@@ -19,7 +19,7 @@ from verify.numerics.fit import fit_rate
     provenance=Provenance.RECONSTRUCTED,
     statement="under NTK separability the training loss L(theta_K) decays like K^(-1) (up to log factors)",
     seeds=Seeds.POOLED,
-    quick=dict(n=40, H=8, eta=1.0, K_min=150, K_max=1500, points=12),
+    quick=dict(n=40, H=8, eta=1.0, K_min=150, K_max=1500, points=12, step_decay=0.0),
     paper=dict(K_min=1000, K_max=12000),
     rules={
         "tol": Rule(
@@ -54,9 +54,12 @@ from verify.numerics.fit import fit_rate
         ),
     },
     alternative=Alternative(
-        "realizability without NTK separability: T&T's rate O(g(1/K)^2/K) with a polynomial "
-        "g(eps) = eps^(-1/4) (derivation Sect. 0), i.e. K^(-1/2)",
-        exponent=-0.5,
+        "GD at the decaying step eta_k = eta/sqrt(k + 1) (the classical step of online and subgradient "
+        "analyses) on the same separable data: the loss falls like 1/sum_k eta_k ~ K^(-1/2), the exponent "
+        "of T&T's rate without NTK separability (g(eps) = eps^(-1/4), derivation Sect. 0), which no data "
+        "law of our mixture realises. Measured slope -0.61 to -0.60 (intervals within [-0.63, -0.58]) at "
+        "the seed sets from 0, 1000, 2000 and 3000",
+        overrides={"step_decay": 0.5},
     ),
     tex=r"under NTK separability the training loss decays like $K^{-1}$ up to logarithmic factors: "
     r"$L(\theta_K)=\tilde O(1/(\gamma^2\eta K))$",
@@ -71,21 +74,28 @@ from verify.numerics.fit import fit_rate
         logy=True,
     ),
 )
-def rate_K(ctx: Ctx, *, n: int, H: int, eta: float, K_min: int, K_max: int, points: int) -> Evidence:
+def rate_K(
+    ctx: Ctx, *, n: int, H: int, eta: float, K_min: int, K_max: int, points: int, step_decay: float
+) -> Evidence:
     """Derivation Sect. 7.2 / claim deora2023.rate.K [RECONSTRUCTED order: O~(1/(gamma^2 eta K)); the explicit
     constants of B.ntk_train_rate are DERIVED]. Kind: rate, exponent -1, tolerance rule ``tol``.
     Seeds: pooled, one data set, init and GD run per seed.
 
     measured: the shared rate fit of L(theta_K) over ``points`` log-spaced K in [K_min, K_max] (mixture,
-    H = 8, eta = 1), one column per seed (pilot slope -1.14 on [1e3, 1.2e4], derivation Sect. 10)."""
+    H = 8, eta = 1), one column per seed (pilot slope -1.14 on [1e3, 1.2e4], derivation Sect. 10).
+    ``step_decay``: GD at the step eta (k + 1)^(-step_decay) (0: the constant step of the statement; 1/2
+    in the alternative world, :func:`verify.deora2023.experiments.decaying_gd_losses`)."""
     Ks = np.unique(np.geomspace(K_min, K_max, points).astype(int))
     cols, bounds = [], []
     for seed in ctx.seed_set:
         pr = E.make_problem(E._rng(seed, 1), E._rng(seed, 2), n=n, H=H)
-        traj, _ = E.run_gd(pr.params0, pr.X, pr.y, eta, K_max)
-        cols.append(traj.loss[Ks])
+        if step_decay:
+            loss = E.decaying_gd_losses(pr.params0, pr.X, pr.y, eta, K_max, step_decay)
+        else:
+            loss = E.run_gd(pr.params0, pr.X, pr.y, eta, K_max)[0].loss
+        cols.append(loss[Ks])
         mU, _ = E.ntk_margins(pr.params0, pr.X, pr.y)
-        bounds.append(B.ntk_train_rate(int(K_max), 0.0, mU.gamma, eta, float(traj.loss[0]), U_only=True))
+        bounds.append(B.ntk_train_rate(int(K_max), 0.0, mU.gamma, eta, float(loss[0]), U_only=True))
     y = np.array(cols).T
     fit = fit_rate(Ks.astype(float), y, window=4)
     return Evidence(
@@ -100,15 +110,15 @@ def rate_K(ctx: Ctx, *, n: int, H: int, eta: float, K_min: int, K_max: int, poin
     )
 
 
-def _lazy(ctx: Ctx, Hs: tuple[int, ...], n: int, eta: float, K: int) -> np.ndarray:
+def _lazy(ctx: Ctx, Hs: tuple[int, ...], n: int, eta: float, K: int, parametrization: str) -> np.ndarray:
     """(len(Hs), n_seeds, 4): :func:`verify.deora2023.experiments.lazy_point` per H and seed."""
-    return np.stack(
-        [E.lazy_sweep(E.LazySweep(seed, tuple(Hs), n, eta, K, mapper=ctx.map)) for seed in ctx.seed_set],
-        axis=1,
-    )
+    sweeps = [
+        E.LazySweep(seed, tuple(Hs), n, eta, K, parametrization, mapper=ctx.map) for seed in ctx.seed_set
+    ]
+    return np.stack([E.lazy_sweep(s) for s in sweeps], axis=1)
 
 
-_LAZY_QUICK = dict(Hs=(2, 4, 8, 16), n=40, eta=1.0, K=300)
+_LAZY_QUICK = dict(Hs=(2, 4, 8, 16), n=40, eta=1.0, K=300, parametrization="ntk")
 _LAZY_PAPER = dict(Hs=(2, 8, 32, 128), K=3000)
 
 
@@ -136,6 +146,13 @@ def _lazy_choices(why: str) -> dict[str, Choice]:
             basis="plausible",
             reason="training samples: half to twice ours",
         ),
+        "Hs": Choice(
+            (2, 4, 8, 16),
+            options=((2, 4, 8, 16), (4, 8, 16, 32), (2, 4, 8, 16, 32)),
+            basis="plausible",
+            reason="the head ladder (the fit reads its last 2 points): ours, one octave up, or one point "
+            "longer (the paper profile's (2, 8, 32, 128) with K = 3000 is too slow for a quick check)",
+        ),
     }
 
 
@@ -157,9 +174,11 @@ _LAZY_TOL = (
     rules={"tol": Rule(0.1, _LAZY_TOL + " [-0.6, -0.4]", "reconstruction pass criterion")},
     choices=_lazy_choices("the competing exponent 0 is 0.5 away"),
     alternative=Alternative(
-        "the feature-learning (non-lazy) regime, in which every head moves O(1) from its start, so the "
-        "relative movement stays O(1) in H",
-        exponent=0.0,
+        "the feature-learning (non-lazy) regime: the mean-field parametrisation Phi = (1/H) sum_h f_h, "
+        "trained by GD at step eta H from the same theta_0 (the standard scaling in which heads learn "
+        "features), where every head moves O(1) from its start, so the relative movement stays O(1) in "
+        "H: its measured slope is 0.000 [-0.0004, 0.0006] at seeds 0-2 (-0.47 in our model)",
+        overrides={"parametrization": "mean-field"},
     ),
     tex=r"the relative movement $\|\theta_K-\theta_0\|/(\mathbb{E}\|\theta_0\|^2)^{1/2}$ "
     r"scales like $H^{-1/2}$ (lazy regime)",
@@ -174,7 +193,7 @@ _LAZY_TOL = (
         logy=True,
     ),
 )
-def lazy(ctx: Ctx, *, Hs: tuple[int, ...], n: int, eta: float, K: int) -> Evidence:
+def lazy(ctx: Ctx, *, Hs: tuple[int, ...], n: int, eta: float, K: int, parametrization: str) -> Evidence:
     """Derivation Sect. 10 / claim deora2023.lazy [RECONSTRUCTED, order-level; NTK-regime claim]. Kind: rate,
     exponent -1/2, tolerance rule ``tol``. Seeds: pooled, one data set and init per seed (the spread of
     the slope over seeds enters the interval).
@@ -185,8 +204,10 @@ def lazy(ctx: Ctx, *, Hs: tuple[int, ...], n: int, eta: float, K: int) -> Eviden
     band at 3 seeds; the realised ratio is in the notes. The absolute movement ||theta_K - theta_0|| is
     this quantity times sqrt(H), its exponent this one plus 1/2: its slope is reported in the notes, not
     judged a second time. Also REPORTED, not asserted: L(theta_K) vs H
-    (the pilot of derivation Sect. 10 found it slightly worse for larger H at fixed K)."""
-    v = _lazy(ctx, tuple(Hs), n, eta, K)
+    (the pilot of derivation Sect. 10 found it slightly worse for larger H at fixed K).
+    ``parametrization``: "ntk" (our model, the statement's world) or "mean-field" (the alternative
+    world, :func:`verify.deora2023.experiments.lazy_point`)."""
+    v = _lazy(ctx, tuple(Hs), n, eta, K, parametrization)
     rel = v[:, :, 0] / np.sqrt(np.array(Hs, float))[:, None]
     realised = fit_rate(np.array(Hs, float), v[:, :, 0] / v[:, :, 1], window=2)
     absolute = fit_rate(np.array(Hs, float), v[:, :, 0], window=2)

@@ -65,6 +65,13 @@ _TRAIN_CHOICES = {
         basis="plausible",
         reason="the late iterate theta_{late_factor K} used as a reference point: 2K to 5K steps",
     ),
+    "eps": Choice(
+        (0.3, 0.1),
+        options=((0.3, 0.1), (0.3, 0.1, 0.01), (0.5, 0.3, 0.1)),
+        basis="plausible",
+        reason="the losses eps of the realizability reference points (the theorem is for any reference "
+        "point): ours, with the paper profile's eps = 0.01 added, or with eps = 0.5 added",
+    ),
 }
 
 
