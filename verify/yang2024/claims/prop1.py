@@ -42,6 +42,13 @@ def _prop1_summary(rows: list[E.Prop1Row], Hs: list[int], betas: tuple, N: int) 
     assumptions=("Assumption 3 (some coordinate of the prompt tokens has N distinct values)",),
     quick={"config": "small", "H_offsets": ("N", "N+1", "2N"), "betas": (0.5, 1.0, 3.0)},
     choices={
+        "H_offsets": Choice(
+            ("N", "N+1", "2N"),
+            options=(("N", "N+1", "2N"), ("N", "N+1", "2N", "4N")),
+            basis="plausible",
+            reason="Proposition 1 is for every H >= N: ours (N, N + 1, 2N: the edge, where rank N is "
+            "hardest, and two above it) or with 4N added",
+        ),
         "betas": Choice(
             (0.5, 1.0, 3.0),
             options=((0.5, 1.0, 3.0), (1.0,), (0.5, 1.0, 3.0, 10.0)),
@@ -79,7 +86,7 @@ def prop1(ctx: Ctx, *, config: str, H_offsets: tuple, betas: tuple) -> Evidence:
     """
     cfg = D.Config.named(config)
     N = cfg.N
-    Hs = [{"N-1": N - 1, "N": N, "N+1": N + 1, "2N": 2 * N}[h] for h in H_offsets]
+    Hs = [{"N-1": N - 1, "N": N, "N+1": N + 1, "2N": 2 * N, "4N": 4 * N}[h] for h in H_offsets]
     rank_tol = ctx.rule("rank_ulps") * E.EPS
     rows = E.prop1_seed(E.Prop1Point(ctx.seed, cfg, tuple(Hs), tuple(betas), rank_tol))
     failed = [] if all(r.a3 for r in rows) else ["Assumption 3 fails for this seed's tokens"]
@@ -185,6 +192,17 @@ def prop1_assump3(ctx: Ctx, *, config: str, H_over_N: int, tokens: tuple) -> Evi
     },
     paper={"H_over_N": (2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096)},
     choices={
+        "H_over_N": Choice(
+            (2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048),
+            options=(
+                (2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048),
+                (2, 4, 8, 16, 32, 64, 128, 256, 512, 1024),
+                (2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096),
+            ),
+            basis="plausible",
+            reason="'H >> N' names no ladder: ours (2N to 2048N, doubling), one point shorter, or one point "
+            "longer (the paper profile's)",
+        ),
         "tol": Choice(
             0.1,
             range=(0.05, 0.25),

@@ -17,6 +17,14 @@ from verify.yang2024 import experiments as E
 
 CRITERION = "reconstruction pass criterion"
 PL_FRACTION = Rule(0.5, "the PL premise lambda_min(B_k^(t) B_k^(t)T) >= fraction zeta_0", "paper Thm 1 (43b)")
+#: the widths of the Theorem 1 runs (thm1.monotone, thm1.rate): the paper runs no Theorem 1 experiment
+WIDTHS = Choice(
+    (1, 2, 8),
+    options=((1, 2, 8), (1, 2, 4, 8), (1, 2, 8, 16)),
+    basis="plausible",
+    reason="Theorem 1 is for any H with zeta_0 > 0 and the paper states no widths for it: ours (H = N, 2N, "
+    "8N), with 4N added, or with 16N added",
+)
 
 
 @claim(
@@ -34,6 +42,7 @@ PL_FRACTION = Rule(0.5, "the PL premise lambda_min(B_k^(t) B_k^(t)T) >= fraction
     assumptions=("Assumption 2 at init (zeta_0 > 0)",),
     quick={"config": "small", "H_over_N": (1, 2, 8), "steps": 4500, "gamma": 3.0, "step_factor": 1.0},
     choices={
+        "H_over_N": WIDTHS,
         "steps": Choice(
             4500,
             range=(1500, 13_500),
@@ -200,6 +209,7 @@ def _rate_run(H: int, r: E.Run, gamma: float, pl_fraction: float) -> RateRun:
     ),
     quick={"config": "small", "H_over_N": (1, 2, 8), "steps": 1000, "gamma": 3.0},
     choices={
+        "H_over_N": WIDTHS,
         "steps": Choice(
             1000,
             range=(300, 3000),
