@@ -22,7 +22,7 @@ import numpy as np
 from scipy.sparse.linalg import LinearOperator, eigsh
 
 from bounds import yang2024 as B
-from bounds.checks import check_int, check_positive
+from bounds.checks import check_choice, check_int, check_positive
 from verify.core import Ctx
 from verify.core.format import fmt_sci
 from verify.numerics.gd import RunState, Trajectory, gradient_descent
@@ -649,19 +649,29 @@ def min_sigma(problem: D.Problem, H: int, seed: int) -> float:
     return float(np.min(s[:, problem.N - 1]))
 
 
+#: Output scalings of the heads: the paper's eq. (8) (sum of the heads) and the NTK parametrisation
+#: (the sum divided by sqrt(H), so that B_k = Zbar C_k / sqrt(H))
+OUTPUT_SCALES = ("1", "1/sqrt(H)")
+
+
 @dataclass(frozen=True)
 class Zeta0Point:
-    """zeta_0 of one (seed, H, beta) init at ``config``."""
+    """zeta_0 of one (seed, H, beta) init at ``config``, for the output scaling ``output_scale`` (one of
+    OUTPUT_SCALES)."""
 
     seed: int
     config: D.Config
     H: int
     beta: float
+    output_scale: str = "1"
 
 
 def zeta0_point(pt: Zeta0Point) -> float:
     p = problem_for(pt.seed, pt.config)
-    return M.Transformer(pt.H).zeta(init_for(pt.seed, p, pt.H, pt.beta), p)
+    model, th = M.Transformer(pt.H), init_for(pt.seed, p, pt.H, pt.beta)
+    if check_choice("output_scale", pt.output_scale, OUTPUT_SCALES) == "1":
+        return model.zeta(th, p)
+    return B.zeta0(model.B_matrices(th, p) / np.sqrt(pt.H))
 
 
 @dataclass(frozen=True)

@@ -223,6 +223,14 @@ def repdim(ctx: Ctx, *, cases: int) -> Evidence:
 
 NS_QUICK = (10, 14, 18, 20, 22, 26, 30)  # the paper's N/m = 0.5 ... 1.5 at m = 20
 NS_PAPER = (50, 70, 90, 100, 110, 130, 150)  # Fig. 3: m = 100, N from 50 to 150
+#: the N grid of the Fig. 3 claims (fig3, fig3.near, lmmse): the paper gives its range, not its points
+NS_CHOICE = Choice(
+    NS_QUICK,
+    options=(NS_QUICK, tuple(range(10, 31, 2)), (10, 15, 20, 25, 30)),
+    basis="plausible",
+    reason="Fig. 3 spans N/m = 0.5 to 1.5 (N from 50 to 150 at m = 100) and does not list its points: at "
+    "m = 20, ours (steps of 0.2 m, 0.1 m next to m), every 0.1 m, or every 0.25 m",
+)
 FIG3_Z = Rule(2.576, "99% normal band on each paired difference over the draws", "attncheck")
 
 
@@ -244,6 +252,7 @@ FIG3_Z = Rule(2.576, "99% normal band on each paired difference over the draws",
     "either side (0 at N = m)",
     quick={"K": 60, "m": 20, "tau": 0.01, "Ns": NS_QUICK, "draws": 100},
     choices={
+        "Ns": NS_CHOICE,
         "z": Choice(
             2.576,
             range=(1.96, 3.291),
@@ -400,6 +409,7 @@ def _near_far(Ns: tuple, m: int) -> tuple[list[int], list[int]]:
             reason="the sentence of Sec. 3.2 is for any noise level; Fig. 3 uses tau = 0.01: ours (the "
             "paper's and a decade either side) or the paper's alone",
         ),
+        "Ns": NS_CHOICE,
     },
     expect=Verdict.VIOLATED,
     rules={"z": FIG3_Z},
@@ -468,6 +478,7 @@ def fig3_near(ctx: Ctx, *, K: int, m: int, taus: tuple, Ns: tuple, draws: int) -
     "paper's 'best' ridge (N tau) for every N",
     quick={"K": 60, "m": 20, "tau": 0.01, "Ns": NS_QUICK, "draws": 100},
     choices={
+        "Ns": NS_CHOICE,
         "tie_rtol": Choice(
             1e-12,
             range=(1e-14, 1e-10),

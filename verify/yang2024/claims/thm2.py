@@ -18,6 +18,14 @@ from verify.yang2024 import data as D
 from verify.yang2024 import experiments as E
 from verify.yang2024.claims.thm1 import STEP_FACTOR
 
+#: the search sizes and budget of both Theorem 2 bound searches (yang2024.thm2.bound, yang2024.thm2.copy)
+SEARCH = Choice(
+    (3, 2, 2, 2, 4, 1, 100),
+    options=((3, 2, 2, 2, 4, 1, 100), (3, 2, 2, 2, 4, 3, 100), (4, 3, 3, 2, 4, 1, 100)),
+    basis="plausible",
+    reason="the search's sizes (K, N, d, m, H) and budget (starts, iterations) are ours (the bound is for "
+    "every problem): ours, three times the starts, or a problem one size larger",
+)
 #: the space both Theorem 2 bound searches run over (yang2024.thm2.bound, yang2024.thm2.copy)
 THETA_PROMPT = (
     "every theta = (Q, w) of H heads and one prompt y (N,), unconstrained, on the seed's problem of "
@@ -126,6 +134,7 @@ def thm2_limit(ctx: Ctx, *, config: str, H_over_N: int, steps: int, prompts: int
             basis="plausible",
             reason="round-off margin of the bound: 1e-14 to 1e-10 relative",
         ),
+        "search": SEARCH,
     },
     paper={"steps": 20_000, "search": (6, 3, 3, 2, 6, 10, 300)},
     rules={"rtol": Rule(1e-12, "round-off margin of the bound", "reconstruction pass criterion")},
@@ -270,6 +279,7 @@ def thm2_prob(ctx: Ctx, *, config: str, delta: float, B_norm: float, draws: int)
             basis="plausible",
             reason="our GD budget before the copy is checked: a factor 3 either side",
         ),
+        "search": SEARCH,
     },
     paper={"steps": 20_000, "search": (6, 3, 3, 2, 6, 10, 300)},
     experiment="default-step GD runs",
