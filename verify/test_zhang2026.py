@@ -363,13 +363,14 @@ def test_rate_is_out_of_regime_above_the_stable_step() -> None:
     assert r.verdict == Verdict.OUT_OF_REGIME and any("stable step" in n for n in r.notes), r.notes
 
 
-def test_rate_claims_name_their_competitor(profile: str) -> None:
-    """The re-judged alternatives: Theta(1/T) against T^-1/2 and T* ~ D^2 against D are violated on the
-    claims' own measurements."""
-    for cid in ("zhang2026.thm31.rate", "zhang2026.thm31.Tstar"):
-        r = _run(cid, profile)
-        assert r.alternative is not None, cid
-        assert r.alternative["verdict"] == Verdict.VIOLATED, (cid, r.alternative)
+def test_rate_claims_run_their_competing_world(profile: str) -> None:
+    """The rate claims' alternatives are run worlds, not re-judged exponents: a step decaying like
+    (1 + t/T_0)^-1/2 gives excess slopes near -1/2 (not -1); logits without the 1/sqrt(D) give T_on a
+    D exponent below 1 (not 2)."""
+    r = run_claim("zhang2026.thm31.rate", profile=profile, world="alternative")
+    assert r.verdict == Verdict.VIOLATED and abs(r.measured["slope"] + 0.5) < 0.1, (r.measured, r.notes)
+    r = run_claim("zhang2026.thm31.Tstar", profile=profile, world="alternative")
+    assert r.verdict == Verdict.VIOLATED and r.measured["slope"] < 1.0, (r.measured, r.notes)
 
 
 def test_digits_reports_the_verdict_per_teacher_scale(profile: str) -> None:

@@ -1092,18 +1092,22 @@ def onset_sweep(
     thresh: float,
     sample_per_octave: int = 32,
     per_octave: int = 128,
+    logit_scaling: bool = True,
 ) -> tuple[list[float], list[float]]:
     """T_on (:func:`t_on` with slope threshold ``thresh``) and T_on / T_0 at each (D, ||V*||_F) of
     ``pts``: linear scalar runs to horizon_T0 T_0 sampled on a 2^(1/sample_per_octave) grid, read on a
     2^(1/per_octave) grid (log-log interpolation), so T_on is resolved to a factor 2^(1/per_octave).
     (Sampled on a 2^(1/8) grid and read on 2^(1/32), T_on jittered by about 1% from one D to the next
-    and sat up to 1.3% below its finely sampled value: errata, issue 25 item 10.)"""
+    and sat up to 1.3% below its finely sampled value: errata, issue 25 item 10.) ``logit_scaling``:
+    the logits carry the 1/sqrt(D) (True; T_0 is derived for it) or not (logit gain D, the logit step
+    eta instead of eta/D: derivation Sect. 6.10)."""
     points = []
     for n, vn in pts:
         T0 = onset(n, K, eta, 1.0, vn**2)
         m = int(sample_per_octave * math.log2(horizon_T0 * T0)) + 1
         times = np.unique(np.round(2.0 ** (np.arange(m) / sample_per_octave)).astype(int))
-        points.append(CurvePoint(n, K, eta, 1.0, vn**2, "linear", tuple(times.tolist())))
+        gain = 1.0 if logit_scaling else float(n)
+        points.append(CurvePoint(n, K, eta, 1.0, vn**2, "linear", tuple(times.tolist()), logit_gain=gain))
     t_ons, ratio = [], []
     for (n, vn), r in zip(pts, ctx.map(scalar_curve, points), strict=True):
         t, y = np.array(r["t"]), np.array(r["excess"])

@@ -214,14 +214,10 @@ def _tail_panel(act: str, title: str) -> dict:
         "Gaussian inputs",
         "a stable constant step: eta < 2 min(K/D, D K/||V*||_F^2) for every example",
     ),
-    quick=dict(eta=0.1, vnorm=8.0, tmax_T0=10_000),
+    quick=dict(eta=0.1, vnorm=8.0, tmax_T0=10_000, step_decay=False),
     paper=dict(tmax_T0=100_000),
     rules=dict(slope_tol=SLOPE_CF),
-    alternative=Alternative(
-        world="the excess decays like T^-1/2 (e.g. GD with a step decaying like t^-1/2), the nearest rate "
-        "a sublinear first-order method gives",
-        exponent=-0.5,
-    ),
+    alternative=Alternative(world=DECAY_WORLD, overrides={"step_decay": True}),
     choices={
         "eta": Choice(
             0.1,
@@ -256,7 +252,7 @@ def _tail_panel(act: str, title: str) -> dict:
     r"2.1--2.4, for linear $\sigma$ and leaky ReLU",
     plot=[_tail_panel("linear", "linear $\\sigma$"), _tail_panel("leaky", "leaky ReLU $\\sigma$")],
 )
-def thm31_rate(ctx: Ctx, *, eta: float, vnorm: float, tmax_T0: int) -> Evidence:
+def thm31_rate(ctx: Ctx, *, eta: float, vnorm: float, tmax_T0: int, step_decay: bool) -> Evidence:
     """Thm 3.1(c) (THIRD-PARTY: the reviews state it, class (A)): excess(T) = Theta(T^RATE_EXPONENT), the
     matching upper and lower bounds as an exponent (the population excess does not depend on the label
     noise). Rate rule (tolerance ``slope_tol``) on the
@@ -264,7 +260,7 @@ def thm31_rate(ctx: Ctx, *, eta: float, vnorm: float, tmax_T0: int) -> Evidence:
     K=4), Ex 2.2 (cycle GCN, D=8, K=3), Ex 2.3 (fixed selection, D=8, K=2), Ex 2.4 (group-sparse, D=8,
     K=1), linear sigma and leaky ReLU (0.1); shown: the least favourable of the eight curves. Premise:
     eta below :func:`stable_step` of every example (above it GD leaves the regime the theorem describes:
-    out_of_regime). Deterministic."""
+    out_of_regime). ``step_decay``: the alternative world (DECAY_WORLD). Deterministic."""
     v2, points = vnorm**2, []
     above = [
         f"{name} (D={D}, K={K}): eta = {eta:g} >= stable step {stable_step(D, K, v2):.4g}"
@@ -274,8 +270,10 @@ def thm31_rate(ctx: Ctx, *, eta: float, vnorm: float, tmax_T0: int) -> Evidence:
     if above:
         return Evidence(theory=B.RATE_EXPONENT, measured=0.0, failed=above)
     for name, D, K in E.EXAMPLES:
-        tt = rate_times(E.onset(D, K, eta, 1.0, v2), 10, tmax_T0)
-        points += [(f"{name} D={D} K={K} {act}", _curve(D, K, eta, v2, act, tt)) for act in ACTS]
+        T0 = E.onset(D, K, eta, 1.0, v2)
+        tt = rate_times(T0, 10, tmax_T0)
+        td = T0 if step_decay else 0.0
+        points += [(f"{name} D={D} K={K} {act}", _curve(D, K, eta, v2, act, tt, td)) for act in ACTS]
     res = ctx.map(E.scalar_curve, [p for _, p in points])
     curves, series = [], {}
     for (name, pt), r in zip(points, res, strict=True):
@@ -589,12 +587,22 @@ def thm31_Dexp(ctx: Ctx, *, K: int, eta: float, vnorm: float, tmax_T0: int, p_no
     statement="T* grows ~D^2 and ~1/||V*||^2 (proxy: onset T_on of the 1/T regime; exponent 2 in D and in "
     "1/||V*||_F)",
     assumptions=("uniform-K S*, K fixed", "zero init", "linear sigma"),
-    quick=dict(K=2, eta=0.1, eta_D=0.01, vnorm_D=16.0, D_max=256, vnorm_min=0.125, horizon_T0=30.0),
+    quick=dict(
+        K=2,
+        eta=0.1,
+        eta_D=0.01,
+        vnorm_D=16.0,
+        D_max=256,
+        vnorm_min=0.125,
+        horizon_T0=30.0,
+        logit_scaling=True,
+    ),
     paper=dict(eta_D=0.005, D_max=512, vnorm_min=0.0625),
     alternative=Alternative(
         world="logits without the 1/sqrt(D) scaling (the scaling is THIRD-PARTY): the logit step is eta, "
-        "not eta/D, and T* grows like D",
-        exponent=1.0,
+        "not eta/D, T_0 ~ D asymptotically and T_on grows like D^0.6 over D = 128 to 256 (run to "
+        "150 T_0: there the onset at D = 8 comes at 51 T_0, past what 30 T_0 can see)",
+        overrides={"logit_scaling": False, "horizon_T0": 150.0},
     ),
     rules=dict(
         onset_slope=Rule(-0.9, "the 1/T regime starts once the factor-2 local slope stays at or below this"),
@@ -704,6 +712,7 @@ def thm31_Tstar(
     D_max: int,
     vnorm_min: float,
     horizon_T0: float,
+    logit_scaling: bool,
 ) -> Evidence:
     """Thm 3.1(d) shape (THIRD-PARTY: reviewers 2 and 1, class (A)); T* itself NOT RECOVERED. Measured T_on =
     first T after which the factor-2 local slope stays <= rule ``onset_slope`` up to horizon_T0 T_0 (runs
@@ -713,12 +722,14 @@ def thm31_Tstar(
     ||V*||_F = vnorm_D; exponent TSTAR_D_EXPONENT) and against 1/||V*||_F for
     ||V*||_F = 4 2^(-k/2) down to vnorm_min at D = 8, step eta (exponent -TSTAR_V_EXPONENT). The
     asymptotic regime is large D and small ||V*|| (the logits then dominate the onset); shown: the less
-    favourable of the two. T_on / T_0 (T_0 = bounds.zhang2026.onset_T0) is reported. Deterministic."""
+    favourable of the two. T_on / T_0 (T_0 = bounds.zhang2026.onset_T0) is reported. ``logit_scaling``:
+    the logits' 1/sqrt(D) (True), or none (False: the alternative world, logit gain D). Deterministic."""
     Ds = sorted({round(8 * 2 ** (k / 4)) for k in range(round(4 * math.log2(D_max / 8)) + 1)})
     vns = [4.0 / 2 ** (k / 2) for k in range(round(2 * math.log2(4.0 / vnorm_min)) + 1)]
     th = ctx.rule("onset_slope")
-    t_d, r_d = E.onset_sweep(ctx, [(D, vnorm_D) for D in Ds], K, eta_D, horizon_T0, th)
-    t_v, r_v = E.onset_sweep(ctx, [(8, vn) for vn in vns], K, eta, horizon_T0, th)
+    sweep = dict(logit_scaling=logit_scaling)
+    t_d, r_d = E.onset_sweep(ctx, [(D, vnorm_D) for D in Ds], K, eta_D, horizon_T0, th, **sweep)
+    t_v, r_v = E.onset_sweep(ctx, [(8, vn) for vn in vns], K, eta, horizon_T0, th, **sweep)
     if not np.all(np.isfinite([*t_d, *t_v])):
         return Evidence(
             theory=B.TSTAR_D_EXPONENT,

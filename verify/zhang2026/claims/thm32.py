@@ -273,6 +273,13 @@ def thm32_ood(
             basis="plausible",
             reason="how many standard errors a Monte Carlo value may miss the closed form: 3 to 5",
         ),
+        "search": Choice(
+            (1, 100),
+            options=((1, 100), (3, 100), (1, 300)),
+            basis="plausible",
+            reason="the worst-case search's budget (starts, L-BFGS-B iterations; the paper profile's "
+            "(10, 300) is the long end): ours, 3 starts or 3x the iterations",
+        ),
         "se_margin": Choice(
             3.0,
             range=(2.0, 4.0),
