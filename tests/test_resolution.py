@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from tests.support import toy_claim, toy_cleanup  # noqa: F401 (toy_cleanup: autouse fixture)
 from verify.cli import main
 from verify.core import Alternative, Ctx, Evidence, Interval, Kind, Seeds, Verdict, run_claim
+from verify.core.falsifier import resolve_alternative
 from verify.core.format import fmt_resolution
 from verify.core.registry import get_claim
 from verify.core.resolution import (
@@ -25,7 +26,6 @@ from verify.core.resolution import (
     FACTOR_RTOL,
     OVERRIDE_STEPS,
     SHIFT_RTOL,
-    resolve_alternative,
 )
 from verify.core.results import read_results, result_from_dict, result_to_dict, write_results
 from verify.docs import claim_section

@@ -43,6 +43,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
 from verify.core.context import PROFILE_ENV, PROFILES
+from verify.core.falsifier import resolve_alternative
 from verify.core.format import fmt_resolution, fmt_slack, fmt_value, shown
 from verify.core.papers import PluginError
 from verify.core.parallel import (
@@ -490,8 +491,6 @@ def alternatives_table(rows: list[dict]) -> str:
 
 
 def cmd_alternatives(args: argparse.Namespace) -> int:
-    from verify.core.resolution import resolve_alternative
-
     claims = [c for c in _select(args.patterns) if c.record.alternative is not None]
     if not claims:
         raise UsageError("no matched claim names an alternative world (a consistency check names none)")

@@ -21,12 +21,12 @@ finds the smallest. When the declared factor or shift does not give it, or the p
 already does (a documented finding: nothing to resolve), the value is None and the note says why.
 
 An alternative with parameter overrides is a world the claim runs: its resolution costs runs and is
-computed on demand (:func:`resolve_alternative`, ``attncheck alternatives``). With exactly one override,
-a real number whose paper-world value is a real number too, it is the parameter value nearest the
-paper's at which the alternative world gives its expected verdict: :data:`OVERRIDE_STEPS` bisection
-runs between the paper's value and the override (geometric when both are > 0 and span more than 10x;
-an integer parameter stays an integer, to a bracket 1 wide). Another override (a law, a flag, a tuple)
-is a categorical world (value None).
+computed on demand (:func:`verify.core.falsifier.resolve_alternative`, ``attncheck alternatives``). With
+exactly one override, a real number whose paper-world value is a real number too, it is the parameter
+value nearest the paper's at which the alternative world gives its expected verdict:
+:data:`OVERRIDE_STEPS` bisection runs between the paper's value and the override (geometric when both
+are > 0 and span more than 10x; an integer parameter stays an integer, to a bracket 1 wide). Another
+override (a law, a flag, a tuple) is a categorical world (value None).
 
 A resolution is ``{"kind": "factor" | "exponent shift" | "parameter", "value", "declared", "note"}``
 (a parameter's adds ``"parameter"`` and ``"paper"``: its name and its paper-world value).
@@ -35,7 +35,6 @@ A resolution is ``{"kind": "factor" | "exponent shift" | "parameter", "value", "
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -54,7 +53,7 @@ CATEGORICAL = "a categorical world"
 Judge = Callable[[Callable[[Evidence], Evidence]], Verdict]
 
 
-def _entry(kind: str, value: Any, declared: Any, note: str, **extra: Any) -> dict[str, Any]:
+def entry(kind: str, value: Any, declared: Any, note: str, **extra: Any) -> dict[str, Any]:
     return {"kind": kind, "value": value, "declared": declared, "note": note, **extra}
 
 
@@ -85,11 +84,11 @@ def _factor(alt: Alternative, kind: Kind, verdict_of: Judge) -> dict[str, Any]:
     v = at(big)
     if v != target:
         note = f"the bound tightened {big:g}-fold (the declared factor) gives {v}, not {target}: not resolved"
-        return _entry("factor", None, big, note)
+        return entry("factor", None, big, note)
     v = verdict_of(lambda ev: ev)
     if v == target:
         note = f"the claim's own bound already gives {target}: no tightening to resolve"
-        return _entry("factor", None, big, note)
+        return entry("factor", None, big, note)
     lo, hi = 1.0, big
     while hi / lo > (1 + FACTOR_RTOL) * (1 + 1e-12):
         m = math.sqrt(lo * hi)
@@ -102,7 +101,7 @@ def _factor(alt: Alternative, kind: Kind, verdict_of: Judge) -> dict[str, Any]:
         f"{target} from the bound tightened {hi:.3g}-fold on ({v} at {lo:.3g}-fold; declared "
         f"{big:g}-fold; bisected to {FACTOR_RTOL:.0%})"
     )
-    return _entry("factor", hi, big, note)
+    return entry("factor", hi, big, note)
 
 
 def _shift(alt: Alternative, kind: Kind, p: float, verdict_of: Judge) -> dict[str, Any]:
@@ -114,16 +113,16 @@ def _shift(alt: Alternative, kind: Kind, p: float, verdict_of: Judge) -> dict[st
         return verdict_of(lambda ev: other.apply(kind, ev))
 
     if span == 0:
-        return _entry("exponent shift", None, span, f"the competing exponent {q:g} is the claim's own")
+        return entry("exponent shift", None, span, f"the competing exponent {q:g} is the claim's own")
     v = at(span)
     if v != target:
         note = f"the competing exponent {q:g} (the declared shift {span:g}) gives {v}, not {target}"
         note += ": not resolved"
-        return _entry("exponent shift", None, span, note)
+        return entry("exponent shift", None, span, note)
     v = verdict_of(lambda ev: ev)
     if v == target:
         note = f"the claim's own exponent {p:g} already gives {target}: no shift to resolve"
-        return _entry("exponent shift", None, span, note)
+        return entry("exponent shift", None, span, note)
     lo, hi = 0.0, span
     while hi - lo > SHIFT_RTOL * span * (1 + 1e-12):
         m = (lo + hi) / 2
@@ -136,7 +135,7 @@ def _shift(alt: Alternative, kind: Kind, p: float, verdict_of: Judge) -> dict[st
         f"{target} from a shift of {hi:.3g} toward {q:g} on (exponent {p + sign * hi:.4g}; {v} at "
         f"{lo:.3g}; declared {span:g}; bisected to {SHIFT_RTOL:.0%} of it)"
     )
-    return _entry("exponent shift", hi, span, note)
+    return entry("exponent shift", hi, span, note)
 
 
 def _real(x: Any) -> bool:
@@ -189,7 +188,7 @@ def bisect_override(
         if v == Verdict.ERROR:
             note = f"the claim errs at {name}={_fmt(m)} ({why}): no resolution between {_fmt(paper)} and "
             note += f"{_fmt(override)}"
-            return _entry("parameter", None, override, note, parameter=name, paper=paper)
+            return entry("parameter", None, override, note, parameter=name, paper=paper)
         if v == target:
             b, hits = m, hits + 1
         else:
@@ -205,69 +204,11 @@ def bisect_override(
         note += f"; {target} at every point run, the paper's value itself not run"
     elif hits == 0:
         note += f"; only the override gives {target}: the claim resolves no nearer world"
-    return _entry("parameter", b, override, note, parameter=name, paper=paper)
+    return entry("parameter", b, override, note, parameter=name, paper=paper)
 
 
 def _fmt(x: Any) -> str:
     return f"{x:.4g}" if isinstance(x, float) else str(x)
-
-
-def resolve_alternative(claim: Any, *, profile: str = "quick", seed: int = 0) -> dict[str, Any]:
-    """Run ``claim``'s alternative world (a re-judged one: the paper run, which judges it) and measure
-    its resolution (module docstring; a numeric override costs :data:`OVERRIDE_STEPS` more runs).
-
-    Returns ``{"claim", "world", "rejudged", "verdict", "expected", "premises", "resolution", "runs",
-    "wall_time"}``; verdict is None when the run judged no alternative (a binomial claim's re-judged
-    one is not judged); premises is False for a claim that leaves its premises at this profile's sizes
-    (expected ``out_of_regime``: judged, and falsified, in the paper profile).
-    """
-    from verify.core.registry import get_claim
-    from verify.core.runner import run_claim
-
-    c = get_claim(claim) if isinstance(claim, str) else claim
-    alt = c.record.alternative
-    if alt is None:
-        raise ValueError(f"claim {c.id!r} names no alternative world")
-    start, runs = time.perf_counter(), 1
-    out = {
-        "claim": c.id,
-        "world": alt.describe(),
-        "rejudged": alt.rejudged,
-        "expected": str(alt.expect),
-        "premises": c.record.expected(profile) != Verdict.OUT_OF_REGIME,
-    }
-    if alt.rejudged:
-        r = run_claim(c, profile=profile, seed=seed)
-        judged = r.alternative or {}
-        verdict, res = judged.get("verdict"), judged.get("resolution")
-        if r.alternative is None:
-            kind = "factor" if alt.factor is not None else "exponent shift"
-            res = _entry(kind, None, None, f"the alternative was not judged (the paper world: {r.verdict})")
-    else:
-        r = run_claim(c, profile=profile, seed=seed, world="alternative")
-        verdict = str(r.verdict)
-        paper = c.record.params_for(profile)
-        why = numeric_override(alt, paper)
-        if isinstance(why, str):  # categorical: the override itself is what was declared
-            one = dict(alt.overrides) if len(alt.overrides) == 1 else {}
-            extra = {"parameter": next(iter(one))} if one else {}
-            res = _entry("parameter", None, to_jsonable(next(iter(one.values()), None)), why, **extra)
-        else:
-            name, value = why
-            if r.verdict != alt.expect:
-                note = f"the alternative world gives {r.verdict}, not {alt.expect}: not resolved"
-                res = _entry("parameter", None, value, note, parameter=name, paper=paper[name])
-            else:
-
-                def verdict_at(x: Any) -> tuple[Verdict, str]:
-                    nonlocal runs
-                    runs += 1
-                    p = run_claim(c, profile=profile, seed=seed, world="alternative", **{name: x})
-                    return p.verdict, next((n for n in p.notes if not n.startswith("alternative world")), "")
-
-                res = bisect_override(name, paper[name], value, alt.expect, verdict_at)
-    out |= {"verdict": verdict, "resolution": res, "runs": runs, "wall_time": time.perf_counter() - start}
-    return to_jsonable(out)
 
 
 __all__ = [
@@ -276,7 +217,7 @@ __all__ = [
     "OVERRIDE_STEPS",
     "SHIFT_RTOL",
     "bisect_override",
+    "entry",
     "numeric_override",
     "rejudged_resolution",
-    "resolve_alternative",
 ]
