@@ -147,7 +147,7 @@ def summary_table(results: list[Result], records: Mapping[str, ClaimRecord] | No
         "findings against a paper's own statement (EXACT, EXACT-from-reviews, THIRD-PARTY), robust to our "
         "choices: " + (", ".join(findings) or "none"),
         *(
-            ["violated, but not findings (a verdict decided by our own choices, or not judged over them): "]
+            ["violated, but not findings (a verdict decided by our own choices, or not judged over them):"]
             + [f"  {u}" for u in unsettled]
             if unsettled
             else []
