@@ -8,6 +8,7 @@ default otherwise), ``thorough`` (many examples; for a night run). Select with
 from __future__ import annotations
 
 import functools
+import json
 import os
 import tempfile
 import time
@@ -20,7 +21,7 @@ from hypothesis import HealthCheck, settings
 from bounds.checks import check_choice
 from verify.core.context import PROFILE_ENV, PROFILES
 from verify.core.papers import builtin_papers
-from verify.core.record import Kind, Provenance, Result
+from verify.core.record import Kind, Provenance, Result, Verdict, from_jsonable
 from verify.core.registry import Claim, _unregister, claim, registry
 from verify.core.results import result_from_json, result_to_dict, result_to_json
 from verify.core.runner import run_claim
@@ -116,3 +117,28 @@ def toy_claim(cid: str, kind: Kind = Kind.UPPER, **kw) -> Callable:
     kw.setdefault("provenance", Provenance.EXACT)
     kw.setdefault("quick", {})
     return claim(cid, reference="toy", kind=kind, statement="toy", **kw)
+
+
+def baseline_results(baseline: Path) -> list[Result]:
+    """Results that reproduce a baseline's entries exactly (what a quick run of its tree gives), for the
+    gate's tests: verdict, slack, theory, measured, worst ratio, consistency and robustness."""
+    doc = json.loads(baseline.read_text(encoding="utf-8"))
+    fixed = dict(reference="", kind=Kind.UPPER, provenance=Provenance.DERIVED, statement="", params={})
+    return [
+        Result(
+            claim_id=cid,
+            paper=cid.split(".")[0],
+            profile=doc["profile"],
+            seeds=[0],
+            theory=from_jsonable(e["theory"]),
+            measured=from_jsonable(e["measured"]),
+            slack=e["slack"],
+            verdict=Verdict(e["verdict"]),
+            expected=Verdict(e["verdict"]),
+            consistency=e.get("consistency", False),
+            worst={"ratio": e["worst_ratio"]} if "worst_ratio" in e else None,
+            robust=e.get("robust"),
+            **fixed,
+        )
+        for cid, e in doc["claims"].items()
+    ]

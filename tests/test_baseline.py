@@ -21,9 +21,9 @@ from reports.baseline import (
     load_baseline,
     update_baseline,
 )
+from tests.support import baseline_results
 from verify.cli import main, read_results, write_results
-from verify.core import Kind, Provenance, Result, Verdict
-from verify.core.record import from_jsonable
+from verify.core import Result, Verdict
 
 GOLDEN = Path(__file__).parent / "golden" / "results.json"
 
@@ -116,29 +116,6 @@ def test_baseline_refuses_mixed_profiles(results, tmp_path: Path) -> None:
 # --- machine independence (round-off, saturation) and malformed input ------------------------------
 
 
-def _entry_results(baseline: Path) -> list[Result]:
-    """Results that reproduce the committed baseline's entries exactly."""
-    doc = json.loads(baseline.read_text())
-    fixed = dict(reference="", kind=Kind.UPPER, provenance=Provenance.DERIVED, statement="", params={})
-    return [
-        Result(
-            claim_id=cid,
-            paper=cid.split(".")[0],
-            profile=doc["profile"],
-            seeds=[0],
-            theory=from_jsonable(e["theory"]),
-            measured=from_jsonable(e["measured"]),
-            slack=e["slack"],
-            verdict=Verdict(e["verdict"]),
-            expected=Verdict(e["verdict"]),
-            consistency=e.get("consistency", False),
-            worst={"ratio": e["worst_ratio"]} if "worst_ratio" in e else None,
-            **fixed,
-        )
-        for cid, e in doc["claims"].items()
-    ]
-
-
 def _is_real(x: object) -> bool:
     return isinstance(x, float | int) and not isinstance(x, bool)
 
@@ -146,7 +123,7 @@ def _is_real(x: object) -> bool:
 @pytest.mark.parametrize("ulps", [-4, 4])
 def test_committed_baseline_survives_a_few_ulps_on_every_value(ulps: int) -> None:
     """Another CPU's kernels move every float by a few ulps: the gate must not notice."""
-    results = _entry_results(DEFAULT_BASELINE)
+    results = baseline_results(DEFAULT_BASELINE)
     for r in results:
         scale = 1 + ulps * EPS
         if _is_real(r.measured) and isinstance(r.measured, float):
@@ -165,7 +142,7 @@ def test_committed_baseline_survives_a_few_ulps_on_every_value(ulps: int) -> Non
 def test_committed_baseline_survives_round_off_values_off_by_4x(factor: float) -> None:
     """Values at round-off level (<= ROUNDOFF_ULPS / 4 eps) move by 2-4x between kernels; their slack
     moves by log10(4) with them."""
-    results = _entry_results(DEFAULT_BASELINE)
+    results = baseline_results(DEFAULT_BASELINE)
     moved = 0
     for r in results:
         if _is_real(r.measured) and 0 < abs(r.measured) <= ROUNDOFF_ULPS / 4 * EPS:
@@ -185,7 +162,7 @@ def _one(measured: float, slack: float | None, tmp_path: Path, **base: object) -
     } | base  # fmt: skip
     path = tmp_path / "b.json"
     path.write_text(json.dumps(doc))
-    return _entry_results(path), path
+    return baseline_results(path), path
 
 
 def test_saturated_slacks_compare_as_equal_but_falling_below_saturation_fails(tmp_path: Path) -> None:

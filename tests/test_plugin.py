@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from reports.baseline import DEFAULT_BASELINE
+from tests.support import baseline_results
 from verify.core import Alternative, Ctx, Evidence, Kind, Provenance, claim
 from verify.core.registry import _unregister, loading, registry
 
@@ -231,33 +233,6 @@ def skeleton(tmp_path_factory) -> Path:
     return root
 
 
-def _core_results() -> list:
-    """Results reproducing the committed baseline's entries (what a quick run of this tree gives)."""
-    from reports.baseline import DEFAULT_BASELINE
-    from verify.core import Result, Verdict
-    from verify.core.record import from_jsonable
-
-    doc = json.loads(DEFAULT_BASELINE.read_text())
-    fixed = dict(reference="", kind=Kind.UPPER, provenance=Provenance.DERIVED, statement="", params={})
-    return [
-        Result(
-            claim_id=cid,
-            paper=cid.split(".")[0],
-            profile="quick",
-            seeds=[0],
-            theory=from_jsonable(e["theory"]),
-            measured=from_jsonable(e["measured"]),
-            slack=e["slack"],
-            verdict=Verdict(e["verdict"]),
-            expected=Verdict(e["verdict"]),
-            consistency=e.get("consistency", False),
-            worst={"ratio": e["worst_ratio"]} if "worst_ratio" in e else None,
-            **fixed,
-        )
-        for cid, e in doc["claims"].items()
-    ]
-
-
 def _guide_lines() -> list[list[str]]:
     """The commands of docs/authoring.md's block that runs a plugin's own checks from its folder."""
     guide = (Path(__file__).resolve().parent.parent / "docs" / "authoring.md").read_text(encoding="utf-8")
@@ -283,7 +258,7 @@ def test_the_core_gate_docs_and_tests_cover_the_built_in_papers_beside_a_plugin(
     own = tmp_path / "smith.json"
     assert _attncheck(skeleton, "run", "smith2027.*", "--json", str(own), "--quiet").returncode == 0
     both = tmp_path / "both.json"
-    write_results(both, _core_results() + read_results(own), "quick", 0)
+    write_results(both, baseline_results(DEFAULT_BASELINE) + read_results(own), "quick", 0)
     gate = _attncheck(skeleton, "baseline", "check", "--from", str(both))
     assert gate.returncode == 0, gate.stdout[-2000:] + gate.stderr
     assert "smith2027" not in gate.stdout and gate.stdout.endswith("baseline check passed\n")
