@@ -138,7 +138,20 @@ def baseline_results(baseline: Path) -> list[Result]:
             consistency=e.get("consistency", False),
             worst={"ratio": e["worst_ratio"]} if "worst_ratio" in e else None,
             robust=e.get("robust"),
+            depends_on=[_UNRECORDED] if e.get("robust") is False else [],
             **fixed,
         )
         for cid, e in doc["claims"].items()
     ]
+
+
+# A baseline records whether a verdict is robust, not where it changes: a placeholder entry (a set
+# choice's shape) for the results file's rule that a non-robust result names what decides it.
+_UNRECORDED = {
+    "choice": "unrecorded",
+    "end": None,
+    "verdict": "inconclusive",
+    "at": None,
+    "below": None,
+    "above": None,
+}
