@@ -308,7 +308,7 @@ def test_fig9_runs_record_what_the_figure_shows(monkeypatch) -> None:
     (r,) = E.fig9_runs([p])
     assert len(r["loss"]) == 61 and len(r["move"]) == 60 and len(r["ntk"]) == 3 and len(r["late"]) == 1
     assert r["ntk"][0] == 0.0 and r["loss"][0] == 1.0 and r["loss"][-1] < 1e-3
-    monkeypatch.setattr(E, "_FIG9", {})
+    monkeypatch.setattr(E.fig9, "RUNS", {})
     assert E.fig9_runs([p]) == [r]
     assert E.fig9_runs([E.Fig9Point(**{**p.__dict__, "checkpoints": (0,)})])[0]["late"] == []
 
@@ -327,9 +327,9 @@ def test_a_batch_of_runs_is_each_run_alone(monkeypatch) -> None:
         np.testing.assert_allclose(tr.grad_norm, g * one.grad_norm, rtol=1e-14)
     kw = dict(key=0, N=5, d=8, d_s=3, d_m=32, steps=20, step_factor=1.0, checkpoints=(0, 10, 20))
     pts = [E.Fig9Point(seed=s, **kw) for s in range(4)]
-    monkeypatch.setattr(E, "_FIG9", {})
+    monkeypatch.setattr(E.fig9, "RUNS", {})
     together = E.fig9_runs(pts)
-    monkeypatch.setattr(E, "_FIG9", {})
+    monkeypatch.setattr(E.fig9, "RUNS", {})
     assert [E.fig9_runs([p])[0] for p in pts] == together
     with pytest.raises(ValueError, match="one model configuration"):
         E.stack_setups([setups[0], E.make_setup(0, 0, N=6, d=8, d_s=3, d_m=16)])

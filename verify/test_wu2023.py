@@ -444,7 +444,8 @@ def test_rate_claims_catch_a_slower_loss(monkeypatch) -> None:
 
         return slow
 
-    _wrap(monkeypatch, E, "run_gd", make)
+    _wrap(monkeypatch, E.ntk, "run_gd", make)  # ntk_rate_run's
+    _wrap(monkeypatch, E, "run_gd", make)  # the claim review.logplot's
     _violated("wu2023.ntk.rate", seed_set=[0])
     _violated("wu2023.review.logplot", seed_set=[0])
 
@@ -460,7 +461,7 @@ def test_vacuity_is_measured_not_hard_coded(monkeypatch) -> None:
 
         return better
 
-    _wrap(monkeypatch, E, "prop1_at_init", make)
+    _wrap(monkeypatch, E.runs, "prop1_at_init", make)
     assert _verdict("wu2023.prop1.vacuous") == Verdict.HOLDS
     monkeypatch.undo()
 
@@ -479,10 +480,12 @@ def test_vacuity_is_measured_not_hard_coded(monkeypatch) -> None:
 def test_stepsize_catches_a_sublinear_lambda_max(monkeypatch) -> None:
     """lambda_max growing like N^0.6 gives a stable step like N^-0.6: violated; exactly like N holds."""
     monkeypatch.setattr(
-        E, "lam_max", lambda model, th, batch: batch.N**0.6 * (1 + 0.01 * abs(batch.X[0, 0, 0]))
+        E.training, "lam_max", lambda model, th, batch: batch.N**0.6 * (1 + 0.01 * abs(batch.X[0, 0, 0]))
     )
     _no_longer_holds("wu2023.review.stepsize")
-    monkeypatch.setattr(E, "lam_max", lambda model, th, batch: batch.N * (1 + 0.01 * abs(batch.X[0, 0, 0])))
+    monkeypatch.setattr(
+        E.training, "lam_max", lambda model, th, batch: batch.N * (1 + 0.01 * abs(batch.X[0, 0, 0]))
+    )
     assert _verdict("wu2023.review.stepsize") == Verdict.HOLDS
 
 
@@ -494,7 +497,7 @@ def test_order_claims_hold_for_a_threshold_of_the_claimed_order(monkeypatch) -> 
     assert _verdict("wu2023.thm2.order") == Verdict.HOLDS
     monkeypatch.setattr(B, "thm1_width", lambda s, **k: mpmath.mpf(s.N) ** 3 * 1e6 * s.trG / s.N)
     cheap = lambda seed, key, N, d, d_s, *a: B.DataSummary(N, d, d_s, 1.0, 1.0, 1.0, 1.0, float(N))  # noqa: E731
-    monkeypatch.setattr(E, "data_summary", cheap)
+    monkeypatch.setattr(E.widths, "data_summary", cheap)
     big = dict(Ns=[128, 256, 512, 1024], d_fixed=1024)
     assert _verdict("wu2023.thm1.order.cubic", **big) == Verdict.HOLDS
     monkeypatch.setattr(B, "thm1_width", lambda s, **k: mpmath.mpf(s.N) ** 2 * 1e6)
@@ -552,13 +555,13 @@ def test_tightness_claims_follow_the_training_law(monkeypatch) -> None:
         return lambda p: {"success": float(p.d_m >= need(p.N)), "failed": "", "steps": 1.0, "radius": 0.0}
 
     kw = dict(Ns=[2, 4, 8, 16, 32], widths=[2**k for k in range(1, 17)])
-    monkeypatch.setattr(E, "premise_run", law(lambda n: n * n / 2))
+    monkeypatch.setattr(E.tightness, "premise_run", law(lambda n: n * n / 2))
     assert _verdict("wu2023.thm1.tight", **kw) == Verdict.HOLDS
-    monkeypatch.setattr(E, "premise_run", law(lambda n: 2 * n))
+    monkeypatch.setattr(E.tightness, "premise_run", law(lambda n: 2 * n))
     assert _verdict("wu2023.thm2.tight", **kw) == Verdict.HOLDS
-    monkeypatch.setattr(E, "premise_run", law(lambda n: n * n / 2))
+    monkeypatch.setattr(E.tightness, "premise_run", law(lambda n: n * n / 2))
     assert _verdict("wu2023.thm1.tight.dgrow", **kw) == Verdict.HOLDS
-    monkeypatch.setattr(E, "premise_run", law(lambda n: 2.0**n))
+    monkeypatch.setattr(E.tightness, "premise_run", law(lambda n: 2.0**n))
     _violated("wu2023.thm1.tight", **dict(kw, Ns=[2, 3, 4, 6, 8, 11, 16]))
 
 
@@ -570,7 +573,7 @@ def test_emp_width_and_lazy_catch_wrong_trends(monkeypatch) -> None:
 
         return wrong
 
-    _wrap(monkeypatch, E, "gd_point", make)
+    _wrap(monkeypatch, E.training, "gd_point", make)
     _violated("wu2023.emp.width", widths=[32, 64, 128], seed_set=[0, 1])
     _violated("wu2023.lazy", seed_set=[0, 1], steps=40)
 
