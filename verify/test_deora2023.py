@@ -242,8 +242,8 @@ def test_train_Hmono_catches_increasing_bound(monkeypatch: pytest.MonkeyPatch) -
 def test_softmax_catches_unnormalised_softmax(monkeypatch: pytest.MonkeyPatch) -> None:
     """A softmax whose rows sum to 1.2 (wrong code) breaks ||diag(s) - ss^T|| <= 1/2 (a consistency
     check since the verdict rules with positive evidence: the inequalities are textbook facts)."""
-    orig = E.softmax
-    monkeypatch.setattr(E, "softmax", lambda z, *a, **k: 1.2 * orig(z, *a, **k))
+    orig = E.derivatives.softmax
+    monkeypatch.setattr(E.derivatives, "softmax", lambda z, *a, **k: 1.2 * orig(z, *a, **k))
     assert _verdict("deora2023.softmax", draws=200, **ONE) == Verdict.VIOLATED
 
 
@@ -427,7 +427,7 @@ def test_lazy_catches_wrong_movement(monkeypatch: pytest.MonkeyPatch, fresh: Non
         out = orig(p)
         return (out[0] * _runaway(p.H), *out[1:])
 
-    monkeypatch.setattr(E, "lazy_point", moved)
+    monkeypatch.setattr(E.rates, "lazy_point", moved)  # looked up by E.lazy_sweep
     kw = dict(Hs=(2, 4, 8, 16), K=60)
     assert _verdict("deora2023.lazy", **kw) == Verdict.VIOLATED
 
