@@ -201,6 +201,7 @@ def worst_case_search(
 
 
 def split_z(z: np.ndarray, sizes: tuple[int, ...]) -> list[np.ndarray]:
+    """A search variable z (sum(sizes),) cut into consecutive blocks of the given sizes."""
     return np.split(z, np.cumsum(sizes)[:-1])
 
 

@@ -222,11 +222,11 @@ def wc_sweep(s: WcSweep) -> list[dict[str, float]]:
     return out
 
 
+# ---- loss-level worst-case searches (verify/numerics/worstcase.py) ------------------------------------
+
 #: Box of the loss-level searches: U entries (polar: ||U||_F) and R below LOSS_BOX, so that |y Phi| stays
 #: far below the ~745 where the logistic loss underflows to 0.
 LOSS_BOX = 10.0
-
-
 #: Smallest token radius of the loss-level searches (R -> 0 is a limit of some of their worst cases).
 LOSS_R_MIN = 1e-6
 
