@@ -75,7 +75,7 @@ def test_kappa3_sharp_constant() -> None:
     p (1 - p) (1 - 2p) = 1 / (6 sqrt 3), i.e. 2 / (3 sqrt 3) = 0.3849 of range(v) range(b)^2 / 4."""
     p = (3 - math.sqrt(3)) / 6
     s, v = np.array([[p, 1 - p]]), np.array([[1.0, 0.0]])
-    assert E._kappa3_ratios(s, v, v)[0] == pytest.approx(2 / (3 * math.sqrt(3)), rel=1e-12)
+    assert E.kappa3_ratios(s, v, v)[0] == pytest.approx(2 / (3 * math.sqrt(3)), rel=1e-12)
 
 
 def test_taylor_ratio_at_the_smallest_step() -> None:
@@ -97,7 +97,7 @@ def test_loss_searches_replay() -> None:
 def test_hessian_search_replays() -> None:
     """The Hessian search's z rebuilds the point (polar U, tokens scaled to R = 1) and its ratio."""
     w = E.hess_ratio_search(np.random.default_rng(0), "full", 2, 1, 1, 20)
-    u, root, W, x = E._split(np.array(w.z), (2, 1, 1, 2))
-    params = {"U": E._polar_U(u, float(root[0]), 2, 1), "W": W.reshape(1, 1, 1)}
-    assert E.hess_ratio_full(params, E._unit_tokens(x, 2, 1))[0] == w.ratio
+    u, root, W, x = E.split_z(np.array(w.z), (2, 1, 1, 2))
+    params = {"U": E.polar_U(u, float(root[0]), 2, 1), "W": W.reshape(1, 1, 1)}
+    assert E.hess_ratio_full(params, E.unit_tokens(x, 2, 1))[0] == w.ratio
     assert w.ratio > 0.999 and w.argument == {"variant": "full", "H": 1, "T": 2, "d": 1}

@@ -242,8 +242,8 @@ def test_train_Hmono_catches_increasing_bound(monkeypatch: pytest.MonkeyPatch) -
 def test_softmax_catches_unnormalised_softmax(monkeypatch: pytest.MonkeyPatch) -> None:
     """A softmax whose rows sum to 1.2 (wrong code) breaks ||diag(s) - ss^T|| <= 1/2 (a consistency
     check since the verdict rules with positive evidence: the inequalities are textbook facts)."""
-    orig = E.softmax
-    monkeypatch.setattr(E, "softmax", lambda z, *a, **k: 1.2 * orig(z, *a, **k))
+    orig = E.derivatives.softmax
+    monkeypatch.setattr(E.derivatives, "softmax", lambda z, *a, **k: 1.2 * orig(z, *a, **k))
     assert _verdict("deora2023.softmax", draws=200, **ONE) == Verdict.VIOLATED
 
 
@@ -427,7 +427,7 @@ def test_lazy_catches_wrong_movement(monkeypatch: pytest.MonkeyPatch, fresh: Non
         out = orig(p)
         return (out[0] * _runaway(p.H), *out[1:])
 
-    monkeypatch.setattr(E, "lazy_point", moved)
+    monkeypatch.setattr(E.rates, "lazy_point", moved)  # looked up by E.lazy_sweep
     kw = dict(Hs=(2, 4, 8, 16), K=60)
     assert _verdict("deora2023.lazy", **kw) == Verdict.VIOLATED
 
@@ -525,7 +525,7 @@ def test_ntk_concentration_catches_non_concentrating_kernel(
             1 + 0.01 * p.H**0.5 * r.standard_normal()
         )
 
-    monkeypatch.setattr(E, "ntk_gram_point", noisy)
+    monkeypatch.setattr(E.ntk, "ntk_gram_point", noisy)  # looked up by E.ntk_sweep
     kw = dict(Hs=(4, 16, 64, 256), inits=4)
     assert _verdict("deora2023.ntk.concentration", **kw) == Verdict.VIOLATED
     assert _verdict("deora2023.ntk.concentration.margin", **kw) == Verdict.VIOLATED
@@ -598,7 +598,7 @@ def test_gen_gap_claims_catch_flat_gap(monkeypatch: pytest.MonkeyPatch, fresh: N
         g1, l1, g2, l2, k = orig(p)
         return g1 * p.n, l1, g2 * p.n, l2, k
 
-    monkeypatch.setattr(E, "gap_point", flat)
+    monkeypatch.setattr(E.generalization, "gap_point", flat)  # looked up by E.gap_sweep
     kw = dict(ns=(10, 20, 40, 80, 160), datasets=2, test_size=200)
     assert _verdict("deora2023.gen.gap", **kw) == Verdict.VIOLATED
     assert _verdict("deora2023.gen.gap.loss", **kw) == Verdict.VIOLATED

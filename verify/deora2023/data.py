@@ -1,5 +1,5 @@
 """Data for Deora et al.: the tokenized-mixture model (derivation Sect. 9.1, RECONSTRUCTED), generic random
-token sequences, and the batch / problem types the model and the experiments take."""
+token sequences, and the problem type the experiments take (with the model's :class:`Batch`)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import numpy as np
 
 from bounds.checks import check_choice, check_int, check_real
 from verify.deora2023 import model as M
+from verify.deora2023.model import Batch  # the model's data type, re-exported with the data
 
 VARIANTS = ("O", "A")
 #: Token noise: "iid" z_t independent over the T positions (the model); "shared": one z per sequence,
@@ -114,14 +115,6 @@ def random_tokens(rng: np.random.Generator, n: int, T: int, d: int, scale: float
 def token_radius(X: np.ndarray) -> float:
     """R = max_t ||x_t|| over a batch (n, T, d) (the realised A2 constant)."""
     return float(np.max(np.linalg.norm(np.asarray(X, dtype=np.float64), axis=-1)))
-
-
-@dataclass(frozen=True)
-class Batch:
-    """A labelled sample: X (n, T, d) token sequences and y (n,) labels in {-1, +1}."""
-
-    X: np.ndarray
-    y: np.ndarray
 
 
 @dataclass

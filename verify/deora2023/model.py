@@ -26,7 +26,6 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy.special import expit
@@ -36,10 +35,17 @@ from verify.numerics.buffers import WorkBuffers
 from verify.numerics.model import ParamBlocks
 from verify.numerics.softmax import SHIFT_FREE, softmax
 
-if TYPE_CHECKING:  # a name in annotations only: the data module imports this one (its planted teacher)
-    from verify.deora2023.data import Batch
-
 Params = Mapping[str, np.ndarray]
+
+
+@dataclass(frozen=True)
+class Batch:
+    """A labelled sample, the model's data: X (n, T, d) token sequences and y (n,) labels in {-1, +1}
+    (defined here, not in :mod:`verify.deora2023.data`, which imports this module for its planted teacher
+    and re-exports it)."""
+
+    X: np.ndarray
+    y: np.ndarray
 
 
 @dataclass(frozen=True, eq=False)
@@ -887,9 +893,8 @@ def quadratic_form(params: Params, x: np.ndarray, v: np.ndarray) -> float:
 @dataclass(frozen=True)
 class MultiHeadAttention:
     """The classifier Phi(theta; X) with the empirical risk L(theta) = (1/n) sum_i l(y_i Phi(theta; X_i))
-    as a :class:`verify.numerics.model.Model` over :class:`AttnParams` and a
-    :class:`verify.deora2023.data.Batch`. loss_name: ``"logistic"`` (the paper's loss) or
-    ``"exponential"``. Shapes (H, T, d) come from the parameters."""
+    as a :class:`verify.numerics.model.Model` over :class:`AttnParams` and a :class:`Batch`. loss_name:
+    ``"logistic"`` (the paper's loss) or ``"exponential"``. Shapes (H, T, d) come from the parameters."""
 
     loss_name: str = "logistic"
 
