@@ -479,12 +479,6 @@ def empirical_rate(L: np.ndarray) -> float:
     return float((L[T] / L[h]) ** (1.0 / (T - h))) if T - h > 0 else float("nan")
 
 
-def iterations_to(L: np.ndarray, target: float, steps: int) -> int:
-    """First t with L(t) < target L(0); ``steps + 1`` when never reached."""
-    hit = np.nonzero(L < target * L[0])[0]
-    return int(hit[0]) if hit.size else steps + 1
-
-
 def descent_iterations(
     seed: int, config: D.Config, H: int, factor: float, target: float, cap: int
 ) -> int | None:
