@@ -258,7 +258,7 @@ def test_gd_run_is_cached_and_reproducible() -> None:
     r1 = E.run_gd(0, cfg, 6, steps=50)
     r2 = E.run_gd(0, cfg, 6, gamma=3.0, steps=50)
     assert r1 is r2
-    E._run_gd.cache_clear()
+    E.run_gd_cached.cache_clear()
     r3 = E.run_gd(0, cfg, 6, steps=50)
     assert np.array_equal(r1.traj.loss, r3.traj.loss)
     assert not r3.traj.loss.flags.writeable

@@ -67,10 +67,10 @@ def _run(cid: str, profile: str = "quick", **kw: object):
 def fresh_cache() -> Iterator[None]:
     """Clear the per-process problem / run caches around a test that perturbs what they compute."""
     E.problem_for.cache_clear()
-    E._run_gd.cache_clear()
+    E.run_gd_cached.cache_clear()
     yield
     E.problem_for.cache_clear()
-    E._run_gd.cache_clear()
+    E.run_gd_cached.cache_clear()
 
 
 def test_every_planned_claim_is_registered() -> None:
@@ -282,7 +282,7 @@ def test_heads_tuned_holds_under_a_step_rule_blind_to_H(monkeypatch: pytest.Monk
         eta_Q, lam = orig(params, problem, gamma)
         return eta_Q * params.Q.shape[0] / (2 * problem.N), lam
 
-    monkeypatch.setattr(E, "step_sizes", blind)
+    monkeypatch.setattr(E.heads, "step_sizes", blind)  # where descent_iterations looks it up
     r = _run("yang2024.heads.tuned")
     assert r.verdict == Verdict.HOLDS, r.notes
 
