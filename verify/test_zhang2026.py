@@ -184,7 +184,7 @@ def test_Tstar_flips_with_a_step_shrinking_in_D(monkeypatch) -> None:
     _flips(
         monkeypatch,
         "zhang2026.thm31.Tstar",
-        E,
+        E.thm31,  # onset_sweep looks scalar_curve up in its own module
         "scalar_curve",
         _curve_with(lambda p, orig: orig(replace(p, eta=p.eta * (8 / p.D) ** 0.5))),
     )
@@ -197,7 +197,7 @@ def test_examples_flip_with_a_wrong_attention_gradient(monkeypatch) -> None:
     _flips(
         monkeypatch,
         "zhang2026.examples",
-        E,
+        E.examples,
         "softmax_vjp",
         lambda A, G, axis: orig(A, G, axis=-1),
         seeds=[0],
@@ -297,7 +297,7 @@ def test_nonuniformS_flips_with_a_wrong_step(monkeypatch) -> None:
     _flips(
         monkeypatch,
         "zhang2026.nonuniformS",
-        E,
+        E.variants,
         "circulant_run_batched",
         lambda s, V, eta, times, *a, **k: orig(s, V, eta * 0.5, times, *a, **k),
         seeds=[0],
@@ -319,7 +319,7 @@ def test_stepsize_flips_with_a_larger_step(monkeypatch) -> None:
     """GD run at 40x the step it reports (a wrong scaling of the measured run)."""
     orig = E.scalar_run
     bad = lambda D, K, eta, *a, **k: orig(D, K, 40 * eta, *a, **k)  # noqa: E731
-    _flips(monkeypatch, "zhang2026.stepsize", E, "scalar_run", bad, steps=300)
+    _flips(monkeypatch, "zhang2026.stepsize", E.runs, "scalar_run", bad, steps=300)  # inside monotone_run
 
 
 def test_KD4_finding_is_the_exponent(monkeypatch) -> None:
