@@ -50,7 +50,8 @@ from verify.core.results import ResultsError, check_value
 from verify.core.runner import library_versions
 
 SCHEMA = "attncheck.baseline/1"
-DEFAULT_BASELINE = Path(__file__).parent / "baseline" / "quick.json"
+#: The committed baseline of the built-in papers (a data file beside the report builder).
+DEFAULT_BASELINE = Path(__file__).parents[2] / "reports" / "baseline" / "quick.json"
 #: Allowed loss of slack before the gate trips, in log10 units (0.05 dex = 12 % of the margin).
 TOLERANCE = 0.05
 #: Slacks at or above this many dex compare as equal ("holds with at least 1000x room").
