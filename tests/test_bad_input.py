@@ -30,11 +30,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reports.baseline import update_baseline
 from tests.test_faults import _one_line_error, no_run  # noqa: F401 (a fixture)
 from verify import cli
 from verify.cli import main
 from verify.core.context import PROFILE_ENV, PROFILES
+from verify.core.gate import update_baseline
 from verify.core.jsonload import MAX_DEPTH, load_json, nesting_depth
 from verify.core.record import Result, Verdict
 from verify.core.registry import get_claim, registry

@@ -10,7 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from reports.baseline import (
+from tests.support import baseline_results
+from verify.cli import main, read_results, write_results
+from verify.core import Result, Verdict
+from verify.core.gate import (
     DEFAULT_BASELINE,
     EPS,
     ROUNDOFF_ULPS,
@@ -21,9 +24,6 @@ from reports.baseline import (
     load_baseline,
     update_baseline,
 )
-from tests.support import baseline_results
-from verify.cli import main, read_results, write_results
-from verify.core import Result, Verdict
 
 GOLDEN = Path(__file__).parent / "golden" / "results.json"
 

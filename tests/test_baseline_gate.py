@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from reports.baseline import DEFAULT_BASELINE, baseline_papers, check_baseline
 from tests.support import cached_run
+from verify.core.gate import DEFAULT_BASELINE, baseline_papers, check_baseline
 from verify.core.registry import registry
 
 

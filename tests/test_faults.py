@@ -32,9 +32,9 @@ from pathlib import Path
 
 import pytest
 
-from reports.baseline import update_baseline
 from verify import cli
 from verify.cli import main
+from verify.core.gate import update_baseline
 from verify.core.registry import get_claim, registry
 from verify.core.results import read_results_doc, write_results
 from verify.core.runner import error_result

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from reports.baseline import DEFAULT_BASELINE
 from tests.support import baseline_results
 from verify.core import Alternative, Ctx, Evidence, Kind, Provenance, claim
+from verify.core.gate import DEFAULT_BASELINE
 from verify.core.registry import _unregister, loading, registry
 
 FILES = {

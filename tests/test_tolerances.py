@@ -13,8 +13,8 @@ item 7): a loosened (or tightened) tolerance fails here instead of leaving the s
   reachable, an infinite bound);
 * the probability rule's one-sided Clopper-Pearson level (:data:`verify.numerics.stats.LEVEL`) at
   the discrete boundary;
-* the baseline gate: :data:`~reports.baseline.TOLERANCE` just inside / outside and a measured value
-  just above :data:`~reports.baseline.ROUNDOFF_ULPS` eps. tests/test_baseline.py already covers the
+* the baseline gate: :data:`~verify.core.gate.TOLERANCE` just inside / outside and a measured value
+  just above :data:`~verify.core.gate.ROUNDOFF_ULPS` eps. tests/test_baseline.py already covers the
   saturation edge (``test_saturated_slacks_compare_as_equal_but_falling_below_saturation_fails``),
   round-off values at the edge (``test_round_off_values_compare_in_eps_and_leaving_round_off_is_caught``)
   and ``VALUE_RTOL`` (``test_entries_without_slack_compare_theory_and_measured``); not repeated here.
@@ -34,7 +34,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from reports import baseline as BL
+from verify.core import gate as BL
 from verify.core import judge as J
 from verify.core.record import Evidence, Kind, Provenance, Result, Verdict
 from verify.core.registry import get_claim, load_all

@@ -45,6 +45,7 @@ from pathlib import Path
 from verify.core.context import PROFILE_ENV, PROFILES
 from verify.core.falsifier import resolve_alternative
 from verify.core.format import fmt_resolution, fmt_slack, fmt_value, shown
+from verify.core.gate import DEFAULT_BASELINE, check_baseline, load_baseline, update_baseline
 from verify.core.papers import PluginError
 from verify.core.parallel import (
     DASK_TIMEOUT,
@@ -280,8 +281,6 @@ def _costs(args: argparse.Namespace, workers: int) -> dict[str, float]:
         return {}
     if args.timings:
         return {r.claim_id: r.wall_time for r in args.timings_results}
-    from reports.baseline import load_baseline
-
     try:
         claims = load_baseline()["claims"]
     except (OSError, ValueError):  # no usable baseline: every claim costs the same
@@ -545,8 +544,6 @@ def _baseline_papers(args: argparse.Namespace, path: Path, doc: dict | None) -> 
     """The papers the gate covers: those the baseline file names (``--papers``, when given, must agree,
     except to rewrite a plugin's own baseline), or, for a new baseline, ``--papers`` (else the papers of
     ``--from``'s results)."""
-    from reports.baseline import DEFAULT_BASELINE
-
     given = _paper_keys(args.papers)
     own = path.resolve() == DEFAULT_BASELINE.resolve()
     if doc is not None and (args.action == "check" or own) and given is not None and given != doc["papers"]:
@@ -559,8 +556,6 @@ def _baseline_papers(args: argparse.Namespace, path: Path, doc: dict | None) -> 
 
 
 def cmd_baseline(args: argparse.Namespace) -> int:
-    from reports.baseline import DEFAULT_BASELINE, check_baseline, load_baseline, update_baseline
-
     path = Path(args.baseline or DEFAULT_BASELINE)
     doc = None
     if args.action == "update":

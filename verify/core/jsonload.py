@@ -6,7 +6,7 @@ otherwise hit the recursion limit on a file nested 1000 deep), and parses it. Ev
 line naming the file: a :class:`JSONInputError` (a ``ValueError``; :class:`MissingJSONFile` when the
 path does not exist). NaN and Infinity literals parse, as floats: the caller's schema check refuses
 them naming the field. The schema of each kind of file lives with its reader
-(:mod:`verify.core.results`, :mod:`reports.baseline`).
+(:mod:`verify.core.results`, :mod:`verify.core.gate`).
 """
 
 from __future__ import annotations

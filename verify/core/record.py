@@ -462,7 +462,8 @@ class Evidence:
 
 @dataclass
 class Result:
-    """A judged claim at one parameter point. Round-trips through :meth:`to_json` / :meth:`from_json`.
+    """A judged claim at one parameter point. Its JSON form is the results schema's
+    (:func:`verify.core.results.result_to_json` / :func:`~verify.core.results.result_from_json`).
 
     decision: what decided the verdict, as data (:func:`verify.core.judge.decide`: the rule, its
     branch, the estimate, its interval, the band or target it was held against); alternative: the
