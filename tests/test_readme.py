@@ -1,4 +1,6 @@
-"""The README's two commands are the ones CI runs and they name things that exist."""
+"""The README's two commands are the ones CI runs and they name things that exist; the README and the
+guides it links (the rulebook, the operations guide, the changelog) quote a real run, never give a
+number of our reconstruction as the authors', and link only to what exists."""
 
 from __future__ import annotations
 
@@ -7,6 +9,8 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+#: The README and the prose it links to: the rulebook, the operations guide and the changelog.
+GUIDES = ("README.md", "docs/verdicts.md", "docs/operations.md", "CHANGELOG.md")
 
 
 def _readme_commands() -> list[str]:
@@ -94,9 +98,50 @@ _NEVER = (
 
 
 def test_the_readme_never_attributes_our_reconstruction_to_the_authors() -> None:
-    text = " ".join((ROOT / "README.md").read_text().split())
-    for phrase in _NEVER:
-        assert phrase not in text, phrase
-    for sentence in re.split(r"(?<=[.;])\s", text):
-        if any(n in sentence for n in _OURS):
-            assert "our reconstruct" in sentence.lower(), sentence
+    """The README and its guides (the findings' paragraphs live in docs/verdicts.md)."""
+    for name in GUIDES:
+        text = " ".join((ROOT / name).read_text().split())
+        for phrase in _NEVER:
+            assert phrase not in text, f"{name}: {phrase}"
+        for sentence in re.split(r"(?<=[.;])\s", text):
+            if any(n in sentence for n in _OURS):
+                assert "our reconstruct" in sentence.lower(), f"{name}: {sentence}"
+
+
+def test_the_readme_is_short_and_links_its_guides() -> None:
+    text = (ROOT / "README.md").read_text()
+    assert len(text.splitlines()) <= 150
+    for name in GUIDES[1:]:
+        assert f"]({name})" in text, f"the README must link {name}"
+
+
+def _anchors(path: Path) -> set[str]:
+    """The GitHub anchors of the Markdown headings of ``path`` (fenced code skipped; a repeated heading
+    gets -1, -2, ...)."""
+    anchors: set[str] = set()
+    fenced = False
+    for line in path.read_text(encoding="utf-8").splitlines():
+        fenced ^= line.startswith("```")
+        heading = re.match(r"#{1,6} (.*)", line)
+        if heading and not fenced:
+            slug = re.sub(r"[^\w\- ]", "", heading.group(1).strip().lower()).replace(" ", "-")
+            anchor, n = slug, 0
+            while anchor in anchors:
+                n += 1
+                anchor = f"{slug}-{n}"
+            anchors.add(anchor)
+    return anchors
+
+
+def test_every_relative_link_of_the_readme_and_its_guides_resolves() -> None:
+    """Each link to a file of the repository names one that exists, and each #anchor a heading in it."""
+    for name in (*GUIDES, "docs/README.md"):
+        source = ROOT / name
+        for target in re.findall(r"\]\(([^)\s]+)\)", source.read_text(encoding="utf-8")):
+            if re.match(r"[a-z]+:", target):
+                continue
+            path, _, anchor = target.partition("#")
+            file = (source.parent / path).resolve() if path else source
+            assert file.is_file(), f"{name} links {target}: no such file"
+            if anchor and file.suffix == ".md":
+                assert anchor in _anchors(file), f"{name} links {target}: no such heading"
