@@ -8,7 +8,7 @@ import mpmath
 import numpy as np
 import pytest
 
-from verify.core import Choice, Ctx, Evidence, Kind, Provenance, Verdict, claim
+from verify.core import Choice, Ctx, Evidence, Expect, Kind, Profiles, Provenance, Source, Verdict, claim
 from verify.core.registry import _unregister
 from verify.numerics.fit import fit_rate
 
@@ -24,12 +24,10 @@ def _noisy_power(args: tuple[int, float]) -> float:
 def _register() -> None:
     @claim(
         "toy.upper",
-        reference="Thm 1, Eq. (1)",
+        Source("Thm 1, Eq. (1)", Provenance.DERIVED),
         kind=Kind.UPPER,
-        provenance=Provenance.DERIVED,
         statement="x <= 1 & other $pecial_chars",
-        quick=dict(x=0.5, n=4),
-        paper=dict(n=64),
+        profiles=Profiles(quick=dict(x=0.5, n=4), paper=dict(n=64)),
     )
     def upper(ctx: Ctx, *, x: float, n: int) -> Evidence:
         """Toy upper bound: measured x against theory 1."""
@@ -39,11 +37,10 @@ def _register() -> None:
 
     @claim(
         "toy.rate",
-        reference="Thm 2",
+        Source("Thm 2", Provenance.RECONSTRUCTED),
         kind=Kind.RATE,
-        provenance=Provenance.RECONSTRUCTED,
         statement="y ~ x^-1/2",
-        quick=dict(points=8),
+        profiles=Profiles(quick=dict(points=8)),
     )
     def rate(ctx: Ctx, *, points: int) -> Evidence:
         """Toy rate: a noisy power law with exponent -1/2, sweep points through ctx.map."""
@@ -53,12 +50,10 @@ def _register() -> None:
 
     @claim(
         "toy.vacuous",
-        reference="Thm 3",
+        Source("Thm 3", Provenance.EXACT),
         kind=Kind.CONDITION,
-        provenance=Provenance.EXACT,
         statement="width needed",
-        quick={},
-        expect=Verdict.VACUOUS,
+        expect=Expect(Verdict.VACUOUS),
     )
     def vacuous(ctx: Ctx) -> Evidence:
         """Toy condition needing a width of 1e41."""
@@ -66,12 +61,10 @@ def _register() -> None:
 
     @claim(
         "toy.finding",
-        reference="Lemma 4",
+        Source("Lemma 4", Provenance.EXACT_FROM_REVIEWS),
         kind=Kind.LOWER,
-        provenance=Provenance.EXACT_FROM_REVIEWS,
         statement="a documented violation",
-        quick=dict(m=0.5),
-        expect=Verdict.VIOLATED,
+        expect=Expect(Verdict.VIOLATED),
         choices={"m": Choice(0.5, range=(0.4, 0.6), basis="plausible", reason="a toy's measurement")},
     )
     def finding(ctx: Ctx, *, m: float) -> Evidence:
@@ -80,24 +73,15 @@ def _register() -> None:
 
     @claim(
         "toy.broken",
-        reference="Lemma 5",
+        Source("Lemma 5", Provenance.DERIVED),
         kind=Kind.UPPER,
-        provenance=Provenance.DERIVED,
         statement="an unexpected violation",
-        quick={},
     )
     def broken(ctx: Ctx) -> Evidence:
         """Toy regression: measured above the claimed upper bound, not expected."""
         return Evidence(theory=1.0, measured=2.0)
 
-    @claim(
-        "toy.crash",
-        reference="--",
-        kind=Kind.UPPER,
-        provenance=Provenance.DERIVED,
-        statement="raises",
-        quick={},
-    )
+    @claim("toy.crash", Source("--", Provenance.DERIVED), kind=Kind.UPPER, statement="raises")
     def crash(ctx: Ctx) -> Evidence:
         """Toy claim that raises."""
         raise RuntimeError("boom")

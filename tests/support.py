@@ -20,6 +20,7 @@ from hypothesis import HealthCheck, settings
 
 from bounds.checks import check_choice
 from verify.core.context import PROFILE_ENV, PROFILES
+from verify.core.declare import Source
 from verify.core.papers import builtin_papers
 from verify.core.record import Kind, Provenance, Result, Verdict, from_jsonable
 from verify.core.registry import Claim, _unregister, claim, registry
@@ -111,12 +112,12 @@ def toy_cleanup() -> Iterator[None]:
 
 
 def toy_claim(cid: str, kind: Kind = Kind.UPPER, **kw) -> Callable:
-    """``@claim`` for a toy claim about a toy paper (EXACT, no parameters unless given), unregistered
-    after the test by :func:`toy_cleanup`, which the test module must import."""
+    """``@claim`` for a toy claim about a toy paper (reference "toy", EXACT unless ``source`` says
+    otherwise, no parameters unless given), unregistered after the test by :func:`toy_cleanup`, which the
+    test module must import."""
     _TOYS.append(cid)
-    kw.setdefault("provenance", Provenance.EXACT)
-    kw.setdefault("quick", {})
-    return claim(cid, reference="toy", kind=kind, statement="toy", **kw)
+    kw.setdefault("source", Source("toy", Provenance.EXACT))
+    return claim(cid, kind=kind, statement="toy", **kw)
 
 
 def baseline_results(baseline: Path) -> list[Result]:

@@ -12,7 +12,21 @@ import pytest
 
 from reports.latex import paper_table
 from verify.cli import main, match_claims
-from verify.core import Choice, Ctx, Evidence, Kind, Provenance, Result, Rule, Verdict, claim, run_claim
+from verify.core import (
+    Choice,
+    Ctx,
+    Evidence,
+    Expect,
+    Kind,
+    Profiles,
+    Provenance,
+    Result,
+    Rule,
+    Source,
+    Verdict,
+    claim,
+    run_claim,
+)
 from verify.core.choices import RESOLUTION
 from verify.core.parallel import run_claims
 from verify.core.registry import _unregister, get_claim
@@ -37,24 +51,18 @@ def _seen(cid: str, value: Any) -> None:
 
 
 def _toy(cid: str, kind: Kind = Kind.UPPER, **kw: Any) -> Any:
-    return claim(cid, reference="--", kind=kind, provenance=Provenance.DERIVED, statement="toy", **kw)
+    return claim(cid, Source("--", Provenance.DERIVED), kind=kind, statement="toy", **kw)
 
 
 def _register() -> None:
-    @_toy(
-        "toy.ch.linear",
-        quick={"x": 0.5},
-        choices={"x": Choice(0.5, range=(0.0, 2.0), reason="r", basis="pilot")},
-    )
+    @_toy("toy.ch.linear", choices={"x": Choice(0.5, range=(0.0, 2.0), reason="r", basis="pilot")})
     def linear(ctx: Ctx, *, x: float) -> Evidence:
         """x <= 1: holds below 1, violated above."""
         _seen("toy.ch.linear", x)
         return Evidence(theory=1.0, measured=x)
 
     @_toy(
-        "toy.ch.geometric",
-        quick={"eps": 1e-3},
-        choices={"eps": Choice(1e-3, range=(1e-6, 1e-1), reason="r", basis="plausible")},
+        "toy.ch.geometric", choices={"eps": Choice(1e-3, range=(1e-6, 1e-1), reason="r", basis="plausible")}
     )
     def geometric(ctx: Ctx, *, eps: float) -> Evidence:
         """eps <= 1e-2, over a range spanning 1e5."""
@@ -63,8 +71,7 @@ def _register() -> None:
 
     @_toy(
         "toy.ch.int",
-        Kind.LOWER,
-        quick={"n": 150},
+        kind=Kind.LOWER,
         choices={"n": Choice(150, range=(50, 300), reason="r", basis="paper's range")},
     )
     def integer(ctx: Ctx, *, n: int) -> Evidence:
@@ -73,18 +80,13 @@ def _register() -> None:
         _seen("toy.ch.int", n)
         return Evidence(theory=97, measured=n)
 
-    @_toy(
-        "toy.ch.robust",
-        quick={"x": 0.5},
-        choices={"x": Choice(0.5, range=(0.1, 0.9), reason="r", basis="paper")},
-    )
+    @_toy("toy.ch.robust", choices={"x": Choice(0.5, range=(0.1, 0.9), reason="r", basis="paper")})
     def robust(ctx: Ctx, *, x: float) -> Evidence:
         """x <= 1 over [0.1, 0.9]: holds at every point."""
         return Evidence(theory=1.0, measured=x)
 
     @_toy(
         "toy.ch.set",
-        quick={"metric": "iterations", "x": 0.5},
         choices={
             "metric": Choice(
                 "iterations", options=("iterations", "multiply-adds"), reason="r", basis="plausible"
@@ -98,44 +100,29 @@ def _register() -> None:
 
     @_toy(
         "toy.ch.rule",
-        quick={},
-        rules={"cap": Rule(2.0, "a cap")},
-        choices={"cap": Choice(2.0, range=(0.5, 4.0), reason="r", basis="plausible")},
+        choices={"cap": Choice(Rule(2.0, "a cap"), range=(0.5, 4.0), reason="r", basis="plausible")},
     )
     def rule(ctx: Ctx) -> Evidence:
         """1 <= cap: holds for cap >= 1."""
         return Evidence(theory=ctx.rule("cap"), measured=1.0)
 
-    @_toy(
-        "toy.ch.small",
-        Kind.LOWER,
-        quick={"n": 8},
-        choices={"n": Choice(8, range=(1, 10), reason="r", basis="pilot")},
-    )
+    @_toy("toy.ch.small", kind=Kind.LOWER, choices={"n": Choice(8, range=(1, 10), reason="r", basis="pilot")})
     def small(ctx: Ctx, *, n: int) -> Evidence:
         """n >= 4 over a range of 9 integers."""
         _seen("toy.ch.small", n)
         return Evidence(theory=4, measured=n)
 
-    @_toy(
-        "toy.ch.broken",
-        quick={"x": 0.5},
-        choices={"x": Choice(0.5, range=(0.0, 1.0), reason="r", basis="pilot")},
-    )
+    @_toy("toy.ch.broken", choices={"x": Choice(0.5, range=(0.0, 1.0), reason="r", basis="pilot")})
     def broken(ctx: Ctx, *, x: float) -> Evidence:
         """Raises at every x."""
         raise RuntimeError("never runs")
 
-    @_toy("toy.ch.none", quick={"x": 0.5})
+    @_toy("toy.ch.none", profiles=Profiles(quick={"x": 0.5}))
     def none(ctx: Ctx, *, x: float) -> Evidence:
         """No choices declared."""
         return Evidence(theory=1.0, measured=x)
 
-    @_toy(
-        "toy.ch.crash",
-        quick={"x": 0.5},
-        choices={"x": Choice(0.5, range=(0.0, 2.0), reason="r", basis="pilot")},
-    )
+    @_toy("toy.ch.crash", choices={"x": Choice(0.5, range=(0.0, 2.0), reason="r", basis="pilot")})
     def crash(ctx: Ctx, *, x: float) -> Evidence:
         """Raises above 1.5."""
         if x > 1.5:
@@ -146,12 +133,10 @@ def _register() -> None:
 
         @claim(
             cid,
-            reference="--",
+            Source("--", Provenance.EXACT),
             kind=Kind.LOWER,
-            provenance=Provenance.EXACT,
             statement="toy: m >= 3",
-            quick={"m": 2.5},
-            expect=Verdict.VIOLATED,
+            expect=Expect(Verdict.VIOLATED),
             choices={"m": Choice(2.5, range=(lo, 4.0 if lo > 1 else 2.9), reason="r", basis="pilot")},
         )
         def finding(ctx: Ctx, *, m: float) -> Evidence:
@@ -359,39 +344,68 @@ def test_choice_normalises_its_range() -> None:
             {"y": Choice(0.5, range=(0, 1), reason="r", basis="pilot")},
             {},
             ValueError,
-            "names no keyword parameter",
+            r"choices \['y'\] name no keyword parameter of bad",
         ),
         (
-            {"x": Choice(0.4, range=(0, 1), reason="r", basis="pilot")},
+            {"x": Choice(0.5, range=(0, 1), reason="r", basis="pilot")},
             {},
             ValueError,
-            "quick-profile parameter is 0.5",
+            "'x' is declared twice, as a choice and in the quick profile",
         ),
         (
-            {"t": Choice(0.3, range=(0, 1), reason="r", basis="pilot")},
+            {"t": Choice(Rule(0.2, "a"), range=(0, 1), reason="r", basis="pilot")},
             {"t": Rule(0.2, "a")},
             ValueError,
-            "rule is 0.2",
+            "'t' is declared twice, as a choice and in rules=",
         ),
         ({"x": (0.0, 1.0)}, {}, TypeError, "must be a Choice"),
         (
-            {"x": Choice(0.5, range=(0, 1), reason="r", basis="pilot")},
-            {"x": Rule(0.5, "a")},
+            {"n": Choice(Rule(4, "a"), range=(1, 8), reason="r", basis="pilot")},
+            {},
             ValueError,
-            "both",
+            "choice 'n' names both a parameter and a rule",
         ),
-        ({"n": Choice(4.0, range=(1, 8), reason="r", basis="pilot")}, {}, ValueError, "value 4.0, but"),
     ],
 )
 def test_registry_checks_choices(choices: dict, rules: dict, error: type, match: str) -> None:
     with pytest.raises(error, match=match):
 
-        @_toy("toy.ch.bad", quick={"x": 0.5, "n": 4}, rules=rules, choices=choices)
+        @_toy("toy.ch.bad", profiles=Profiles(quick={"x": 0.5, "n": 4}), rules=rules, choices=choices)
         def bad(ctx: Ctx, *, x: float, n: int) -> Evidence:
             """A bad declaration."""
             return Evidence(theory=1.0, measured=x)
 
     _unregister("toy.ch.bad")
+
+
+def test_a_choice_declares_its_parameter_or_its_rule_once() -> None:
+    """A parameter's choice supplies its quick value; ``Choice(Rule(...))`` declares the rule: the record
+    keeps the rule (value, reason, source) and the choice (value, range, basis, reason)."""
+
+    @_toy(
+        "toy.ch.once",
+        choices={
+            "x": Choice(0.5, range=(0, 1), reason="r", basis="pilot"),
+            "cap": Choice(Rule(2.0, "a cap", "paper"), range=(1.0, 4.0), reason="why", basis="plausible"),
+        },
+    )
+    def once(ctx: Ctx, *, x: float) -> Evidence:
+        """Reads its parameter and its rule."""
+        return Evidence(theory=ctx.rule("cap"), measured=x)
+
+    try:
+        rec = get_claim("toy.ch.once").record
+        assert dict(rec.quick) == {"x": 0.5} and dict(rec.rules) == {"cap": Rule(2.0, "a cap", "paper")}
+        assert dict(rec.choices)["cap"].as_dict() == {
+            "value": 2.0,
+            "range": [1.0, 4.0],
+            "options": None,
+            "reason": "why",
+            "basis": "plausible",
+        }
+        assert run_claim("toy.ch.once").verdict == Verdict.HOLDS
+    finally:
+        _unregister("toy.ch.once")
 
 
 # ---------------------------------------------------------------- shown

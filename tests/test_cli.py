@@ -9,7 +9,7 @@ import pytest
 
 from tests.support import without_times
 from verify.cli import main, parse_seeds, read_results
-from verify.core import Kind, Provenance, Verdict, claim, match_claims, run_claim, run_claims
+from verify.core import Kind, Provenance, Source, Verdict, claim, match_claims, run_claim, run_claims
 from verify.core.progress import Progress
 
 
@@ -39,19 +39,15 @@ def test_run_claim_bad_input(toy_claims) -> None:
 
 def test_registry_rejects_bad_declarations() -> None:
     with pytest.raises(ValueError, match="docstring"):
-        claim("toy.nodoc", reference="-", kind=Kind.UPPER, provenance=Provenance.DERIVED, statement="s")(
-            lambda ctx: None
-        )
+        claim("toy.nodoc", Source("-", Provenance.DERIVED), kind=Kind.UPPER, statement="s")(lambda ctx: None)
 
     def f(ctx, *, n):
         """doc"""
 
     with pytest.raises(ValueError, match="no quick default"):
-        claim("toy.nodefault", reference="-", kind=Kind.UPPER, provenance=Provenance.DERIVED, statement="s")(
-            f
-        )
+        claim("toy.nodefault", Source("-", Provenance.DERIVED), kind=Kind.UPPER, statement="s")(f)
     with pytest.raises(ValueError, match=r"'<paper>\.<name>'"):
-        claim("nodot", reference="-", kind=Kind.UPPER, provenance=Provenance.DERIVED, statement="s")
+        claim("nodot", Source("-", Provenance.DERIVED), kind=Kind.UPPER, statement="s")
 
 
 def test_match_claims_globs_and_refuses_empty_patterns(toy_claims) -> None:

@@ -12,7 +12,19 @@ from hypothesis import strategies as st
 
 from bounds.checks import check_array, check_choice, check_int, check_positive, check_prob
 from bounds.mp import log10, to_float
-from verify.core import Ctx, Evidence, Kind, Provenance, Result, Verdict, claim
+from verify.core import (
+    Ctx,
+    Evidence,
+    Expect,
+    Kind,
+    Profiles,
+    Provenance,
+    Result,
+    SeedPlan,
+    Source,
+    Verdict,
+    claim,
+)
 from verify.core.format import fmt_sci
 from verify.core.judge import ROUNDOFF_RTOL, judge
 from verify.core.record import to_jsonable
@@ -241,8 +253,15 @@ def test_a_batched_claim_runs_its_seeds_at_once_serially_and_one_by_one_in_paral
 
     calls: list[tuple[int, ...]] = []
 
-    @claim("toyb.batch", reference="toy", kind=Kind.UPPER, provenance=Provenance.DERIVED, statement="toy",
-           quick={"short": False}, seeds=Seeds.EVERY, batched=True, consistency=True)  # fmt: skip
+    @claim(
+        "toyb.batch",
+        Source("toy", Provenance.DERIVED),
+        kind=Kind.UPPER,
+        statement="toy",
+        profiles=Profiles(quick={"short": False}),
+        seeds=SeedPlan(Seeds.EVERY, batched=True),
+        expect=Expect(consistency=True),
+    )
     def batch(ctx: Ctx, *, short: bool) -> list[Evidence]:
         """Toy batched claim: one draw per seed of ctx.seed_set (one too few when ``short``)."""
         calls.append(ctx.seed_set)
@@ -260,8 +279,13 @@ def test_a_batched_claim_runs_its_seeds_at_once_serially_and_one_by_one_in_paral
     finally:
         _unregister("toyb.batch")
     with pytest.raises(ValueError, match="only an 'every' or 'binomial' claim runs batched"):
-        claim("toyb.pooled", reference="toy", kind=Kind.UPPER, provenance=Provenance.DERIVED, statement="t",
-              seeds=Seeds.POOLED, batched=True)  # fmt: skip
+        claim(
+            "toyb.pooled",
+            Source("toy", Provenance.DERIVED),
+            kind=Kind.UPPER,
+            statement="t",
+            seeds=SeedPlan(Seeds.POOLED, batched=True),
+        )
     with pytest.raises(ValueError, match="not in the seed set"):
         Ctx(seed=1, seed_set=(1, 2)).for_seed(3)
 
@@ -270,8 +294,14 @@ def test_a_record_may_expect_another_verdict_in_the_paper_profile() -> None:
     from verify.core.registry import _unregister
     from verify.core.runner import run_claim
 
-    @claim("toyb.profiles", reference="toy", kind=Kind.UPPER, provenance=Provenance.DERIVED, statement="toy",
-           quick={"x": 0.5}, paper={"x": 2.0}, consistency=True, expect_paper=Verdict.VIOLATED)  # fmt: skip
+    @claim(
+        "toyb.profiles",
+        Source("toy", Provenance.DERIVED),
+        kind=Kind.UPPER,
+        statement="toy",
+        profiles=Profiles(quick={"x": 0.5}, paper={"x": 2.0}),
+        expect=Expect(paper=Verdict.VIOLATED, consistency=True),
+    )
     def profiles(ctx: Ctx, *, x: float) -> Evidence:
         """Toy claim violated at paper sizes only."""
         return Evidence(theory=1.0, measured=x)

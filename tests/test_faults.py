@@ -45,7 +45,7 @@ FILES = {
     "toyfaultpaper/__init__.py": '''
         """Toy paper whose claims sleep, kill their worker process or return unpicklable evidence."""
 
-        from verify.core.papers import PaperInfo
+        from verify.core import PaperInfo
 
         PAPER = PaperInfo(
             key="toyfault", title="Faults", authors="Nobody", venue="nowhere 2026", year=2026,
@@ -62,7 +62,7 @@ FILES = {
         import time
         from pathlib import Path
 
-        from verify.core import Ctx, Evidence, Kind, Provenance, claim
+        from verify.core import Ctx, Evidence, Expect, Kind, Provenance, Source, claim
 
 
         def _mark(name):
@@ -101,9 +101,8 @@ FILES = {
 
             fn.__doc__ = f"Sleeps, then holds ({name})."
             claim(
-                f"toyfault.{name}", reference="Thm 0", kind=Kind.UPPER, provenance=Provenance.EXACT,
-                consistency=True,
-                statement="0.5 <= 1, slowly", quick={},
+                f"toyfault.{name}", Source("Thm 0", Provenance.EXACT), kind=Kind.UPPER,
+                statement="0.5 <= 1, slowly", expect=Expect(consistency=True),
             )(fn)
 
 
@@ -112,9 +111,8 @@ FILES = {
 
 
         @claim(
-            "toyfault.killer", reference="Thm 1", kind=Kind.UPPER, provenance=Provenance.EXACT,
-                consistency=True,
-            statement="holds, but kills the worker process running it", quick={},
+            "toyfault.killer", Source("Thm 1", Provenance.EXACT), kind=Kind.UPPER,
+            statement="holds, but kills the worker process running it", expect=Expect(consistency=True),
         )
         def killer(ctx: Ctx) -> Evidence:
             """Kills its pool worker with SIGKILL; holds in the main process."""
@@ -124,9 +122,8 @@ FILES = {
 
 
         @claim(
-            "toyfault.unpicklable", reference="Thm 2", kind=Kind.UPPER, provenance=Provenance.EXACT,
-                consistency=True,
-            statement="holds, with evidence that cannot be pickled", quick={},
+            "toyfault.unpicklable", Source("Thm 2", Provenance.EXACT), kind=Kind.UPPER,
+            statement="holds, with evidence that cannot be pickled", expect=Expect(consistency=True),
         )
         def unpicklable(ctx: Ctx) -> Evidence:
             """Holds; its note cannot be pickled."""
@@ -135,9 +132,9 @@ FILES = {
 
 
         @claim(
-            "toyfault.sweepkill", reference="Thm 3", kind=Kind.UPPER, provenance=Provenance.EXACT,
-                consistency=True,
-            statement="four sweep points; the third kills the worker running it", quick={},
+            "toyfault.sweepkill", Source("Thm 3", Provenance.EXACT), kind=Kind.UPPER,
+            statement="four sweep points; the third kills the worker running it",
+            expect=Expect(consistency=True),
         )
         def sweepkill(ctx: Ctx) -> Evidence:
             """Sweep points through ctx.map; point 2 kills its pool worker."""

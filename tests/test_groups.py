@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.support import without_times
-from verify.core import Ctx, Evidence, Kind, Provenance, claim, run_claims
+from verify.core import Ctx, Evidence, Expect, Kind, Provenance, SeedPlan, Source, claim, run_claims
 from verify.core.parallel import groups
 from verify.core.registry import _unregister, match_claims
 
@@ -32,8 +32,14 @@ def shared() -> Iterator[list[str]]:
     for cid in ids:
         exp = "" if cid in ("toyg.c", "toyg.d") else "shared run"
 
-        @claim(cid, reference="toy", kind=Kind.UPPER, provenance=Provenance.DERIVED, statement="toy",
-               quick={}, consistency=True, experiment=exp)  # fmt: skip
+        @claim(
+            cid,
+            Source("toy", Provenance.DERIVED),
+            kind=Kind.UPPER,
+            statement="toy",
+            seeds=SeedPlan(experiment=exp),
+            expect=Expect(consistency=True),
+        )
         def f(ctx: Ctx, key: str = exp or cid) -> Evidence:
             """toy"""
             return Evidence(theory=100.0, measured=_experiment(key))
@@ -71,9 +77,9 @@ def seeded() -> Iterator[list[str]]:
     def draw(ctx: Ctx) -> float:
         return float(ctx.rng(3).uniform())
 
-    toy = dict(reference="toy", provenance=Provenance.DERIVED, statement="toy", quick={}, consistency=True)
+    toy = dict(source=Source("toy", Provenance.DERIVED), statement="toy", expect=Expect(consistency=True))
 
-    @claim("toys.every", kind=Kind.UPPER, seeds=Seeds.EVERY, **toy)
+    @claim("toys.every", kind=Kind.UPPER, seeds=SeedPlan(Seeds.EVERY), **toy)
     def every(ctx: Ctx) -> Evidence:
         """toy"""
         if ctx.seed == _FAIL_AT["seed"]:
@@ -82,12 +88,12 @@ def seeded() -> Iterator[list[str]]:
             f.write(f"{os.getpid()} seed {ctx.seed}\n")
         return Evidence(theory=1.0, measured=draw(ctx))
 
-    @claim("toys.binomial", kind=Kind.PROBABILITY, seeds=Seeds.BINOMIAL, n_seeds={"quick": 5}, **toy)
+    @claim("toys.binomial", kind=Kind.PROBABILITY, seeds=SeedPlan(Seeds.BINOMIAL, quick=5), **toy)
     def binomial(ctx: Ctx) -> Evidence:
         """toy"""
         return Evidence(theory=0.5, measured=draw(ctx) < 0.9)
 
-    @claim("toys.batched", kind=Kind.UPPER, seeds=Seeds.EVERY, batched=True, **toy)
+    @claim("toys.batched", kind=Kind.UPPER, seeds=SeedPlan(Seeds.EVERY, batched=True), **toy)
     def batched(ctx: Ctx) -> list[Evidence]:
         """toy"""
         return [Evidence(theory=1.0, measured=draw(ctx.for_seed(s))) for s in ctx.seed_set]

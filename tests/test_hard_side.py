@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from tests.support import toy_claim, toy_cleanup  # noqa: F401 (toy_cleanup: autouse fixture)
-from verify.core import Alternative, Ctx, Evidence, Interval, Kind, Verdict, run_claim
+from verify.core import Alternative, Ctx, Evidence, Interval, Kind, SeedPlan, Verdict, run_claim
 from verify.core.judge import HARD_SIDE, decide
 from verify.core.record import Seeds
 from verify.deora2023.experiments import shared_test_se
@@ -194,8 +194,7 @@ def test_the_factor_tightens_a_lower_bound_and_is_judged_on_the_hard_side() -> N
 def test_an_every_claim_with_intervals_names_the_hard_side_per_seed_and_in_the_alternative() -> None:
     @toy_claim(
         "toyh.every",
-        seeds=Seeds.EVERY,
-        n_seeds={"quick": 3},
+        seeds=SeedPlan(Seeds.EVERY, quick=3),
         alternative=Alternative("the bound 3-fold smaller", factor=3.0),
     )
     def f(ctx: Ctx) -> Evidence:
@@ -213,7 +212,7 @@ def test_an_every_claim_with_intervals_names_the_hard_side_per_seed_and_in_the_a
     assert fal.verdict == Verdict.VIOLATED and fal.decision["side"] == "lower end"
 
     # one seed whose interval straddles the bound makes the set inconclusive, not holds
-    @toy_claim("toyh.straddle", seeds=Seeds.EVERY, n_seeds={"quick": 3})
+    @toy_claim("toyh.straddle", seeds=SeedPlan(Seeds.EVERY, quick=3))
     def g(ctx: Ctx) -> Evidence:
         """toy"""
         hi = 1.2 if ctx.seed == 1 else 0.6

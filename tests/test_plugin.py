@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.support import baseline_results
-from verify.core import Alternative, Ctx, Evidence, Kind, Provenance, claim
+from verify.core import Alternative, Ctx, Evidence, Expect, Kind, Profiles, Provenance, Report, Source, claim
 from verify.core.gate import DEFAULT_BASELINE
 from verify.core.registry import _unregister, loading, registry
 
@@ -24,7 +24,7 @@ FILES = {
     "toy5paper/__init__.py": '''
         """Toy paper: least squares f(w) = |X w - y|^2 / (2 N), X (N, d), y (N,), w (d,)."""
 
-        from verify.core.papers import PaperInfo
+        from verify.core import PaperInfo
 
         PAPER = PaperInfo(
             key="toy5", title="A Toy Fifth Paper", authors="Nobody", venue="nowhere 2026", year=2026,
@@ -73,14 +73,24 @@ FILES = {
 
         from toy5paper import bounds as B
         from toy5paper.model import LeastSquares, Params
-        from verify.core import Alternative, Ctx, Evidence, Kind, Provenance, claim
-        from verify.core.record import Seeds
+        from verify.core import (
+            Alternative,
+            Ctx,
+            Evidence,
+            Kind,
+            Profiles,
+            Provenance,
+            SeedPlan,
+            Seeds,
+            Source,
+            claim,
+        )
 
 
         @claim(
-            "toy5.gradbound", reference="Lemma 1", kind=Kind.UPPER, provenance=Provenance.EXACT,
-            statement="|grad f(w)| <= (|X|_2^2 |w| + |X|_2 |y|) / N", quick=dict(N=20, d=5),
-            paper=dict(N=200, d=50), seeds=Seeds.EVERY,
+            "toy5.gradbound", Source("Lemma 1", Provenance.EXACT), kind=Kind.UPPER,
+            statement="|grad f(w)| <= (|X|_2^2 |w| + |X|_2 |y|) / N",
+            profiles=Profiles(quick=dict(N=20, d=5), paper=dict(N=200, d=50)), seeds=SeedPlan(Seeds.EVERY),
             alternative=Alternative("the bound 100 times smaller", factor=100.0),
         )
         def gradbound(ctx: Ctx, *, N: int, d: int) -> Evidence:
@@ -162,7 +172,8 @@ def _toy(ctx: Ctx, *, x: float) -> Evidence:
     return Evidence(theory=1.0, measured=x)
 
 
-_TOY = dict(reference="Lemma 1", kind=Kind.UPPER, provenance=Provenance.EXACT, statement="x <= 1")
+_TOY = dict(source=Source("Lemma 1", Provenance.EXACT), kind=Kind.UPPER, statement="x <= 1")
+_X = Profiles(quick={"x": 0.5})
 _ALT = Alternative("a bound ten times smaller", factor=10.0)
 
 
@@ -172,12 +183,16 @@ def test_a_claim_parameter_that_is_not_keyword_only_is_named() -> None:
         return Evidence(theory=1.0, measured=a)
 
     with pytest.raises(TypeError) as err:
-        claim("toyk.positional", quick={"a": 0.5}, alternative=Alternative("a = 2", {"a": 2.0}), **_TOY)(
-            positional
-        )
+        claim(
+            "toyk.positional",
+            profiles=Profiles(quick={"a": 0.5}),
+            alternative=Alternative("a = 2", {"a": 2.0}),
+            **_TOY,
+        )(positional)
     assert str(err.value) == (
         "claim 'toyk.positional': parameter 'a' of positional must be keyword-only (a name after the *): "
-        "def positional(ctx, *, a: ...) -- each parameter is passed by name, its default in quick="
+        "def positional(ctx, *, a: ...) -- each parameter is passed by name, its quick value in profiles= or "
+        "choices="
     )
     assert "toyk.positional" not in registry()
 
@@ -189,29 +204,29 @@ def test_a_claim_id_that_names_another_paper_than_its_module_is_an_error() -> No
 
     gradbound.__module__ = "verify.wu2023.extra"  # as if defined in a module of the wu2023 package
     with pytest.raises(ValueError) as err:
-        claim("wu2032.gradbound", quick={"x": 0.5}, alternative=_ALT, **_TOY)(gradbound)
+        claim("wu2032.gradbound", profiles=_X, alternative=_ALT, **_TOY)(gradbound)
     assert str(err.value) == (
         "claim 'wu2032.gradbound' (in verify.wu2023.extra) belongs to the paper 'wu2023', but its id "
         "prefix 'wu2032' is no installed paper: name it 'wu2023.<name>'"
     )
     with loading("wu2023"), pytest.raises(ValueError, match="its id prefix names the paper 'yang2024'"):
-        claim("yang2024.gradbound", quick={"x": 0.5}, alternative=_ALT, **_TOY)(_toy)
+        claim("yang2024.gradbound", profiles=_X, alternative=_ALT, **_TOY)(_toy)
     assert "wu2032.gradbound" not in registry() and "yang2024.gradbound" not in registry()
 
 
 def test_a_claim_about_the_paper_without_an_alternative_world_is_an_error() -> None:
     with loading("wu2023"), pytest.raises(ValueError) as err:
-        claim("wu2023.noalt", quick={"x": 0.5}, **_TOY)(_toy)
+        claim("wu2023.noalt", profiles=_X, **_TOY)(_toy)
     assert str(err.value) == (
         "claim 'wu2023.noalt' (provenance EXACT) is a claim about the paper and names no alternative "
         "world: add alternative=Alternative('<the nearest world where the statement is false>', "
-        "overrides={...} | exponent=... | factor=...), or consistency=True if it checks the code, "
-        "not the paper"
+        "overrides={...} | exponent=... | factor=...), or expect=Expect(consistency=True) if it checks the "
+        "code, not the paper"
     )
     assert "wu2023.noalt" not in registry()
     # a consistency check names none, and a toy registered outside any paper is not held to it
     with loading("wu2023"):
-        claim("wu2023.noalt", quick={"x": 0.5}, consistency=True, **_TOY)(_toy)
+        claim("wu2023.noalt", profiles=_X, expect=Expect(consistency=True), **_TOY)(_toy)
     _unregister("wu2023.noalt")
 
 
@@ -294,7 +309,7 @@ def test_a_plot_its_series_cannot_feed_is_an_error_not_a_missing_figure() -> Non
         """Toy paper, Lemma 1. Kind: upper; provenance: EXACT."""
         return Evidence(theory=1.0, measured=0.5, series=series)
 
-    claim("toyplot.curve", quick={"series": {}}, plot=plot, **_TOY)(curve)
+    claim("toyplot.curve", profiles=Profiles(quick={"series": {}}), report=Report(None, plot), **_TOY)(curve)
     try:
         good = {"t": [0, 1, 2], "loss": [1.0, 0.5, 0.25]}
         assert run_claim("toyplot.curve", series=good).verdict == Verdict.HOLDS

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 
+from verify.core import Source
 from verify.core.progress import Progress, is_live
 from verify.core.record import Kind, Provenance, Result, Verdict
 
@@ -65,8 +66,7 @@ def test_the_status_line_shows_the_sweep_points_of_the_running_claim() -> None:
     from verify.core import Ctx, Evidence, Kind, Provenance, claim, run_claims
     from verify.core.registry import _unregister, get_claim
 
-    @claim("toyp.sweep", reference="toy", kind=Kind.UPPER, provenance=Provenance.EXACT, statement="toy",
-           quick={})  # fmt: skip
+    @claim("toyp.sweep", Source("toy", Provenance.EXACT), kind=Kind.UPPER, statement="toy")  # fmt: skip
     def sweep(ctx: Ctx) -> Evidence:
         """toy"""
         return Evidence(theory=10.0, measured=float(sum(ctx.map(_point, range(3)))))

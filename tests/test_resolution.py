@@ -17,7 +17,19 @@ from hypothesis import strategies as st
 
 from tests.support import toy_claim, toy_cleanup  # noqa: F401 (toy_cleanup: autouse fixture)
 from verify.cli import main
-from verify.core import Alternative, Ctx, Evidence, Interval, Kind, Seeds, Verdict, run_claim
+from verify.core import (
+    Alternative,
+    Ctx,
+    Evidence,
+    Expect,
+    Interval,
+    Kind,
+    Profiles,
+    SeedPlan,
+    Seeds,
+    Verdict,
+    run_claim,
+)
 from verify.core.falsifier import resolve_alternative
 from verify.core.format import fmt_resolution
 from verify.core.registry import get_claim
@@ -62,7 +74,7 @@ def test_every_seed_must_detect_the_factor_and_the_hard_side_decides(tmp_path: P
     ratio decides (1 / 0.25 = 4); with intervals the lower end must clear the tightened bound."""
     ms = {0: 0.5, 1: 0.25, 2: 0.4}
 
-    @toy_claim("toyr.every", seeds=Seeds.EVERY, alternative=Alternative("30x tighter", factor=30.0))
+    @toy_claim("toyr.every", seeds=SeedPlan(Seeds.EVERY), alternative=Alternative("30x tighter", factor=30.0))
     def f(ctx: Ctx) -> Evidence:
         """toy"""
         return Evidence(theory=2.0, measured=2.0 * ms[ctx.seed])
@@ -72,7 +84,7 @@ def test_every_seed_must_detect_the_factor_and_the_hard_side_decides(tmp_path: P
     write_results(tmp_path / "r.json", [r], "quick", 0)
     assert read_results(tmp_path / "r.json")[0].alternative == r.alternative
 
-    @toy_claim("toyr.iv", seeds=Seeds.EVERY, alternative=Alternative("30x tighter", factor=30.0))
+    @toy_claim("toyr.iv", seeds=SeedPlan(Seeds.EVERY), alternative=Alternative("30x tighter", factor=30.0))
     def g(ctx: Ctx) -> Evidence:
         """toy: lower ends 0.1, 0.125, 0.2 of a bound 1"""
         lo = {0: 0.2, 1: 0.1, 2: 0.125}[ctx.seed]
@@ -100,9 +112,7 @@ def test_a_declared_factor_too_small_or_a_violated_bound_has_no_resolution() -> 
     assert res["value"] is None and "not resolved" in res["note"] and res["declared"] == 2.0
 
     @toy_claim(
-        "toyr.finding",
-        expect=Verdict.VIOLATED,
-        alternative=Alternative("2x tighter", factor=2.0),
+        "toyr.finding", expect=Expect(Verdict.VIOLATED), alternative=Alternative("2x tighter", factor=2.0)
     )
     def g(ctx: Ctx) -> Evidence:
         """ratio 3: the bound itself is violated"""
@@ -127,8 +137,8 @@ def test_the_factor_resolution_is_monotone(ms: list[float], scale: float) -> Non
 
         @toy_claim(
             cid,
-            seeds=Seeds.EVERY,
-            quick={"ms": (0.5,)},
+            profiles=Profiles(quick={"ms": (0.5,)}),
+            seeds=SeedPlan(Seeds.EVERY),
             alternative=Alternative("1000x tighter", factor=1000.0),
         )
         def f(ctx: Ctx, *, ms: tuple[float, ...]) -> Evidence:
@@ -158,7 +168,7 @@ def test_a_rate_resolves_the_shift_at_which_its_interval_leaves_the_band() -> No
     @toy_claim(
         "toyr.rate",
         kind=Kind.RATE,
-        seeds=Seeds.POOLED,
+        seeds=SeedPlan(Seeds.POOLED),
         alternative=Alternative("a T^-1/2 law", exponent=-0.5),
     )
     def f(ctx: Ctx) -> Evidence:
@@ -171,11 +181,7 @@ def test_a_rate_resolves_the_shift_at_which_its_interval_leaves_the_band() -> No
     assert 0.3 < res["value"] <= 0.3 + SHIFT_RTOL * 0.5 * (1 + 1e-9), res
     assert fmt_resolution(res).startswith("shift 0.3")
 
-    @toy_claim(
-        "toyr.rate.down",
-        kind=Kind.RATE,
-        alternative=Alternative("a T^-2 law", exponent=-2.0),
-    )
+    @toy_claim("toyr.rate.down", kind=Kind.RATE, alternative=Alternative("a T^-2 law", exponent=-2.0))
     def g(ctx: Ctx) -> Evidence:
         """toy: toward q = -2 the band leaves the interval once -1.05 > -1 - d + 0.1, d > 0.15"""
         return Evidence(theory=-1.0, measured=_fit(-1.05, -0.95), tol=0.1)
@@ -188,7 +194,7 @@ def test_a_rate_finding_has_no_shift_to_resolve() -> None:
     @toy_claim(
         "toyr.rate.finding",
         kind=Kind.RATE,
-        expect=Verdict.VIOLATED,
+        expect=Expect(Verdict.VIOLATED),
         alternative=Alternative("cubic", exponent=3.0),
     )
     def f(ctx: Ctx) -> Evidence:
@@ -209,7 +215,9 @@ def test_a_numeric_override_bisects_to_the_switch_point() -> None:
     10 / 1 is not more than 10x) ends within (10 - 1) / 2^6 above 3.7, in 6 runs."""
     seen: list[float] = []
 
-    @toy_claim("toyr.override", quick={"x": 1.0}, alternative=Alternative("x = 10", {"x": 10.0}))
+    @toy_claim(
+        "toyr.override", profiles=Profiles(quick={"x": 1.0}), alternative=Alternative("x = 10", {"x": 10.0})
+    )
     def f(ctx: Ctx, *, x: float) -> Evidence:
         """toy"""
         seen.append(x)
@@ -226,7 +234,9 @@ def test_a_numeric_override_bisects_to_the_switch_point() -> None:
 
 
 def test_a_geometric_and_an_integer_override() -> None:
-    @toy_claim("toyr.geo", quick={"eps": 1e-3}, alternative=Alternative("eps = 10", {"eps": 10.0}))
+    @toy_claim(
+        "toyr.geo", profiles=Profiles(quick={"eps": 1e-3}), alternative=Alternative("eps = 10", {"eps": 10.0})
+    )
     def f(ctx: Ctx, *, eps: float) -> Evidence:
         """eps <= 0.05 (a 1e4 span: geometric)"""
         return Evidence(theory=0.05, measured=eps)
@@ -235,7 +245,12 @@ def test_a_geometric_and_an_integer_override() -> None:
     step = (10.0 / 1e-3) ** (1 / 2**OVERRIDE_STEPS)
     assert 0.05 < res["value"] <= 0.05 * step and "geometric" in res["note"]
 
-    @toy_claim("toyr.int", kind=Kind.LOWER, quick={"n": 40}, alternative=Alternative("n = 2", {"n": 2}))
+    @toy_claim(
+        "toyr.int",
+        kind=Kind.LOWER,
+        profiles=Profiles(quick={"n": 40}),
+        alternative=Alternative("n = 2", {"n": 2}),
+    )
     def g(ctx: Ctx, *, n: int) -> Evidence:
         """n >= 13 (integer n: the switch is n = 12)"""
         assert isinstance(n, int)
@@ -247,7 +262,9 @@ def test_a_geometric_and_an_integer_override() -> None:
 
 
 def test_an_override_the_claim_errs_between_or_resolves_only_at() -> None:
-    @toy_claim("toyr.only", quick={"x": 1.0}, alternative=Alternative("x = 10", {"x": 10.0}))
+    @toy_claim(
+        "toyr.only", profiles=Profiles(quick={"x": 1.0}), alternative=Alternative("x = 10", {"x": 10.0})
+    )
     def f(ctx: Ctx, *, x: float) -> Evidence:
         """x < 9.99: every midpoint holds, only the override is violated"""
         return Evidence(theory=9.99, measured=x)
@@ -255,7 +272,9 @@ def test_an_override_the_claim_errs_between_or_resolves_only_at() -> None:
     res = resolve_alternative("toyr.only")["resolution"]
     assert res["value"] == 10.0 and "only the override gives violated" in res["note"]
 
-    @toy_claim("toyr.err", quick={"x": 1.0}, alternative=Alternative("x = 10", {"x": 10.0}))
+    @toy_claim(
+        "toyr.err", profiles=Profiles(quick={"x": 1.0}), alternative=Alternative("x = 10", {"x": 10.0})
+    )
     def g(ctx: Ctx, *, x: float) -> Evidence:
         """the model takes x = 1 or 10 only"""
         if x not in (1.0, 10.0):
@@ -271,8 +290,7 @@ def test_an_override_the_claim_errs_between_or_resolves_only_at() -> None:
 def test_a_claim_leaving_its_premises_is_marked_not_failed(tmp_path: Path) -> None:
     @toy_claim(
         "toyr.prem",
-        expect=Verdict.OUT_OF_REGIME,
-        expect_paper=Verdict.HOLDS,
+        expect=Expect(Verdict.OUT_OF_REGIME, paper=Verdict.HOLDS),
         alternative=Alternative("2x tighter", factor=2.0),
     )
     def f(ctx: Ctx) -> Evidence:
@@ -290,7 +308,7 @@ def test_a_claim_leaving_its_premises_is_marked_not_failed(tmp_path: Path) -> No
 def test_a_categorical_override_has_no_resolution() -> None:
     @toy_claim(
         "toyr.law",
-        quick={"law": "gauss", "decay": False},
+        profiles=Profiles(quick={"law": "gauss", "decay": False}),
         alternative=Alternative("a heavy-tailed law", {"law": "cauchy"}),
     )
     def f(ctx: Ctx, *, law: str, decay: bool) -> Evidence:
@@ -303,7 +321,7 @@ def test_a_categorical_override_has_no_resolution() -> None:
 
     @toy_claim(
         "toyr.flag",
-        quick={"decay": False},
+        profiles=Profiles(quick={"decay": False}),
         alternative=Alternative("a decaying step", {"decay": True}),
     )
     def g(ctx: Ctx, *, decay: bool) -> Evidence:
@@ -324,7 +342,11 @@ def test_the_alternatives_command_prints_and_writes_the_resolutions(tmp_path: Pa
         """toy"""
         return Evidence(theory=1.0, measured=0.2)
 
-    @toy_claim("toyr.cmd.law", quick={"law": "gauss"}, alternative=Alternative("cauchy", {"law": "cauchy"}))
+    @toy_claim(
+        "toyr.cmd.law",
+        profiles=Profiles(quick={"law": "gauss"}),
+        alternative=Alternative("cauchy", {"law": "cauchy"}),
+    )
     def g(ctx: Ctx, *, law: str) -> Evidence:
         """toy"""
         return Evidence(theory=1.0, measured=0.5 if law == "gauss" else 2.0)
@@ -349,7 +371,9 @@ def test_the_docs_say_how_the_resolution_is_measured() -> None:
         """toy"""
         return Evidence(theory=1.0, measured=0.1)
 
-    @toy_claim("toyr.doc.run", quick={"x": 1.0}, alternative=Alternative("x = 9", {"x": 9.0}))
+    @toy_claim(
+        "toyr.doc.run", profiles=Profiles(quick={"x": 1.0}), alternative=Alternative("x = 9", {"x": 9.0})
+    )
     def g(ctx: Ctx, *, x: float) -> Evidence:
         """toy"""
         return Evidence(theory=2.0, measured=x)

@@ -13,7 +13,7 @@ import itertools
 import pytest
 
 from tests.support import toy_claim, toy_cleanup  # noqa: F401 (toy_cleanup: autouse fixture)
-from verify.core import Alternative, Ctx, Evidence, Kind, Provenance, Verdict, run_claim
+from verify.core import Alternative, Ctx, Evidence, Expect, Kind, Provenance, SeedPlan, Verdict, run_claim
 from verify.core.record import ClaimRecord, Result, Seeds, to_jsonable
 from verify.core.seeds import PRECEDENCE, Judged, _binomial, _check_tolerance, _every, claim_seeds
 from verify.core.summary import readings, summarise, summary_table
@@ -76,7 +76,9 @@ def test_a_finding_at_some_seeds_only_is_inconclusive() -> None:
 def test_the_paper_profile_expectation_decides_the_split_finding() -> None:
     """The every-seed finding rule uses the profile's expectation (``expect_paper`` in the paper profile)."""
 
-    @toy_claim("toyp.split", seeds=Seeds.EVERY, expect=Verdict.HOLDS, expect_paper=Verdict.VIOLATED)
+    @toy_claim(
+        "toyp.split", seeds=SeedPlan(Seeds.EVERY), expect=Expect(Verdict.HOLDS, paper=Verdict.VIOLATED)
+    )
     def f(ctx: Ctx) -> Evidence:
         """toy"""
         return Evidence(theory=1.0, measured=2.0 if ctx.seed == 0 else 0.5)
@@ -88,7 +90,9 @@ def test_the_paper_profile_expectation_decides_the_split_finding() -> None:
 def test_the_alternative_world_needs_its_violation_at_every_seed() -> None:
     """The alternative (rejudged alongside or run as the falsifier) is judged with ``alt.expect``."""
 
-    @toy_claim("toyp.altsplit", seeds=Seeds.EVERY, alternative=Alternative("4x tighter", factor=4.0))
+    @toy_claim(
+        "toyp.altsplit", seeds=SeedPlan(Seeds.EVERY), alternative=Alternative("4x tighter", factor=4.0)
+    )
     def f(ctx: Ctx) -> Evidence:
         """toy"""
         return Evidence(theory=1.0, measured=0.1 if ctx.seed == 1 else 0.5)  # 0.5 > 1/4, 0.1 < 1/4

@@ -10,7 +10,19 @@ import pytest
 from scipy import stats
 
 from tests.support import toy_claim, toy_cleanup  # noqa: F401 (toy_cleanup: autouse fixture)
-from verify.core import Alternative, Ctx, Evidence, Kind, Provenance, Verdict, run_claim
+from verify.core import (
+    Alternative,
+    Ctx,
+    Evidence,
+    Expect,
+    Kind,
+    Profiles,
+    Provenance,
+    SeedPlan,
+    Source,
+    Verdict,
+    run_claim,
+)
 from verify.core.conditions import Conditions
 from verify.core.judge import decide, judge
 from verify.core.record import Seeds
@@ -23,7 +35,7 @@ from verify.numerics.stats import clopper_pearson, trials_needed
 
 
 def test_every_seed_must_hold_and_the_first_violating_seed_is_named() -> None:
-    @toy_claim("toyv.every", seeds=Seeds.EVERY, n_seeds={"quick": 5})
+    @toy_claim("toyv.every", seeds=SeedPlan(Seeds.EVERY, quick=5))
     def f(ctx: Ctx) -> Evidence:
         """toy"""
         return Evidence(theory=1.0, measured=1.5 if ctx.seed in (3, 4) else 0.5)
@@ -38,7 +50,7 @@ def test_every_seed_must_hold_and_the_first_violating_seed_is_named() -> None:
 
 
 def test_a_finding_must_be_violated_at_every_seed() -> None:
-    @toy_claim("toyv.finding", kind=Kind.UPPER, seeds=Seeds.EVERY, expect=Verdict.VIOLATED)
+    @toy_claim("toyv.finding", kind=Kind.UPPER, seeds=SeedPlan(Seeds.EVERY), expect=Expect(Verdict.VIOLATED))
     def f(ctx: Ctx) -> Evidence:
         """toy"""
         return Evidence(theory=1.0, measured=1.5 if ctx.seed != 1 else 0.5)
@@ -49,7 +61,7 @@ def test_a_finding_must_be_violated_at_every_seed() -> None:
 
 
 def test_binomial_seeds_use_clopper_pearson_bounds() -> None:
-    @toy_claim("toyv.binom", kind=Kind.PROBABILITY, seeds=Seeds.BINOMIAL, n_seeds={"quick": 20})
+    @toy_claim("toyv.binom", kind=Kind.PROBABILITY, seeds=SeedPlan(Seeds.BINOMIAL, quick=20))
     def f(ctx: Ctx) -> Evidence:
         """toy"""
         return Evidence(theory=0.9, measured=ctx.seed not in (1, 2, 3, 4, 5, 6, 7))
@@ -67,18 +79,18 @@ def test_binomial_seeds_use_clopper_pearson_bounds() -> None:
 
 
 def test_pooled_claims_see_the_seed_set_and_floors_are_enforced() -> None:
-    @toy_claim("toyv.pooled", kind=Kind.LOWER, seeds=Seeds.POOLED)
+    @toy_claim("toyv.pooled", kind=Kind.LOWER, seeds=SeedPlan(Seeds.POOLED))
     def f(ctx: Ctx) -> Evidence:
         """toy"""
         return Evidence(theory=3, measured=len(ctx.seed_set))
 
     assert run_claim("toyv.pooled").seeds == [0, 1, 2]
-    with pytest.raises(ValueError, match="n_seeds"):
-        toy_claim("toyv.few", seeds=Seeds.EVERY, n_seeds={"quick": 2})(f)
+    with pytest.raises(ValueError, match=r"SeedPlan\.quick must be an int >= 3, got 2"):
+        toy_claim("toyv.few", seeds=SeedPlan(Seeds.EVERY, quick=2))(f)
 
 
 def test_a_seed_that_raises_is_an_error_naming_the_seed() -> None:
-    @toy_claim("toyv.raise", seeds=Seeds.EVERY)
+    @toy_claim("toyv.raise", seeds=SeedPlan(Seeds.EVERY))
     def f(ctx: Ctx) -> Evidence:
         """toy"""
         if ctx.seed == 2:
@@ -231,7 +243,10 @@ def test_a_rate_tolerance_must_separate_p_from_the_competing_exponent() -> None:
         cid = f"toyv.tol{int(tol * 100)}"
 
         @toy_claim(
-            cid, kind=Kind.RATE, alternative=Alternative("a T^-1/2 law", exponent=-0.5), quick={"tol": tol}
+            cid,
+            kind=Kind.RATE,
+            profiles=Profiles(quick={"tol": tol}),
+            alternative=Alternative("a T^-1/2 law", exponent=-0.5),
         )
         def f(ctx: Ctx, *, tol: float) -> Evidence:
             """toy"""
@@ -283,9 +298,9 @@ def test_the_alternative_world_runs_its_overrides_and_must_be_violated() -> None
     @toy_claim(
         "toyv.alt",
         kind=Kind.UPPER,
-        seeds=Seeds.EVERY,
+        profiles=Profiles(quick={"law": "gauss"}),
+        seeds=SeedPlan(Seeds.EVERY),
         alternative=Alternative("a heavier-tailed law", overrides={"law": "heavy"}),
-        quick={"law": "gauss"},
     )
     def f(ctx: Ctx, *, law: str) -> Evidence:
         """toy"""
@@ -311,8 +326,8 @@ def test_a_condition_is_falsified_by_the_world_that_flips_it() -> None:
     @toy_claim(
         "toyv.cond",
         kind=Kind.CONDITION,
-        expect=Verdict.VACUOUS,
-        quick={"scale": 1.0},
+        profiles=Profiles(quick={"scale": 1.0}),
+        expect=Expect(Verdict.VACUOUS),
         alternative=Alternative("tokens 10x smaller", overrides={"scale": 0.1}, expect=Verdict.HOLDS),
     )
     def f(ctx: Ctx, *, scale: float) -> Evidence:
@@ -325,11 +340,17 @@ def test_a_condition_is_falsified_by_the_world_that_flips_it() -> None:
     same = Alternative("x", overrides={"scale": 0.5}, expect=Verdict.VACUOUS)
     with pytest.raises(ValueError, match="flips holds and vacuous"):
         toy_claim(
-            "toyv.cond2", kind=Kind.CONDITION, expect=Verdict.VACUOUS, quick={"scale": 1.0}, alternative=same
+            "toyv.cond2",
+            kind=Kind.CONDITION,
+            profiles=Profiles(quick={"scale": 1.0}),
+            expect=Expect(Verdict.VACUOUS),
+            alternative=same,
         )(f)
     with pytest.raises(ValueError, match="must violate it"):
         toy_claim(
-            "toyv.cond3", quick={"scale": 1.0}, alternative=Alternative("x", factor=2.0, expect=Verdict.HOLDS)
+            "toyv.cond3",
+            profiles=Profiles(quick={"scale": 1.0}),
+            alternative=Alternative("x", factor=2.0, expect=Verdict.HOLDS),
         )(f)
 
 
@@ -345,7 +366,7 @@ def test_alternatives_are_checked_when_declared() -> None:
     with pytest.raises(ValueError, match="another world"):
         toy_claim("toyv.bad3", kind=Kind.PROBABILITY, alternative=Alternative("x", exponent=1.0))(f)
     with pytest.raises(ValueError, match="consistency"):
-        toy_claim("toyv.bad4", consistency=True, alternative=Alternative("x", factor=2.0))
+        toy_claim("toyv.bad4", expect=Expect(consistency=True), alternative=Alternative("x", factor=2.0))
     with pytest.raises(ValueError, match="> 1"):
         Alternative("x", factor=0.5)
     with pytest.raises(ValueError, match="overrides, an exponent or a factor"):
@@ -360,10 +381,16 @@ def test_summary_separates_findings_mismatches_and_consistency_checks() -> None:
         """toy"""
         return Evidence(theory=1.0, measured=2.0)
 
-    toy_claim("toyv.own", provenance=Provenance.EXACT, expect=Verdict.VIOLATED)(ev)
-    toy_claim("toyv.recon", provenance=Provenance.RECONSTRUCTED, expect=Verdict.VIOLATED)(ev)
-    toy_claim("toyv.quest", provenance=Provenance.QUESTION, expect=Verdict.VIOLATED)(ev)
-    toy_claim("toyv.cons", provenance=Provenance.DERIVED, consistency=True, expect=Verdict.VIOLATED)(ev)
+    toy_claim("toyv.own", source=Source("toy", Provenance.EXACT), expect=Expect(Verdict.VIOLATED))(ev)
+    toy_claim("toyv.recon", source=Source("toy", Provenance.RECONSTRUCTED), expect=Expect(Verdict.VIOLATED))(
+        ev
+    )
+    toy_claim("toyv.quest", source=Source("toy", Provenance.QUESTION), expect=Expect(Verdict.VIOLATED))(ev)
+    toy_claim(
+        "toyv.cons",
+        source=Source("toy", Provenance.DERIVED),
+        expect=Expect(Verdict.VIOLATED, consistency=True),
+    )(ev)
     results = [run_claim(c) for c in ("toyv.own", "toyv.recon", "toyv.quest", "toyv.cons")]
     (s,) = summarise(results)
     assert s.mismatches == ["toyv.recon"] and s.answers == ["toyv.quest"]

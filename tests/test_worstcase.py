@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+from verify.core import Profiles, SeedPlan, Source
 from verify.numerics.worstcase import TIGHT_RTOL, worst_case
 
 A = np.diag([10.0, 1.0, 0.5, 0.1, 0.1, 0.05])  # |A x| / |x| is at most 10, attained only along e_1
@@ -73,8 +74,15 @@ def test_a_claim_reports_its_worst_case_and_it_round_trips(tmp_path) -> None:
 
     search = Search(ratio="|A x| / (10 |x|)", space="x in R^6", budget="budget")
 
-    @claim("toyw.opnorm", reference="toy", kind=Kind.UPPER, provenance=Provenance.EXACT, statement="toy",
-           quick={"budget": (2, 30)}, seeds=Seeds.EVERY, search=search)  # fmt: skip
+    @claim(
+        "toyw.opnorm",
+        Source("toy", Provenance.EXACT),
+        kind=Kind.UPPER,
+        statement="toy",
+        profiles=Profiles(quick={"budget": (2, 30)}),
+        seeds=SeedPlan(Seeds.EVERY),
+        search=search,
+    )
     def opnorm(ctx: Ctx, *, budget: tuple[int, int]) -> Evidence:
         """toy"""
         w = worst_case(_ratio(10.0), lambda rng: rng.standard_normal(6), ctx.rng(0), starts=budget[0],
@@ -99,8 +107,14 @@ def test_a_declared_search_and_the_evidence_must_agree() -> None:
 
     search = Search(ratio="r", space="s", budget="budget")
 
-    @claim("toyw.nosearch", reference="toy", kind=Kind.UPPER, provenance=Provenance.EXACT, statement="toy",
-           quick={"budget": 1}, search=search)  # fmt: skip
+    @claim(
+        "toyw.nosearch",
+        Source("toy", Provenance.EXACT),
+        kind=Kind.UPPER,
+        statement="toy",
+        profiles=Profiles(quick={"budget": 1}),
+        search=search,
+    )
     def nosearch(ctx: Ctx, *, budget: int) -> Evidence:
         """toy"""
         return Evidence(theory=1.0, measured=0.5)
@@ -111,7 +125,13 @@ def test_a_declared_search_and_the_evidence_must_agree() -> None:
         _unregister("toyw.nosearch")
     assert r.verdict == "error" and "declares a worst-case search" in r.notes[0]
     with pytest.raises(ValueError, match="search budget 'nope' is not a parameter"):
-        claim("toyw.bad", reference="t", kind=Kind.UPPER, provenance=Provenance.EXACT, statement="t",
-              quick={"budget": 1}, search=Search(ratio="r", space="s", budget="nope"))(nosearch)  # fmt: skip
+        claim(
+            "toyw.bad",
+            Source("t", Provenance.EXACT),
+            kind=Kind.UPPER,
+            statement="t",
+            profiles=Profiles(quick={"budget": 1}),
+            search=Search(ratio="r", space="s", budget="nope"),
+        )(nosearch)
     with pytest.raises(ValueError, match=r"Search\.space must be a non-empty string"):
         Search(ratio="r", space=" ", budget="b")

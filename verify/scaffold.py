@@ -49,7 +49,7 @@ _FILES = {
         this docstring above the claims). Example: least squares f(w) = |X w - y|^2 / (2 N) with
         X (N, d), y (N,), w (d,); its gradient X^T (X w - y) / N."""
 
-        from verify.core.papers import PaperInfo
+        from verify.core import PaperInfo
 
         PAPER = PaperInfo(
             key="{key}",
@@ -66,18 +66,27 @@ _FILES = {
 
         import numpy as np
 
-        from verify.core import Alternative, Ctx, Evidence, Kind, Provenance, Seeds, claim
+        from verify.core import (
+            Alternative,
+            Ctx,
+            Evidence,
+            Kind,
+            Profiles,
+            Provenance,
+            SeedPlan,
+            Seeds,
+            Source,
+            claim,
+        )
 
 
         @claim(
             "{key}.gradbound",
-            reference="Lemma 1, Eq. (3)",
+            Source("Lemma 1, Eq. (3)", Provenance.EXACT),
             kind=Kind.UPPER,
-            provenance=Provenance.EXACT,
             statement="|grad f(w)| <= (|X|_2^2 |w| + |X|_2 |y|) / N for every X, y, w",
-            seeds=Seeds.EVERY,
-            quick=dict(N=20, d=5, scale=1.0),
-            paper=dict(N=200, d=50),
+            profiles=Profiles(quick=dict(N=20, d=5, scale=1.0), paper=dict(N=200, d=50)),
+            seeds=SeedPlan(Seeds.EVERY),
             alternative=Alternative(
                 "the bound without its |X|_2^2 |w| term (a gradient that ignores the weights)",
                 overrides={{"scale": 0.0}},

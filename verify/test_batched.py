@@ -1,9 +1,9 @@
 """Every batched claim gives each seed the evidence of its batch of one, bit for bit.
 
-A batched claim (``@claim(..., batched=True)``) runs its seed set as one computation with a leading seed
-axis; a parallel run gives it one seed per task (a batch of one). Its verdict may not depend on that:
-here every batched claim runs its quick seed set batched and each seed alone, and every value of the
-evidence (floats by their bits, arrays by dtype, shape and bytes) must agree.
+A batched claim (``@claim(..., seeds=SeedPlan(..., batched=True))``) runs its seed set as one computation
+with a leading seed axis; a parallel run gives it one seed per task (a batch of one). Its verdict may not
+depend on that: here every batched claim runs its quick seed set batched and each seed alone, and every
+value of the evidence (floats by their bits, arrays by dtype, shape and bytes) must agree.
 """
 
 from __future__ import annotations

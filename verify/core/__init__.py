@@ -4,14 +4,23 @@ A paper claim is one function decorated with :func:`verify.core.registry.claim`;
 side (``bounds/``) and the experiment side (``verify/<paper>/``) and returns an
 :class:`~verify.core.record.Evidence`. The runner applies the one verdict rule of the claim's kind
 (:mod:`verify.core.judge`) and returns a :class:`~verify.core.record.Result`.
+
+This module is the one door: claim modules, paper plugins and the author's guide import from here only
+(``tests/test_facade.py``), never from the submodules.
 """
 
 from verify.core.choices import Choice
+from verify.core.conditions import FAILS, Conditions
 from verify.core.context import Ctx
+from verify.core.declare import Expect, Profiles, Report, SeedPlan, Source
+from verify.core.format import fmt_sci
+from verify.core.judge import ROUNDOFF_RTOL, decide
+from verify.core.papers import PaperInfo
 from verify.core.parallel import run_claims
 from verify.core.record import (
     Alternative,
     ClaimRecord,
+    Curve,
     Evidence,
     Interval,
     Kind,
@@ -27,21 +36,33 @@ from verify.core.registry import claim, get_claim, match_claims, registry
 from verify.core.runner import run_claim
 
 __all__ = [
+    "FAILS",
+    "ROUNDOFF_RTOL",
     "Alternative",
     "Choice",
     "ClaimRecord",
+    "Conditions",
     "Ctx",
+    "Curve",
     "Evidence",
+    "Expect",
     "Interval",
     "Kind",
+    "PaperInfo",
     "Plot",
+    "Profiles",
     "Provenance",
+    "Report",
     "Result",
     "Rule",
     "Search",
+    "SeedPlan",
     "Seeds",
+    "Source",
     "Verdict",
     "claim",
+    "decide",
+    "fmt_sci",
     "get_claim",
     "match_claims",
     "registry",

@@ -1,7 +1,8 @@
 """Our own choices: values a claim uses that its paper leaves open, and its verdict judged over them.
 
-A :class:`Choice` (``@claim(choices={name: Choice(...)})``) is one keyword parameter of the claim or
-one of its pass rules: the value used, the range a careful reader would accept (``range=(lo, hi)``) or
+A :class:`Choice` (``@claim(choices={name: Choice(...)})``) is one keyword parameter of the claim (its
+value is the parameter's quick value) or one of its pass rules (``Choice(Rule(...), ...)``: the rule is
+declared there, once): the value used, the range a careful reader would accept (``range=(lo, hi)``) or
 the set of admissible options (``options=``), why, and on what basis (:data:`BASES`).
 
 A robust run (``run_claim(..., robust=True)``, ``attncheck run --robust``) judges the claim again at
@@ -26,7 +27,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from verify.core.record import Verdict, to_jsonable
+from verify.core.record import Rule, Verdict, to_jsonable
 
 #: What a choice's value and range rest on: the paper's own value, the paper's own range, a range a
 #: careful reader would accept, our pilot run, or the only admissible value (its reason says why).
@@ -50,11 +51,12 @@ def _is_int(x: Any) -> bool:
 class Choice:
     """A value a claim uses that its paper does not fix: a keyword parameter or a pass rule.
 
-    value: the value used (the quick profile's parameter or the rule's value); range: ``(lo, hi)``,
-    lo < hi, the admissible values (integers when ``value`` is an int); options: the admissible
-    values of a finite set (at least two, ``value`` among them); reason: why that range; basis: one
-    of :data:`BASES`; a ``"single"`` choice has neither range nor options (its reason says why a
-    reader cannot pick another value), every other choice exactly one.
+    value: the value used: a keyword parameter's quick value, or a pass rule (:class:`Rule`: the
+    rule's value is then the choice's, and ``rule`` keeps the rule with its own reason and source);
+    range: ``(lo, hi)``, lo < hi, the admissible values (integers when ``value`` is an int); options:
+    the admissible values of a finite set (at least two, ``value`` among them); reason: why that
+    range; basis: one of :data:`BASES`; a ``"single"`` choice has neither range nor options (its
+    reason says why a reader cannot pick another value), every other choice exactly one.
     """
 
     value: Any = field(kw_only=False)
@@ -62,8 +64,12 @@ class Choice:
     basis: str
     range: tuple[Any, Any] | None = None
     options: tuple[Any, ...] | None = None
+    rule: Rule | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
+        if isinstance(self.value, Rule):
+            object.__setattr__(self, "rule", self.value)
+            object.__setattr__(self, "value", self.value.value)
         if self.basis not in BASES:
             raise ValueError(f"Choice.basis must be one of {BASES}, got {self.basis!r}")
         if not (isinstance(self.reason, str) and self.reason.strip()):
@@ -146,32 +152,28 @@ def same(a: Any, b: Any) -> bool:
     return ja == jb and isinstance(ja, int) == isinstance(jb, int)
 
 
-def check_choices(
+def declare_choices(
     claim_id: str,
     choices: Mapping[str, Choice] | None,
     params: Mapping[str, Any],
-    rules: Mapping[str, Any],
-) -> tuple[tuple[str, Choice], ...]:
-    """A claim's choices as sorted pairs; each names one keyword parameter (``params``: their quick
-    values) or one declared rule (``rules``: their values), and its value is that one's."""
-    out = []
-    for name, ch in sorted((choices or {}).items()):
+    rules: Mapping[str, Rule],
+) -> tuple[dict[str, Any], dict[str, Rule], tuple[tuple[str, Choice], ...]]:
+    """What a claim's choices declare: the quick parameters (``params``, the quick profile's other
+    values, and the value of each parameter choice), the pass rules (``rules``, the other rules, and
+    the rule of each ``Choice(Rule(...))``) and the choices as sorted pairs. A name declared twice (a
+    chosen parameter in ``quick``, a chosen rule in ``rules``) is an error."""
+    params, rules = dict(params), dict(rules)
+    for name, ch in (choices or {}).items():
         if not isinstance(ch, Choice):
             raise TypeError(f"claim {claim_id!r}: choice {name!r} must be a Choice, got {type(ch).__name__}")
-        if name in params and name in rules:
+        is_rule = ch.rule is not None
+        own, what, other = (rules, "rules=", params) if is_rule else (params, "the quick profile", rules)
+        if name in own:
+            raise ValueError(f"claim {claim_id!r}: {name!r} is declared twice, as a choice and in {what}")
+        if name in other:
             raise ValueError(f"claim {claim_id!r}: choice {name!r} names both a parameter and a rule")
-        if name not in params and name not in rules:
-            raise ValueError(
-                f"claim {claim_id!r}: choice {name!r} names no keyword parameter {sorted(params)} "
-                f"nor declared rule {sorted(rules)}"
-            )
-        what, used = ("rule", rules[name]) if name in rules else ("quick-profile parameter", params[name])
-        if not same(ch.value, used):
-            raise ValueError(
-                f"claim {claim_id!r}: choice {name!r} has value {ch.value!r}, but the {what} is {used!r}"
-            )
-        out.append((name, ch))
-    return tuple(out)
+        own[name] = ch.rule if is_rule else ch.value
+    return params, rules, tuple(sorted((choices or {}).items()))
 
 
 @dataclass
@@ -277,7 +279,7 @@ __all__ = [
     "RESOLUTION",
     "Choice",
     "Robustness",
-    "check_choices",
+    "declare_choices",
     "depends_text",
     "judge",
 ]

@@ -6,8 +6,10 @@ The JSON schema of a result and of a results file lives in :mod:`verify.core.res
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 import mpmath
@@ -226,7 +228,8 @@ class Plot:
     ``band`` ((lo, hi): a shaded pass band), ``slope`` (a reference power law x^slope through the last
     point of the first curve: rate claims); theory_label: its legend in words; logx / logy: log axes;
     title: an optional panel title in words; grid: (x_0, r) when the series hold no x values but were
-    taken on a geometric grid, x_k = x_0 r^k (``x`` is then ``""``).
+    taken on a geometric grid, x_k = x_0 r^k (``x`` is then ``""``). A rate claim's panel is one line,
+    :meth:`rate`.
     """
 
     x: str
@@ -258,6 +261,47 @@ class Plot:
             if not lo <= hi:
                 raise ValueError(f"plot of {self.x!r}: band must be (lo, hi) with lo <= hi, got {self.band}")
             object.__setattr__(self, "band", (float(lo), float(hi)))
+
+    @classmethod
+    def rate(
+        cls,
+        exponent: float,
+        x: str,
+        curves: Any,
+        xlabel: str,
+        ylabel: str,
+        *,
+        symbol: str | None = None,
+        theory_label: str | None = None,
+        logy: bool = True,
+        title: str = "",
+        grid: tuple[float, float] | None = None,
+    ) -> Plot:
+        """The panel of a rate claim, "y ~ v^exponent": its curves on log axes (``logy=False``: x only)
+        beside the reference power law of the stated ``exponent`` (``slope``), labelled
+        ``theory: $v^{exponent}$`` (the exponent as a fraction, ``-1/2``), v the ``symbol`` (default:
+        the first ``$...$`` of ``xlabel``); ``theory_label`` replaces that legend."""
+        if isinstance(exponent, bool) or not isinstance(exponent, int | float) or not math.isfinite(exponent):
+            raise TypeError(f"Plot.rate: exponent must be a finite number, got {exponent!r}")
+        if theory_label is None:
+            if symbol is None:
+                found = re.search(r"\$([^$]+)\$", xlabel)
+                if found is None:
+                    raise ValueError(f"Plot.rate: xlabel {xlabel!r} has no $symbol$; give symbol=")
+                symbol = found.group(1)
+            theory_label = f"theory: ${symbol}^{{{Fraction(exponent).limit_denominator(64)}}}$"
+        return cls(
+            x=x,
+            curves=curves,
+            xlabel=xlabel,
+            ylabel=ylabel,
+            slope=float(exponent),
+            theory_label=theory_label,
+            logx=True,
+            logy=logy,
+            title=title,
+            grid=grid,
+        )
 
     @property
     def keys(self) -> tuple[str, ...]:

@@ -16,18 +16,16 @@ from dataclasses import dataclass
 from importlib import metadata
 from typing import Any
 
-from verify.core.choices import Choice, check_choices
-from verify.core.context import SEED_COUNTS
+from verify.core.choices import Choice, declare_choices
+from verify.core.declare import Expect, Profiles, Report, SeedPlan, Source
 from verify.core.record import (
     Alternative,
     ClaimRecord,
     Evidence,
     Kind,
-    Plot,
     Provenance,
     Rule,
     Search,
-    Seeds,
     Verdict,
 )
 
@@ -64,126 +62,107 @@ class Claim:
 
 def claim(
     id: str,
+    source: Source,
     *,
-    reference: str,
     kind: Kind,
-    provenance: Provenance,
     statement: str,
     assumptions: Iterable[str] = (),
-    quick: Mapping[str, Any] | None = None,
-    paper: Mapping[str, Any] | None = None,
-    expect: Verdict = Verdict.HOLDS,
+    profiles: Profiles | None = None,
+    seeds: SeedPlan | None = None,
+    expect: Expect | None = None,
     rules: Mapping[str, Rule] | None = None,
-    seeds: Seeds = Seeds.NONE,
-    n_seeds: Mapping[str, int] | None = None,
-    consistency: bool = False,
-    tex: str | None = None,
-    plot: Plot | Mapping[str, Any] | Iterable[Plot | Mapping[str, Any]] | None = None,
-    search: Search | None = None,
-    alternative: Alternative | None = None,
-    source: str = "",
-    experiment: str = "",
-    batched: bool = False,
-    readings: str = "",
-    expect_paper: Verdict | None = None,
     choices: Mapping[str, Choice] | None = None,
+    alternative: Alternative | None = None,
+    search: Search | None = None,
+    report: Report | None = None,
 ) -> Callable[[ClaimFn], ClaimFn]:
     """Register ``fn(ctx: Ctx, *, <params>) -> Evidence`` as the claim ``id`` (``<paper>.<name>``).
 
-    quick / paper: default keyword parameters of the two profiles (paper values override quick ones).
-    Every keyword-only parameter of ``fn`` must get a quick default. rules: the named pass rules
-    (tolerances, windows, thresholds) the body reads with ``ctx.rule(name)``; each is a
-    :class:`~verify.core.record.Rule` with its reason and source. seeds: how the seeds combine
-    (:class:`~verify.core.record.Seeds`); n_seeds: seed-set sizes per profile, at least
-    :data:`~verify.core.context.SEED_COUNTS`; consistency: a check of the code, not of the paper.
-    tex: the statement in LaTeX for the report (None: the plain ``statement``); plot: one
-    :class:`~verify.core.record.Plot` (or the dict of its fields) or several (panels) drawing the claim's
-    series against its theory (None: no figure); search: the worst-case search the claim runs
-    (:class:`~verify.core.record.Search`, its budget a keyword parameter), for a bound stated for every
-    input of a set. alternative: the nearest plausible world in which the statement is false, and how
-    the claim runs it (:class:`~verify.core.record.Alternative`); a claim about a paper names one (its
-    falsifier runs it and must get ``violated``), a consistency check names none. source: for a
-    THIRD-PARTY or QUESTION claim, who states it (reviewer, later paper, summary) and that source's
-    reliability. experiment: the name of an experiment shared with other claims of the paper (cached
-    per process); parallel runs keep the claims naming it on one worker. batched: an ``every`` or
-    ``binomial`` claim whose function takes the seeds of ``ctx.seed_set`` at once (a leading seed axis
-    through data, model and GD; ``ctx.for_seed(s)`` gives each seed's generators) and returns a list of
-    Evidence, one per seed in order; each seed's evidence must not depend on the other seeds of the batch
-    (``verify/test_batched.py`` pins every batched claim bit for bit against its batches of one).
-    readings: the statement this claim reads one way among others (the same text on each rival
-    reading, e.g. "Theorem 1's width order in N"): the report groups them and the summaries say which
-    reading the measurements support. expect_paper: the verdict expected in the paper profile when it
-    differs from ``expect`` (which is then the quick profile's), e.g. a rate decided only at paper sizes;
-    the errata say why. choices: the values the paper leaves open, by keyword-parameter or rule name
-    (:class:`~verify.core.choices.Choice`, its value the quick parameter's or the rule's), over which
-    ``--robust`` judges the verdict.
+    source: reference, provenance and the quote's source (:class:`~verify.core.declare.Source`); kind:
+    the verdict rule; statement: the claim in words; assumptions: what the claim checks before judging;
+    profiles: the keyword parameters of both profiles (:class:`~verify.core.declare.Profiles`): every
+    keyword-only parameter of ``fn`` gets a quick value there or from its choice; seeds: how the seeds
+    combine and how many (:class:`~verify.core.declare.SeedPlan`); expect: the verdict expected, a
+    consistency check, a rival reading (:class:`~verify.core.declare.Expect`); rules: the named pass
+    rules that are no choice of ours (:class:`~verify.core.record.Rule`, read with ``ctx.rule(name)``);
+    choices: the values the paper leaves open, over which ``--robust`` judges the verdict
+    (:class:`~verify.core.choices.Choice`, by keyword-parameter name, its value the quick one; or
+    ``Choice(Rule(...), ...)`` by rule name, which declares the rule); alternative: the nearest plausible
+    world in which the statement is false, and how the claim runs it
+    (:class:`~verify.core.record.Alternative`): a claim about a paper names one (its falsifier runs it
+    and must get ``violated``), a consistency check names none; search: the worst-case search the claim
+    runs for a bound stated for every input of a set (:class:`~verify.core.record.Search`, its budget a
+    keyword parameter); report: the statement in LaTeX and the figure's panels
+    (:class:`~verify.core.declare.Report`). Unset value objects are their defaults: no parameters, no
+    seeds (``Seeds.NONE``), expected to hold, no LaTeX and no figure.
     """
     if "." not in id:
         raise ValueError(f"claim id must look like '<paper>.<name>', got {id!r}")
-    seeds = Seeds(seeds)
-    counts = dict(SEED_COUNTS) | dict(n_seeds or {}) if seeds != Seeds.NONE else {}
-    for prof, n in counts.items():
-        if prof not in SEED_COUNTS or not isinstance(n, int) or n < SEED_COUNTS[prof]:
-            raise ValueError(
-                f"claim {id!r}: n_seeds[{prof!r}] must be an int >= {SEED_COUNTS.get(prof)}, got {n!r}"
-            )
-    if batched and seeds not in (Seeds.EVERY, Seeds.BINOMIAL):
-        raise ValueError(f"claim {id!r}: only an 'every' or 'binomial' claim runs batched, not {seeds}")
-    if n_seeds and seeds == Seeds.NONE:
-        raise ValueError(f"claim {id!r}: n_seeds given for a deterministic claim (seeds=Seeds.NONE)")
-    plots = _plots(id, plot)
-    if tex is not None and not (isinstance(tex, str) and tex.strip()):
-        raise ValueError(f"claim {id!r}: tex must be a non-empty string or None")
+    profiles, seeds = profiles or Profiles(), seeds or SeedPlan()
+    expect, report = expect or Expect(), report or Report()
+    for name, value, cls in (
+        ("source", source, Source),
+        ("profiles", profiles, Profiles),
+        ("seeds", seeds, SeedPlan),
+        ("expect", expect, Expect),
+        ("report", report, Report),
+    ):
+        if not isinstance(value, cls):
+            raise TypeError(f"claim {id!r}: {name} must be {cls.__name__}(...), got {type(value).__name__}")
     if alternative is not None and not isinstance(alternative, Alternative):
         raise TypeError(f"claim {id!r}: alternative must be an Alternative, got {type(alternative).__name__}")
-    if alternative is not None and consistency:
+    if alternative is not None and expect.consistency:
         raise ValueError(f"claim {id!r}: a consistency check names no alternative world")
     if search is not None and not isinstance(search, Search):
         raise TypeError(f"claim {id!r}: search must be a Search, got {type(search).__name__}")
     for name, rule in (rules or {}).items():
         if not isinstance(rule, Rule):
             raise TypeError(f"claim {id!r}: rule {name!r} must be a Rule, got {type(rule).__name__}")
+    quick, all_rules, chosen = declare_choices(id, choices, dict(profiles.quick), rules or {})
 
     def register(fn: ClaimFn) -> ClaimFn:
         if id in _REGISTRY and _REGISTRY[id].fn.__qualname__ != fn.__qualname__:
             raise ValueError(f"claim id {id!r} is registered twice")
         if not (fn.__doc__ or "").strip():
             raise ValueError(f"claim {id!r} needs a docstring citing paper, theorem and equation")
-        named = {*dict(quick or {}), *dict(paper or {})}
+        named = {*quick, *dict(profiles.paper)}
         named |= set(dict(alternative.overrides)) if isinstance(alternative, Alternative) else set()
         _check_signature(id, fn, named)
         owner = _owner(fn)
         if owner is not None:
-            _check_paper_claim(id, fn, owner, Provenance(provenance), consistency, alternative)
+            _check_paper_claim(id, fn, owner, source.provenance, expect.consistency, alternative)
         record = ClaimRecord(
             id=id,
             paper=id.split(".", 1)[0],
-            reference=reference,
+            reference=source.reference,
             kind=Kind(kind),
-            provenance=Provenance(provenance),
+            provenance=source.provenance,
             statement=statement,
             assumptions=tuple(assumptions),
-            quick=tuple(sorted((quick or {}).items())),
-            paper_params=tuple(sorted((paper or {}).items())),
-            expect=Verdict(expect),
-            rules=tuple(sorted((rules or {}).items())),
-            seeds=seeds,
-            n_seeds=tuple(sorted(counts.items())),
-            consistency=bool(consistency),
-            tex=(tex or "").strip(),
-            plot=plots,
+            quick=tuple(sorted(quick.items())),
+            paper_params=profiles.paper,
+            expect=expect.verdict,
+            rules=tuple(sorted(all_rules.items())),
+            seeds=seeds.seeds,
+            n_seeds=tuple(sorted(seeds.counts.items())),
+            consistency=expect.consistency,
+            tex=report.tex,
+            plot=report.plots,
             search=search,
             alternative=alternative,
-            source=str(source).strip(),
-            experiment=str(experiment).strip(),
-            batched=bool(batched),
-            readings=str(readings).strip(),
-            expect_paper=None if expect_paper is None else Verdict(expect_paper),
-            choices=check_choices(
-                id, choices, dict(quick or {}), {k: r.value for k, r in (rules or {}).items()}
-            ),
+            source=source.quote,
+            experiment=seeds.experiment,
+            batched=seeds.batched,
+            readings=expect.readings,
+            expect_paper=expect.paper,
+            choices=chosen,
         )
         c = Claim(record, fn)
+        unchosen = {n for n, ch in chosen if ch.rule is None} - set(c.param_names())
+        if unchosen:
+            raise ValueError(
+                f"claim {id!r}: choices {sorted(unchosen)} name no keyword parameter of {fn.__name__}"
+            )
         missing = set(c.param_names()) - set(dict(record.quick))
         if missing:
             raise ValueError(f"claim {id!r}: parameters {sorted(missing)} have no quick default")
@@ -206,7 +185,7 @@ def _check_signature(claim_id: str, fn: ClaimFn, named: set[str]) -> None:
     """``fn(ctx, *, <params>)``: the runner passes the context by position and every parameter by
     name, so a parameter that is not keyword-only is an error naming it (not a complaint about the
     profiles or the alternative that name it) when the runner would have to fill it: it has no default,
-    or ``quick`` / ``paper`` / the alternative (``named``) give it a value. (A positional parameter with
+    or the profiles, a choice or the alternative (``named``) give it a value. (A positional parameter with
     a default that nothing names is the function's own business.)"""
     name = getattr(fn, "__name__", "the claim function")
     params = list(inspect.signature(fn).parameters.values())
@@ -219,7 +198,7 @@ def _check_signature(claim_id: str, fn: ClaimFn, named: set[str]) -> None:
             raise TypeError(
                 f"claim {claim_id!r}: parameter {what!r} of {name} must be keyword-only (a name after "
                 f"the *): def {name}(ctx, *, {p.name}: ...) -- each parameter is passed by name, its "
-                "default in quick="
+                "quick value in profiles= or choices="
             )
 
 
@@ -274,8 +253,8 @@ def _check_paper_claim(
         raise ValueError(
             f"claim {claim_id!r} (provenance {provenance}) is a claim about the paper and names no "
             "alternative world: add alternative=Alternative('<the nearest world where the statement is "
-            "false>', overrides={...} | exponent=... | factor=...), or consistency=True if it checks the "
-            "code, not the paper"
+            "false>', overrides={...} | exponent=... | factor=...), or expect=Expect(consistency=True) if it "
+            "checks the code, not the paper"
         )
 
 
@@ -304,22 +283,6 @@ def _check_alternative(claim_id: str, rec: ClaimRecord, alt: Alternative, params
         raise ValueError(f"claim {claim_id!r}: a tightening factor is for upper / lower bounds, not {kind}")
 
 
-def _plots(claim_id: str, plot: Any) -> tuple[Plot, ...]:
-    """The panels of a ``plot`` declaration: a Plot, a dict of Plot's fields, or a sequence of either."""
-    items = [plot] if isinstance(plot, Plot | Mapping) else list(plot or ())
-    out = []
-    for p in items:
-        if isinstance(p, Mapping):
-            try:
-                p = Plot(**p)
-            except TypeError as exc:
-                raise TypeError(f"claim {claim_id!r}: bad plot declaration: {exc}") from None
-        if not isinstance(p, Plot):
-            raise TypeError(f"claim {claim_id!r}: plot must be a Plot or a dict, got {type(p).__name__}")
-        out.append(p)
-    return tuple(out)
-
-
 def _number(v: Any) -> bool:
     return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
 
@@ -339,10 +302,10 @@ def _column_problem(values: Any, n: int) -> str | None:
 
 
 def series_problems(rec: ClaimRecord, series: Mapping[str, Any]) -> list[str]:
-    """What keeps the claim's declared figures (``plot=``) from being drawn from ``series`` (the evidence's,
-    as recorded: lists, not arrays): a key a panel reads that the series lack (a curve may be absent when
-    another of its panel is there), an x series that is no list of finite numbers, a y or theory series
-    of another length than its x. Empty when every panel can be drawn."""
+    """What keeps the claim's declared figures (its ``Report``'s panels) from being drawn from ``series``
+    (the evidence's, as recorded: lists, not arrays): a key a panel reads that the series lack (a curve may
+    be absent when another of its panel is there), an x series that is no list of finite numbers, a y or
+    theory series of another length than its x. Empty when every panel can be drawn."""
     out: list[str] = []
     for i, p in enumerate(rec.plot):
         where = f"plot {i}" if len(rec.plot) > 1 else "the plot"

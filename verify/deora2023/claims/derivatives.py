@@ -5,40 +5,51 @@ from __future__ import annotations
 import numpy as np
 
 from bounds.checks import check_int
-from verify.core import Choice, Ctx, Evidence, Kind, Provenance, Rule, Search, claim
-from verify.core.record import Seeds
+from verify.core import (
+    Choice,
+    Ctx,
+    Evidence,
+    Expect,
+    Kind,
+    Profiles,
+    Provenance,
+    Report,
+    Rule,
+    Search,
+    SeedPlan,
+    Seeds,
+    Source,
+    claim,
+)
 from verify.deora2023 import experiments as E
 from verify.deora2023 import model as M
 from verify.deora2023.claims.searches import search_choice
 from verify.numerics.gradcheck import check_grad, check_hvp
 
+_GRAD_CHOICES = {
+    "tol": Choice(
+        Rule(1e-6, "scaled error |FD - g| / (tol (1 + |FD|)) of check_grad", "reconstruction pass criterion"),
+        range=(1e-8, 1e-5),
+        basis="plausible",
+        reason="central differences in float64 reach about 1e-8 to 1e-10 relative: 1e-8 to 1e-5",
+    )
+}
+
 
 @claim(
     "deora2023.grad",
-    reference="derivation Sect. 1.3 (hand derivatives of Phi and L)",
+    Source("derivation Sect. 1.3 (hand derivatives of Phi and L)", Provenance.DERIVED),
     kind=Kind.UPPER,
-    provenance=Provenance.DERIVED,
-    consistency=True,
-    seeds=Seeds.EVERY,
     statement="the hand gradients of Phi and of the logistic risk equal central finite differences",
     assumptions=("float64", "finite differences stable (eps and eps/4 agree)"),
-    quick=dict(cases=3),
-    paper=dict(cases=40),
-    choices={
-        "tol": Choice(
-            1e-6,
-            range=(1e-8, 1e-5),
-            basis="plausible",
-            reason="central differences in float64 reach about 1e-8 to 1e-10 relative: 1e-8 to 1e-5",
-        )
-    },
-    rules={
-        "tol": Rule(
-            1e-6, "scaled error |FD - g| / (tol (1 + |FD|)) of check_grad", "reconstruction pass criterion"
-        )
-    },
-    tex=r"the hand-derived $\nabla_\theta\Phi(\theta;X)$ and $\nabla L(\theta)$ equal central finite "
-    r"differences (scaled error at most $1$ at the tolerance $10^{-6}$)",
+    profiles=Profiles(quick=dict(cases=3), paper=dict(cases=40)),
+    seeds=SeedPlan(Seeds.EVERY),
+    expect=Expect(consistency=True),
+    choices=_GRAD_CHOICES,
+    report=Report(
+        r"the hand-derived $\nabla_\theta\Phi(\theta;X)$ and $\nabla L(\theta)$ equal central finite "
+        r"differences (scaled error at most $1$ at the tolerance $10^{-6}$)"
+    ),
 )
 def grad(ctx: Ctx, *, cases: int) -> Evidence:
     """Derivation Sect. 1.3 / claim deora2023.grad [DERIVED]. Kind: upper. Consistency check: it tests the
@@ -79,37 +90,39 @@ def _head_structure(Hp: np.ndarray, H: int, T: int, d: int) -> tuple[float, floa
     return float(np.max(np.abs(Hp[:nu, :nu]))), float(np.max(np.abs(Hp[mask]))) if mask.any() else 0.0
 
 
-@claim(
-    "deora2023.hvp",
-    reference="derivation Sect. 1.3 (HVP; U-U block zero; block-diagonal over heads)",
-    kind=Kind.UPPER,
-    provenance=Provenance.DERIVED,
-    consistency=True,
-    seeds=Seeds.EVERY,
-    statement="the hand Hessian-vector products of Phi and L match finite differences of the "
-    "gradient; the U-U block is zero and the Hessian of Phi is block-diagonal over heads",
-    quick=dict(cases=2),
-    paper=dict(cases=30),
-    choices={
-        "rtol": Choice(
-            1e-6,
-            range=(1e-8, 1e-5),
-            basis="plausible",
-            reason="finite differences of the gradient in float64: 1e-8 to 1e-5 relative",
-        )
-    },
-    rules={
-        "rtol": Rule(
+_HVP_CHOICES = {
+    "rtol": Choice(
+        Rule(
             1e-6, "relative tolerance of the HVP against finite differences", "reconstruction pass criterion"
         ),
+        range=(1e-8, 1e-5),
+        basis="plausible",
+        reason="finite differences of the gradient in float64: 1e-8 to 1e-5 relative",
+    )
+}
+
+
+@claim(
+    "deora2023.hvp",
+    Source("derivation Sect. 1.3 (HVP; U-U block zero; block-diagonal over heads)", Provenance.DERIVED),
+    kind=Kind.UPPER,
+    statement="the hand Hessian-vector products of Phi and L match finite differences of the "
+    "gradient; the U-U block is zero and the Hessian of Phi is block-diagonal over heads",
+    profiles=Profiles(quick=dict(cases=2), paper=dict(cases=30)),
+    seeds=SeedPlan(Seeds.EVERY),
+    expect=Expect(consistency=True),
+    rules={
         "atol": Rule(1e-7, "absolute floor of the HVP comparison (entries near zero)", "attncheck"),
         "zero_atol": Rule(1e-9, "what counts as a zero Hessian entry (U-U block, cross-head)", "attncheck"),
         "qf_rtol": Rule(
             1e-6, "quadratic-form formula vs v^T H v, relative to max(1, |v^T H v|)", "attncheck"
         ),
     },
-    tex=r"the hand Hessian-vector products of $\Phi$ and $L$ equal finite differences of the gradient; "
-    r"$\nabla^2_{UU}\Phi=0$ and $\nabla^2\Phi$ is block-diagonal over the heads",
+    choices=_HVP_CHOICES,
+    report=Report(
+        r"the hand Hessian-vector products of $\Phi$ and $L$ equal finite differences of the gradient; "
+        r"$\nabla^2_{UU}\Phi=0$ and $\nabla^2\Phi$ is block-diagonal over the heads"
+    ),
 )
 def hvp(ctx: Ctx, *, cases: int) -> Evidence:
     """Derivation Sect. 1.3 / claim deora2023.hvp [DERIVED]. Kind: upper. Consistency check: the hand
@@ -162,36 +175,36 @@ def hvp(ctx: Ctx, *, cases: int) -> Evidence:
     )
 
 
+_SOFTMAX_FACTS_CHOICES = {
+    "rtol": Choice(
+        Rule(1e-12, "round-off margin of the exact inequalities", "reconstruction pass criterion"),
+        range=(1e-14, 1e-10),
+        basis="plausible",
+        reason="round-off margin of exact inequalities in float64: 1e-14 to 1e-10 relative",
+    ),
+    "search": search_choice((2, 1, 50), 0),
+}
+
+
 @claim(
     "deora2023.softmax",
-    reference="derivation Sect. 3.1",
+    Source("derivation Sect. 3.1", Provenance.DERIVED),
     kind=Kind.UPPER,
-    provenance=Provenance.DERIVED,
-    consistency=True,
-    seeds=Seeds.EVERY,
     statement="||diag(s)-ss^T|| <= 1/2, Var_s(a) <= range(a)^2/4, |k3_s(v,b,b)| <= range(v)range(b)^2/4",
-    quick=dict(draws=2000, search=(2, 1, 50)),
-    paper=dict(draws=20000, search=(4, 8, 200)),
-    choices={
-        "rtol": Choice(
-            1e-12,
-            range=(1e-14, 1e-10),
-            basis="plausible",
-            reason="round-off margin of exact inequalities in float64: 1e-14 to 1e-10 relative",
-        ),
-        "search": search_choice((2, 1, 50), 0),
-    },
-    rules={
-        "rtol": Rule(1e-12, "round-off margin of the exact inequalities", "reconstruction pass criterion")
-    },
-    tex=r"for $s=\mathrm{softmax}(a)$: $\|\mathrm{diag}(s)-ss^\top\|\le\frac12$, "
-    r"$\mathrm{Var}_s(a)\le\frac14\,\mathrm{range}(a)^2$, "
-    r"$|k_3^s(v,b,b)|\le\frac14\,\mathrm{range}(v)\,\mathrm{range}(b)^2$",
+    profiles=Profiles(quick=dict(draws=2000), paper=dict(draws=20000, search=(4, 8, 200))),
+    seeds=SeedPlan(Seeds.EVERY),
+    expect=Expect(consistency=True),
     search=Search(
         ratio="each quantity / its bound / (1 + rtol), searched per inequality (the largest kept)",
         space="every logit vector (T = search[0]) and every vector a (variance) or pair (v, b) (k3) of "
         "length T, unconstrained; starts N(0, 1)",
         budget="search",
+    ),
+    choices=_SOFTMAX_FACTS_CHOICES,
+    report=Report(
+        r"for $s=\mathrm{softmax}(a)$: $\|\mathrm{diag}(s)-ss^\top\|\le\frac12$, "
+        r"$\mathrm{Var}_s(a)\le\frac14\,\mathrm{range}(a)^2$, "
+        r"$|k_3^s(v,b,b)|\le\frac14\,\mathrm{range}(v)\,\mathrm{range}(b)^2$"
     ),
 )
 def softmax_facts(ctx: Ctx, *, draws: int, search: tuple[int, int, int]) -> Evidence:

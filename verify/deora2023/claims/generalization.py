@@ -9,8 +9,25 @@ import math
 import numpy as np
 
 from bounds import deora2023 as B
-from verify.core import Alternative, Choice, Ctx, Evidence, Kind, Provenance, Rule, Verdict, claim
-from verify.core.record import Interval, Seeds
+from verify.core import (
+    Alternative,
+    Choice,
+    Ctx,
+    Evidence,
+    Expect,
+    Interval,
+    Kind,
+    Plot,
+    Profiles,
+    Provenance,
+    Report,
+    Rule,
+    SeedPlan,
+    Seeds,
+    Source,
+    Verdict,
+    claim,
+)
 from verify.deora2023 import data as D
 from verify.deora2023 import experiments as E
 from verify.deora2023 import model as M
@@ -67,31 +84,28 @@ STABILITY_SOURCE = (
     "('on-average argument stability (Lei and Ying 2020; Deora et al. 2024)'); class (A), independent "
     "third parties citing the paper"
 )
-_GEN_RULES = {
-    "ci_quantile": Rule(
-        0.975,
-        "each end of a two-sided 95% t-interval on the mean gap (Monte-Carlo error; the upper end decides "
-        "holds, the lower end violated)",
-        "attncheck",
-    ),
-    "beta2_margin": Rule(1.05, "inflation of the pilot beta_2 estimate used to choose K", "attncheck"),
-}
 
 
 def _gen_choices(datasets: int, test_size: int, ns: Choice) -> dict[str, Choice]:
-    """The choices of the D-gen claims (the paper fixes none of these for its bound): ``datasets`` and
-    ``test_size`` the claim's quick values (each judged from half to twice), ``ns`` its grid of n."""
+    """The choices of the D-gen claims (the paper fixes none of these for its bound) and their pass rules:
+    ``datasets`` and ``test_size`` the claim's quick values (each judged from half to twice), ``ns`` its
+    grid of n."""
     return {
         "ns": ns,
         "ci_quantile": Choice(
-            0.975,
+            Rule(
+                0.975,
+                "each end of a two-sided 95% t-interval on the mean gap (Monte-Carlo error; the upper end "
+                "decides holds, the lower end violated)",
+                "attncheck",
+            ),
             range=(0.95, 0.995),
             basis="plausible",
             reason="each end of the Monte-Carlo interval: one-sided 95% (a 90% two-sided interval) to "
             "99.5% (a 99% two-sided interval), the levels a reader would accept for a t-interval",
         ),
         "beta2_margin": Choice(
-            1.05,
+            Rule(1.05, "inflation of the pilot beta_2 estimate used to choose K", "attncheck"),
             range=(1.0, 1.25),
             basis="plausible",
             reason="inflation of the pilot beta_2 that sets K: from none to 25%; a larger margin only "
@@ -125,7 +139,7 @@ _GEN_TEX = (
     r"Theorem D-gen: $\mathbb{E}[L(\theta_K)-\hat L(\theta_K)]\le(4\Gamma\beta_2^2\eta/n)"
     r"\sum_{k<K}\mathbb{E}\hat L(\theta_k)$ when $\Gamma\beta_2^2\eta K\le n/2$"
 )
-_GEN_PLOT = dict(
+_GEN_PLOT = Plot(
     x="n",
     curves=[("gap", "measured gap (mean over data sets)"), ("gap_hi", "upper end of its 95% interval")],
     theory="bound",
@@ -139,19 +153,30 @@ _GEN_PLOT = dict(
 
 @claim(
     "deora2023.gen.derived",
-    experiment="gap sweep",
-    reference="derivation Sect. 6.2 (Theorem D-gen by on-average argument stability, the method of the "
-    "paper's generalization bound per later papers, see source)",
+    Source(
+        "derivation Sect. 6.2 (Theorem D-gen by on-average argument stability, the method of the "
+        "paper's generalization bound per later papers, see source)",
+        Provenance.DERIVED,
+        quote=STABILITY_SOURCE,
+    ),
     kind=Kind.UPPER,
-    provenance=Provenance.DERIVED,
     statement="E[L(theta_K)] - E[L_hat(theta_K)] <= (4 Gamma beta_2^2 eta/n) sum_{k<K} E L_hat(theta_k) "
     "when Gamma beta_2^2 eta K <= n/2",
     assumptions=("theta_0 independent of the data (I0)", "Gamma beta_2^2 eta K <= n/2"),
-    seeds=Seeds.EVERY,
-    source=STABILITY_SOURCE,
-    quick=dict(ns=(20, 40, 80), H=8, eta=1.0, datasets=12, test_size=500, gamma_datasets=1),
-    paper=dict(datasets=200, test_size=10000, gamma_datasets=10),
-    rules=_GEN_RULES,
+    profiles=Profiles(
+        quick=dict(eta=1.0, gamma_datasets=1),
+        paper=dict(datasets=200, test_size=10000, gamma_datasets=10),
+    ),
+    seeds=SeedPlan(Seeds.EVERY, experiment="gap sweep"),
+    alternative=Alternative(
+        "the D-gen bound 200-fold smaller, judged on the hard side (violated only when the gap's lower "
+        "confidence limit clears it): at 84 seeds (0-59 and the sets of 3 from 1000, 2000, 3000, 1357, "
+        "13579, 24680, 86420, 97531) the lower limits are 0.0083-0.040 of the bound and the upper limits "
+        "0.035-0.092 (1-3 GD steps from theta_0 where the premise allows), so the measurement resolves the "
+        "bound to a factor 120 at worst: a 100-fold smaller bound is not cleared at seed 24682 (0.0083), "
+        "a 30-fold smaller one lies inside most intervals",
+        factor=200.0,
+    ),
     choices=_gen_choices(
         12,
         500,
@@ -163,17 +188,7 @@ _GEN_PLOT = dict(
             "small end, or shifted half an octave up (each within 2.5x our run time)",
         ),
     ),
-    alternative=Alternative(
-        "the D-gen bound 200-fold smaller, judged on the hard side (violated only when the gap's lower "
-        "confidence limit clears it): at 84 seeds (0-59 and the sets of 3 from 1000, 2000, 3000, 1357, "
-        "13579, 24680, 86420, 97531) the lower limits are 0.0083-0.040 of the bound and the upper limits "
-        "0.035-0.092 (1-3 GD steps from theta_0 where the premise allows), so the measurement resolves the "
-        "bound to a factor 120 at worst: a 100-fold smaller bound is not cleared at seed 24682 (0.0083), "
-        "a 30-fold smaller one lies inside most intervals",
-        factor=200.0,
-    ),
-    tex=_GEN_TEX,
-    plot=_GEN_PLOT,
+    report=Report(_GEN_TEX, _GEN_PLOT),
 )
 def gen_derived(
     ctx: Ctx, *, ns: tuple[int, ...], H: int, eta: float, datasets: int, test_size: int, gamma_datasets: int
@@ -197,17 +212,29 @@ def gen_derived(
 
 @claim(
     "deora2023.gen.derived.steps",
-    reference="derivation Sect. 6.2 (Theorem D-gen over many GD steps: K = 7 to 45)",
+    Source(
+        "derivation Sect. 6.2 (Theorem D-gen over many GD steps: K = 7 to 45)",
+        Provenance.DERIVED,
+        quote=STABILITY_SOURCE,
+    ),
     kind=Kind.UPPER,
-    provenance=Provenance.DERIVED,
     statement="Theorem D-gen where its premise allows many GD steps: E[L(theta_K)] - E[L_hat(theta_K)] <= "
     "(4 Gamma beta_2^2 eta/n) sum_{k<K} E L_hat(theta_k) at n >= 160 (K >= 7)",
     assumptions=("theta_0 independent of the data (I0)", "Gamma beta_2^2 eta K <= n/2"),
-    seeds=Seeds.EVERY,
-    source=STABILITY_SOURCE,
-    quick=dict(ns=(160,), H=8, eta=1.0, datasets=32, test_size=2000, gamma_datasets=1),
-    paper=dict(ns=(256, 512, 1024), datasets=40, test_size=5000, gamma_datasets=4),
-    rules=_GEN_RULES,
+    profiles=Profiles(
+        quick=dict(eta=1.0, gamma_datasets=1),
+        paper=dict(ns=(256, 512, 1024), datasets=40, test_size=5000, gamma_datasets=4),
+    ),
+    seeds=SeedPlan(Seeds.EVERY),
+    alternative=Alternative(
+        "the D-gen bound 1000-fold smaller, judged on the hard side (violated only when the gap's lower "
+        "confidence limit clears it): with the claim's 32 training sets and 2000 test samples per seed "
+        "the lower limits are 0.0027-0.0115 of the bound at 69 seeds (0-44 and the sets of 3 from 1000, "
+        "2000, 3000, 1357, 13579, 24680, 86420, 97531) and the upper limits at most 0.025, so the "
+        "measurement resolves the bound to a factor 370 at worst (8 training sets and 500 test samples "
+        "left the lower limit below 0 at 4 of 12 seeds: no tightened bound could be cleared)",
+        factor=1000.0,
+    ),
     choices=_gen_choices(
         32,
         2000,
@@ -220,17 +247,7 @@ def gen_derived(
             "the paper profile's 256-1024 is far slower)",
         ),
     ),
-    alternative=Alternative(
-        "the D-gen bound 1000-fold smaller, judged on the hard side (violated only when the gap's lower "
-        "confidence limit clears it): with the claim's 32 training sets and 2000 test samples per seed "
-        "the lower limits are 0.0027-0.0115 of the bound at 69 seeds (0-44 and the sets of 3 from 1000, "
-        "2000, 3000, 1357, 13579, 24680, 86420, 97531) and the upper limits at most 0.025, so the "
-        "measurement resolves the bound to a factor 370 at worst (8 training sets and 500 test samples "
-        "left the lower limit below 0 at 4 of 12 seeds: no tightened bound could be cleared)",
-        factor=1000.0,
-    ),
-    tex=_GEN_TEX + r" (at $n\ge160$: $K\ge7$ steps)",
-    plot=_GEN_PLOT,
+    report=Report(_GEN_TEX + r" (at $n\ge160$: $K\ge7$ steps)", _GEN_PLOT),
 )
 def gen_derived_steps(
     ctx: Ctx, *, ns: tuple[int, ...], H: int, eta: float, datasets: int, test_size: int, gamma_datasets: int
@@ -243,76 +260,76 @@ def gen_derived_steps(
     return _gen_derived(ctx, ns, H, eta, datasets, test_size, gamma_datasets)
 
 
-@claim(
-    "deora2023.gen.rate",
-    reference="derivation Sect. 6.1/7.2 (test loss O~(1/n) with K ~ n; RECONSTRUCTED)",
-    kind=Kind.RATE,
-    provenance=Provenance.RECONSTRUCTED,
-    statement="with K proportional to n, the expected test loss decays like n^(-1) (O~(1/n))",
-    expect_paper=Verdict.INCONCLUSIVE,
-    seeds=Seeds.POOLED,
-    n_seeds={"quick": 8, "paper": 10},
-    quick=dict(ns=(10, 20, 40, 80), H=8, eta=1.0, K_per_n=5, test_size=1000),
-    paper=dict(ns=(20, 40, 80, 160), H=32, K_per_n=50, test_size=10000),
-    expect=Verdict.VIOLATED,
-    rules={
-        "tol": Rule(
+_GEN_RATE_CHOICES = {
+    "tol": Choice(
+        Rule(
             0.2,
             "slope within 0.2 of -1, the order-level window of the other 1/n-type rates (rate.K, gen.gap; "
             "derivation Sect. 11); below half the distance 0.25 to the competing exponent -1/2",
             "reconstruction pass criterion (by analogy)",
-        )
-    },
-    choices={
-        "tol": Choice(
-            0.2,
-            range=(0.1, 0.25),
-            basis="plausible",
-            reason="from 0.1 (the band of the suite's other reconstructed rate claims) to 0.25 (half the "
-            "distance to the competing exponent -1/2: the widest band that still separates the two)",
         ),
-        "K_per_n": Choice(
-            5,
-            range=(2, 15),
-            basis="plausible",
-            reason="the paper takes K proportional to n without a constant: from 2 to 3x ours (the paper "
-            "profile's 50 is too slow for a quick check)",
-        ),
-        "H": Choice(
-            8,
-            options=(4, 8, 16),
-            basis="plausible",
-            reason="the order O~(1/n) is stated for any H past the head-count condition: half or twice ours "
-            "(a set: the paired initialisation needs an even H)",
-        ),
-        "test_size": Choice(
-            1000,
-            range=(500, 2000),
-            basis="plausible",
-            reason="the test set estimating L(theta_K): half to twice ours",
-        ),
-        "ns": Choice(
-            (10, 20, 40, 80),
-            options=((10, 20, 40, 80), (20, 40, 80, 160)),
-            basis="plausible",
-            reason="the n grid: ours or shifted one octave up (the paper profile's grid); the rate is "
-            "asymptotic in n",
-        ),
-    },
+        range=(0.1, 0.25),
+        basis="plausible",
+        reason="from 0.1 (the band of the suite's other reconstructed rate claims) to 0.25 (half the "
+        "distance to the competing exponent -1/2: the widest band that still separates the two)",
+    ),
+    "K_per_n": Choice(
+        5,
+        range=(2, 15),
+        basis="plausible",
+        reason="the paper takes K proportional to n without a constant: from 2 to 3x ours (the paper "
+        "profile's 50 is too slow for a quick check)",
+    ),
+    "H": Choice(
+        8,
+        options=(4, 8, 16),
+        basis="plausible",
+        reason="the order O~(1/n) is stated for any H past the head-count condition: half or twice ours "
+        "(a set: the paired initialisation needs an even H)",
+    ),
+    "test_size": Choice(
+        1000,
+        range=(500, 2000),
+        basis="plausible",
+        reason="the test set estimating L(theta_K): half to twice ours",
+    ),
+    "ns": Choice(
+        (10, 20, 40, 80),
+        options=((10, 20, 40, 80), (20, 40, 80, 160)),
+        basis="plausible",
+        reason="the n grid: ours or shifted one octave up (the paper profile's grid); the rate is "
+        "asymptotic in n",
+    ),
+}
+
+
+@claim(
+    "deora2023.gen.rate",
+    Source(
+        "derivation Sect. 6.1/7.2 (test loss O~(1/n) with K ~ n; RECONSTRUCTED)", Provenance.RECONSTRUCTED
+    ),
+    kind=Kind.RATE,
+    statement="with K proportional to n, the expected test loss decays like n^(-1) (O~(1/n))",
+    profiles=Profiles(
+        quick=dict(eta=1.0), paper=dict(ns=(20, 40, 80, 160), H=32, K_per_n=50, test_size=10000)
+    ),
+    seeds=SeedPlan(Seeds.POOLED, quick=8, paper=10),
+    expect=Expect(Verdict.VIOLATED, paper=Verdict.INCONCLUSIVE),
     alternative=Alternative(
         "the classical uniform-convergence rate of the test loss, n^(-1/2)", exponent=-0.5
     ),
-    tex=r"with $K\propto n$, the expected test loss $\mathbb{E}L(\theta_K)$ decays like $n^{-1}$ "
-    r"(the order $\tilde O(1/n)$)",
-    plot=dict(
-        x="n",
-        curves=[("test_loss", "test loss")],
-        slope=-1.0,
-        theory_label="theory: slope $-1$",
-        xlabel="training set size $n$ ($K\\propto n$)",
-        ylabel=r"test loss $L(\theta_K)$",
-        logx=True,
-        logy=True,
+    choices=_GEN_RATE_CHOICES,
+    report=Report(
+        r"with $K\propto n$, the expected test loss $\mathbb{E}L(\theta_K)$ decays like $n^{-1}$ "
+        r"(the order $\tilde O(1/n)$)",
+        Plot.rate(
+            -1.0,
+            "n",
+            [("test_loss", "test loss")],
+            "training set size $n$ ($K\\propto n$)",
+            r"test loss $L(\theta_K)$",
+            theory_label="theory: slope $-1$",
+        ),
     ),
 )
 def gen_rate(ctx: Ctx, *, ns: tuple[int, ...], H: int, eta: float, K_per_n: int, test_size: int) -> Evidence:
@@ -351,30 +368,23 @@ def gen_rate(ctx: Ctx, *, ns: tuple[int, ...], H: int, eta: float, K_per_n: int,
     )
 
 
-_GAP_QUICK = dict(
-    ns=(10, 20, 40, 80, 160), H=8, eta=1.0, K_fixed=20, target=0.1, datasets=4, test_size=500, test_flip=0.0
-)
+#: The gap claims' quick parameters besides their choices (each claim adds the K or loss it fixes).
+_GAP_QUICK = dict(H=8, eta=1.0, test_flip=0.0)
 _GAP_PAPER = dict(ns=(20, 40, 80, 160, 320), H=32, datasets=40, test_size=2000)
 #: Monte Carlo gaps: 6 x 4 training sets in quick (3 x 8 left the local slopes +-0.2 noisy)
-_GAP_SEEDS = {"quick": 6, "paper": 10}
-_GAP_RULES = {
-    "tol": Rule(
-        0.2,
-        "last local slope within 0.2 of -1, as the order-level window for the other 1/n-type rate "
-        "(rate.K: [-1.4, -0.8], derivation Sect. 11)",
-        "reconstruction pass criterion (by analogy)",
-    ),  # below half the distance 0.25 to the competing uniform-convergence exponent -1/2
-    "K_max": Rule(
-        20000, "step cap of the run to the target training loss (an error if reached)", "attncheck"
-    ),
-}
+_GAP_SEEDS = SeedPlan(Seeds.POOLED, quick=6, paper=10, experiment="gap sweep")
 
 
 def _gap_choices(extra: dict[str, Choice]) -> dict[str, Choice]:
     """The choices of the gap claims: the band, the Monte-Carlo size, and the claim's own stopping rule."""
     return {
         "tol": Choice(
-            0.2,
+            Rule(
+                0.2,
+                "last local slope within 0.2 of -1, as the order-level window for the other 1/n-type rate "
+                "(rate.K: [-1.4, -0.8], derivation Sect. 11)",
+                "reconstruction pass criterion (by analogy)",
+            ),  # below half the distance 0.25 to the competing uniform-convergence exponent -1/2
             range=(0.1, 0.25),
             basis="plausible",
             reason="from 0.1 (the band of the suite's other reconstructed rate claims) to 0.25 (half the "
@@ -401,7 +411,7 @@ def _gap_choices(extra: dict[str, Choice]) -> dict[str, Choice]:
             "point shorter at the small end, or one point longer (n = 320, twice the run time)",
         ),
         "K_max": Choice(
-            20000,
+            Rule(20000, "step cap of the run to the target training loss (an error if reached)", "attncheck"),
             range=(10000, 40000),
             basis="plausible",
             reason="a step cap only (a run that reaches it is an error, not a verdict): half to twice ours, "
@@ -468,18 +478,17 @@ def _gap(ctx: Ctx, ns, H, eta, K_fixed, target, datasets, test_size, test_flip, 
 
 @claim(
     "deora2023.gen.gap",
-    experiment="gap sweep",
-    reference="derivation Sect. 6.1-6.2 (generalization gap O(1/n) at fixed K; the order of Theorem D-gen)",
+    Source(
+        "derivation Sect. 6.1-6.2 (generalization gap O(1/n) at fixed K; the order of Theorem D-gen)",
+        Provenance.RECONSTRUCTED,
+    ),
     kind=Kind.RATE,
-    provenance=Provenance.RECONSTRUCTED,
     statement="at a fixed number K of GD steps, the expected generalization gap E[L(theta_K) - "
     "L_hat(theta_K)] decays like n^(-1)",
-    expect_paper=Verdict.HOLDS,
-    seeds=Seeds.POOLED,
-    n_seeds=_GAP_SEEDS,
-    quick=_GAP_QUICK,
-    paper=_GAP_PAPER,
-    rules=_GAP_RULES,
+    profiles=Profiles(quick=_GAP_QUICK | dict(target=0.1), paper=_GAP_PAPER),
+    seeds=_GAP_SEEDS,
+    expect=Expect(Verdict.INCONCLUSIVE, paper=Verdict.HOLDS),
+    alternative=_GAP_ALTERNATIVE,
     choices=_gap_choices(
         {
             "K_fixed": Choice(
@@ -491,19 +500,17 @@ def _gap(ctx: Ctx, ns, H, eta, K_fixed, target, datasets, test_size, test_flip, 
             )
         }
     ),
-    expect=Verdict.INCONCLUSIVE,
-    alternative=_GAP_ALTERNATIVE,
-    tex=r"at a fixed number $K$ of GD steps, the expected generalization gap "
-    r"$\mathbb{E}[L(\theta_K)-\hat L(\theta_K)]$ decays like $n^{-1}$",
-    plot=dict(
-        x="n",
-        curves=[("gap", "generalization gap at fixed $K$")],
-        slope=-1.0,
-        theory_label="theory: slope $-1$",
-        xlabel="training set size $n$",
-        ylabel=r"$L(\theta_K)-\hat L(\theta_K)$",
-        logx=True,
-        logy=True,
+    report=Report(
+        r"at a fixed number $K$ of GD steps, the expected generalization gap "
+        r"$\mathbb{E}[L(\theta_K)-\hat L(\theta_K)]$ decays like $n^{-1}$",
+        Plot.rate(
+            -1.0,
+            "n",
+            [("gap", "generalization gap at fixed $K$")],
+            "training set size $n$",
+            r"$L(\theta_K)-\hat L(\theta_K)$",
+            theory_label="theory: slope $-1$",
+        ),
     ),
 )
 def gen_gap(
@@ -523,17 +530,16 @@ def gen_gap(
 
 @claim(
     "deora2023.gen.gap.loss",
-    experiment="gap sweep",
-    reference="derivation Sect. 6.1-6.2 (generalization gap O(1/n) at a fixed training loss)",
+    Source(
+        "derivation Sect. 6.1-6.2 (generalization gap O(1/n) at a fixed training loss)",
+        Provenance.RECONSTRUCTED,
+    ),
     kind=Kind.RATE,
-    provenance=Provenance.RECONSTRUCTED,
     statement="trained to a fixed training loss, the expected generalization gap decays like n^(-1)",
-    expect_paper=Verdict.HOLDS,
-    seeds=Seeds.POOLED,
-    n_seeds=_GAP_SEEDS,
-    quick=_GAP_QUICK,
-    paper=_GAP_PAPER,
-    rules=_GAP_RULES,
+    profiles=Profiles(quick=_GAP_QUICK | dict(K_fixed=20), paper=_GAP_PAPER),
+    seeds=_GAP_SEEDS,
+    expect=Expect(Verdict.INCONCLUSIVE, paper=Verdict.HOLDS),
+    alternative=_GAP_ALTERNATIVE,
     choices=_gap_choices(
         {
             "target": Choice(
@@ -545,19 +551,17 @@ def gen_gap(
             )
         }
     ),
-    expect=Verdict.INCONCLUSIVE,
-    alternative=_GAP_ALTERNATIVE,
-    tex=r"trained to a fixed training loss $\hat L(\theta_K)\le0.1$, the expected generalization gap "
-    r"decays like $n^{-1}$",
-    plot=dict(
-        x="n",
-        curves=[("gap", "gap at a fixed training loss")],
-        slope=-1.0,
-        theory_label="theory: slope $-1$",
-        xlabel="training set size $n$",
-        ylabel=r"$L(\theta_K)-\hat L(\theta_K)$",
-        logx=True,
-        logy=True,
+    report=Report(
+        r"trained to a fixed training loss $\hat L(\theta_K)\le0.1$, the expected generalization gap "
+        r"decays like $n^{-1}$",
+        Plot.rate(
+            -1.0,
+            "n",
+            [("gap", "gap at a fixed training loss")],
+            "training set size $n$",
+            r"$L(\theta_K)-\hat L(\theta_K)$",
+            theory_label="theory: slope $-1$",
+        ),
     ),
 )
 def gen_gap_loss(

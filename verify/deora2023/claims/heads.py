@@ -5,8 +5,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from verify.core import Choice, Ctx, Evidence, Kind, Provenance, Rule, claim
-from verify.core.record import Seeds
+from verify.core import (
+    Choice,
+    Ctx,
+    Evidence,
+    Expect,
+    Kind,
+    Plot,
+    Profiles,
+    Provenance,
+    Report,
+    Rule,
+    SeedPlan,
+    Seeds,
+    Source,
+    claim,
+)
 from verify.deora2023 import experiments as E
 from verify.numerics.fit import fit_rate
 
@@ -21,12 +35,6 @@ PROTOCOL_SOURCE = (
 
 
 _RULES = {
-    "tol": Rule(
-        0.2,
-        "the corrected exponent within 0.2 of -1, the suite's order-level window of the 1/n-type rates "
-        "(rate.K, gen.gap); the mean-field step's exponent 0 is 1 away",
-        "reconstruction pass criterion (by analogy)",
-    ),
     "correction": Rule(
         1.0,
         "order q of the pre-asymptotic correction a H^-q: the gain is a power series in the attention "
@@ -47,7 +55,12 @@ def _choices() -> dict[str, Choice]:
     n, the test size, theta(0) = 0 and eta = 1, not K nor the heads)."""
     return {
         "tol": Choice(
-            0.2,
+            Rule(
+                0.2,
+                "the corrected exponent within 0.2 of -1, the suite's order-level window of the 1/n-type "
+                "rates (rate.K, gen.gap); the mean-field step's exponent 0 is 1 away",
+                "reconstruction pass criterion (by analogy)",
+            ),
             range=(0.1, 0.3),
             basis="plausible",
             reason="from 0.1 (the suite's tighter rate bands) to 0.3 (the alternative world's exponent 0 is "
@@ -69,18 +82,16 @@ def _choices() -> dict[str, Choice]:
     }
 
 
-_PLOTS = [
-    dict(
-        x="H",
-        curves=[("gain", "gain over frozen attention")],
-        slope=-1.0,
+_PLOTS = (
+    Plot.rate(
+        -1.0,
+        "H",
+        [("gain", "gain over frozen attention")],
+        "heads $H$",
+        r"$\hat L_K^{\mathrm{frozen}}-\hat L(\theta_K)$",
         theory_label="theory: slope $-1$",
-        xlabel="heads $H$",
-        ylabel=r"$\hat L_K^{\mathrm{frozen}}-\hat L(\theta_K)$",
-        logx=True,
-        logy=True,
     ),
-    dict(
+    Plot(
         x="H",
         curves=[("train_loss", "training loss $\\hat L(\\theta_K)$"), ("test_loss", "test loss")],
         theory="frozen_loss",
@@ -90,7 +101,7 @@ _PLOTS = [
         logx=True,
         logy=True,
     ),
-]
+)
 
 
 def _heads(
@@ -146,28 +157,33 @@ def _heads(
 
 @claim(
     "deora2023.heads.loss",
-    reference="derivation Sect. 10.1 (from theta(0) = 0 the heads move together; first order in the "
-    "attention's step eta/H); the protocol of the paper's head-count experiment (Fig. 2, DM1)",
+    Source(
+        "derivation Sect. 10.1 (from theta(0) = 0 the heads move together; first order in the "
+        "attention's step eta/H); the protocol of the paper's head-count experiment (Fig. 2, DM1)",
+        Provenance.DERIVED,
+        quote=PROTOCOL_SOURCE,
+    ),
     kind=Kind.RATE,
-    provenance=Provenance.DERIVED,
     statement="at the paper's head-count protocol (theta(0) = 0, full-batch GD at eta = 1; our 1/sqrt(H) "
     "output scaling; DM1 read as our tokenized mixture) more heads do not improve training: every head "
     "gets the same update, so H heads are one head whose attention step is eta/H, the training loss "
     "after K steps rises with H toward the loss of frozen attention, and its gain over frozen attention "
     "falls like H^-1",
     assumptions=("the attention lowers the loss: L_K(frozen) - L_K(H) > 0 at every H and trial",),
-    seeds=Seeds.POOLED,
-    n_seeds={"quick": 5, "paper": 10},
-    quick=dict(Hs=(4, 8, 16, 32, 64), n=100, n_test=300, K=100, eta=1.0, attn_step_exp=0.0),
-    paper=dict(Hs=(4, 8, 16, 32, 64, 128, 256, 512), K=300),
+    profiles=Profiles(
+        quick=dict(n=100, n_test=300, eta=1.0, attn_step_exp=0.0),
+        paper=dict(Hs=(4, 8, 16, 32, 64, 128, 256, 512), K=300),
+    ),
+    seeds=SeedPlan(Seeds.POOLED, quick=5, paper=10),
+    expect=Expect(consistency=True),
     rules=_RULES,
-    consistency=True,
     choices=_choices(),
-    source=PROTOCOL_SOURCE,
-    tex=r"at $\theta(0)=0$ and GD with $\eta=1$ ($1/\sqrt H$ scaling), the $H$ heads move as one head "
-    r"with attention step $\eta/H$: $\hat L(\theta_K)$ rises with $H$ toward the frozen-attention loss "
-    r"$\hat L_K^{\mathrm{frozen}}$, and $\hat L_K^{\mathrm{frozen}}-\hat L(\theta_K)\sim H^{-1}$",
-    plot=_PLOTS,
+    report=Report(
+        r"at $\theta(0)=0$ and GD with $\eta=1$ ($1/\sqrt H$ scaling), the $H$ heads move as one head "
+        r"with attention step $\eta/H$: $\hat L(\theta_K)$ rises with $H$ toward the frozen-attention loss "
+        r"$\hat L_K^{\mathrm{frozen}}$, and $\hat L_K^{\mathrm{frozen}}-\hat L(\theta_K)\sim H^{-1}$",
+        *_PLOTS,
+    ),
 )
 def heads_loss(
     ctx: Ctx, *, Hs: tuple[int, ...], n: int, n_test: int, K: int, eta: float, attn_step_exp: float
@@ -189,24 +205,29 @@ def heads_loss(
 
 @claim(
     "deora2023.heads.loss.planted",
-    reference="derivation Sect. 10.1, on the paper's second data model (a planted model, sizes as quoted)",
+    Source(
+        "derivation Sect. 10.1, on the paper's second data model (a planted model, sizes as quoted)",
+        Provenance.DERIVED,
+        quote=PROTOCOL_SOURCE,
+    ),
     kind=Kind.RATE,
-    provenance=Provenance.DERIVED,
     statement="the head-count law of .heads.loss on a planted model (labels of a one-head attention "
     "teacher on Gaussian tokens; ours, the paper's planted model is NOT RECOVERED): from theta(0) = 0 with "
     "GD at eta = 1 the gain of the H-head run over frozen attention falls like H^-1",
     assumptions=("the attention lowers the loss: L_K(frozen) - L_K(H) > 0 at every H and trial",),
-    seeds=Seeds.POOLED,
-    n_seeds={"quick": 3, "paper": 10},
-    quick=dict(Hs=(4, 8, 16, 32, 64), n=100, n_test=300, K=100, eta=1.0, attn_step_exp=0.0),
-    paper=dict(Hs=(4, 8, 16, 32, 64, 128, 256, 512), n=1000, n_test=3000, K=300),
+    profiles=Profiles(
+        quick=dict(n=100, n_test=300, eta=1.0, attn_step_exp=0.0),
+        paper=dict(Hs=(4, 8, 16, 32, 64, 128, 256, 512), n=1000, n_test=3000, K=300),
+    ),
+    seeds=SeedPlan(Seeds.POOLED, quick=3, paper=10),
+    expect=Expect(consistency=True),
     rules=_RULES,
-    consistency=True,
     choices=_choices(),
-    source=PROTOCOL_SOURCE,
-    tex=r"on a planted model, from $\theta(0)=0$ with GD at $\eta=1$: "
-    r"$\hat L_K^{\mathrm{frozen}}-\hat L(\theta_K)\sim H^{-1}$",
-    plot=_PLOTS,
+    report=Report(
+        r"on a planted model, from $\theta(0)=0$ with GD at $\eta=1$: "
+        r"$\hat L_K^{\mathrm{frozen}}-\hat L(\theta_K)\sim H^{-1}$",
+        *_PLOTS,
+    ),
 )
 def heads_loss_planted(
     ctx: Ctx, *, Hs: tuple[int, ...], n: int, n_test: int, K: int, eta: float, attn_step_exp: float

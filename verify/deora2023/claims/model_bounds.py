@@ -7,42 +7,55 @@ from dataclasses import replace
 
 import numpy as np
 
-from verify.core import Alternative, Choice, Ctx, Evidence, Kind, Provenance, Rule, Search, claim
-from verify.core.record import Seeds
+from verify.core import (
+    Alternative,
+    Choice,
+    Ctx,
+    Evidence,
+    Expect,
+    Kind,
+    Plot,
+    Profiles,
+    Provenance,
+    Report,
+    Rule,
+    Search,
+    SeedPlan,
+    Seeds,
+    Source,
+    claim,
+)
 from verify.deora2023 import experiments as E
 from verify.deora2023.claims.searches import search_choice
 from verify.numerics.fit import RateFit, fit_rate
 
+_GRADBOUND_CHOICES = {
+    "cases": Choice(
+        12,
+        range=(6, 36),
+        basis="plausible",
+        reason="random (theta, X) draws besides the search (the bound is for every theta and X): half "
+        "to 3x ours",
+    ),
+    "trained_steps": Choice(
+        100,
+        range=(20, 300),
+        basis="plausible",
+        reason="GD steps to the trained theta_K (one point of the set the bound covers): from early "
+        "training to 3x ours",
+    ),
+    "search": search_choice((1, 2, 2, 4, 100), 1),
+}
+
 
 @claim(
     "deora2023.gradbound",
-    reference="derivation Sect. 3.2 (DERIVED replacement of the paper's gradient bound)",
+    Source("derivation Sect. 3.2 (DERIVED replacement of the paper's gradient bound)", Provenance.DERIVED),
     kind=Kind.UPPER,
-    provenance=Provenance.DERIVED,
     statement="||grad Phi(theta;X)||^2 <= T R^2 + T R^6 (1/H) sum_h ||U_h||_F^2",
     assumptions=("R = max_t ||x_t|| of the sample",),
-    seeds=Seeds.EVERY,
-    quick=dict(cases=12, trained_steps=100, search=(1, 2, 2, 4, 100)),
-    paper=dict(cases=200, trained_steps=1000, search=(1, 2, 2, 20, 300)),
-    choices={
-        "cases": Choice(
-            12,
-            range=(6, 36),
-            basis="plausible",
-            reason="random (theta, X) draws besides the search (the bound is for every theta and X): half "
-            "to 3x ours",
-        ),
-        "trained_steps": Choice(
-            100,
-            range=(20, 300),
-            basis="plausible",
-            reason="GD steps to the trained theta_K (one point of the set the bound covers): from early "
-            "training to 3x ours",
-        ),
-        "search": search_choice((1, 2, 2, 4, 100), 1),
-    },
-    tex=r"$\|\nabla_\theta\Phi(\theta;X)\|^2\le TR^2+TR^6\,\frac1H\sum_h\|U_h\|_F^2=:\beta_2^2$, "
-    r"$R=\max_t\|x_t\|$",
+    profiles=Profiles(paper=dict(cases=200, trained_steps=1000, search=(1, 2, 2, 20, 300))),
+    seeds=SeedPlan(Seeds.EVERY),
     alternative=Alternative(
         "beta_2^2 1% smaller: the searched worst case attains the bound (ratio 1.0000 at H = 1, T = d = 2), "
         "so the measurement resolves the constant to 1%. Its 4 starts reach at least 0.9993 at each of 54 "
@@ -55,6 +68,11 @@ from verify.numerics.fit import RateFit, fit_rate
         space="every theta = (U, W) and one sample X (T, d), unconstrained (the bound scales with R and "
         "||U_h||_F), at (H, T, d) = search[:3]; starts N(0, 1)",
         budget="search",
+    ),
+    choices=_GRADBOUND_CHOICES,
+    report=Report(
+        r"$\|\nabla_\theta\Phi(\theta;X)\|^2\le TR^2+TR^6\,\frac1H\sum_h\|U_h\|_F^2=:\beta_2^2$, "
+        r"$R=\max_t\|x_t\|$"
     ),
 )
 def gradbound(
@@ -83,35 +101,36 @@ def gradbound(
     )
 
 
+_HESSBOUND_CHOICES = {
+    "cases": Choice(
+        8,
+        range=(4, 24),
+        basis="plausible",
+        reason="random (theta, X) draws besides the search (the bound is for every theta and X): half "
+        "to 3x ours",
+    ),
+    "trained_steps": Choice(
+        100,
+        range=(20, 300),
+        basis="plausible",
+        reason="GD steps to the trained theta_K (one point of the set the bound covers): from early "
+        "training to 3x ours",
+    ),
+    "search": search_choice((2, 1, 1, 20), 0),
+}
+
+
 @claim(
     "deora2023.hessbound",
-    reference="derivation Sect. 3.3 (DERIVED replacement of the paper's Prop. 5, corrected in v2)",
+    Source(
+        "derivation Sect. 3.3 (DERIVED replacement of the paper's Prop. 5, corrected in v2)",
+        Provenance.DERIVED,
+    ),
     kind=Kind.UPPER,
-    provenance=Provenance.DERIVED,
     statement="||grad^2 Phi(theta;X)|| <= sqrt(T) R^3 (1 + 2R^2 max_h ||U_h||_F)/sqrt(H) (V1: sqrt(T)->1)",
     assumptions=("R = max_t ||x_t|| of the sample",),
-    seeds=Seeds.EVERY,
-    quick=dict(cases=8, trained_steps=100, search=(2, 1, 1, 20)),
-    paper=dict(cases=200, trained_steps=1000, search=(2, 2, 6, 300)),
-    choices={
-        "cases": Choice(
-            8,
-            range=(4, 24),
-            basis="plausible",
-            reason="random (theta, X) draws besides the search (the bound is for every theta and X): half "
-            "to 3x ours",
-        ),
-        "trained_steps": Choice(
-            100,
-            range=(20, 300),
-            basis="plausible",
-            reason="GD steps to the trained theta_K (one point of the set the bound covers): from early "
-            "training to 3x ours",
-        ),
-        "search": search_choice((2, 1, 1, 20), 0),
-    },
-    tex=r"$\|\nabla^2_\theta\Phi(\theta;X)\|\le\beta_3/\sqrt H$, "
-    r"$\beta_3=\sqrt T R^3(1+2R^2\max_h\|U_h\|_F)$ (single-query variant: $\sqrt T\to1$)",
+    profiles=Profiles(paper=dict(cases=200, trained_steps=1000, search=(2, 2, 6, 300))),
+    seeds=SeedPlan(Seeds.EVERY),
     alternative=Alternative(
         "beta_3/sqrt(H) 1% smaller: the searched worst case attains its U-free term (ratio 1.000000 at "
         "U = 0, W = 0, x_2 = -x_1); the U-dependent term is at least 2.4-fold loose for ||U|| >= 1 and is "
@@ -125,6 +144,11 @@ def gradbound(
         "point), X scaled to R = 1 (the ratio is invariant under (X, U, W) -> (cX, U/c^2, W/c^2)); starts "
         "N(0, 1)",
         budget="search",
+    ),
+    choices=_HESSBOUND_CHOICES,
+    report=Report(
+        r"$\|\nabla^2_\theta\Phi(\theta;X)\|\le\beta_3/\sqrt H$, "
+        r"$\beta_3=\sqrt T R^3(1+2R^2\max_h\|U_h\|_F)$ (single-query variant: $\sqrt T\to1$)"
     ),
 )
 def hessbound(ctx: Ctx, *, cases: int, trained_steps: int, search: tuple[int, int, int, int]) -> Evidence:
@@ -162,7 +186,7 @@ def hessbound(ctx: Ctx, *, cases: int, trained_steps: int, search: tuple[int, in
 
 #: Seed sets of the scaling checks: with 3 seeds (5 degrees of freedom) the last-window interval straddled
 #: the band at some seed sets; 20 seeds (39 degrees of freedom) narrow it about 2.5-fold.
-_SCALING_SEEDS = {"quick": 20, "paper": 20}
+_SCALING_SEEDS = SeedPlan(Seeds.POOLED, quick=20, paper=20, experiment="scaling sweep")
 #: The head ladder of the scaling checks (the laws are asymptotic in H; the fits read the last 3 points).
 _SCALING_HS = Choice(
     (2, 4, 8, 16, 32),
@@ -179,53 +203,48 @@ def _scaling_fit(ctx: Ctx, Hs: tuple[int, ...], n_inputs: int, which: int) -> tu
     return fit_rate(np.array(Hs, dtype=float), y, window=3), y
 
 
-@claim(
-    "deora2023.scaling.H",
-    experiment="scaling sweep",
-    reference="derivation Sect. 3.3 (Hessian ~ 1/sqrt(H) at i.i.d. init)",
-    kind=Kind.RATE,
-    provenance=Provenance.DERIVED,
-    statement="at paired i.i.d. init, ||grad^2 Phi(theta_0;X)|| scales like H^(-1/2)",
-    consistency=True,
-    seeds=Seeds.POOLED,
-    n_seeds=_SCALING_SEEDS,
-    quick=dict(Hs=(2, 4, 8, 16, 32), n_inputs=3),
-    paper=dict(Hs=(2, 4, 8, 16, 32, 64, 128), n_inputs=5),
-    choices={
-        "tol": Choice(
-            0.15,
-            range=(0.1, 0.2),
-            basis="plausible",
-            reason="from 0.1 to 0.2 around the narrower side 0.15 of the window [-0.65, -0.3] of "
-            "derivation Sect. 11",
-        ),
-        "n_inputs": Choice(
-            3,
-            range=(1, 6),
-            basis="plausible",
-            reason="mixture inputs per init whose median norm is taken: one to twice ours (the paper "
-            "profile's 5 is inside)",
-        ),
-        "Hs": _SCALING_HS,
-    },
-    rules={
-        "tol": Rule(
+_SCALING_H_CHOICES = {
+    "tol": Choice(
+        Rule(
             0.15,
             "last local slope within 0.15 of -1/2: the narrower side of the window [-0.65, -0.3] of "
             "derivation Sect. 11",
             "reconstruction pass criterion",
-        )
-    },
-    tex=r"at paired i.i.d.\ initialisation, $\|\nabla^2_\theta\Phi(\theta_0;X)\|\sim H^{-1/2}$",
-    plot=dict(
-        x="H",
-        curves=[("hess_norm", "Hessian norm (median over inputs)")],
-        slope=-0.5,
-        theory_label="theory: $H^{-1/2}$",
-        xlabel="number of heads $H$",
-        ylabel=r"$\|\nabla^2_\theta\Phi(\theta_0;X)\|$",
-        logx=True,
-        logy=True,
+        ),
+        range=(0.1, 0.2),
+        basis="plausible",
+        reason="from 0.1 to 0.2 around the narrower side 0.15 of the window [-0.65, -0.3] of "
+        "derivation Sect. 11",
+    ),
+    "n_inputs": Choice(
+        3,
+        range=(1, 6),
+        basis="plausible",
+        reason="mixture inputs per init whose median norm is taken: one to twice ours (the paper "
+        "profile's 5 is inside)",
+    ),
+    "Hs": _SCALING_HS,
+}
+
+
+@claim(
+    "deora2023.scaling.H",
+    Source("derivation Sect. 3.3 (Hessian ~ 1/sqrt(H) at i.i.d. init)", Provenance.DERIVED),
+    kind=Kind.RATE,
+    statement="at paired i.i.d. init, ||grad^2 Phi(theta_0;X)|| scales like H^(-1/2)",
+    profiles=Profiles(paper=dict(Hs=(2, 4, 8, 16, 32, 64, 128), n_inputs=5)),
+    seeds=_SCALING_SEEDS,
+    expect=Expect(consistency=True),
+    choices=_SCALING_H_CHOICES,
+    report=Report(
+        r"at paired i.i.d.\ initialisation, $\|\nabla^2_\theta\Phi(\theta_0;X)\|\sim H^{-1/2}$",
+        Plot.rate(
+            -0.5,
+            "H",
+            [("hess_norm", "Hessian norm (median over inputs)")],
+            "number of heads $H$",
+            r"$\|\nabla^2_\theta\Phi(\theta_0;X)\|$",
+        ),
     ),
 )
 def scaling_H(ctx: Ctx, *, Hs: tuple[int, ...], n_inputs: int) -> Evidence:
@@ -251,52 +270,47 @@ def scaling_H(ctx: Ctx, *, Hs: tuple[int, ...], n_inputs: int) -> Evidence:
     )
 
 
-@claim(
-    "deora2023.scaling.H.grad",
-    experiment="scaling sweep",
-    reference="derivation Sect. 3.2 (gradient O(1) in H at i.i.d. init)",
-    kind=Kind.RATE,
-    provenance=Provenance.DERIVED,
-    statement="at paired i.i.d. init, ||grad Phi(theta_0;X)|| scales like H^0 (O(1) in H)",
-    consistency=True,
-    seeds=Seeds.POOLED,
-    n_seeds=_SCALING_SEEDS,
-    quick=dict(Hs=(2, 4, 8, 16, 32), n_inputs=3),
-    paper=dict(Hs=(2, 4, 8, 16, 32, 64, 128), n_inputs=5),
-    choices={
-        "tol": Choice(
-            0.1,
-            range=(0.05, 0.2),
-            basis="plausible",
-            reason="from 0.05 to 0.2 around ours (0.2 the band of the suite's order-level rates; half the "
-            "distance to an exponent -1/2 is 0.25)",
-        ),
-        "n_inputs": Choice(
-            3,
-            range=(1, 6),
-            basis="plausible",
-            reason="mixture inputs per init whose median norm is taken: one to twice ours (the paper "
-            "profile's 5 is inside)",
-        ),
-        "Hs": _SCALING_HS,
-    },
-    rules={
-        "tol": Rule(
+_SCALING_H_GRAD_CHOICES = {
+    "tol": Choice(
+        Rule(
             0.1,
             "last local slope within 0.1 of 0: the window [-0.1, 0.1] of derivation Sect. 11",
             "reconstruction pass criterion",
-        )
-    },
-    tex=r"at paired i.i.d.\ initialisation, $\|\nabla_\theta\Phi(\theta_0;X)\|=O(1)$ in $H$ (exponent $0$)",
-    plot=dict(
-        x="H",
-        curves=[("grad_norm", "gradient norm (median over inputs)")],
-        slope=0.0,
-        theory_label="theory: $H^{0}$",
-        xlabel="number of heads $H$",
-        ylabel=r"$\|\nabla_\theta\Phi(\theta_0;X)\|$",
-        logx=True,
-        logy=True,
+        ),
+        range=(0.05, 0.2),
+        basis="plausible",
+        reason="from 0.05 to 0.2 around ours (0.2 the band of the suite's order-level rates; half the "
+        "distance to an exponent -1/2 is 0.25)",
+    ),
+    "n_inputs": Choice(
+        3,
+        range=(1, 6),
+        basis="plausible",
+        reason="mixture inputs per init whose median norm is taken: one to twice ours (the paper "
+        "profile's 5 is inside)",
+    ),
+    "Hs": _SCALING_HS,
+}
+
+
+@claim(
+    "deora2023.scaling.H.grad",
+    Source("derivation Sect. 3.2 (gradient O(1) in H at i.i.d. init)", Provenance.DERIVED),
+    kind=Kind.RATE,
+    statement="at paired i.i.d. init, ||grad Phi(theta_0;X)|| scales like H^0 (O(1) in H)",
+    profiles=Profiles(paper=dict(Hs=(2, 4, 8, 16, 32, 64, 128), n_inputs=5)),
+    seeds=_SCALING_SEEDS,
+    expect=Expect(consistency=True),
+    choices=_SCALING_H_GRAD_CHOICES,
+    report=Report(
+        r"at paired i.i.d.\ initialisation, $\|\nabla_\theta\Phi(\theta_0;X)\|=O(1)$ in $H$ (exponent $0$)",
+        Plot.rate(
+            0.0,
+            "H",
+            [("grad_norm", "gradient norm (median over inputs)")],
+            "number of heads $H$",
+            r"$\|\nabla_\theta\Phi(\theta_0;X)\|$",
+        ),
     ),
 )
 def scaling_H_grad(ctx: Ctx, *, Hs: tuple[int, ...], n_inputs: int) -> Evidence:

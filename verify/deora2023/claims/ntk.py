@@ -9,52 +9,69 @@ import numpy as np
 
 from bounds import deora2023 as B
 from bounds.checks import check_positive
-from verify.core import Alternative, Choice, Ctx, Evidence, Kind, Provenance, Rule, Search, Verdict, claim
-from verify.core.record import Seeds
+from verify.core import (
+    Alternative,
+    Choice,
+    Ctx,
+    Evidence,
+    Expect,
+    Kind,
+    Plot,
+    Profiles,
+    Provenance,
+    Report,
+    Rule,
+    Search,
+    SeedPlan,
+    Seeds,
+    Source,
+    Verdict,
+    claim,
+)
 from verify.deora2023 import data as D
 from verify.deora2023 import experiments as E
 from verify.deora2023 import model as M
 from verify.deora2023.claims.searches import search_choice
 from verify.numerics.fit import fit_rate
 
+_REAL_ULINEAR_CHOICES = {
+    "tol": Choice(
+        Rule(
+            1e-10, "an exact identity: round-off of float64 evaluations only", "reconstruction pass criterion"
+        ),
+        range=(1e-13, 1e-8),
+        basis="plausible",
+        reason="round-off allowance of an exact identity in float64 at lambda up to 1000: 1e-13 to "
+        "1e-8 relative",
+    ),
+    "lams": Choice(
+        (0.0, 1.0, 10.0, 100.0, 1000.0),
+        options=(
+            (0.0, 1.0, 10.0, 100.0, 1000.0),
+            (0.0, 1.0, 10.0, 100.0),
+            (0.0, 3.0, 30.0, 300.0, 3000.0),
+        ),
+        basis="plausible",
+        reason="the steps lambda along theta_* (the identity holds at every lambda): ours, one decade "
+        "shorter, or shifted half a decade up",
+    ),
+}
+
 
 @claim(
     "deora2023.real.Ulinear",
-    reference="derivation Sect. 7.1 (exact special case: Phi is linear in U)",
+    Source("derivation Sect. 7.1 (exact special case: Phi is linear in U)", Provenance.DERIVED),
     kind=Kind.UPPER,
-    provenance=Provenance.DERIVED,
     statement="for theta_* on the U block: Phi(theta_0 + lam theta_*) = Phi(theta_0) "
     "+ lam <grad Phi(theta_0), theta_*>",
-    consistency=True,
-    seeds=Seeds.EVERY,
-    quick=dict(n=40, H=8, lams=(0.0, 1.0, 10.0, 100.0, 1000.0)),
-    choices={
-        "tol": Choice(
-            1e-10,
-            range=(1e-13, 1e-8),
-            basis="plausible",
-            reason="round-off allowance of an exact identity in float64 at lambda up to 1000: 1e-13 to "
-            "1e-8 relative",
-        ),
-        "lams": Choice(
-            (0.0, 1.0, 10.0, 100.0, 1000.0),
-            options=(
-                (0.0, 1.0, 10.0, 100.0, 1000.0),
-                (0.0, 1.0, 10.0, 100.0),
-                (0.0, 3.0, 30.0, 300.0, 3000.0),
-            ),
-            basis="plausible",
-            reason="the steps lambda along theta_* (the identity holds at every lambda): ours, one decade "
-            "shorter, or shifted half a decade up",
-        ),
-    },
-    rules={
-        "tol": Rule(
-            1e-10, "an exact identity: round-off of float64 evaluations only", "reconstruction pass criterion"
-        )
-    },
-    tex=r"for $\theta_\star$ on the $U$ block, $\Phi(\theta_0+\lambda\theta_\star)=\Phi(\theta_0)+"
-    r"\lambda\langle\nabla\Phi(\theta_0),\theta_\star\rangle$ exactly ($\Phi$ is linear in $U$)",
+    profiles=Profiles(quick=dict(n=40, H=8)),
+    seeds=SeedPlan(Seeds.EVERY),
+    expect=Expect(consistency=True),
+    choices=_REAL_ULINEAR_CHOICES,
+    report=Report(
+        r"for $\theta_\star$ on the $U$ block, $\Phi(\theta_0+\lambda\theta_\star)=\Phi(\theta_0)+"
+        r"\lambda\langle\nabla\Phi(\theta_0),\theta_\star\rangle$ exactly ($\Phi$ is linear in $U$)"
+    ),
 )
 def real_Ulinear(ctx: Ctx, *, n: int, H: int, lams: tuple[float, ...]) -> Evidence:
     """Derivation Sect. 7.1 / claim deora2023.real.Ulinear [DERIVED, exact]. Kind: upper.
@@ -77,42 +94,39 @@ def real_Ulinear(ctx: Ctx, *, n: int, H: int, lams: tuple[float, ...]) -> Eviden
     )
 
 
+_REAL_TAYLOR_CHOICES = {
+    "lam_max": Choice(
+        50.0,
+        range=(10.0, 100.0),
+        basis="plausible",
+        reason="the end of the lambda grid along theta_*: the statement holds for every lam >= 0; from "
+        "10 (past lam_eps at eps = 1e-4 for the mixture's margin) to twice ours",
+    ),
+    "n_lams": Choice(
+        26,
+        range=(11, 51),
+        basis="plausible",
+        reason="points of the lambda grid: from 10 to 50 nonzero lambdas (the search covers the rest)",
+    ),
+    "H": Choice(
+        8,
+        options=(2, 8, 32),
+        basis="plausible",
+        reason="the statement holds at every H: 2 heads or 4x ours for the typical part (a set: the "
+        "paired initialisation needs an even H)",
+    ),
+    "search": search_choice((2, 1, 2, 20), 0),
+}
+
+
 @claim(
     "deora2023.real.taylor",
-    reference="derivation Sect. 7.1 (second-order lower bound along theta_*)",
+    Source("derivation Sect. 7.1 (second-order lower bound along theta_*)", Provenance.DERIVED),
     kind=Kind.UPPER,
-    provenance=Provenance.DERIVED,
     statement="y Phi(theta_0 + lam theta_*) >= y Phi(theta_0) + lam y<grad Phi, theta_*> "
     "- lam^2 beta_3(lam)/(2 sqrt H)",
-    seeds=Seeds.EVERY,
-    quick=dict(n=40, H=8, lam_max=50.0, n_lams=26, search=(2, 1, 2, 20)),
-    paper=dict(search=(2, 2, 6, 200)),
-    choices={
-        "lam_max": Choice(
-            50.0,
-            range=(10.0, 100.0),
-            basis="plausible",
-            reason="the end of the lambda grid along theta_*: the statement holds for every lam >= 0; from "
-            "10 (past lam_eps at eps = 1e-4 for the mixture's margin) to twice ours",
-        ),
-        "n_lams": Choice(
-            26,
-            range=(11, 51),
-            basis="plausible",
-            reason="points of the lambda grid: from 10 to 50 nonzero lambdas (the search covers the rest)",
-        ),
-        "H": Choice(
-            8,
-            options=(2, 8, 32),
-            basis="plausible",
-            reason="the statement holds at every H: 2 heads or 4x ours for the typical part (a set: the "
-            "paired initialisation needs an even H)",
-        ),
-        "search": search_choice((2, 1, 2, 20), 0),
-    },
-    tex=r"along the NTK max-margin direction $\theta_\star$: $y\Phi(\theta_0+\lambda\theta_\star)\ge "
-    r"y\Phi(\theta_0)+\lambda y\langle\nabla\Phi(\theta_0),\theta_\star\rangle-"
-    r"\lambda^2\beta_3(\lambda)/(2\sqrt H)$",
+    profiles=Profiles(quick=dict(n=40), paper=dict(search=(2, 2, 6, 200))),
+    seeds=SeedPlan(Seeds.EVERY),
     alternative=Alternative(
         "the remainder bound 1% smaller: the search reaches about 0.998 = 1 - 2 lam_min (the Hessian "
         "bound's constant, attained as lam -> 0), so the measurement resolves the bound to 1%. Its 2 "
@@ -128,6 +142,12 @@ def real_Ulinear(ctx: Ctx, *, n: int, H: int, lams: tuple[float, ...]) -> Eviden
         "only ||theta_*|| = 1); U_0 polar with ||U_0|| = (l/2)^2, lam = 1e-3 + (z/10)^2, X scaled to R = 1 "
         "(scale invariance); starts N(0, 1)",
         budget="search",
+    ),
+    choices=_REAL_TAYLOR_CHOICES,
+    report=Report(
+        r"along the NTK max-margin direction $\theta_\star$: $y\Phi(\theta_0+\lambda\theta_\star)\ge "
+        r"y\Phi(\theta_0)+\lambda y\langle\nabla\Phi(\theta_0),\theta_\star\rangle-"
+        r"\lambda^2\beta_3(\lambda)/(2\sqrt H)$"
     ),
 )
 def real_taylor(
@@ -171,19 +191,20 @@ _EPS_CHOICE = Choice(
 
 @claim(
     "deora2023.real.eps.U",
-    reference="derivation Sect. 7.1 (NTK margin => realizability, exact U-only version)",
+    Source("derivation Sect. 7.1 (NTK margin => realizability, exact U-only version)", Provenance.DERIVED),
     kind=Kind.UPPER,
-    provenance=Provenance.DERIVED,
-    consistency=True,
     statement="L(theta_0 + lam_eps theta_*) <= eps with lam_eps = (B0 + log 1/eps)/gamma_U for the U-only "
     "max-margin direction theta_*",
     assumptions=("B0 = max_i |Phi(theta_0; X_i)| (0 under paired init)",),
-    seeds=Seeds.EVERY,
-    quick=dict(n=40, H=8, eps=(0.5, 0.1, 0.01, 1e-4)),
+    profiles=Profiles(quick=dict(n=40, H=8)),
+    seeds=SeedPlan(Seeds.EVERY),
+    expect=Expect(consistency=True),
     choices={"eps": _EPS_CHOICE},
-    tex=r"with the $U$-only max-margin direction $\theta_\star$ and "
-    r"$\lambda_\varepsilon=(B_0+\log(1/\varepsilon))/\gamma_U$: "
-    r"$L(\theta_0+\lambda_\varepsilon\theta_\star)\le\varepsilon$",
+    report=Report(
+        r"with the $U$-only max-margin direction $\theta_\star$ and "
+        r"$\lambda_\varepsilon=(B_0+\log(1/\varepsilon))/\gamma_U$: "
+        r"$L(\theta_0+\lambda_\varepsilon\theta_\star)\le\varepsilon$"
+    ),
 )
 def real_eps_U(ctx: Ctx, *, n: int, H: int, eps: tuple[float, ...]) -> Evidence:
     """Derivation Sect. 7.1 / claim deora2023.real.eps (U-only half) [DERIVED]. Kind: upper. Seeds: every
@@ -201,41 +222,43 @@ def real_eps_U(ctx: Ctx, *, n: int, H: int, eps: tuple[float, ...]) -> Evidence:
                     notes=[f"gamma_U = {mU.gamma:.4f}, B0 = {B0:.1e}"])  # fmt: skip
 
 
+_REAL_EPS_CHOICES = {
+    "H": Choice(
+        2**17,
+        options=(2**12, 2**14, 2**17),
+        basis="plausible",
+        reason="the head count judged: 2^17 is the largest H at which this machine evaluates the "
+        "conclusion (about 30 s per draw); down to 2^12, a large model by the paper's standards (a "
+        "set: the paired initialisation needs an even H)",
+    ),
+    "token_scale": Choice(
+        1.0,
+        range=(0.5, 2.0),
+        basis="plausible",
+        reason="the token scale of our mixture (the paper's data model is NOT RECOVERED): half to twice "
+        "ours; the alternative world's 1/100 is a different data law",
+    ),
+    "n": Choice(
+        40,
+        range=(20, 100),
+        basis="plausible",
+        reason="the training set size: the premise is stated for any n; half to 2.5x ours",
+    ),
+    "eps": _EPS_CHOICE,
+}
+
+
 @claim(
     "deora2023.real.eps",
-    reference="derivation Sect. 7.1 (NTK margin => realizability with g(eps), full theta_*)",
+    Source(
+        "derivation Sect. 7.1 (NTK margin => realizability with g(eps), full theta_*)", Provenance.DERIVED
+    ),
     kind=Kind.CONDITION,
-    provenance=Provenance.DERIVED,
     statement="the premise sqrt(H) >= lam_eps beta_3(lam_eps)/gamma of realizability with the full NTK "
     "max-margin direction, lam_eps = 2(B0 + log 1/eps)/gamma, at the largest eps it cannot meet",
     assumptions=("B0 = max_i |Phi(theta_0; X_i)| = 0 (paired init)", "W_0 = 0 (closed-form NTK)"),
-    expect=Verdict.VACUOUS,
-    seeds=Seeds.EVERY,
-    quick=dict(n=40, H=2**17, eps=(0.5, 0.1, 0.01, 1e-4), token_scale=1.0),
-    choices={
-        "H": Choice(
-            2**17,
-            options=(2**12, 2**14, 2**17),
-            basis="plausible",
-            reason="the head count judged: 2^17 is the largest H at which this machine evaluates the "
-            "conclusion (about 30 s per draw); down to 2^12, a large model by the paper's standards (a "
-            "set: the paired initialisation needs an even H)",
-        ),
-        "token_scale": Choice(
-            1.0,
-            range=(0.5, 2.0),
-            basis="plausible",
-            reason="the token scale of our mixture (the paper's data model is NOT RECOVERED): half to twice "
-            "ours; the alternative world's 1/100 is a different data law",
-        ),
-        "n": Choice(
-            40,
-            range=(20, 100),
-            basis="plausible",
-            reason="the training set size: the premise is stated for any n; half to 2.5x ours",
-        ),
-        "eps": _EPS_CHOICE,
-    },
+    seeds=SeedPlan(Seeds.EVERY),
+    expect=Expect(Verdict.VACUOUS),
     alternative=Alternative(
         "the same mixture with its tokens at 1/100 of the scale (S = 0.01, noise sigma = 5e-4): the NTK "
         "margin falls like S but lam_eps beta_3(lam_eps) like S^3 to S^5, so the required head count "
@@ -243,9 +266,13 @@ def real_eps_U(ctx: Ctx, *, n: int, H: int, eps: tuple[float, ...]) -> Evidence:
         overrides={"token_scale": 0.01},
         expect=Verdict.HOLDS,
     ),
-    tex=r"realizability along the full NTK max-margin direction needs "
-    r"$\sqrt H\ge\lambda_\varepsilon\beta_3(\lambda_\varepsilon)/\gamma$, "
-    r"$\lambda_\varepsilon=2(B_0+\log(1/\varepsilon))/\gamma$ (shown: the largest $\varepsilon$ it misses)",
+    choices=_REAL_EPS_CHOICES,
+    report=Report(
+        r"realizability along the full NTK max-margin direction needs "
+        r"$\sqrt H\ge\lambda_\varepsilon\beta_3(\lambda_\varepsilon)/\gamma$, "
+        r"$\lambda_\varepsilon=2(B_0+\log(1/\varepsilon))/\gamma$ (shown: the largest $\varepsilon$ it "
+        r"misses)"
+    ),
 )
 def real_eps(ctx: Ctx, *, n: int, H: int, eps: tuple[float, ...], token_scale: float) -> Evidence:
     """Derivation Sect. 7.1 / claim deora2023.real.eps (full-theta_* half) [DERIVED]. Kind: condition. Seeds:
@@ -275,49 +302,48 @@ def real_eps(ctx: Ctx, *, n: int, H: int, eps: tuple[float, ...], token_scale: f
     return Evidence(theory=need[unmet[0]], measured=H, notes=notes)
 
 
+_MIXTURE_MARGIN_CHOICES = {
+    "rtol": Choice(
+        Rule(1e-4, "accuracy of the SVM solver on a closed-form margin", "reconstruction pass criterion"),
+        range=(1e-6, 1e-3),
+        basis="plausible",
+        reason="accuracy asked of the SVM solver on a closed-form margin: 1e-6 to 1e-3 relative",
+    ),
+    "S": Choice(
+        2.0,
+        range=(0.5, 4.0),
+        basis="plausible",
+        reason="the identity holds at every mean norm S: from a quarter to twice ours",
+    ),
+    "n": Choice(
+        40,
+        range=(10, 100),
+        basis="plausible",
+        reason="the identity holds for every sample with both labels: 10 to 100 samples",
+    ),
+    "H": Choice(
+        4,
+        options=(2, 4, 16),
+        basis="plausible",
+        reason="the identity holds at every H: 2 heads or 4x ours (a set: the paired initialisation "
+        "needs an even H)",
+    ),
+}
+
+
 @claim(
     "deora2023.mixture.margin",
-    reference="derivation Sect. 9.2 (U-part NTK margin at W_0 = 0, sigma = 0)",
+    Source("derivation Sect. 9.2 (U-part NTK margin at W_0 = 0, sigma = 0)", Provenance.DERIVED),
     kind=Kind.IDENTITY,
-    provenance=Provenance.DERIVED,
     statement="gamma_U = zeta S sqrt(T/2) (variant O) and zeta S sqrt(T) (variant A) when sigma = 0",
-    seeds=Seeds.EVERY,
-    quick=dict(n=40, H=4, S=2.0, sigma=0.0),
-    choices={
-        "rtol": Choice(
-            1e-4,
-            range=(1e-6, 1e-3),
-            basis="plausible",
-            reason="accuracy asked of the SVM solver on a closed-form margin: 1e-6 to 1e-3 relative",
-        ),
-        "S": Choice(
-            2.0,
-            range=(0.5, 4.0),
-            basis="plausible",
-            reason="the identity holds at every mean norm S: from a quarter to twice ours",
-        ),
-        "n": Choice(
-            40,
-            range=(10, 100),
-            basis="plausible",
-            reason="the identity holds for every sample with both labels: 10 to 100 samples",
-        ),
-        "H": Choice(
-            4,
-            options=(2, 4, 16),
-            basis="plausible",
-            reason="the identity holds at every H: 2 heads or 4x ours (a set: the paired initialisation "
-            "needs an even H)",
-        ),
-    },
-    rules={
-        "rtol": Rule(
-            1e-4, "accuracy of the SVM solver on a closed-form margin", "reconstruction pass criterion"
-        )
-    },
-    consistency=True,
-    tex=r"$U$-part NTK margin at $W_0=0$, $\sigma=0$: $\gamma_U=\zeta S\sqrt{T/2}$ (variant O) and "
-    r"$\gamma_U=\zeta S\sqrt T$ (variant A)",
+    profiles=Profiles(quick=dict(sigma=0.0)),
+    seeds=SeedPlan(Seeds.EVERY),
+    expect=Expect(consistency=True),
+    choices=_MIXTURE_MARGIN_CHOICES,
+    report=Report(
+        r"$U$-part NTK margin at $W_0=0$, $\sigma=0$: $\gamma_U=\zeta S\sqrt{T/2}$ (variant O) and "
+        r"$\gamma_U=\zeta S\sqrt T$ (variant A)"
+    ),
 )
 def mixture_margin(ctx: Ctx, *, n: int, H: int, S: float, sigma: float) -> Evidence:
     """Derivation Sect. 9.2 / claim deora2023.mixture.margin [DERIVED]. Kind: identity, rule ``rtol``.
@@ -341,56 +367,58 @@ def mixture_margin(ctx: Ctx, *, n: int, H: int, S: float, sigma: float) -> Evide
     return Evidence(theory=out[0], measured=out[1], rtol=ctx.rule("rtol"), notes=notes)
 
 
+_MIXTURE_MARGIN_NOISY_CHOICES = {
+    "solver_atol": Choice(
+        Rule(1e-9, "SVM solver slack allowed in full margin >= U margin", "attncheck"),
+        range=(1e-12, 1e-6),
+        basis="plausible",
+        reason="SVM solver slack allowed in full margin >= U margin: 1e-12 to 1e-6 absolute",
+    ),
+    "delta": Choice(
+        0.1,
+        range=(0.05, 0.2),
+        basis="plausible",
+        reason="the bound holds for every delta in (0, 1): 0.05 to 0.2 (the usual failure levels)",
+    ),
+    "sigma": Choice(
+        0.05,
+        range=(0.01, 0.2),
+        basis="plausible",
+        reason="the token noise of our mixture: the bound holds at every sigma; a fifth to 4x ours",
+    ),
+    "S": Choice(
+        1.0,
+        range=(0.5, 2.0),
+        basis="plausible",
+        reason="the mean norm of our mixture: half to twice ours",
+    ),
+    "n": Choice(
+        40,
+        range=(20, 100),
+        basis="plausible",
+        reason="the bound holds for every n (it enters through log(n/delta)): half to 2.5x ours",
+    ),
+}
+
+
 @claim(
     "deora2023.mixture.margin.noisy",
-    reference="derivation Sect. 9.2 (noisy lower bound; full >= U margin)",
+    Source("derivation Sect. 9.2 (noisy lower bound; full >= U margin)", Provenance.DERIVED),
     kind=Kind.PROBABILITY,
-    provenance=Provenance.DERIVED,
     statement="w.p. >= 1 - delta: gamma_U >= sqrt(T) zeta S/sqrt(2) - sigma sqrt(2 log(n/delta)), "
     "and the full NTK margin >= gamma_U",
-    seeds=Seeds.BINOMIAL,
-    n_seeds={"quick": 100, "paper": 200},
-    quick=dict(n=40, H=4, S=1.0, sigma=0.05, delta=0.1, noise="iid"),
-    choices={
-        "solver_atol": Choice(
-            1e-9,
-            range=(1e-12, 1e-6),
-            basis="plausible",
-            reason="SVM solver slack allowed in full margin >= U margin: 1e-12 to 1e-6 absolute",
-        ),
-        "delta": Choice(
-            0.1,
-            range=(0.05, 0.2),
-            basis="plausible",
-            reason="the bound holds for every delta in (0, 1): 0.05 to 0.2 (the usual failure levels)",
-        ),
-        "sigma": Choice(
-            0.05,
-            range=(0.01, 0.2),
-            basis="plausible",
-            reason="the token noise of our mixture: the bound holds at every sigma; a fifth to 4x ours",
-        ),
-        "S": Choice(
-            1.0,
-            range=(0.5, 2.0),
-            basis="plausible",
-            reason="the mean norm of our mixture: half to twice ours",
-        ),
-        "n": Choice(
-            40,
-            range=(20, 100),
-            basis="plausible",
-            reason="the bound holds for every n (it enters through log(n/delta)): half to 2.5x ours",
-        ),
-    },
-    rules={"solver_atol": Rule(1e-9, "SVM solver slack allowed in full margin >= U margin", "attncheck")},
+    profiles=Profiles(quick=dict(H=4, noise="iid")),
+    seeds=SeedPlan(Seeds.BINOMIAL, quick=100, paper=200),
     alternative=Alternative(
         "token noise shared by the positions of a sequence (one z per sample, the same N(0, sigma^2 I) "
         "per token): the mean token keeps the whole noise instead of 1/T of its variance",
         overrides={"noise": "shared"},
     ),
-    tex=r"w.p.\ $\ge1-\delta$: $\gamma_U\ge\sqrt T\zeta S/\sqrt2-\sigma\sqrt{2\log(n/\delta)}$, and the "
-    r"full NTK margin is at least $\gamma_U$",
+    choices=_MIXTURE_MARGIN_NOISY_CHOICES,
+    report=Report(
+        r"w.p.\ $\ge1-\delta$: $\gamma_U\ge\sqrt T\zeta S/\sqrt2-\sigma\sqrt{2\log(n/\delta)}$, and the "
+        r"full NTK margin is at least $\gamma_U$"
+    ),
 )
 def mixture_margin_noisy(
     ctx: Ctx, *, n: int, H: int, S: float, sigma: float, delta: float, noise: str
@@ -419,67 +447,62 @@ def _ntk_table(ctx: Ctx, Hs: tuple[int, ...], inits: int, shared: float) -> tupl
 
 #: The NTK claims' seed sets: 3 seeds left the last-window interval of the spread (2 points, 2 degrees of
 #: freedom) wider than the band at some seed sets; 6 seeds give 11 degrees of freedom.
-_NTK_SEEDS = {"quick": 6, "paper": 10}
-_NTK_QUICK = dict(Hs=(4, 16, 64, 256), inits=6, shared=0.0)
+_NTK_SEEDS = SeedPlan(Seeds.POOLED, quick=6, paper=10, experiment="ntk sweep")
 
 
-_NTK_CHOICES = {
-    "Hs": Choice(
-        (4, 16, 64, 256),
-        options=((4, 16, 64, 256), (4, 16, 64), (2, 8, 32, 128)),
-        basis="plausible",
-        reason="the head ladder (the law is asymptotic in H): ours, one point shorter, or shifted one "
-        "octave down",
-    ),
-    "tol": Choice(
-        0.2,
-        range=(0.1, 0.25),
-        basis="plausible",
-        reason="from 0.1 (the band of the suite's tighter rate claims) to 0.25 (half the distance to "
-        "the correlated-heads exponent 0: the widest band that still separates the two)",
-    ),
-    "inits": Choice(
-        6,
-        range=(4, 12),
-        basis="plausible",
-        reason="init draws per data set for the across-init spread: 4 to twice ours (the paper "
-        "profile's 10 is inside)",
-    ),
-}
+def _ntk_choices(tol: Rule) -> dict[str, Choice]:
+    """The NTK claims' choices, ``tol`` the claim's rate band (its reason is the claim's own)."""
+    return {
+        "Hs": Choice(
+            (4, 16, 64, 256),
+            options=((4, 16, 64, 256), (4, 16, 64), (2, 8, 32, 128)),
+            basis="plausible",
+            reason="the head ladder (the law is asymptotic in H): ours, one point shorter, or shifted one "
+            "octave down",
+        ),
+        "tol": Choice(
+            tol,
+            range=(0.1, 0.25),
+            basis="plausible",
+            reason="from 0.1 (the band of the suite's tighter rate claims) to 0.25 (half the distance to "
+            "the correlated-heads exponent 0: the widest band that still separates the two)",
+        ),
+        "inits": Choice(
+            6,
+            range=(4, 12),
+            basis="plausible",
+            reason="init draws per data set for the across-init spread: 4 to twice ours (the paper "
+            "profile's 10 is inside)",
+        ),
+    }
 
 
 @claim(
     "deora2023.ntk.concentration",
-    experiment="ntk sweep",
-    reference="derivation Sect. 8 (NTK Gram is an average of i.i.d. per-head kernels)",
+    Source("derivation Sect. 8 (NTK Gram is an average of i.i.d. per-head kernels)", Provenance.DERIVED),
     kind=Kind.RATE,
-    provenance=Provenance.DERIVED,
     statement="the across-init relative spread of the NTK Gram at theta_0 decays like H^(-1/2)",
-    seeds=Seeds.POOLED,
-    n_seeds=_NTK_SEEDS,
-    quick=_NTK_QUICK,
-    paper=dict(inits=10),
-    choices=_NTK_CHOICES,
-    rules={
-        "tol": Rule(
+    profiles=Profiles(quick=dict(shared=0.0), paper=dict(inits=10)),
+    seeds=_NTK_SEEDS,
+    expect=Expect(consistency=True),
+    choices=_ntk_choices(
+        Rule(
             0.2,
             "last local slope within 0.2 of -1/2: the window [-0.7, -0.3] of derivation Sect. 11 (at most "
             "half the distance to the correlated-heads exponent 0)",
             "reconstruction pass criterion",
         )
-    },
-    consistency=True,
-    tex=r"the across-initialisation relative spread of the NTK Gram matrix at $\theta_0$ decays like "
-    r"$H^{-1/2}$",
-    plot=dict(
-        x="H",
-        curves=[("spread", "relative spread of the NTK Gram")],
-        slope=-0.5,
-        theory_label="theory: $H^{-1/2}$",
-        xlabel="number of heads $H$",
-        ylabel=r"$\|\mathrm{std}\,K_H\|_F\,/\,\|\mathrm{mean}\,K_H\|_F$",
-        logx=True,
-        logy=True,
+    ),
+    report=Report(
+        r"the across-initialisation relative spread of the NTK Gram matrix at $\theta_0$ decays like "
+        r"$H^{-1/2}$",
+        Plot.rate(
+            -0.5,
+            "H",
+            [("spread", "relative spread of the NTK Gram")],
+            "number of heads $H$",
+            r"$\|\mathrm{std}\,K_H\|_F\,/\,\|\mathrm{mean}\,K_H\|_F$",
+        ),
     ),
 )
 def ntk_concentration(ctx: Ctx, *, Hs: tuple[int, ...], inits: int, shared: float) -> Evidence:
@@ -504,36 +527,30 @@ def ntk_concentration(ctx: Ctx, *, Hs: tuple[int, ...], inits: int, shared: floa
 
 @claim(
     "deora2023.ntk.concentration.margin",
-    experiment="ntk sweep",
-    reference="derivation Sect. 8 (NTK margin converges as H grows)",
+    Source("derivation Sect. 8 (NTK margin converges as H grows)", Provenance.DERIVED),
     kind=Kind.RATE,
-    provenance=Provenance.DERIVED,
     statement="the across-init coefficient of variation of the NTK margin decays like H^(-1/2)",
-    seeds=Seeds.POOLED,
-    n_seeds=_NTK_SEEDS,
-    quick=_NTK_QUICK,
-    paper=dict(inits=10),
-    choices=_NTK_CHOICES,
-    rules={
-        "tol": Rule(
+    profiles=Profiles(quick=dict(shared=0.0), paper=dict(inits=10)),
+    seeds=_NTK_SEEDS,
+    expect=Expect(consistency=True),
+    choices=_ntk_choices(
+        Rule(
             0.2,
             "slope within 0.2 of -1/2, the window of the Gram's spread (derivation Sect. 11); half the "
             "distance to the competing exponent 0",
             "reconstruction pass criterion (by analogy)",
         )
-    },
-    consistency=True,
-    tex=r"the across-initialisation coefficient of variation of the NTK margin decays like $H^{-1/2}$ "
-    r"(the margin tends to a deterministic limit)",
-    plot=dict(
-        x="H",
-        curves=[("margin_cv", "CV of the NTK margin")],
-        slope=-0.5,
-        theory_label="theory: $H^{-1/2}$",
-        xlabel="number of heads $H$",
-        ylabel="coefficient of variation",
-        logx=True,
-        logy=True,
+    ),
+    report=Report(
+        r"the across-initialisation coefficient of variation of the NTK margin decays like $H^{-1/2}$ "
+        r"(the margin tends to a deterministic limit)",
+        Plot.rate(
+            -0.5,
+            "H",
+            [("margin_cv", "CV of the NTK margin")],
+            "number of heads $H$",
+            "coefficient of variation",
+        ),
     ),
 )
 def ntk_concentration_margin(ctx: Ctx, *, Hs: tuple[int, ...], inits: int, shared: float) -> Evidence:
@@ -556,47 +573,53 @@ def ntk_concentration_margin(ctx: Ctx, *, Hs: tuple[int, ...], inits: int, share
     )
 
 
+_ONESTEP_CHOICES = {
+    "eta1": Choice(
+        1e4,
+        range=(1e3, 1e5),
+        basis="plausible",
+        reason="the 'large' step on W (the paper's step size is NOT RECOVERED): a decade either side of ours",
+    ),
+    "H": Choice(
+        8,
+        options=(4, 8, 32),
+        basis="plausible",
+        reason="the statement is for any H: half or 4x ours (a set: the paired initialisation needs an "
+        "even H)",
+    ),
+    "n": Choice(
+        40,
+        range=(20, 100),
+        basis="plausible",
+        reason="the training and step samples' size (NOT RECOVERED): half to 2.5x ours",
+    ),
+    "delta": Choice(
+        Rule(0.1, "failure probability: the delta of the mixture's margin bound", "derivation Sect. 9.2"),
+        range=(0.05, 0.2),
+        basis="plausible",
+        reason="the failure probability (the paper's probabilities are NOT RECOVERED): 0.05 to 0.2 "
+        "around the delta of the mixture's margin bound",
+    ),
+}
+
+
 @claim(
     "deora2023.onestep",
-    reference="derivation Sect. 1.5 (I1) and 9.4 (TL;DR: NTK separability after one step)",
+    Source(
+        "derivation Sect. 1.5 (I1) and 9.4 (TL;DR: NTK separability after one step)", Provenance.RECONSTRUCTED
+    ),
     kind=Kind.PROBABILITY,
-    provenance=Provenance.RECONSTRUCTED,
     statement="with probability >= 1 - delta over the draw, one large GD step on W from (U_0, W = 0), on "
     "an independent sample, raises the NTK margin (variants O and A) and the attention mass on relevant "
     "tokens above zeta",
-    seeds=Seeds.BINOMIAL,
-    n_seeds={"quick": 29, "paper": 100},
-    quick=dict(n=40, H=8, eta1=1e4, shuffle_step=False),
-    choices={
-        "eta1": Choice(
-            1e4,
-            range=(1e3, 1e5),
-            basis="plausible",
-            reason="the 'large' step on W (the paper's step size is NOT RECOVERED): a decade either side "
-            "of ours",
-        ),
-        "H": Choice(
-            8,
-            options=(4, 8, 32),
-            basis="plausible",
-            reason="the statement is for any H: half or 4x ours (a set: the paired initialisation needs an "
-            "even H)",
-        ),
-        "n": Choice(
-            40,
-            range=(20, 100),
-            basis="plausible",
-            reason="the training and step samples' size (NOT RECOVERED): half to 2.5x ours",
-        ),
-        "delta": Choice(
-            0.1,
-            range=(0.05, 0.2),
-            basis="plausible",
-            reason="the failure probability (the paper's probabilities are NOT RECOVERED): 0.05 to 0.2 "
-            "around the delta of the mixture's margin bound",
-        ),
-    },
-    expect=Verdict.INCONCLUSIVE,
+    profiles=Profiles(quick=dict(shuffle_step=False)),
+    seeds=SeedPlan(Seeds.BINOMIAL, quick=29, paper=100),
+    expect=Expect(Verdict.INCONCLUSIVE),
+    alternative=Alternative(
+        "a step sample whose labels carry no information on its tokens (labels drawn independently of "
+        "the sample, as with fully noisy labels): the step has no signal to amplify",
+        overrides={"shuffle_step": True},
+    ),
     rules={
         "gain": Rule(
             1.0,
@@ -604,18 +627,13 @@ def ntk_concentration_margin(ctx: Ctx, *, Hs: tuple[int, ...], inits: int, share
             "pilot-calibrated 1.3 is reported per seed, not judged",
             "paper (TL;DR, THIRD-PARTY)",
         ),
-        "delta": Rule(
-            0.1, "failure probability: the delta of the mixture's margin bound", "derivation Sect. 9.2"
-        ),
         "pilot_gain": Rule(1.3, "the pilot-calibrated margin gain (reported only)", "derivation Sect. 11"),
     },
-    alternative=Alternative(
-        "a step sample whose labels carry no information on its tokens (labels drawn independently of "
-        "the sample, as with fully noisy labels): the step has no signal to amplify",
-        overrides={"shuffle_step": True},
+    choices=_ONESTEP_CHOICES,
+    report=Report(
+        r"w.p.\ $\ge1-\delta$, one large GD step on $W$ from $(U_0,W=0)$ on an independent sample raises "
+        r"the NTK margin (variants O and A) and the attention mass on relevant tokens above $\zeta$"
     ),
-    tex=r"w.p.\ $\ge1-\delta$, one large GD step on $W$ from $(U_0,W=0)$ on an independent sample raises "
-    r"the NTK margin (variants O and A) and the attention mass on relevant tokens above $\zeta$",
 )
 def onestep(ctx: Ctx, *, n: int, H: int, eta1: float, shuffle_step: bool) -> Evidence:
     """Derivation Sect. 9.4 / claim deora2023.onestep [RECONSTRUCTED claim; the paper's statement, step size

@@ -6,53 +6,65 @@ from __future__ import annotations
 import numpy as np
 
 from bounds import deora2023 as B
-from verify.core import Alternative, Choice, Ctx, Evidence, Kind, Provenance, Rule, claim
-from verify.core.record import Seeds
+from verify.core import (
+    Alternative,
+    Choice,
+    Ctx,
+    Evidence,
+    Kind,
+    Plot,
+    Profiles,
+    Provenance,
+    Report,
+    Rule,
+    SeedPlan,
+    Seeds,
+    Source,
+    claim,
+)
 from verify.deora2023 import experiments as E
 from verify.numerics.fit import fit_rate
 
-
-@claim(
-    "deora2023.rate.K",
-    reference="derivation Sect. 7.2 (training loss O~(1/K) under NTK separability)",
-    kind=Kind.RATE,
-    provenance=Provenance.RECONSTRUCTED,
-    statement="under NTK separability the training loss L(theta_K) decays like K^(-1) (up to log factors)",
-    seeds=Seeds.POOLED,
-    quick=dict(n=40, H=8, eta=1.0, K_min=150, K_max=1500, points=12, step_decay=0.0),
-    paper=dict(K_min=1000, K_max=12000),
-    rules={
-        "tol": Rule(
+_RATE_K_CHOICES = {
+    "K_min": Choice(
+        150,
+        range=(50, 500),
+        basis="plausible",
+        reason="the K grid's start, from past the first tens of steps to a decade below K_max; the fit "
+        "reads the last 4 of 12 log-spaced points, so K_min moves only the start of its window",
+    ),
+    "K_max": Choice(
+        1500,
+        range=(1000, 3000),
+        basis="plausible",
+        reason="the GD horizon: from 1000 (where the paper profile's grid starts) to twice ours (the "
+        "paper profile's 12000 is the long end, too slow for a quick check); the rate is asymptotic, "
+        "so a reader may ask for any horizon past the transient",
+    ),
+    "tol": Choice(
+        Rule(
             0.2,
             "last local slope within 0.2 of -1: the narrower side of the window [-1.4, -0.8] of "
             "derivation Sect. 11 (below half the distance 0.25 to the competing exponent -1/2)",
             "reconstruction pass criterion",
-        )
-    },
-    choices={
-        "K_min": Choice(
-            150,
-            range=(50, 500),
-            basis="plausible",
-            reason="the K grid's start, from past the first tens of steps to a decade below K_max; the fit "
-            "reads the last 4 of 12 log-spaced points, so K_min moves only the start of its window",
         ),
-        "K_max": Choice(
-            1500,
-            range=(1000, 3000),
-            basis="plausible",
-            reason="the GD horizon: from 1000 (where the paper profile's grid starts) to twice ours (the "
-            "paper profile's 12000 is the long end, too slow for a quick check); the rate is asymptotic, "
-            "so a reader may ask for any horizon past the transient",
-        ),
-        "tol": Choice(
-            0.2,
-            range=(0.1, 0.25),
-            basis="plausible",
-            reason="from 0.1 (the band of the suite's other reconstructed rate claims) to 0.25 (half the "
-            "distance to the competing exponent -1/2: the widest band that still separates the two)",
-        ),
-    },
+        range=(0.1, 0.25),
+        basis="plausible",
+        reason="from 0.1 (the band of the suite's other reconstructed rate claims) to 0.25 (half the "
+        "distance to the competing exponent -1/2: the widest band that still separates the two)",
+    ),
+}
+
+
+@claim(
+    "deora2023.rate.K",
+    Source("derivation Sect. 7.2 (training loss O~(1/K) under NTK separability)", Provenance.RECONSTRUCTED),
+    kind=Kind.RATE,
+    statement="under NTK separability the training loss L(theta_K) decays like K^(-1) (up to log factors)",
+    profiles=Profiles(
+        quick=dict(n=40, H=8, eta=1.0, points=12, step_decay=0.0), paper=dict(K_min=1000, K_max=12000)
+    ),
+    seeds=SeedPlan(Seeds.POOLED),
     alternative=Alternative(
         "GD at the decaying step eta_k = eta/sqrt(k + 1) (the classical step of online and subgradient "
         "analyses) on the same separable data: the loss falls like 1/sum_k eta_k ~ K^(-1/2), the exponent "
@@ -61,17 +73,11 @@ from verify.numerics.fit import fit_rate
         "the seed sets from 0, 1000, 2000 and 3000",
         overrides={"step_decay": 0.5},
     ),
-    tex=r"under NTK separability the training loss decays like $K^{-1}$ up to logarithmic factors: "
-    r"$L(\theta_K)=\tilde O(1/(\gamma^2\eta K))$",
-    plot=dict(
-        x="K",
-        curves=[("loss", "training loss")],
-        slope=-1.0,
-        theory_label="theory: $K^{-1}$",
-        xlabel="GD steps $K$",
-        ylabel=r"$L(\theta_K)$",
-        logx=True,
-        logy=True,
+    choices=_RATE_K_CHOICES,
+    report=Report(
+        r"under NTK separability the training loss decays like $K^{-1}$ up to logarithmic factors: "
+        r"$L(\theta_K)=\tilde O(1/(\gamma^2\eta K))$",
+        Plot.rate(-1.0, "K", [("loss", "training loss")], "GD steps $K$", r"$L(\theta_K)$"),
     ),
 )
 def rate_K(
@@ -118,61 +124,53 @@ def _lazy(ctx: Ctx, Hs: tuple[int, ...], n: int, eta: float, K: int, parametriza
     return np.stack([E.lazy_sweep(s) for s in sweeps], axis=1)
 
 
-_LAZY_QUICK = dict(Hs=(2, 4, 8, 16), n=40, eta=1.0, K=300, parametrization="ntk")
+_LAZY_QUICK = dict(eta=1.0, parametrization="ntk")
 _LAZY_PAPER = dict(Hs=(2, 8, 32, 128), K=3000)
-
-
-def _lazy_choices(why: str) -> dict[str, Choice]:
-    """The lazy claims' choices: the band, the step count and the sample size (the derivation's
-    reconstruction fixes none of them)."""
-    return {
-        "tol": Choice(
+#: The lazy claim's choices: the band, the step count and the sample size (the derivation's
+#: reconstruction fixes none of them).
+_LAZY_CHOICES = {
+    "tol": Choice(
+        Rule(
             0.1,
-            range=(0.05, 0.2),
-            basis="plausible",
-            reason="the narrower side of derivation Sect. 11's window is 0.1; from 0.05 to 0.2 (the band of "
-            "the suite's order-level rates; " + why + ")",
+            "last local slope within 0.1 of the exponent: the narrower side of the window of derivation "
+            "Sect. 11 [-0.6, -0.4]",
+            "reconstruction pass criterion",
         ),
-        "K": Choice(
-            300,
-            range=(100, 900),
-            basis="plausible",
-            reason="GD steps before the movement is measured: a third to 3x ours (the paper profile's 3000 "
-            "is too slow for a quick check); the lazy law is for any horizon in the NTK regime",
-        ),
-        "n": Choice(
-            40,
-            range=(20, 80),
-            basis="plausible",
-            reason="training samples: half to twice ours",
-        ),
-        "Hs": Choice(
-            (2, 4, 8, 16),
-            options=((2, 4, 8, 16), (4, 8, 16, 32), (2, 4, 8, 16, 32)),
-            basis="plausible",
-            reason="the head ladder (the fit reads its last 2 points): ours, one octave up, or one point "
-            "longer (the paper profile's (2, 8, 32, 128) with K = 3000 is too slow for a quick check)",
-        ),
-    }
-
-
-_LAZY_TOL = (
-    "last local slope within 0.1 of the exponent: the narrower side of the window of derivation Sect. 11"
-)
+        range=(0.05, 0.2),
+        basis="plausible",
+        reason="the narrower side of derivation Sect. 11's window is 0.1; from 0.05 to 0.2 (the band of "
+        "the suite's order-level rates; the competing exponent 0 is 0.5 away)",
+    ),
+    "K": Choice(
+        300,
+        range=(100, 900),
+        basis="plausible",
+        reason="GD steps before the movement is measured: a third to 3x ours (the paper profile's 3000 "
+        "is too slow for a quick check); the lazy law is for any horizon in the NTK regime",
+    ),
+    "n": Choice(
+        40,
+        range=(20, 80),
+        basis="plausible",
+        reason="training samples: half to twice ours",
+    ),
+    "Hs": Choice(
+        (2, 4, 8, 16),
+        options=((2, 4, 8, 16), (4, 8, 16, 32), (2, 4, 8, 16, 32)),
+        basis="plausible",
+        reason="the head ladder (the fit reads its last 2 points): ours, one octave up, or one point "
+        "longer (the paper profile's (2, 8, 32, 128) with K = 3000 is too slow for a quick check)",
+    ),
+}
 
 
 @claim(
     "deora2023.lazy",
-    experiment="lazy sweep",
-    reference="derivation Sect. 10 (NTK/lazy regime grows with H)",
+    Source("derivation Sect. 10 (NTK/lazy regime grows with H)", Provenance.RECONSTRUCTED),
     kind=Kind.RATE,
-    provenance=Provenance.RECONSTRUCTED,
     statement="the relative movement ||theta_K - theta_0|| / (E||theta_0||^2)^(1/2) scales like H^(-1/2)",
-    seeds=Seeds.POOLED,
-    quick=_LAZY_QUICK,
-    paper=_LAZY_PAPER,
-    rules={"tol": Rule(0.1, _LAZY_TOL + " [-0.6, -0.4]", "reconstruction pass criterion")},
-    choices=_lazy_choices("the competing exponent 0 is 0.5 away"),
+    profiles=Profiles(quick=_LAZY_QUICK, paper=_LAZY_PAPER),
+    seeds=SeedPlan(Seeds.POOLED, experiment="lazy sweep"),
     alternative=Alternative(
         "the feature-learning (non-lazy) regime: the mean-field parametrisation Phi = (1/H) sum_h f_h, "
         "trained by GD at step eta H from the same theta_0 (the standard scaling in which heads learn "
@@ -180,17 +178,17 @@ _LAZY_TOL = (
         "H: its measured slope is 0.000 [-0.0004, 0.0006] at seeds 0-2 (-0.47 in our model)",
         overrides={"parametrization": "mean-field"},
     ),
-    tex=r"the relative movement $\|\theta_K-\theta_0\|/(\mathbb{E}\|\theta_0\|^2)^{1/2}$ "
-    r"scales like $H^{-1/2}$ (lazy regime)",
-    plot=dict(
-        x="H",
-        curves=[("relative_movement", "relative movement")],
-        slope=-0.5,
-        theory_label="theory: $H^{-1/2}$",
-        xlabel="number of heads $H$",
-        ylabel=r"$\|\theta_K-\theta_0\|\,/\,\sqrt{H}$",
-        logx=True,
-        logy=True,
+    choices=_LAZY_CHOICES,
+    report=Report(
+        r"the relative movement $\|\theta_K-\theta_0\|/(\mathbb{E}\|\theta_0\|^2)^{1/2}$ "
+        r"scales like $H^{-1/2}$ (lazy regime)",
+        Plot.rate(
+            -0.5,
+            "H",
+            [("relative_movement", "relative movement")],
+            "number of heads $H$",
+            r"$\|\theta_K-\theta_0\|\,/\,\sqrt{H}$",
+        ),
     ),
 )
 def lazy(ctx: Ctx, *, Hs: tuple[int, ...], n: int, eta: float, K: int, parametrization: str) -> Evidence:

@@ -8,8 +8,24 @@ from dataclasses import replace
 
 import numpy as np
 
-from verify.core import Alternative, Choice, Ctx, Evidence, Kind, Provenance, Rule, Search, claim
-from verify.core.record import Seeds
+from verify.core import (
+    Alternative,
+    Choice,
+    Ctx,
+    Evidence,
+    Expect,
+    Kind,
+    Plot,
+    Profiles,
+    Provenance,
+    Report,
+    Rule,
+    Search,
+    SeedPlan,
+    Seeds,
+    Source,
+    claim,
+)
 from verify.deora2023 import experiments as E
 from verify.deora2023.claims.searches import search_choice
 from verify.numerics.fit import fit_rate
@@ -27,37 +43,42 @@ def _loss_space(polar: bool, per_sample: bool = True) -> str:
     )
 
 
+_SBGRAD_CHOICES = {
+    "rtol": Choice(
+        Rule(1e-10, "round-off margin of an exact inequality", "reconstruction pass criterion"),
+        range=(1e-13, 1e-8),
+        basis="plausible",
+        reason="round-off margin of an exact inequality in float64: 1e-13 to 1e-8 relative",
+    ),
+    "search": search_choice((1, 2, 1, 1, 20), 1),
+}
+
+
 @claim(
     "deora2023.sbgrad",
-    reference="derivation Sect. 4.1 (self-bounded gradient)",
+    Source("derivation Sect. 4.1 (self-bounded gradient)", Provenance.DERIVED),
     kind=Kind.UPPER,
-    provenance=Provenance.DERIVED,
     statement="||grad L(theta)|| <= beta_2 L(theta), beta_2 = max_i ||grad Phi_i||",
-    consistency=True,
-    seeds=Seeds.EVERY,
-    quick=dict(H=8, n=40, steps=100, random_points=2, search=(1, 2, 1, 1, 20)),
-    paper=dict(steps=3000, random_points=20, search=(2, 3, 2, 4, 100)),
-    choices={
-        "rtol": Choice(
-            1e-10,
-            range=(1e-13, 1e-8),
-            basis="plausible",
-            reason="round-off margin of an exact inequality in float64: 1e-13 to 1e-8 relative",
-        ),
-        "search": search_choice((1, 2, 1, 1, 20), 1),
-    },
-    rules={"rtol": Rule(1e-10, "round-off margin of an exact inequality", "reconstruction pass criterion")},
-    tex=r"self-bounded gradient: $\|\nabla L(\theta)\|\le\beta_2L(\theta)$, "
-    r"$\beta_2=\max_i\|\nabla\Phi(\theta;X_i)\|$",
-    plot=dict(
-        x="k",
-        curves=[("ratio", r"$\|\nabla L\|\,/\,(\beta_2 L)$ along GD")],
-        const=1.0,
-        theory_label="bound (theory)",
-        xlabel="GD step $k$",
-        ylabel="ratio to the bound",
+    profiles=Profiles(
+        quick=dict(H=8, n=40, steps=100, random_points=2),
+        paper=dict(steps=3000, random_points=20, search=(2, 3, 2, 4, 100)),
     ),
+    seeds=SeedPlan(Seeds.EVERY),
+    expect=Expect(consistency=True),
     search=Search(ratio="||grad L|| / (beta_2 L) / (1 + rtol)", space=_loss_space(False), budget="search"),
+    choices=_SBGRAD_CHOICES,
+    report=Report(
+        r"self-bounded gradient: $\|\nabla L(\theta)\|\le\beta_2L(\theta)$, "
+        r"$\beta_2=\max_i\|\nabla\Phi(\theta;X_i)\|$",
+        Plot(
+            x="k",
+            curves=[("ratio", r"$\|\nabla L\|\,/\,(\beta_2 L)$ along GD")],
+            const=1.0,
+            theory_label="bound (theory)",
+            xlabel="GD step $k$",
+            ylabel="ratio to the bound",
+        ),
+    ),
 )
 def sbgrad(
     ctx: Ctx, *, H: int, n: int, steps: int, random_points: int, search: tuple[int, int, int, int, int]
@@ -98,7 +119,7 @@ def _wc_points(
     return E.wc_sweep(E.WcSweep(ctx.seed, tuple(Hs), n, tuple(ks), random_points, dense_max, mapper=ctx.map))
 
 
-_WC_QUICK = dict(Hs=(2, 4, 8, 32), n=20, ks=(0, 50, 200), random_points=1, dense_max=300)
+_WC_QUICK = dict(dense_max=300)
 _WC_PAPER_KS = (0, 50, 200, 800)
 _WC_PAPER = dict(n=30, ks=_WC_PAPER_KS, random_points=4, dense_max=4000)
 
@@ -139,17 +160,11 @@ _SB_CHOICES = {
 
 @claim(
     "deora2023.sbwc",
-    experiment="worst-case sweep",
-    reference="derivation Sect. 4.1 (self-bounded weak convexity; T&T name)",
+    Source("derivation Sect. 4.1 (self-bounded weak convexity; T&T name)", Provenance.DERIVED),
     kind=Kind.UPPER,
-    provenance=Provenance.DERIVED,
     statement="lambda_min(grad^2 L(theta)) >= -(beta_3(theta)/sqrt(H)) L(theta)",
-    seeds=Seeds.EVERY,
-    quick=dict(_WC_QUICK, search=(1, 2, 1, 3, 20)),
-    paper=dict(_WC_PAPER, search=(2, 2, 1, 6, 200)),
-    tex=r"self-bounded weak convexity: $\lambda_{\min}(\nabla^2L(\theta))\ge-(\beta_3(\theta)/\sqrt H)\,"
-    r"L(\theta)$",
-    choices={**_SB_CHOICES, "search": search_choice((1, 2, 1, 3, 20), 1)},
+    profiles=Profiles(quick=_WC_QUICK, paper=dict(_WC_PAPER, search=(2, 2, 1, 6, 200))),
+    seeds=SeedPlan(Seeds.EVERY, experiment="worst-case sweep"),
     alternative=Alternative(
         "the modulus 1.4-fold smaller: the searched worst case is 1/(2 ln 2) = 0.7213 (H = 1, attained at "
         "U = 0, W = 0, x_2 = -x_1), so the bound is at least 1.39-fold loose and the measurement resolves "
@@ -159,6 +174,11 @@ _SB_CHOICES = {
     ),
     search=Search(
         ratio="max(0, -lambda_min(grad^2 L)) / ((beta_3/sqrt H) L)", space=_loss_space(True), budget="search"
+    ),
+    choices={**_SB_CHOICES, "search": search_choice((1, 2, 1, 3, 20), 1)},
+    report=Report(
+        r"self-bounded weak convexity: $\lambda_{\min}(\nabla^2L(\theta))\ge-(\beta_3(\theta)/\sqrt H)\,"
+        r"L(\theta)$"
     ),
 )
 def sbwc(
@@ -200,45 +220,38 @@ def sbwc(
 
 @claim(
     "deora2023.sbwc.Hlaw",
-    experiment="worst-case sweep",
-    reference="derivation Sect. 4.1 (kappa ~ 1/sqrt(H))",
+    Source("derivation Sect. 4.1 (kappa ~ 1/sqrt(H))", Provenance.DERIVED),
     kind=Kind.RATE,
-    provenance=Provenance.DERIVED,
     statement="the measured weak-convexity ratio kappa_hat = max(0,-lambda_min)/L at a GD iterate k "
     "scales like H^(-1/2)",
-    consistency=True,
-    seeds=Seeds.POOLED,
-    quick=_WC_QUICK,
-    paper=_WC_PAPER,
+    profiles=Profiles(quick=dict(_WC_QUICK, n=20, random_points=1), paper=_WC_PAPER),
+    seeds=SeedPlan(Seeds.POOLED, experiment="worst-case sweep"),
+    expect=Expect(consistency=True),
     choices={
         **_WC_CHOICES,
         "tol": Choice(
-            0.25,
+            Rule(
+                0.25,
+                "'kappa_hat sqrt(H) varies by < 2x over H = 2..32' (derivation Sect. 11) as a slope: "
+                "log 2 / log 16",
+                "reconstruction pass criterion",
+            ),
             range=(0.15, 0.3),
             basis="plausible",
             reason="'kappa_hat sqrt(H) varies by < 2x over H = 2..32' as a slope is 0.25; from 0.15 (a 1.5x "
             "variation) to 0.3",
         ),
     },
-    rules={
-        "tol": Rule(
-            0.25,
-            "'kappa_hat sqrt(H) varies by < 2x over H = 2..32' (derivation Sect. 11) as a slope: "
-            "log 2 / log 16",
-            "reconstruction pass criterion",
-        )
-    },
-    tex=r"the measured weak-convexity ratio $\hat\kappa=\max(0,-\lambda_{\min}(\nabla^2L))/L$ at a GD "
-    r"iterate scales like $H^{-1/2}$",
-    plot=dict(
-        x="H",
-        curves=[("kappa_hat", r"$\hat\kappa$, mean over seeds and iterates")],
-        slope=-0.5,
-        theory_label="theory: $H^{-1/2}$",
-        xlabel="number of heads $H$",
-        ylabel=r"$\hat\kappa=\max(0,-\lambda_{\min})/L$",
-        logx=True,
-        logy=True,
+    report=Report(
+        r"the measured weak-convexity ratio $\hat\kappa=\max(0,-\lambda_{\min}(\nabla^2L))/L$ at a GD "
+        r"iterate scales like $H^{-1/2}$",
+        Plot.rate(
+            -0.5,
+            "H",
+            [("kappa_hat", r"$\hat\kappa$, mean over seeds and iterates")],
+            "number of heads $H$",
+            r"$\hat\kappa=\max(0,-\lambda_{\min})/L$",
+        ),
     ),
 )
 def sbwc_Hlaw(
@@ -274,17 +287,11 @@ def sbwc_Hlaw(
 
 @claim(
     "deora2023.smooth",
-    experiment="worst-case sweep",
-    reference="derivation Sect. 4.1 (self-bounded and global smoothness)",
+    Source("derivation Sect. 4.1 (self-bounded and global smoothness)", Provenance.DERIVED),
     kind=Kind.UPPER,
-    provenance=Provenance.DERIVED,
     statement="||grad^2 L|| <= (beta_2^2 + beta_3/sqrt H) L  and  ||grad^2 L|| <= beta_2^2/4 + beta_3/sqrt H",
-    seeds=Seeds.EVERY,
-    quick=dict(_WC_QUICK, search=(1, 2, 1, 2, 15)),
-    paper=dict(_WC_PAPER, search=(2, 2, 1, 6, 200)),
-    tex=r"$\|\nabla^2L\|\le(\beta_2^2+\beta_3/\sqrt H)\,L$ (self-bounded) and "
-    r"$\|\nabla^2L\|\le\beta_2^2/4+\beta_3/\sqrt H$ (global)",
-    choices={**_SB_CHOICES, "search": search_choice((1, 2, 1, 2, 15), 1)},
+    profiles=Profiles(quick=_WC_QUICK, paper=dict(_WC_PAPER, search=(2, 2, 1, 6, 200))),
+    seeds=SeedPlan(Seeds.EVERY, experiment="worst-case sweep"),
     alternative=Alternative(
         "both bounds 1.4-fold smaller: at every seed the search reaches at least 0.72 (the Phi = 0 point "
         "of sbwc; the limits R -> 0 and L -> 0 give 0.9999 at most seeds), so the measurement resolves the "
@@ -295,6 +302,11 @@ def sbwc_Hlaw(
         ratio="||grad^2 L|| / bound, the larger of the two bounds' ratios at each point",
         space=_loss_space(False),
         budget="search",
+    ),
+    choices={**_SB_CHOICES, "search": search_choice((1, 2, 1, 2, 15), 1)},
+    report=Report(
+        r"$\|\nabla^2L\|\le(\beta_2^2+\beta_3/\sqrt H)\,L$ (self-bounded) and "
+        r"$\|\nabla^2L\|\le\beta_2^2/4+\beta_3/\sqrt H$ (global)"
     ),
 )
 def smooth(
@@ -331,43 +343,39 @@ def smooth(
     )
 
 
+_QUASICONVEX_CHOICES = {
+    "pairs": Choice(
+        12,
+        range=(6, 36),
+        basis="plausible",
+        reason="random pairs besides the search (the statement is for every pair with c < 1): half to "
+        "3x ours",
+    ),
+    "seg_points": Choice(
+        101,
+        range=(51, 201),
+        basis="plausible",
+        reason="points on each segment for its maximum loss: half to twice ours",
+    ),
+    "H": Choice(
+        8,
+        options=(2, 8, 32),
+        basis="plausible",
+        reason="the statement holds at every H: 2 heads or 4x ours for the random pairs (a set: the "
+        "paired initialisation needs an even H)",
+    ),
+    "search": search_choice((1, 2, 1, 1, 10), 1),
+}
+
+
 @claim(
     "deora2023.quasiconvex",
-    reference="derivation Sect. 4.2 (generalized local quasi-convexity; T&T)",
+    Source("derivation Sect. 4.2 (generalized local quasi-convexity; T&T)", Provenance.DERIVED),
     kind=Kind.UPPER,
-    provenance=Provenance.DERIVED,
     statement="for c = kappa D^2 < 1: <grad L(t), t-t'> >= (1-a)L(t) - (1+a)L(t') and "
     "max_seg L <= max(L(t), L(t'))/(1 - c/2), a = c/(2-c)",
-    seeds=Seeds.EVERY,
-    quick=dict(H=8, n=40, pairs=12, seg_points=101, search=(1, 2, 1, 1, 10)),
-    paper=dict(pairs=300, search=(2, 2, 2, 4, 100)),
-    choices={
-        "pairs": Choice(
-            12,
-            range=(6, 36),
-            basis="plausible",
-            reason="random pairs besides the search (the statement is for every pair with c < 1): half to "
-            "3x ours",
-        ),
-        "seg_points": Choice(
-            101,
-            range=(51, 201),
-            basis="plausible",
-            reason="points on each segment for its maximum loss: half to twice ours",
-        ),
-        "H": Choice(
-            8,
-            options=(2, 8, 32),
-            basis="plausible",
-            reason="the statement holds at every H: 2 heads or 4x ours for the random pairs (a set: the "
-            "paired initialisation needs an even H)",
-        ),
-        "search": search_choice((1, 2, 1, 1, 10), 1),
-    },
-    rules={"c_max": Rule(1.0, "the statement's premise c = kappa D^2 < c_max", "derivation Sect. 4.2")},
-    tex=r"for $c=\kappa D^2<1$, $a=c/(2-c)$: $\langle\nabla L(\theta),\theta-\theta'\rangle\ge"
-    r"(1-a)L(\theta)-(1+a)L(\theta')$ and "
-    r"$\max_{[\theta,\theta']}L\le\max(L(\theta),L(\theta'))/(1-c/2)$",
+    profiles=Profiles(quick=dict(n=40), paper=dict(pairs=300, search=(2, 2, 2, 4, 100))),
+    seeds=SeedPlan(Seeds.EVERY),
     alternative=Alternative(
         "the inequalities' constants 1% tighter: the search reaches 0.9998 as D -> 0 at every seed, so "
         "the measurement resolves them to 1%",
@@ -379,6 +387,13 @@ def smooth(
         "c_max sigmoid(z_c), kappa_hi = beta_3(R, max_h ||U_h|| + D)/sqrt(H) >= kappa (so c <= c_hi < "
         "c_max), and " + _loss_space(False, per_sample=False),
         budget="search",
+    ),
+    rules={"c_max": Rule(1.0, "the statement's premise c = kappa D^2 < c_max", "derivation Sect. 4.2")},
+    choices=_QUASICONVEX_CHOICES,
+    report=Report(
+        r"for $c=\kappa D^2<1$, $a=c/(2-c)$: $\langle\nabla L(\theta),\theta-\theta'\rangle\ge"
+        r"(1-a)L(\theta)-(1+a)L(\theta')$ and "
+        r"$\max_{[\theta,\theta']}L\le\max(L(\theta),L(\theta'))/(1-c/2)$"
     ),
 )
 def quasiconvex(

@@ -9,14 +9,28 @@ import math
 import numpy as np
 
 from bounds import deora2023 as B
-from verify.core import Alternative, Choice, Ctx, Evidence, Kind, Provenance, Rule, Verdict, claim
-from verify.core.record import Seeds
+from verify.core import (
+    Alternative,
+    Choice,
+    Ctx,
+    Evidence,
+    Expect,
+    Kind,
+    Plot,
+    Profiles,
+    Provenance,
+    Report,
+    Rule,
+    SeedPlan,
+    Seeds,
+    Source,
+    Verdict,
+    claim,
+)
 from verify.deora2023 import experiments as E
 
-_TRAIN_QUICK = dict(
-    n=16, H=64, T=4, d=4, M_irr=2, K=120, eta=1.0, every=40, seg_points=4, eps=(0.3, 0.1), late_factor=3,
-    token_scale=1.0,
-)  # fmt: skip
+#: The D-train experiment's quick parameters besides its choices (:data:`_TRAIN_CHOICES`).
+_TRAIN_QUICK = dict(T=4, d=4, M_irr=2, eta=1.0, every=40, seg_points=4)
 _TRAIN_PAPER = dict(
     n=40,
     H=256,
@@ -118,10 +132,11 @@ def _dtrain_run(ctx: Ctx, seed: int, ex: dict, K: int, eta: float) -> tuple[list
 
 @claim(
     "deora2023.train.logic",
-    experiment="train experiment",
-    reference="derivation Sect. 5.2 (Theorem D-train; DERIVED replacement of the paper's training theorem)",
+    Source(
+        "derivation Sect. 5.2 (Theorem D-train; DERIVED replacement of the paper's training theorem)",
+        Provenance.DERIVED,
+    ),
     kind=Kind.UPPER,
-    provenance=Provenance.DERIVED,
     statement="if GD descends (P1) and c = max_k kappa_k D_k^2 < 1 (P2): (1/K) sum L_k <= B "
     "and D_k^2 <= Dbar^2",
     assumptions=(
@@ -129,13 +144,21 @@ def _dtrain_run(ctx: Ctx, seed: int, ex: dict, K: int, eta: float) -> tuple[list
         "P2: c = max_k kappa_k D_k^2 < 1 with the measured modulus",
         "informative: the reference term ((1+a)/(1-a)) L(theta_ref) below the measured average loss",
     ),
-    seeds=Seeds.POOLED,
-    quick=_TRAIN_QUICK,
-    paper=_TRAIN_PAPER,
+    profiles=Profiles(quick=_TRAIN_QUICK, paper=_TRAIN_PAPER),
+    seeds=SeedPlan(Seeds.POOLED, experiment="train experiment"),
+    expect=Expect(Verdict.OUT_OF_REGIME),
+    alternative=Alternative(
+        "the same mixture with its tokens at 1/5 of the scale (S = 0.2, noise sigma = 0.01): the measured "
+        "modulus falls faster than the reference distances grow (c ~ S^2), so P1 and P2 hold at "
+        "informative reference points and the theorem is judged there (it must hold)",
+        overrides={"token_scale": 0.2},
+        expect=Verdict.HOLDS,
+    ),
+    rules={"c_max": Rule(1.0, "premise P2: c < c_max", "derivation Sect. 5.2")},
     choices={
         **_TRAIN_CHOICES,
         "rtol": Choice(
-            1e-9,
+            Rule(1e-9, "round-off margin of the bound", "reconstruction pass criterion"),
             range=(1e-10, 1e-7),
             basis="plausible",
             reason="round-off margin of the bound (relative): 10x tighter to 100x looser than ours, every "
@@ -143,7 +166,7 @@ def _dtrain_run(ctx: Ctx, seed: int, ex: dict, K: int, eta: float) -> tuple[list
             "a holds could rest on (it only decides a ratio within 1e-7 of 1)",
         ),
         "descent_rtol": Choice(
-            1e-12,
+            Rule(1e-12, "round-off allowed in P1, relative to L_k", "attncheck"),
             range=(1e-13, 1e-10),
             basis="plausible",
             reason="round-off allowed in P1, relative to L_k: 10x tighter to 100x looser than ours, every "
@@ -152,27 +175,16 @@ def _dtrain_run(ctx: Ctx, seed: int, ex: dict, K: int, eta: float) -> tuple[list
             "changes P1",
         ),
     },
-    expect=Verdict.OUT_OF_REGIME,
-    alternative=Alternative(
-        "the same mixture with its tokens at 1/5 of the scale (S = 0.2, noise sigma = 0.01): the measured "
-        "modulus falls faster than the reference distances grow (c ~ S^2), so P1 and P2 hold at "
-        "informative reference points and the theorem is judged there (it must hold)",
-        overrides={"token_scale": 0.2},
-        expect=Verdict.HOLDS,
-    ),
-    rules={
-        "rtol": Rule(1e-9, "round-off margin of the bound", "reconstruction pass criterion"),
-        "descent_rtol": Rule(1e-12, "round-off allowed in P1, relative to L_k", "attncheck"),
-        "c_max": Rule(1.0, "premise P2: c < c_max", "derivation Sect. 5.2"),
-    },
-    tex=r"Theorem D-train: if GD descends (P1) and $c=\max_k\kappa_kD_k^2<1$ (P2), then "
-    r"$\frac1K\sum_{k<K}L(\theta_k)\le B$ and $D_k^2\le\bar D^2$",
-    plot=dict(
-        x="k",
-        curves=[("loss", "training loss, first seed")],
-        xlabel="GD step $k$",
-        ylabel=r"$L(\theta_k)$",
-        logy=True,
+    report=Report(
+        r"Theorem D-train: if GD descends (P1) and $c=\max_k\kappa_kD_k^2<1$ (P2), then "
+        r"$\frac1K\sum_{k<K}L(\theta_k)\le B$ and $D_k^2\le\bar D^2$",
+        Plot(
+            x="k",
+            curves=[("loss", "training loss, first seed")],
+            xlabel="GD step $k$",
+            ylabel=r"$L(\theta_k)$",
+            logy=True,
+        ),
     ),
 )
 def train_logic(
@@ -244,18 +256,17 @@ def train_logic(
 
 @claim(
     "deora2023.train.paperform",
-    experiment="train experiment",
-    reference="derivation Sect. 5.1 (paper-form training bound, RECONSTRUCTED "
-    "from Taheri & Thrampoulidis; constants NOT CONFIRMED)",
+    Source(
+        "derivation Sect. 5.1 (paper-form training bound, RECONSTRUCTED "
+        "from Taheri & Thrampoulidis; constants NOT CONFIRMED)",
+        Provenance.RECONSTRUCTED,
+    ),
     kind=Kind.UPPER,
-    provenance=Provenance.RECONSTRUCTED,
     statement="L(theta_K) <= 2 L(theta_ref) + (5/4)||theta_ref - theta_0||^2/(eta K) in runs with c <= 1/2",
     assumptions=("measured c <= 1/2", "informative: 2 L(theta_ref) below the measured L(theta_K)"),
-    seeds=Seeds.POOLED,
-    quick=_TRAIN_QUICK,
-    paper=_TRAIN_PAPER,
-    choices=_TRAIN_CHOICES,
-    expect=Verdict.OUT_OF_REGIME,
+    profiles=Profiles(quick=_TRAIN_QUICK, paper=_TRAIN_PAPER),
+    seeds=SeedPlan(Seeds.POOLED, experiment="train experiment"),
+    expect=Expect(Verdict.OUT_OF_REGIME),
     alternative=Alternative(
         "the same mixture with its tokens at 1/5 of the scale (S = 0.2, noise sigma = 0.01) and the step "
         "scaled by 1/S^2 (eta = 25: the value block's gradient scales like S, its curvature like S^2, so "
@@ -267,8 +278,11 @@ def train_logic(
         expect=Verdict.HOLDS,
     ),
     rules={"c_max": Rule(0.5, "the paper form's premise c <= 1/2", "derivation Sect. 5.1")},
-    tex=r"paper form (reconstructed): $L(\theta_K)\le2L(\theta_{\mathrm{ref}})+\frac54"
-    r"\|\theta_{\mathrm{ref}}-\theta_0\|^2/(\eta K)$ in runs with $c\le\frac12$",
+    choices=_TRAIN_CHOICES,
+    report=Report(
+        r"paper form (reconstructed): $L(\theta_K)\le2L(\theta_{\mathrm{ref}})+\frac54"
+        r"\|\theta_{\mathrm{ref}}-\theta_0\|^2/(\eta K)$ in runs with $c\le\frac12$"
+    ),
 )
 def train_paperform(
     ctx: Ctx,
@@ -335,12 +349,12 @@ def train_paperform(
 
 @claim(
     "deora2023.train.Hcond",
-    experiment="train experiment",
-    reference="derivation Sect. 5.2 (worst-case sufficient head count)",
+    Source("derivation Sect. 5.2 (worst-case sufficient head count)", Provenance.DERIVED),
     kind=Kind.CONDITION,
-    provenance=Provenance.DERIVED,
     statement="the worst-case head-count condition sqrt(H) >= 2 beta_3(r) Dbar^2 of Theorem D-train",
-    expect=Verdict.VACUOUS,
+    profiles=Profiles(quick=_TRAIN_QUICK, paper=_TRAIN_PAPER),
+    seeds=SeedPlan(Seeds.EVERY, experiment="train experiment"),
+    expect=Expect(Verdict.VACUOUS),
     alternative=Alternative(
         "the same mixture with its tokens at 1/100 of the scale (S = 0.01, noise sigma = 5e-4): beta_3 "
         "falls like R^3 (R^5 u while R^2 u >~ 1) against reference distances ~ 1/S, so the worst-case "
@@ -349,11 +363,8 @@ def train_paperform(
         overrides={"token_scale": 0.01},
         expect=Verdict.HOLDS,
     ),
-    seeds=Seeds.EVERY,
-    quick=_TRAIN_QUICK,
-    paper=_TRAIN_PAPER,
     choices=_TRAIN_CHOICES,
-    tex=r"the worst-case head count of Theorem D-train, $\sqrt H\ge2\beta_3(r)\bar D^2$, is met",
+    report=Report(r"the worst-case head count of Theorem D-train, $\sqrt H\ge2\beta_3(r)\bar D^2$, is met"),
 )
 def train_Hcond(
     ctx: Ctx,
@@ -396,13 +407,12 @@ def train_Hcond(
 
 @claim(
     "deora2023.train.Hmono",
-    reference="derivation Sect. 5.2 (H-monotonicity of the D-train bound)",
+    Source("derivation Sect. 5.2 (H-monotonicity of the D-train bound)", Provenance.DERIVED),
     kind=Kind.UPPER,
-    provenance=Provenance.DERIVED,
     statement="the worst-case D-train bound is non-increasing in H and within 1% of the convex rate "
     "once c(H) <= 0.01",
-    consistency=True,
-    quick=dict(T=6, R=1.1, ubar0=1.0, D0=3.0, eta=1.0, K=1000, L_ref=0.01, log2_H_max=80),
+    profiles=Profiles(quick=dict(T=6, R=1.1, ubar0=1.0, D0=3.0, eta=1.0, K=1000, L_ref=0.01, log2_H_max=80)),
+    expect=Expect(consistency=True),
     rules={
         "c_small": Rule(
             0.01, "c(H) from which the bound must be near the convex rate", "derivation Sect. 5.2"
@@ -411,16 +421,18 @@ def train_Hcond(
             0.01, "allowed relative gap to the convex rate once c(H) <= c_small", "derivation Sect. 5.2"
         ),
     },
-    tex=r"the worst-case D-train bound $B(H)$ is non-increasing in $H$ and within 1\% of the convex rate "
-    r"once $c(H)\le0.01$",
-    plot=dict(
-        x="log2_H",
-        curves=[("bound", "worst-case bound $B(H)$")],
-        theory="convex_limit",
-        theory_label="convex-rate limit",
-        xlabel=r"$\log_2 H$",
-        ylabel="bound on the average loss",
-        logy=True,
+    report=Report(
+        r"the worst-case D-train bound $B(H)$ is non-increasing in $H$ and within 1\% of the convex rate "
+        r"once $c(H)\le0.01$",
+        Plot(
+            x="log2_H",
+            curves=[("bound", "worst-case bound $B(H)$")],
+            theory="convex_limit",
+            theory_label="convex-rate limit",
+            xlabel=r"$\log_2 H$",
+            ylabel="bound on the average loss",
+            logy=True,
+        ),
     ),
 )
 def train_Hmono(

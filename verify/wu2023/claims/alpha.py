@@ -11,8 +11,25 @@ import numpy as np
 from scipy import stats
 
 from bounds import wu2023 as B
-from verify.core import Alternative, Choice, Ctx, Evidence, Kind, Provenance, Rule, Search, claim
-from verify.core.record import Interval, Seeds
+from verify.core import (
+    Alternative,
+    Choice,
+    Ctx,
+    Evidence,
+    Expect,
+    Interval,
+    Kind,
+    Plot,
+    Profiles,
+    Provenance,
+    Report,
+    Rule,
+    Search,
+    SeedPlan,
+    Seeds,
+    Source,
+    claim,
+)
 from verify.numerics.softmax import softmax
 from verify.wu2023 import experiments as E
 from verify.wu2023.claims.common import CRITERION as _CRITERION
@@ -32,27 +49,29 @@ def _conc_gap(ctx: Ctx, widths: list[int], N: int, d: int, d_s: int) -> np.ndarr
     return np.abs(out[..., 0] / out[..., 1] - 1)
 
 
+_ALPHA_GRAM_CHOICES = {
+    "z_max": Choice(
+        Rule(4.0, "Monte-Carlo error allowed, in standard errors", _CRITERION),
+        range=(3.0, 5.0),
+        basis="plausible",
+        reason="a Monte-Carlo allowance in standard errors over every entry checked: 3 to 5",
+    )
+}
+
+
 @claim(
     "wu2023.alpha.gram",
-    reference="Lemma on alpha = sigma_min(F_pre^0) (reconstructed, derivation Sect. 5.3)",
+    Source("Lemma on alpha = sigma_min(F_pre^0) (reconstructed, derivation Sect. 5.3)", Provenance.DERIVED),
     kind=Kind.UPPER,
-    provenance=Provenance.DERIVED,
     statement="E[F_pre F_pre^T | W_Q, W_K] = d_m G with the arc-cosine closed form of G",
-    quick=dict(N=5, d=8, d_s=4, draws=4000),
-    paper=dict(draws=40000),
-    seeds=Seeds.EVERY,
-    consistency=True,
-    rules={"z_max": Rule(4.0, "Monte-Carlo error allowed, in standard errors", _CRITERION)},
-    choices={
-        "z_max": Choice(
-            4.0,
-            range=(3.0, 5.0),
-            basis="plausible",
-            reason="a Monte-Carlo allowance in standard errors over every entry checked: 3 to 5",
-        ),
-    },
-    tex=r"$\mathbb{E}[F_{\mathrm{pre}}F_{\mathrm{pre}}^\top\mid W_Q,W_K]=d_mG$ with $G$ in "
-    "arc-cosine closed form (Monte Carlo within $4$ s.e.)",
+    profiles=Profiles(quick=dict(N=5, d=8, d_s=4, draws=4000), paper=dict(draws=40000)),
+    seeds=SeedPlan(Seeds.EVERY),
+    expect=Expect(consistency=True),
+    choices=_ALPHA_GRAM_CHOICES,
+    report=Report(
+        r"$\mathbb{E}[F_{\mathrm{pre}}F_{\mathrm{pre}}^\top\mid W_Q,W_K]=d_mG$ with $G$ in "
+        "arc-cosine closed form (Monte Carlo within $4$ s.e.)"
+    ),
 )
 def alpha_gram(ctx: Ctx, *, N: int, d: int, d_s: int, draws: int) -> Evidence:
     """Lemma on alpha, closed form of G. Consistency check (a closed form against Monte Carlo: it tests our
@@ -75,33 +94,37 @@ def alpha_gram(ctx: Ctx, *, N: int, d: int, d_s: int, draws: int) -> Evidence:
     )
 
 
+_ALPHA_PSD_CHOICES = {
+    "tol": Choice(
+        Rule(-1e-10, "round-off in lambda_min, relative to |G|_2", _CRITERION),
+        range=(-1e-08, -1e-12),
+        basis="plausible",
+        reason="a round-off margin (relative to |G|_2): two decades around ours, from -1e-8 to -1e-12",
+    )
+}
+
+
 @claim(
     "wu2023.alpha.psd",
-    reference="Lemma on alpha = sigma_min(F_pre^0) (reconstructed, derivation Sect. 5.3)",
+    Source("Lemma on alpha = sigma_min(F_pre^0) (reconstructed, derivation Sect. 5.3)", Provenance.DERIVED),
     kind=Kind.LOWER,
-    provenance=Provenance.DERIVED,
     statement="G - (eta_V/4) Zbar Zbar^T - (eta_V/2pi) r r^T is PSD, so lambda_min(G) >= eta_V/4 "
     "sigma_min(Zbar)^2",
-    quick=dict(sets=30, search=(2, 2, 2, 2, 100)),
-    paper=dict(sets=300, search=(3, 3, 3, 10, 300)),
-    seeds=Seeds.EVERY,
-    consistency=True,
-    rules={"tol": Rule(-1e-10, "round-off in lambda_min, relative to |G|_2", _CRITERION)},
-    choices={
-        "tol": Choice(
-            -1e-10,
-            range=(-1e-08, -1e-12),
-            basis="plausible",
-            reason="a round-off margin (relative to |G|_2): two decades around ours, from -1e-8 to -1e-12",
-        ),
-    },
-    tex=r"$G-\frac{\eta_V}{4}\bar Z\bar Z^\top-\frac{\eta_V}{2\pi}rr^\top\succeq0$, hence "
-    r"$\lambda_{\min}(G)\ge\frac{\eta_V}{4}\sigma_{\min}(\bar Z)^2$",
+    profiles=Profiles(
+        quick=dict(sets=30, search=(2, 2, 2, 2, 100)), paper=dict(sets=300, search=(3, 3, 3, 10, 300))
+    ),
+    seeds=SeedPlan(Seeds.EVERY),
+    expect=Expect(consistency=True),
     search=Search(
         ratio="eta_V/4 sigma_min(Zbar)^2 / (lambda_min(G) + |tol| |G|_2)",
         space="every attention-weighted token set Z (N, d_s, d) = search[:3], unconstrained (any tokens "
         "and any row-stochastic S give any Z; eta_V cancels); starts N(0, 1)",
         budget="search",
+    ),
+    choices=_ALPHA_PSD_CHOICES,
+    report=Report(
+        r"$G-\frac{\eta_V}{4}\bar Z\bar Z^\top-\frac{\eta_V}{2\pi}rr^\top\succeq0$, hence "
+        r"$\lambda_{\min}(G)\ge\frac{\eta_V}{4}\sigma_{\min}(\bar Z)^2$"
     ),
 )
 def alpha_psd(ctx: Ctx, *, sets: int, search: tuple[int, int, int, int, int]) -> Evidence:
@@ -136,64 +159,64 @@ def alpha_psd(ctx: Ctx, *, sets: int, search: tuple[int, int, int, int, int]) ->
     )
 
 
-@claim(
-    "wu2023.alpha.conc",
-    reference="Lemma on alpha = sigma_min(F_pre^0), concentration (reconstructed, derivation Sect. 5.3)",
-    kind=Kind.UPPER,
-    provenance=Provenance.RECONSTRUCTED,
-    statement="alpha^2 / d_m concentrates at lambda_min(G) (LeCun): mean relative gap <= 0.1 at d_m = 64 N",
-    quick=dict(N=8, d=16, d_s=4, d_m=512),
-    paper=dict(N=20, d=32, d_m=1280),
-    seeds=Seeds.POOLED,
-    n_seeds={"quick": 60, "paper": 100},
-    rules={
-        "gap_max": Rule(0.1, "relative gap allowed in the concentration regime", _CRITERION),
-        "width_per_N": Rule(64, "the concentration regime: d_m >= width_per_N N", _CRITERION),
-        "level": Rule(
+_ALPHA_CONC_CHOICES = {
+    "d_m": Choice(
+        512,
+        range=(512, 1536),
+        basis="plausible",
+        reason="the width judged: from 64 N (the threshold width_per_N of the regime, the hardest case) "
+        "to 3 times it (192 N); the lemma is order-level and fixes no width",
+    ),
+    "gap_max": Choice(
+        Rule(0.1, "relative gap allowed in the concentration regime", _CRITERION),
+        range=(0.07, 0.15),
+        basis="plausible",
+        reason="the lemma fixes only the order O(sqrt(N / d_m)); a 'concentrated' mean relative gap from "
+        "0.07 to 0.15 (both above the measurement's resolution 0.04 of the alternative world)",
+    ),
+    "level": Choice(
+        Rule(
             0.95,
             "one-sided level of each limit of the mean gap: the upper one decides holds (the hard side), "
             "the lower one violated",
             "attncheck",
         ),
-    },
+        range=(0.9, 0.99),
+        basis="plausible",
+        reason="the one-sided level of the mean gap's limits, from 90% to 99% (conventional levels)",
+    ),
+    "width_per_N": Choice(
+        Rule(64, "the concentration regime: d_m >= width_per_N N", _CRITERION),
+        basis="single",
+        reason="where the concentration regime d_m >= width_per_N N starts (ours; the lemma is "
+        "order-level and fixes no constant) is the lower end of d_m's declared range (64 N to 192 N): "
+        "it only gates the width judged, so a reader who moves it moves d_m with it; moved alone it "
+        "leaves d_m below its own regime (out_of_regime at any value above 64), no admissible "
+        "configuration. Where the regime starts is judged through d_m's range",
+    ),
+}
+
+
+@claim(
+    "wu2023.alpha.conc",
+    Source(
+        "Lemma on alpha = sigma_min(F_pre^0), concentration (reconstructed, derivation Sect. 5.3)",
+        Provenance.RECONSTRUCTED,
+    ),
+    kind=Kind.UPPER,
+    statement="alpha^2 / d_m concentrates at lambda_min(G) (LeCun): mean relative gap <= 0.1 at d_m = 64 N",
+    profiles=Profiles(quick=dict(N=8, d=16, d_s=4), paper=dict(N=20, d=32, d_m=1280)),
+    seeds=SeedPlan(Seeds.POOLED, quick=60, paper=100),
     alternative=Alternative(
         world="a mean gap at most 0.04 (the threshold divided by 2.5): the resolution of the measurement, "
         "below the one-sided 95% lower limits 0.049-0.056 of the mean gap at six seed sets of 60",
         factor=2.5,
     ),
-    choices={
-        "d_m": Choice(
-            512,
-            range=(512, 1536),
-            basis="plausible",
-            reason="the width judged: from 64 N (the threshold width_per_N of the regime, the hardest case) "
-            "to 3 times it (192 N); the lemma is order-level and fixes no width",
-        ),
-        "gap_max": Choice(
-            0.1,
-            range=(0.07, 0.15),
-            basis="plausible",
-            reason="the lemma fixes only the order O(sqrt(N / d_m)); a 'concentrated' mean relative gap from "
-            "0.07 to 0.15 (both above the measurement's resolution 0.04 of the alternative world)",
-        ),
-        "level": Choice(
-            0.95,
-            range=(0.9, 0.99),
-            basis="plausible",
-            reason="the one-sided level of the mean gap's limits, from 90% to 99% (conventional levels)",
-        ),
-        "width_per_N": Choice(
-            64,
-            basis="single",
-            reason="where the concentration regime d_m >= width_per_N N starts (ours; the lemma is "
-            "order-level and fixes no constant) is the lower end of d_m's declared range (64 N to 192 N): "
-            "it only gates the width judged, so a reader who moves it moves d_m with it; moved alone it "
-            "leaves d_m below its own regime (out_of_regime at any value above 64), no admissible "
-            "configuration. Where the regime starts is judged through d_m's range",
-        ),
-    },
-    tex=r"LeCun init: $\alpha^2/d_m$ concentrates at $\lambda_{\min}(G)$; the mean of "
-    r"$|\alpha^2/(d_m\lambda_{\min}(G))-1|$ is $\le0.1$ at $d_m=64N$",
+    choices=_ALPHA_CONC_CHOICES,
+    report=Report(
+        r"LeCun init: $\alpha^2/d_m$ concentrates at $\lambda_{\min}(G)$; the mean of "
+        r"$|\alpha^2/(d_m\lambda_{\min}(G))-1|$ is $\le0.1$ at $d_m=64N$"
+    ),
 )
 def alpha_conc(ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int) -> Evidence:
     """Lemma on alpha, concentration (matrix Chernoff; order-level, RECONSTRUCTED). Kind: upper, seeds pooled.
@@ -222,60 +245,58 @@ def alpha_conc(ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int) -> Evidence:
     )
 
 
+_ALPHA_CONC_RATE_CHOICES = {
+    "tol": Choice(
+        Rule(0.2, "our first criterion's slope <= -0.3 is the d_m^-1/2 law with 0.2 of room", _CRITERION),
+        range=(0.1, 0.25),
+        basis="plausible",
+        reason="from 0.1 to 0.25, half the distance to the competing exponent -1 (the widest band that "
+        "still separates the two)",
+    ),
+    "draws": Choice(
+        24,
+        range=(12, 48),
+        basis="plausible",
+        reason="the W_V draws averaged per seed (ours: the lemma conditions on W_Q, W_K): half to twice ours",
+    ),
+    "widths": Choice(
+        [64, 256, 1024, 4096],
+        options=([64, 256, 1024, 4096], [128, 512, 2048, 8192], [64, 256, 1024]),
+        basis="plausible",
+        reason="the width ladder (ours; the lemma is order-level and fixes none): from 8 N in steps of 4,"
+        " shifted up one step of 2 or one point shorter at the top",
+    ),
+}
+
+
 @claim(
     "wu2023.alpha.conc.rate",
-    reference="Lemma on alpha = sigma_min(F_pre^0), concentration (reconstructed, derivation Sect. 5.3)",
+    Source(
+        "Lemma on alpha = sigma_min(F_pre^0), concentration (reconstructed, derivation Sect. 5.3)",
+        Provenance.RECONSTRUCTED,
+    ),
     kind=Kind.RATE,
-    provenance=Provenance.RECONSTRUCTED,
     statement="the relative gap |alpha^2 / (d_m lambda_min(G)) - 1| decays like d_m^-1/2 (LeCun)",
-    quick=dict(N=8, d=16, d_s=4, widths=[64, 256, 1024, 4096], draws=24),
-    paper=dict(N=20, d=32, widths=[160, 640, 2560, 10240, 40960]),
-    seeds=Seeds.POOLED,
-    n_seeds={"quick": 10, "paper": 20},
-    rules={
-        "tol": Rule(
-            0.2, "our first criterion's slope <= -0.3 is the d_m^-1/2 law with 0.2 of room", _CRITERION
-        )
-    },
+    profiles=Profiles(
+        quick=dict(N=8, d=16, d_s=4), paper=dict(N=20, d=32, widths=[160, 640, 2560, 10240, 40960])
+    ),
+    seeds=SeedPlan(Seeds.POOLED, quick=10, paper=20),
     alternative=Alternative(
         world="r decays like d_m^-1, the order of the O(N / d_m) bias (a gap without the O(d_m^-1/2) "
         "fluctuation of a mean of d_m rank-one terms)",
         exponent=-1.0,
     ),
-    choices={
-        "tol": Choice(
-            0.2,
-            range=(0.1, 0.25),
-            basis="plausible",
-            reason="from 0.1 to 0.25, half the distance to the competing exponent -1 (the widest band that "
-            "still separates the two)",
+    choices=_ALPHA_CONC_RATE_CHOICES,
+    report=Report(
+        r"LeCun init: the relative gap $|\alpha^2/(d_m\lambda_{\min}(G))-1|$ decays like "
+        "$d_m^{-1/2}$",
+        Plot.rate(
+            -0.5,
+            "d_m",
+            [("geo_mean", "relative gap (geometric mean over seeds)")],
+            "width $d_m$",
+            r"$|\alpha^2/(d_m\lambda_{\min}(G))-1|$",
         ),
-        "draws": Choice(
-            24,
-            range=(12, 48),
-            basis="plausible",
-            reason="the W_V draws averaged per seed (ours: the lemma conditions on W_Q, W_K): half to twice "
-            "ours",
-        ),
-        "widths": Choice(
-            [64, 256, 1024, 4096],
-            options=([64, 256, 1024, 4096], [128, 512, 2048, 8192], [64, 256, 1024]),
-            basis="plausible",
-            reason="the width ladder (ours; the lemma is order-level and fixes none): from 8 N in steps of 4,"
-            " shifted up one step of 2 or one point shorter at the top",
-        ),
-    },
-    tex=r"LeCun init: the relative gap $|\alpha^2/(d_m\lambda_{\min}(G))-1|$ decays like "
-    "$d_m^{-1/2}$",
-    plot=dict(
-        x="d_m",
-        curves=[("geo_mean", "relative gap (geometric mean over seeds)")],
-        slope=-0.5,
-        theory_label="theory: $d_m^{-1/2}$",
-        xlabel="width $d_m$",
-        ylabel=r"$|\alpha^2/(d_m\lambda_{\min}(G))-1|$",
-        logx=True,
-        logy=True,
     ),
 )
 def alpha_conc_rate(ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int], draws: int) -> Evidence:
@@ -306,64 +327,62 @@ def alpha_conc_rate(ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int], dr
     return rate_evidence(ctx, -0.5, widths, r, series={"d_m": widths})
 
 
+_ALPHA_WIDTH_CHOICES = {
+    "tol": Choice(
+        Rule(0.2, "our first criterion's slope window [0.8, 1.2] around 1", _CRITERION),
+        range=(0.1, 0.3),
+        basis="plausible",
+        reason="from 0.1 to 0.3 around the exponent 1 (the competing exponent 0 is 1 away)",
+    ),
+    "N": Choice(
+        10,
+        range=(5, 10),
+        basis="plausible",
+        reason="the lemma holds for any N with d_m >= 8 N; up to 10 the quick widths start at >= 32 N, "
+        "past the Bai-Yin factor (1 - O(sqrt(N / d_m)))^2 that steepens the slopes below (errata)",
+    ),
+    "width_per_N": Choice(
+        Rule(8, "alpha^2 is Theta(d_m) only for d_m >= width_per_N N", _CRITERION),
+        range=(4, 16),
+        basis="plausible",
+        reason="where alpha^2 = Theta(d_m) starts, d_m >= width_per_N N (ours; the lemma fixes no "
+        "constant): half to twice ours; it only gates the widths judged, which start at 32 N",
+    ),
+    "widths": Choice(
+        [320, 640, 1280, 2560],
+        options=([320, 640, 1280, 2560], [640, 1280, 2560, 5120], [320, 640, 1280]),
+        basis="plausible",
+        reason="the width ladder (ours): doubling from 32 N, shifted up one step or one point shorter at "
+        "the top",
+    ),
+}
+
+
 @claim(
     "wu2023.alpha.width",
-    reference="Lemma on alpha = sigma_min(F_pre^0) (reconstructed, derivation Sect. 5.3)",
+    Source(
+        "Lemma on alpha = sigma_min(F_pre^0) (reconstructed, derivation Sect. 5.3)", Provenance.RECONSTRUCTED
+    ),
     kind=Kind.RATE,
-    provenance=Provenance.RECONSTRUCTED,
     statement="alpha^2 = Theta(d_m) under LeCun init (alpha^2 grows like d_m^1)",
-    quick=dict(N=10, d=16, d_s=4, widths=[320, 640, 1280, 2560], tau0_power=0.5, init="lecun"),
-    seeds=Seeds.POOLED,
-    n_seeds={"quick": 20, "paper": 40},
+    profiles=Profiles(quick=dict(d=16, d_s=4, tau0_power=0.5, init="lecun")),
+    seeds=SeedPlan(Seeds.POOLED, quick=20, paper=40),
     alternative=Alternative(
         world="Xavier (Glorot) normal init (not one of the paper's; the default of many transformer codes): "
         "every weight matrix of variance 2/(fan_in + fan_out), so W_V's is 2/(d + d_m) and falls like "
         "1/d_m: alpha^2 tends to a constant (exponent 0)",
         overrides={"init": "xavier"},
     ),
-    rules={
-        "tol": Rule(0.2, "our first criterion's slope window [0.8, 1.2] around 1", _CRITERION),
-        "width_per_N": Rule(8, "alpha^2 is Theta(d_m) only for d_m >= width_per_N N", _CRITERION),
-    },
-    choices={
-        "tol": Choice(
-            0.2,
-            range=(0.1, 0.3),
-            basis="plausible",
-            reason="from 0.1 to 0.3 around the exponent 1 (the competing exponent 0 is 1 away)",
+    choices=_ALPHA_WIDTH_CHOICES,
+    report=Report(
+        r"LeCun init: $\alpha^2=\sigma_{\min}(F_{\mathrm{pre}}^0)^2=\Theta(d_m)$ (exponent $1$)",
+        Plot.rate(
+            1.0,
+            "d_m",
+            [("geo_mean", r"$\alpha^2$ (geometric mean over seeds)")],
+            "width $d_m$",
+            r"$\alpha^2=\sigma_{\min}(F_{\mathrm{pre}}^0)^2$",
         ),
-        "N": Choice(
-            10,
-            range=(5, 10),
-            basis="plausible",
-            reason="the lemma holds for any N with d_m >= 8 N; up to 10 the quick widths start at >= 32 N, "
-            "past the Bai-Yin factor (1 - O(sqrt(N / d_m)))^2 that steepens the slopes below (errata)",
-        ),
-        "width_per_N": Choice(
-            8,
-            range=(4, 16),
-            basis="plausible",
-            reason="where alpha^2 = Theta(d_m) starts, d_m >= width_per_N N (ours; the lemma fixes no "
-            "constant): half to twice ours; it only gates the widths judged, which start at 32 N",
-        ),
-        "widths": Choice(
-            [320, 640, 1280, 2560],
-            options=([320, 640, 1280, 2560], [640, 1280, 2560, 5120], [320, 640, 1280]),
-            basis="plausible",
-            reason="the width ladder (ours): doubling from 32 N, shifted up one step or one point shorter at "
-            "the top",
-        ),
-    },
-    tex=r"LeCun init: $\alpha^2=\sigma_{\min}(F_{\mathrm{pre}}^0)^2=\Theta(d_m)$ (exponent $1$)",
-    plot=dict(
-        x="d_m",
-        curves=[("geo_mean", r"$\alpha^2$ (geometric mean over seeds)")],
-        slope=1.0,
-        theory_label="theory: $d_m^{1}$",
-        xlabel="width $d_m$",
-        ylabel=r"$\alpha^2=\sigma_{\min}(F_{\mathrm{pre}}^0)^2$",
-        logx=True,
-        logy=True,
     ),
 )
 def alpha_width(
@@ -381,50 +400,49 @@ def alpha_width(
     return rate_evidence(ctx, 1.0, widths, a, series={"d_m": widths})
 
 
+_ALPHA_HE_LECUN_CHOICES = {
+    "d_m": Choice(
+        512,
+        range=(512, 2048),
+        basis="plausible",
+        reason="a large width (the limit is d_m -> infinity): from min_width 512 to 2048, half the paper "
+        "profile's 4096",
+    ),
+    "ratio_window": Choice(
+        Rule((1.9, 2.1), "the limit 2 with room for finite widths", _CRITERION),
+        options=((1.8, 2.2), (1.9, 2.1), (1.95, 2.05)),
+        basis="plausible",
+        reason="the limit 2 with room for a finite width: +-0.2, +-0.1 or +-0.05",
+    ),
+    "min_width": Choice(
+        Rule(512, "the softmax is near-uniform only at large widths", _CRITERION),
+        basis="single",
+        reason="the width from which the softmax counts as near-uniform (ours; the statement is a "
+        "limit d_m -> infinity) is the lower end of d_m's declared range (512 to 2048): it only gates "
+        "the width judged, so a reader who moves it moves d_m with it; moved alone it leaves d_m below "
+        "its own regime (out_of_regime at any value above 512), no admissible configuration. Where "
+        "the regime starts is judged through d_m's range",
+    ),
+}
+
+
 @claim(
     "wu2023.alpha.he_lecun",
-    reference="Lemma on alpha = sigma_min(F_pre^0) (reconstructed, derivation Sect. 5.3)",
+    Source("Lemma on alpha = sigma_min(F_pre^0) (reconstructed, derivation Sect. 5.3)", Provenance.DERIVED),
     kind=Kind.TWO_SIDED,
-    provenance=Provenance.DERIVED,
     statement="under tau0 = d_m^-1 at large width alpha_He^2 / alpha_LeCun^2 -> 2",
-    quick=dict(N=10, d=16, d_s=4, d_m=512, tau0_power=1.0),
-    paper=dict(d_m=4096),
-    seeds=Seeds.EVERY,
+    profiles=Profiles(quick=dict(N=10, d=16, d_s=4, tau0_power=1.0), paper=dict(d_m=4096)),
+    seeds=SeedPlan(Seeds.EVERY),
     alternative=Alternative(
         world="tau0 = d_m^-1/2: He's logits are twice LeCun's and stay O(1), so the softmax differs and "
         "the ratio is not 2",
         overrides={"tau0_power": 0.5},
     ),
-    rules={
-        "ratio_window": Rule((1.9, 2.1), "the limit 2 with room for finite widths", _CRITERION),
-        "min_width": Rule(512, "the softmax is near-uniform only at large widths", _CRITERION),
-    },
-    choices={
-        "d_m": Choice(
-            512,
-            range=(512, 2048),
-            basis="plausible",
-            reason="a large width (the limit is d_m -> infinity): from min_width 512 to 2048, half the paper "
-            "profile's 4096",
-        ),
-        "ratio_window": Choice(
-            (1.9, 2.1),
-            options=((1.8, 2.2), (1.9, 2.1), (1.95, 2.05)),
-            basis="plausible",
-            reason="the limit 2 with room for a finite width: +-0.2, +-0.1 or +-0.05",
-        ),
-        "min_width": Choice(
-            512,
-            basis="single",
-            reason="the width from which the softmax counts as near-uniform (ours; the statement is a "
-            "limit d_m -> infinity) is the lower end of d_m's declared range (512 to 2048): it only gates "
-            "the width judged, so a reader who moves it moves d_m with it; moved alone it leaves d_m below "
-            "its own regime (out_of_regime at any value above 512), no admissible configuration. Where "
-            "the regime starts is judged through d_m's range",
-        ),
-    },
-    tex=r"$\tau_0=d_m^{-1}$, large $d_m$: $\alpha_{\mathrm{He}}^2/\alpha_{\mathrm{LeCun}}^2\to2$ "
-    "(window $[1.9,2.1]$)",
+    choices=_ALPHA_HE_LECUN_CHOICES,
+    report=Report(
+        r"$\tau_0=d_m^{-1}$, large $d_m$: $\alpha_{\mathrm{He}}^2/\alpha_{\mathrm{LeCun}}^2\to2$ "
+        "(window $[1.9,2.1]$)"
+    ),
 )
 def alpha_he_lecun(ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int, tau0_power: float) -> Evidence:
     """Lemma on alpha: with the softmax fixed, F_pre^He = sqrt 2 F_pre^LeCun; under d_m^-1 the softmax

@@ -8,26 +8,40 @@ from __future__ import annotations
 import numpy as np
 
 from bounds import wu2023 as B
-from verify.core import Alternative, Choice, Ctx, Evidence, Kind, Provenance, Rule, claim
-from verify.core.conditions import Conditions
-from verify.core.record import Seeds, Verdict
+from verify.core import (
+    Alternative,
+    Choice,
+    Conditions,
+    Ctx,
+    Evidence,
+    Expect,
+    Kind,
+    Plot,
+    Profiles,
+    Provenance,
+    Report,
+    Rule,
+    SeedPlan,
+    Seeds,
+    Source,
+    Verdict,
+    claim,
+)
 from verify.wu2023 import data as D
 from verify.wu2023 import experiments as E
 
 _CRITERION = "reconstruction pass criterion"
-_FLOOR = Rule(1e-3, "bounded away from 0 whenever N <= d / d_per_N", _CRITERION)
-_D_PER_N = Rule(2, "A3 in this form needs d >= N; checked with a margin of 2", _CRITERION)
 #: The floor and the margin of the pooled-input A3 checks (ours: the paper's threshold is not recovered).
 _A3_CHOICES = {
     "floor": Choice(
-        1e-3,
+        Rule(1e-3, "bounded away from 0 whenever N <= d / d_per_N", _CRITERION),
         range=(1e-4, 1e-2),
         basis="plausible",
         reason="'bounded away from 0' in numbers (the paper's constant is NOT RECOVERED): a decade either "
         "side",
     ),
     "d_per_N": Choice(
-        2,
+        Rule(2, "A3 in this form needs d >= N; checked with a margin of 2", _CRITERION),
         range=(1, 2),
         basis="plausible",
         reason="the margin of d >= N: from the bare premise N <= d (1) to ours, N <= d/2; a wider margin "
@@ -46,16 +60,16 @@ def _a124(X: np.ndarray) -> str:
 
 @claim(
     "wu2023.assump3",
-    reference="Assumption 3, our pooled-input reading (checked on IMDB/MNIST in the paper); "
-    "derivation Sect. 4",
+    Source(
+        "Assumption 3, our pooled-input reading (checked on IMDB/MNIST in the paper); derivation Sect. 4",
+        Provenance.RECONSTRUCTED,
+    ),
     kind=Kind.LOWER,
-    provenance=Provenance.RECONSTRUCTED,
     statement="on Gaussian tokens with N <= d/2 the pooled-input non-degeneracy N sigma_min(Zbar)^2/"
     "|Zbar|_F^2 stays >= 1e-3 across d_m",
-    quick=dict(d=32, d_s=4, Ns=[4, 8, 16], widths=[64, 256, 1024]),
-    seeds=Seeds.EVERY,
-    consistency=True,
-    rules={"floor": _FLOOR, "d_per_N": _D_PER_N},
+    profiles=Profiles(quick=dict(d=32, d_s=4)),
+    seeds=SeedPlan(Seeds.EVERY),
+    expect=Expect(consistency=True),
     choices={
         **_A3_CHOICES,
         "Ns": Choice(
@@ -73,16 +87,18 @@ def _a124(X: np.ndarray) -> str:
             "shifted down by 2 or one point longer at the top",
         ),
     },
-    tex=r"Assumption 3 (pooled-input reading), Gaussian tokens, $N\le d/2$: $N\sigma_{\min}(\bar "
-    r"Z)^2/\|\bar Z\|_F^2\ge10^{-3}$ at every $d_m$",
-    plot=dict(
-        x="gram",
-        curves=[("zbar", "Gaussian tokens, $N=4,8,16$, three $d_m$ each")],
-        const=0.001,
-        theory_label="floor $10^{-3}$ (the claim: above)",
-        xlabel=r"$N\lambda_{\min}(G)\,/\,\mathrm{tr}\,G$",
-        ylabel=r"$N\sigma_{\min}(\bar{Z})^2/\|\bar{Z}\|_F^2$",
-        logy=True,
+    report=Report(
+        r"Assumption 3 (pooled-input reading), Gaussian tokens, $N\le d/2$: $N\sigma_{\min}(\bar "
+        r"Z)^2/\|\bar Z\|_F^2\ge10^{-3}$ at every $d_m$",
+        Plot(
+            x="gram",
+            curves=[("zbar", "Gaussian tokens, $N=4,8,16$, three $d_m$ each")],
+            const=0.001,
+            theory_label="floor $10^{-3}$ (the claim: above)",
+            xlabel=r"$N\lambda_{\min}(G)\,/\,\mathrm{tr}\,G$",
+            ylabel=r"$N\sigma_{\min}(\bar{Z})^2/\|\bar{Z}\|_F^2$",
+            logy=True,
+        ),
     ),
 )
 def assump3(ctx: Ctx, *, d: int, d_s: int, Ns: list[int], widths: list[int]) -> Evidence:
@@ -117,26 +133,29 @@ def assump3(ctx: Ctx, *, d: int, d_s: int, Ns: list[int], widths: list[int]) -> 
     )
 
 
+_ASSUMP3_RANK_CHOICES = {
+    "zero_tol": Choice(
+        Rule(1e-12, "zero up to round-off", _CRITERION),
+        range=(1e-14, 1e-10),
+        basis="plausible",
+        reason="a round-off margin (zero up to round-off): two decades around ours, from 1e-14 to 1e-10",
+    )
+}
+
+
 @claim(
     "wu2023.assump3.rank",
-    reference="Assumption 3, pooled-input reading (it forces d >= N); derivation Sect. 4",
+    Source("Assumption 3, pooled-input reading (it forces d >= N); derivation Sect. 4", Provenance.DERIVED),
     kind=Kind.UPPER,
-    provenance=Provenance.DERIVED,
     statement="for N > d the pooled-input quantity sigma_min(Zbar) is 0 (so A3 in this form needs d >= N)",
-    quick=dict(d=8, d_s=4, N=16, d_m=64),
-    seeds=Seeds.EVERY,
-    consistency=True,
-    rules={"zero_tol": Rule(1e-12, "zero up to round-off", _CRITERION)},
-    choices={
-        "zero_tol": Choice(
-            1e-12,
-            range=(1e-14, 1e-10),
-            basis="plausible",
-            reason="a round-off margin (zero up to round-off): two decades around ours, from 1e-14 to 1e-10",
-        ),
-    },
-    tex=r"for $N>d$, $\sigma_{\min}(\bar Z)=0$ ($\bar Z$ is $N\times d$): Assumption 3 in this "
-    r"reading needs $d\ge N$",
+    profiles=Profiles(quick=dict(d=8, d_s=4, N=16, d_m=64)),
+    seeds=SeedPlan(Seeds.EVERY),
+    expect=Expect(consistency=True),
+    choices=_ASSUMP3_RANK_CHOICES,
+    report=Report(
+        r"for $N>d$, $\sigma_{\min}(\bar Z)=0$ ($\bar Z$ is $N\times d$): Assumption 3 in this "
+        r"reading needs $d\ge N$"
+    ),
 )
 def assump3_rank(ctx: Ctx, *, d: int, d_s: int, N: int, d_m: int) -> Evidence:
     """Rank argument (Zbar is N x d). Consistency check: N > d makes sigma_min(Zbar) = 0 by
@@ -156,14 +175,14 @@ def assump3_rank(ctx: Ctx, *, d: int, d_s: int, N: int, d_m: int) -> Evidence:
 
 @claim(
     "wu2023.assump3.digits",
-    reference="Assumption 3 on real data (paper: IMDB, MNIST), pooled-input reading; derivation Sect. 4",
+    Source(
+        "Assumption 3 on real data (paper: IMDB, MNIST), pooled-input reading; derivation Sect. 4",
+        Provenance.RECONSTRUCTED,
+    ),
     kind=Kind.LOWER,
-    provenance=Provenance.RECONSTRUCTED,
     statement="on scikit-learn digits (8 row-tokens of dim 8) with N <= d/2 the A3 quantity stays >= 1e-3",
-    quick=dict(Ns=[2, 4], widths=[64, 256], big_Ns=[16, 200]),
-    seeds=Seeds.EVERY,
-    consistency=True,
-    rules={"floor": _FLOOR, "d_per_N": _D_PER_N},
+    seeds=SeedPlan(Seeds.EVERY),
+    expect=Expect(consistency=True),
     choices={
         **_A3_CHOICES,
         "Ns": Choice(
@@ -186,8 +205,10 @@ def assump3_rank(ctx: Ctx, *, d: int, d_s: int, N: int, d_m: int) -> Evidence:
             "the large one, with a nearby small one",
         ),
     },
-    tex=r"Assumption 3 (pooled-input reading) on digits (8 row tokens, $d=8$), $N\le d/2$: "
-    r"$N\sigma_{\min}(\bar Z)^2/\|\bar Z\|_F^2\ge10^{-3}$",
+    report=Report(
+        r"Assumption 3 (pooled-input reading) on digits (8 row tokens, $d=8$), $N\le d/2$: "
+        r"$N\sigma_{\min}(\bar Z)^2/\|\bar Z\|_F^2\ge10^{-3}$"
+    ),
 )
 def assump3_digits(ctx: Ctx, *, Ns: list[int], widths: list[int], big_Ns: list[int]) -> Evidence:
     """Offline substitute for the paper's IMDB/MNIST check: scikit-learn's bundled 8x8 digits
@@ -222,56 +243,59 @@ def assump3_digits(ctx: Ctx, *, Ns: list[int], widths: list[int], big_Ns: list[i
 _TAIL_TOKENS = {"rows": (0, "rows"), "patches4": (1, "4x4 patches"), "patches": (2, "2x2 patches")}
 
 
+_ASSUMP3_TAIL_CHOICES = {
+    "power": Choice(
+        Rule(
+            1.0,
+            "tail form P(u >= t) <= 2 exp(-c t^power): sub-exponential, as for products of sub-Gaussian "
+            "entries (ours; the paper's form and its c-hat are NOT RECOVERED)",
+        ),
+        range=(0.5, 2.0),
+        basis="plausible",
+        reason="the tail form P(u >= t) <= 2 exp(-c t^power) is NOT RECOVERED: from a heavier tail (0.5) "
+        "to sub-Gaussian (2)",
+    ),
+    "N": Choice(
+        200,
+        range=(100, 300),
+        basis="plausible",
+        reason="the images drawn (hundreds; the paper profile has 1000): 100 to 300 (the pairs grow like "
+        "N^2)",
+    ),
+    "tokens": Choice(
+        ("rows", "patches4"),
+        options=(("rows", "patches4"), ("rows",), ("rows", "patches4", "patches")),
+        basis="plausible",
+        reason="the tokenisations judged (ours; the paper's MNIST tokens are not recovered): rows and "
+        "4x4 patches, rows alone, or also 2x2 patches (2x2 patches alone are the alternative world)",
+    ),
+}
+
+
 @claim(
     "wu2023.assump3.tail",
-    reference="Assumption 3 in the reviews' form: a tail bound on <X_i^T X_i, X_j^T X_j> with a constant "
-    "c-hat (checked on IMDB / MNIST in the paper); our tail form: derivation Sect. 4",
+    Source(
+        "Assumption 3 in the reviews' form: a tail bound on <X_i^T X_i, X_j^T X_j> with a constant "
+        "c-hat (checked on IMDB / MNIST in the paper); our tail form: derivation Sect. 4",
+        Provenance.RECONSTRUCTED,
+    ),
     kind=Kind.UPPER,
-    provenance=Provenance.RECONSTRUCTED,
     statement="on scikit-learn digits (hundreds of images; 8 row-tokens, and 4 patches of 4x4) the "
     "covariance cosines satisfy P(u >= t) <= 2 exp(-c t) with the constant c of Gaussian tokens of the "
     "same N, d_s, d",
-    quick=dict(N=200, tokens=("rows", "patches4")),
-    paper=dict(N=1000),
-    seeds=Seeds.EVERY,
-    expect=Verdict.VIOLATED,
+    profiles=Profiles(paper=dict(N=1000)),
+    seeds=SeedPlan(Seeds.EVERY),
+    expect=Expect(Verdict.VIOLATED),
     alternative=Alternative(
         world="the same images as 16 patches of 2x2 (tokens of dimension 4), another tokenisation",
         overrides={"tokens": ("patches",)},
     ),
-    rules={
-        "power": Rule(
-            1.0,
-            "tail form P(u >= t) <= 2 exp(-c t^power): sub-exponential, as for products of sub-Gaussian "
-            "entries (ours; the paper's form and its c-hat are NOT RECOVERED)",
-        )
-    },
-    choices={
-        "power": Choice(
-            1.0,
-            range=(0.5, 2.0),
-            basis="plausible",
-            reason="the tail form P(u >= t) <= 2 exp(-c t^power) is NOT RECOVERED: from a heavier tail (0.5) "
-            "to sub-Gaussian (2)",
-        ),
-        "N": Choice(
-            200,
-            range=(100, 300),
-            basis="plausible",
-            reason="the images drawn (hundreds; the paper profile has 1000): 100 to 300 (the pairs grow like "
-            "N^2)",
-        ),
-        "tokens": Choice(
-            ("rows", "patches4"),
-            options=(("rows", "patches4"), ("rows",), ("rows", "patches4", "patches")),
-            basis="plausible",
-            reason="the tokenisations judged (ours; the paper's MNIST tokens are not recovered): rows and "
-            "4x4 patches, rows alone, or also 2x2 patches (2x2 patches alone are the alternative world)",
-        ),
-    },
-    tex=r"Assumption 3 (reviews' tail form) on digits: the cosines $u$ of $\langle X_i^\top "
-    r"X_i,X_j^\top X_j\rangle$ obey $P(u\ge t)\le2e^{-\hat ct}$ with the $\hat c$ of Gaussian "
-    "tokens",
+    choices=_ASSUMP3_TAIL_CHOICES,
+    report=Report(
+        r"Assumption 3 (reviews' tail form) on digits: the cosines $u$ of $\langle X_i^\top "
+        r"X_i,X_j^\top X_j\rangle$ obey $P(u\ge t)\le2e^{-\hat ct}$ with the $\hat c$ of Gaussian "
+        "tokens"
+    ),
 )
 def assump3_tail(ctx: Ctx, *, N: int, tokens: tuple[str, ...]) -> Evidence:
     """Assumption 3 as the reviews describe it (two examples are dissimilar: a tail bound on the inner
@@ -311,17 +335,41 @@ def assump3_tail(ctx: Ctx, *, N: int, tokens: tuple[str, ...]) -> Evidence:
     )
 
 
+_REVIEW_D_BELOW_N_CHOICES = {
+    "steps": Choice(
+        6000,
+        range=(3000, 12000),
+        basis="plausible",
+        reason="the step budget (ours; the claim is that GD gets there at all): half to twice ours",
+    ),
+    "frac": Choice(
+        Rule(1e-2, "the loss target of the width protocol (wu2023.thm1.tight)"),
+        range=(3e-3, 3e-2),
+        basis="plausible",
+        reason="the loss target (ours, as the width protocol's): 3e-3 to 3e-2",
+    ),
+    "N": Choice(
+        24,
+        range=(16, 32),
+        basis="plausible",
+        reason="the number of images, d = 8 < N as the question asks: 16 to 32 (at 64 and 80 the budget "
+        "no longer suffices at most seeds)",
+    ),
+}
+
+
 @claim(
     "wu2023.review.d_below_N",
-    reference="reviewer question 'is d >= N needed?' (our Assumption 3 reading needs d >= N; the reviews: "
-    "Thm 2 needs d ~ N^4); Prop. 1 (alpha > 0 is what the PL argument uses); derivation Sect. 5.3",
+    Source(
+        "reviewer question 'is d >= N needed?' (our Assumption 3 reading needs d >= N; the reviews: "
+        "Thm 2 needs d ~ N^4); Prop. 1 (alpha > 0 is what the PL argument uses); derivation Sect. 5.3",
+        Provenance.DERIVED,
+    ),
     kind=Kind.UPPER,
-    provenance=Provenance.DERIVED,
     statement="on digit rows with d = 8 < N (pooled-input quantity 0), GD (LeCun, tau0 = d_m^-1/2, gamma "
     "= 1/lambda_max(K_0)) still reaches l <= 1e-2 l_0 within the step budget: alpha > 0 without d >= N",
-    quick=dict(N=24, d_m=128, steps=6000, conflict=False),
-    paper=dict(N=48, d_m=256, steps=40000),
-    seeds=Seeds.EVERY,
+    profiles=Profiles(quick=dict(d_m=128, conflict=False), paper=dict(N=48, d_m=256, steps=40000)),
+    seeds=SeedPlan(Seeds.EVERY),
     alternative=Alternative(
         world="the same N digit images but the last replaced by a copy of the first with the opposite label "
         "(an inconsistent data set, as label noise on a repeated image makes it): alpha = 0 and no weights "
@@ -329,30 +377,11 @@ def assump3_tail(ctx: Ctx, *, N: int, tokens: tuple[str, ...]) -> Evidence:
         "is no such world: at N = 64 and 80 some seeds still reach the target within the budget)",
         overrides={"conflict": True},
     ),
-    rules={"frac": Rule(1e-2, "the loss target of the width protocol (wu2023.thm1.tight)")},
-    choices={
-        "steps": Choice(
-            6000,
-            range=(3000, 12000),
-            basis="plausible",
-            reason="the step budget (ours; the claim is that GD gets there at all): half to twice ours",
-        ),
-        "frac": Choice(
-            1e-2,
-            range=(3e-3, 3e-2),
-            basis="plausible",
-            reason="the loss target (ours, as the width protocol's): 3e-3 to 3e-2",
-        ),
-        "N": Choice(
-            24,
-            range=(16, 32),
-            basis="plausible",
-            reason="the number of images, d = 8 < N as the question asks: 16 to 32 (at 64 and 80 the budget "
-            "no longer suffices at most seeds)",
-        ),
-    },
-    tex=r"digit rows with $d=8<N$ ($\sigma_{\min}(\bar Z)=0$): GD still reaches "
-    r"$\ell\le10^{-2}\ell_0$, so $\alpha>0$ without $d\ge N$",
+    choices=_REVIEW_D_BELOW_N_CHOICES,
+    report=Report(
+        r"digit rows with $d=8<N$ ($\sigma_{\min}(\bar Z)=0$): GD still reaches "
+        r"$\ell\le10^{-2}\ell_0$, so $\alpha>0$ without $d\ge N$"
+    ),
 )
 def review_d_below_n(ctx: Ctx, *, N: int, d_m: int, steps: int, conflict: bool) -> Evidence:
     """Reviewer question "is d >= N needed?" on real images. Kind: upper, DERIVED (alpha > 0 from the

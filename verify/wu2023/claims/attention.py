@@ -9,68 +9,81 @@ from dataclasses import replace
 
 import numpy as np
 
-from verify.core import Alternative, Choice, Ctx, Evidence, Kind, Provenance, Rule, claim
-from verify.core.record import Seeds
+from verify.core import (
+    Alternative,
+    Choice,
+    Ctx,
+    Evidence,
+    Kind,
+    Plot,
+    Profiles,
+    Provenance,
+    Report,
+    Rule,
+    SeedPlan,
+    Seeds,
+    Source,
+    claim,
+)
 from verify.wu2023 import experiments as E
 from verify.wu2023.claims.common import CRITERION, rate_evidence
 
 #: Our first criterion asks for the mean over >= 20 seeds of the (noisy) attention deviation; one
 #: sequence per seed leaves the 95% interval of the slope about 0.16 wide at 20 seeds, as wide as the
 #: band of attn.degenerate.sqrt, so the quick set has 60 (interval about 0.09 wide).
-_S_DEV_SEEDS = {"quick": 60, "paper": 100}
+_S_DEV_SEEDS = SeedPlan(Seeds.POOLED, quick=60, paper=100)
 #: The Q/K-share claims: at 3 seeds the 95% interval was 1.3 wide (the d_m^-1/2 softmax is redrawn at
 #: O(1) at every width); 20 seeds give about 0.26.
-_QK_SEEDS = {"quick": 20, "paper": 20}
+_QK_SEEDS = SeedPlan(Seeds.POOLED, quick=20, paper=20)
+
+
+_ATTN_DEGENERATE_CHOICES = {
+    "tol": Choice(
+        Rule(0.15, "our first criterion's slope window [-0.65, -0.35] around -1/2", CRITERION),
+        range=(0.1, 0.25),
+        basis="plausible",
+        reason="from 0.1 to 0.25 around -1/2: 0.25 is half the distance to the competing exponent 0 (the "
+        "widest band that still separates the two)",
+    ),
+    "d": Choice(
+        6,
+        range=(4, 16),
+        basis="plausible",
+        reason="the token dimension (ours; the law of large numbers in d_m holds at any d): 4 to 16",
+    ),
+    "widths": Choice(
+        [16, 64, 256, 1024, 4096],
+        options=([16, 64, 256, 1024, 4096], [64, 256, 1024, 4096, 16384], [16, 64, 256, 1024]),
+        basis="plausible",
+        reason="the width ladder (ours; a law of large numbers in d_m fixes none): steps of 4, shifted"
+        " up one step or one point shorter at the top",
+    ),
+}
 
 
 @claim(
     "wu2023.attn.degenerate",
-    reference="Sect. 4 scaling discussion (tau0 = d_m^-1); derivation Sect. 2.2",
+    Source("Sect. 4 scaling discussion (tau0 = d_m^-1); derivation Sect. 2.2", Provenance.DERIVED),
     kind=Kind.RATE,
-    provenance=Provenance.DERIVED,
     statement="under tau0 = d_m^-1, max|S - 1/d_s| decays like d_m^-1/2 (attention -> average pooling)",
-    quick=dict(widths=[16, 64, 256, 1024, 4096], d=6, d_s=5, tau0_power=1.0),
-    seeds=Seeds.POOLED,
-    n_seeds=_S_DEV_SEEDS,
-    rules={"tol": Rule(0.15, "our first criterion's slope window [-0.65, -0.35] around -1/2", CRITERION)},
-    choices={
-        "tol": Choice(
-            0.15,
-            range=(0.1, 0.25),
-            basis="plausible",
-            reason="from 0.1 to 0.25 around -1/2: 0.25 is half the distance to the competing exponent 0 (the "
-            "widest band that still separates the two)",
-        ),
-        "d": Choice(
-            6,
-            range=(4, 16),
-            basis="plausible",
-            reason="the token dimension (ours; the law of large numbers in d_m holds at any d): 4 to 16",
-        ),
-        "widths": Choice(
-            [16, 64, 256, 1024, 4096],
-            options=([16, 64, 256, 1024, 4096], [64, 256, 1024, 4096, 16384], [16, 64, 256, 1024]),
-            basis="plausible",
-            reason="the width ladder (ours; a law of large numbers in d_m fixes none): steps of 4, shifted"
-            " up one step or one point shorter at the top",
-        ),
-    },
+    profiles=Profiles(quick=dict(d_s=5, tau0_power=1.0)),
+    seeds=_S_DEV_SEEDS,
     alternative=Alternative(
         world="tau0 = d_m^-1/2 (Thm 1's scaling): the logits stay O(1) and random, so the attention stays "
         "Theta(1) away from uniform (as wu2023.attn.degenerate.sqrt states)",
         overrides={"tau0_power": 0.5},
     ),
-    tex=r"$\tau_0=d_m^{-1}$: $\max_{ij}|S_{ij}-1/d_s|$ decays like $d_m^{-1/2}$ (attention tends "
-    "to average pooling)",
-    plot=dict(
-        x="d_m",
-        curves=[("geo_mean", "deviation from uniform (geometric mean over seeds)")],
-        slope=-0.5,
-        theory_label="theory: $d_m^{-1/2}$",
-        xlabel="width $d_m$",
-        ylabel=r"$\max_{ij}|S_{ij}-1/d_s|$",
-        logx=True,
-        logy=True,
+    choices=_ATTN_DEGENERATE_CHOICES,
+    report=Report(
+        r"$\tau_0=d_m^{-1}$: $\max_{ij}|S_{ij}-1/d_s|$ decays like $d_m^{-1/2}$ (attention tends "
+        "to average pooling)",
+        Plot.rate(
+            -0.5,
+            "d_m",
+            [("geo_mean", "deviation from uniform (geometric mean over seeds)")],
+            "width $d_m$",
+            r"$\max_{ij}|S_{ij}-1/d_s|$",
+        ),
     ),
 )
 def attn_degenerate(ctx: Ctx, *, widths: list[int], d: int, d_s: int, tau0_power: float) -> Evidence:
@@ -82,54 +95,54 @@ def attn_degenerate(ctx: Ctx, *, widths: list[int], d: int, d_s: int, tau0_power
     return rate_evidence(ctx, -0.5, widths, dev, series={"d_m": widths})
 
 
+_ATTN_NONDEGENERATE_CHOICES = {
+    "tol": Choice(
+        Rule(0.15, "our first criterion's window |slope| <= 0.15 (Theta(1): no trend)", CRITERION),
+        range=(0.1, 0.25),
+        basis="plausible",
+        reason="from 0.1 to 0.25 around 0: 0.25 is half the distance to the competing exponent -1/2 (the "
+        "widest band that still separates the two)",
+    ),
+    "d": Choice(
+        6,
+        range=(4, 16),
+        basis="plausible",
+        reason="the token dimension (ours; the law of large numbers in d_m holds at any d): 4 to 16",
+    ),
+    "widths": Choice(
+        [16, 64, 256, 1024, 4096],
+        options=([16, 64, 256, 1024, 4096], [64, 256, 1024, 4096, 16384], [16, 64, 256, 1024]),
+        basis="plausible",
+        reason="the width ladder (ours; a law of large numbers in d_m fixes none): steps of 4, shifted"
+        " up one step or one point shorter at the top",
+    ),
+}
+
+
 @claim(
     "wu2023.attn.degenerate.sqrt",
-    reference="Sect. 4 scaling discussion (tau0 = d_m^-1/2); derivation Sect. 2.2",
+    Source("Sect. 4 scaling discussion (tau0 = d_m^-1/2); derivation Sect. 2.2", Provenance.DERIVED),
     kind=Kind.RATE,
-    provenance=Provenance.DERIVED,
     statement="under tau0 = d_m^-1/2 the attention does not become uniform: max|S - 1/d_s| = Theta(1)",
-    quick=dict(widths=[16, 64, 256, 1024, 4096], d=6, d_s=5, tau0_power=0.5),
-    seeds=Seeds.POOLED,
-    n_seeds=_S_DEV_SEEDS,
-    rules={"tol": Rule(0.15, "our first criterion's window |slope| <= 0.15 (Theta(1): no trend)", CRITERION)},
-    choices={
-        "tol": Choice(
-            0.15,
-            range=(0.1, 0.25),
-            basis="plausible",
-            reason="from 0.1 to 0.25 around 0: 0.25 is half the distance to the competing exponent -1/2 (the "
-            "widest band that still separates the two)",
-        ),
-        "d": Choice(
-            6,
-            range=(4, 16),
-            basis="plausible",
-            reason="the token dimension (ours; the law of large numbers in d_m holds at any d): 4 to 16",
-        ),
-        "widths": Choice(
-            [16, 64, 256, 1024, 4096],
-            options=([16, 64, 256, 1024, 4096], [64, 256, 1024, 4096, 16384], [16, 64, 256, 1024]),
-            basis="plausible",
-            reason="the width ladder (ours; a law of large numbers in d_m fixes none): steps of 4, shifted"
-            " up one step or one point shorter at the top",
-        ),
-    },
+    profiles=Profiles(quick=dict(d_s=5, tau0_power=0.5)),
+    seeds=_S_DEV_SEEDS,
     alternative=Alternative(
         world="tau0 = d_m^-1 (Thm 2's scaling): the logits are O(d_m^-1/2) and the attention becomes uniform "
         "like d_m^-1/2 (as wu2023.attn.degenerate states)",
         overrides={"tau0_power": 1.0},
     ),
-    tex=r"$\tau_0=d_m^{-1/2}$: $\max_{ij}|S_{ij}-1/d_s|=\Theta(1)$ in $d_m$ (exponent $0$: no "
-    "uniform attention)",
-    plot=dict(
-        x="d_m",
-        curves=[("geo_mean", "deviation from uniform (geometric mean over seeds)")],
-        slope=0.0,
-        theory_label="theory: $d_m^{0}$",
-        xlabel="width $d_m$",
-        ylabel=r"$\max_{ij}|S_{ij}-1/d_s|$",
-        logx=True,
-        logy=False,
+    choices=_ATTN_NONDEGENERATE_CHOICES,
+    report=Report(
+        r"$\tau_0=d_m^{-1/2}$: $\max_{ij}|S_{ij}-1/d_s|=\Theta(1)$ in $d_m$ (exponent $0$: no "
+        "uniform attention)",
+        Plot.rate(
+            0.0,
+            "d_m",
+            [("geo_mean", "deviation from uniform (geometric mean over seeds)")],
+            "width $d_m$",
+            r"$\max_{ij}|S_{ij}-1/d_s|$",
+            logy=False,
+        ),
     ),
 )
 def attn_nondegenerate(ctx: Ctx, *, widths: list[int], d: int, d_s: int, tau0_power: float) -> Evidence:
@@ -140,53 +153,53 @@ def attn_nondegenerate(ctx: Ctx, *, widths: list[int], d: int, d_s: int, tau0_po
     return rate_evidence(ctx, 0.0, widths, dev, series={"d_m": widths})
 
 
+_QK_VANISH_CHOICES = {
+    "tol": Choice(
+        Rule(0.3, "our first criterion's window [-1.5, -0.7]: 1/d_m with 0.3 of room", CRITERION),
+        range=(0.2, 0.5),
+        basis="plausible",
+        reason="from 0.2 to 0.5 around -1: 0.5 is half the distance to the competing exponent 0",
+    ),
+    "N": Choice(
+        6,
+        range=(4, 10),
+        basis="plausible",
+        reason="the number of examples (ours; the paper profile's 10 is the upper end): 4 to 10",
+    ),
+    "widths": Choice(
+        [64, 256, 1024, 4096],
+        options=([64, 256, 1024, 4096], [32, 128, 512, 2048], [128, 512, 2048, 8192]),
+        basis="plausible",
+        reason="the width ladder (ours): steps of 4, shifted down or up by a factor 2",
+    ),
+}
+
+
 @claim(
     "wu2023.qk.vanish",
-    reference="Sect. 4.5 (loss of pairwise interaction under d_m^-1); derivation Sect. 2.2",
+    Source("Sect. 4.5 (loss of pairwise interaction under d_m^-1); derivation Sect. 2.2", Provenance.DERIVED),
     kind=Kind.RATE,
-    provenance=Provenance.DERIVED,
     statement="under tau0 = d_m^-1 the Q/K share of the NTK relative to the V block decays like 1/d_m",
-    quick=dict(widths=[64, 256, 1024, 4096], N=6, d=8, d_s=4, tau0_power=1.0),
-    paper=dict(widths=[256, 1024, 4096, 16384], N=10, d=16),
-    seeds=Seeds.POOLED,
-    n_seeds=_QK_SEEDS,
-    rules={"tol": Rule(0.3, "our first criterion's window [-1.5, -0.7]: 1/d_m with 0.3 of room", CRITERION)},
-    choices={
-        "tol": Choice(
-            0.3,
-            range=(0.2, 0.5),
-            basis="plausible",
-            reason="from 0.2 to 0.5 around -1: 0.5 is half the distance to the competing exponent 0",
-        ),
-        "N": Choice(
-            6,
-            range=(4, 10),
-            basis="plausible",
-            reason="the number of examples (ours; the paper profile's 10 is the upper end): 4 to 10",
-        ),
-        "widths": Choice(
-            [64, 256, 1024, 4096],
-            options=([64, 256, 1024, 4096], [32, 128, 512, 2048], [128, 512, 2048, 8192]),
-            basis="plausible",
-            reason="the width ladder (ours): steps of 4, shifted down or up by a factor 2",
-        ),
-    },
+    profiles=Profiles(
+        quick=dict(d=8, d_s=4, tau0_power=1.0), paper=dict(widths=[256, 1024, 4096, 16384], N=10, d=16)
+    ),
+    seeds=_QK_SEEDS,
     alternative=Alternative(
         world="tau0 = d_m^-1/2 (Thm 1's scaling): the Q/K share stays Theta(1), pairwise interaction kept "
         "(as wu2023.qk.vanish.sqrt states)",
         overrides={"tau0_power": 0.5},
     ),
-    tex=r"$\tau_0=d_m^{-1}$: the $Q/K$ share of the NTK, $(\|J_Q\|^2+\|J_K\|^2)/\|J_V\|^2$, decays "
-    "like $d_m^{-1}$",
-    plot=dict(
-        x="d_m",
-        curves=[("geo_mean", "$Q/K$ share (geometric mean over seeds)")],
-        slope=-1.0,
-        theory_label="theory: $d_m^{-1}$",
-        xlabel="width $d_m$",
-        ylabel=r"$(\|J_Q\|^2+\|J_K\|^2)/\|J_V\|^2$",
-        logx=True,
-        logy=True,
+    choices=_QK_VANISH_CHOICES,
+    report=Report(
+        r"$\tau_0=d_m^{-1}$: the $Q/K$ share of the NTK, $(\|J_Q\|^2+\|J_K\|^2)/\|J_V\|^2$, decays "
+        "like $d_m^{-1}$",
+        Plot.rate(
+            -1.0,
+            "d_m",
+            [("geo_mean", "$Q/K$ share (geometric mean over seeds)")],
+            "width $d_m$",
+            r"$(\|J_Q\|^2+\|J_K\|^2)/\|J_V\|^2$",
+        ),
     ),
 )
 def qk_vanish(ctx: Ctx, *, widths: list[int], N: int, d: int, d_s: int, tau0_power: float) -> Evidence:
@@ -200,52 +213,53 @@ def qk_vanish(ctx: Ctx, *, widths: list[int], N: int, d: int, d_s: int, tau0_pow
     return rate_evidence(ctx, -1.0, widths, R, series={"d_m": widths}, notes=[f"NTK init slope {slope:.3f}"])
 
 
+_QK_VANISH_SQRT_CHOICES = {
+    "tol": Choice(
+        Rule(0.3, "our first criterion's window |slope| <= 0.3 (Theta(1): no trend)", CRITERION),
+        range=(0.2, 0.5),
+        basis="plausible",
+        reason="from 0.2 to 0.5 around 0: 0.5 is half the distance to the competing exponent -1",
+    ),
+    "N": Choice(
+        6,
+        range=(4, 10),
+        basis="plausible",
+        reason="the number of examples (ours; the paper profile's 10 is the upper end): 4 to 10",
+    ),
+    "widths": Choice(
+        [64, 256, 1024, 4096],
+        options=([64, 256, 1024, 4096], [32, 128, 512, 2048], [128, 512, 2048, 8192]),
+        basis="plausible",
+        reason="the width ladder (ours): steps of 4, shifted down or up by a factor 2",
+    ),
+}
+
+
 @claim(
     "wu2023.qk.vanish.sqrt",
-    reference="Sect. 4 scaling discussion (tau0 = d_m^-1/2); derivation Sect. 2.2",
+    Source("Sect. 4 scaling discussion (tau0 = d_m^-1/2); derivation Sect. 2.2", Provenance.DERIVED),
     kind=Kind.RATE,
-    provenance=Provenance.DERIVED,
     statement="under tau0 = d_m^-1/2 the Q/K share of the NTK relative to the V block stays Theta(1)",
-    quick=dict(widths=[64, 256, 1024, 4096], N=6, d=8, d_s=4, tau0_power=0.5),
-    paper=dict(widths=[256, 1024, 4096, 16384], N=10, d=16),
-    seeds=Seeds.POOLED,
-    n_seeds=_QK_SEEDS,
-    rules={"tol": Rule(0.3, "our first criterion's window |slope| <= 0.3 (Theta(1): no trend)", CRITERION)},
-    choices={
-        "tol": Choice(
-            0.3,
-            range=(0.2, 0.5),
-            basis="plausible",
-            reason="from 0.2 to 0.5 around 0: 0.5 is half the distance to the competing exponent -1",
-        ),
-        "N": Choice(
-            6,
-            range=(4, 10),
-            basis="plausible",
-            reason="the number of examples (ours; the paper profile's 10 is the upper end): 4 to 10",
-        ),
-        "widths": Choice(
-            [64, 256, 1024, 4096],
-            options=([64, 256, 1024, 4096], [32, 128, 512, 2048], [128, 512, 2048, 8192]),
-            basis="plausible",
-            reason="the width ladder (ours): steps of 4, shifted down or up by a factor 2",
-        ),
-    },
+    profiles=Profiles(
+        quick=dict(d=8, d_s=4, tau0_power=0.5), paper=dict(widths=[256, 1024, 4096, 16384], N=10, d=16)
+    ),
+    seeds=_QK_SEEDS,
     alternative=Alternative(
         world="tau0 = d_m^-1 (Thm 2's scaling): the Q/K share vanishes like 1/d_m (as wu2023.qk.vanish "
         "states)",
         overrides={"tau0_power": 1.0},
     ),
-    tex=r"$\tau_0=d_m^{-1/2}$: $(\|J_Q\|^2+\|J_K\|^2)/\|J_V\|^2=\Theta(1)$ in $d_m$ (exponent $0$)",
-    plot=dict(
-        x="d_m",
-        curves=[("geo_mean", "$Q/K$ share (geometric mean over seeds)")],
-        slope=0.0,
-        theory_label="theory: $d_m^{0}$",
-        xlabel="width $d_m$",
-        ylabel=r"$(\|J_Q\|^2+\|J_K\|^2)/\|J_V\|^2$",
-        logx=True,
-        logy=False,
+    choices=_QK_VANISH_SQRT_CHOICES,
+    report=Report(
+        r"$\tau_0=d_m^{-1/2}$: $(\|J_Q\|^2+\|J_K\|^2)/\|J_V\|^2=\Theta(1)$ in $d_m$ (exponent $0$)",
+        Plot.rate(
+            0.0,
+            "d_m",
+            [("geo_mean", "$Q/K$ share (geometric mean over seeds)")],
+            "width $d_m$",
+            r"$(\|J_Q\|^2+\|J_K\|^2)/\|J_V\|^2$",
+            logy=False,
+        ),
     ),
 )
 def qk_vanish_sqrt(ctx: Ctx, *, widths: list[int], N: int, d: int, d_s: int, tau0_power: float) -> Evidence:
@@ -256,58 +270,62 @@ def qk_vanish_sqrt(ctx: Ctx, *, widths: list[int], N: int, d: int, d_s: int, tau
     return rate_evidence(ctx, 0.0, widths, R, series={"d_m": widths})
 
 
+_REVIEW_POOLING_CHOICES = {
+    "tol": Choice(
+        Rule(0.2, "the d_m^-1/2 law; the window [-0.7, -0.3] of ntk.limit", "attncheck"),
+        range=(0.1, 0.25),
+        basis="plausible",
+        reason="from 0.1 to 0.25 around -1/2: 0.25 is half the distance to the competing exponent 0",
+    ),
+    "d": Choice(
+        16,
+        range=(8, 32),
+        basis="plausible",
+        reason="the token dimension (ours; the O(d_m^-1/2) law holds at any d): half to twice ours",
+    ),
+    "widths": Choice(
+        [64, 256, 1024, 4096],
+        options=([64, 256, 1024, 4096], [32, 128, 512, 2048], [128, 512, 2048, 8192]),
+        basis="plausible",
+        reason="the width ladder (ours): steps of 4, shifted down or up by a factor 2",
+    ),
+}
+
+
 @claim(
     "wu2023.review.pooling",
-    reference="reviewer question: attention replaced by pooling S = 11^T/d_s; derivation Sect. 2.2",
+    Source(
+        "reviewer question: attention replaced by pooling S = 11^T/d_s; derivation Sect. 2.2",
+        Provenance.DERIVED,
+    ),
     kind=Kind.RATE,
-    provenance=Provenance.DERIVED,
     statement="under tau0 = d_m^-1 the model with attention and with average pooling differ by "
     "O(d_m^-1/2) at init",
-    quick=dict(N=8, d=16, d_s=4, widths=[64, 256, 1024, 4096], steps=30, gd_seeds=3, tau0_power=1.0),
-    paper=dict(widths=[64, 256, 1024, 4096, 16384], steps=200),
-    seeds=Seeds.POOLED,
-    n_seeds={"quick": 60, "paper": 60},
-    rules={"tol": Rule(0.2, "the d_m^-1/2 law; the window [-0.7, -0.3] of ntk.limit", "attncheck")},
-    choices={
-        "tol": Choice(
-            0.2,
-            range=(0.1, 0.25),
-            basis="plausible",
-            reason="from 0.1 to 0.25 around -1/2: 0.25 is half the distance to the competing exponent 0",
-        ),
-        "d": Choice(
-            16,
-            range=(8, 32),
-            basis="plausible",
-            reason="the token dimension (ours; the O(d_m^-1/2) law holds at any d): half to twice ours",
-        ),
-        "widths": Choice(
-            [64, 256, 1024, 4096],
-            options=([64, 256, 1024, 4096], [32, 128, 512, 2048], [128, 512, 2048, 8192]),
-            basis="plausible",
-            reason="the width ladder (ours): steps of 4, shifted down or up by a factor 2",
-        ),
-    },
+    profiles=Profiles(
+        quick=dict(N=8, d_s=4, steps=30, gd_seeds=3, tau0_power=1.0),
+        paper=dict(widths=[64, 256, 1024, 4096, 16384], steps=200),
+    ),
+    seeds=SeedPlan(Seeds.POOLED, quick=60, paper=60),
     alternative=Alternative(
         world="tau0 = d_m^-1/2 (Thm 1's scaling): the attention stays random and O(1), so the model stays "
         "Theta(1) away from pooling at every width (the f_gap_sqrt curve)",
         overrides={"tau0_power": 0.5},
     ),
-    tex=r"$\tau_0=d_m^{-1}$: at init "
-    r"$|f_{\mathrm{attn}}-f_{\mathrm{pool}}|/|f_{\mathrm{pool}}|=O(d_m^{-1/2})$, "
-    r"$f_{\mathrm{pool}}$ with $S=\mathbf{1}\mathbf{1}^\top/d_s$",
-    plot=dict(
-        x="d_m",
-        curves=[
-            ("geo_mean", r"$\tau_0=d_m^{-1}$ (the claim)"),
-            ("f_gap_sqrt", r"$\tau_0=d_m^{-1/2}$ (for contrast)"),
-        ],
-        slope=-0.5,
-        theory_label="theory: $d_m^{-1/2}$",
-        xlabel="width $d_m$",
-        ylabel=r"$|f_{\mathrm{attn}}-f_{\mathrm{pool}}|\,/\,|f_{\mathrm{pool}}|$",
-        logx=True,
-        logy=True,
+    choices=_REVIEW_POOLING_CHOICES,
+    report=Report(
+        r"$\tau_0=d_m^{-1}$: at init "
+        r"$|f_{\mathrm{attn}}-f_{\mathrm{pool}}|/|f_{\mathrm{pool}}|=O(d_m^{-1/2})$, "
+        r"$f_{\mathrm{pool}}$ with $S=\mathbf{1}\mathbf{1}^\top/d_s$",
+        Plot.rate(
+            -0.5,
+            "d_m",
+            [
+                ("geo_mean", r"$\tau_0=d_m^{-1}$ (the claim)"),
+                ("f_gap_sqrt", r"$\tau_0=d_m^{-1/2}$ (for contrast)"),
+            ],
+            "width $d_m$",
+            r"$|f_{\mathrm{attn}}-f_{\mathrm{pool}}|\,/\,|f_{\mathrm{pool}}|$",
+        ),
     ),
 )
 def review_pooling(

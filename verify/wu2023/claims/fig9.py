@@ -14,8 +14,24 @@ from __future__ import annotations
 
 import numpy as np
 
-from verify.core import Alternative, Choice, Ctx, Evidence, Kind, Provenance, Rule, claim
-from verify.core.record import Seeds, Verdict
+from verify.core import (
+    Alternative,
+    Choice,
+    Ctx,
+    Evidence,
+    Expect,
+    Kind,
+    Plot,
+    Profiles,
+    Provenance,
+    Report,
+    Rule,
+    SeedPlan,
+    Seeds,
+    Source,
+    Verdict,
+    claim,
+)
 from verify.numerics.fit import fit_loglog
 from verify.wu2023 import experiments as E
 from verify.wu2023.claims.common import rate_evidence
@@ -46,7 +62,7 @@ _SLOW = Alternative(
     "training ten times slower, so epoch 50 falls in its early phase",
     overrides={"step_factor": 0.1},
 )
-_FIG9 = dict(N=10, d=16, d_s=4, steps=160, step_factor=1.0)
+_FIG9 = dict(N=10, d=16, d_s=4)
 _FIG9_PAPER = dict(N=100, d=128, d_s=8)
 #: Our step gamma = step_factor / lambda_max(K_0) (Fig. 9's is not recovered): within the stable range
 #: below 2 / lambda_max, from half ours to 1.5 times it (a tenth is the alternative world's slow GD).
@@ -59,7 +75,7 @@ _STEP_CHOICE = Choice(
 )
 #: "A typical run": the share of draws a caption describes.
 _P_CHOICE = Choice(
-    0.8,
+    _P,
     range=(0.67, 0.9),
     basis="plausible",
     reason="a caption describes a typical run: from two draws in three to nine in ten",
@@ -107,66 +123,67 @@ def _diverged(draw: list[dict], steps: int, p: float) -> Evidence | None:
     return Evidence(p, False, notes=[f"GD diverged (ran {short} of {steps} steps)"]) if short else None
 
 
-@claim(
-    "wu2023.fig9.linear",
-    experiment=_EXPERIMENT,
-    reference="Fig. 9a (tau0 = d_m^-1, synthetic data), as a public summary reproduces its caption",
-    kind=Kind.RATE,
-    provenance=Provenance.THIRD_PARTY,
-    source=FIG9_SOURCE,
-    statement="under tau0 = d_m^-1 the training loss converges linearly: the per-step decrease of log l_t "
-    "over the windows [t, 2t] does not fall with t (exponent 0)",
-    quick=dict(N=10, d=16, d_s=4, d_m=256, windows=[10, 20, 40, 80], step_factor=1.0, step_decay=0.0),
-    paper=dict(N=100, d=128, d_s=8, d_m=1024),
-    seeds=Seeds.POOLED,
-    n_seeds={"quick": 20, "paper": 20},
-    rules={
-        "tol": Rule(
+_FIG9_LINEAR_CHOICES = {
+    "tol": Choice(
+        Rule(
             0.3,
             "less than a third of the way to the competing -1; at most half of it (0.5)",
             "attncheck",
-        )
-    },
-    choices={
-        "tol": Choice(
-            0.3,
-            range=(0.2, 0.5),
-            basis="plausible",
-            reason="from 0.2 to 0.5, half the distance to the competing exponent -1 (the rule's own upper "
-            "limit)",
         ),
-        "step_factor": _STEP_CHOICE,
-        "d_m": Choice(
-            256,
-            range=(128, 768),
-            basis="plausible",
-            reason="the width (Fig. 9's protocol is not recovered): half to 3 times ours",
-        ),
-        "windows": Choice(
-            [10, 20, 40, 80],
-            options=([10, 20, 40, 80], [5, 10, 20, 40], [20, 40, 80, 160]),
-            basis="plausible",
-            reason="the windows [t, 2t] (ours; Fig. 9a shows a curve): doubling from 10, shifted one "
-            "doubling earlier or later (the run is 2 max(windows) steps)",
-        ),
-    },
+        range=(0.2, 0.5),
+        basis="plausible",
+        reason="from 0.2 to 0.5, half the distance to the competing exponent -1 (the rule's own upper limit)",
+    ),
+    "step_factor": _STEP_CHOICE,
+    "d_m": Choice(
+        256,
+        range=(128, 768),
+        basis="plausible",
+        reason="the width (Fig. 9's protocol is not recovered): half to 3 times ours",
+    ),
+    "windows": Choice(
+        [10, 20, 40, 80],
+        options=([10, 20, 40, 80], [5, 10, 20, 40], [20, 40, 80, 160]),
+        basis="plausible",
+        reason="the windows [t, 2t] (ours; Fig. 9a shows a curve): doubling from 10, shifted one "
+        "doubling earlier or later (the run is 2 max(windows) steps)",
+    ),
+}
+
+
+@claim(
+    "wu2023.fig9.linear",
+    Source(
+        "Fig. 9a (tau0 = d_m^-1, synthetic data), as a public summary reproduces its caption",
+        Provenance.THIRD_PARTY,
+        quote=FIG9_SOURCE,
+    ),
+    kind=Kind.RATE,
+    statement="under tau0 = d_m^-1 the training loss converges linearly: the per-step decrease of log l_t "
+    "over the windows [t, 2t] does not fall with t (exponent 0)",
+    profiles=Profiles(
+        quick=dict(N=10, d=16, d_s=4, step_decay=0.0),
+        paper=dict(N=100, d=128, d_s=8, d_m=1024),
+    ),
+    seeds=SeedPlan(Seeds.POOLED, quick=20, paper=20, experiment=_EXPERIMENT),
     alternative=Alternative(
         world="GD with a step decaying like 1/t (gamma_t = gamma / (1 + t), a Robbins-Monro schedule): the "
         "sum of the steps grows like log t, so the loss decays polynomially, l_t ~ t^-k, and its per-step "
         "log decrease falls like 1/t (exponent -1)",
         overrides={"step_decay": 1.0},
     ),
-    tex=r"Fig.~9a ($\tau_0=d_m^{-1}$): the loss converges linearly: the per-step decrease of "
-    r"$\log\ell_t$ over $[t,2t]$ does not fall with $t$",
-    plot=dict(
-        x="t",
-        curves=[("geo_mean", r"per-step decrease of $\log\ell$ over $[t,2t]$")],
-        slope=0.0,
-        theory_label="linear convergence: constant",
-        xlabel="step $t$",
-        ylabel=r"$(\log\ell_t-\log\ell_{2t})/t$",
-        logx=True,
-        logy=True,
+    choices=_FIG9_LINEAR_CHOICES,
+    report=Report(
+        r"Fig.~9a ($\tau_0=d_m^{-1}$): the loss converges linearly: the per-step decrease of "
+        r"$\log\ell_t$ over $[t,2t]$ does not fall with $t$",
+        Plot.rate(
+            0.0,
+            "t",
+            [("geo_mean", r"per-step decrease of $\log\ell$ over $[t,2t]$")],
+            "step $t$",
+            r"$(\log\ell_t-\log\ell_{2t})/t$",
+            theory_label="linear convergence: constant",
+        ),
     ),
 )
 def fig9_linear(
@@ -190,56 +207,52 @@ def fig9_linear(
     )  # fmt: skip
 
 
+_FIG9_WEIGHTS_CHOICES = {
+    "p": _P_CHOICE,
+    "ratio": Choice(
+        Rule(1e-2, "'very slowly': two orders of magnitude below the first step's movement", "attncheck"),
+        range=(3e-3, 3e-2),
+        basis="plausible",
+        reason="'very slowly' in numbers: the per-step movement from 1/300 to 1/30 of the first step's",
+    ),
+    "after": Choice(
+        _AFTER,
+        range=(40, 60),
+        basis="paper's range",
+        reason="the caption's 'after about the 50th epoch': 40 to 60",
+    ),
+    "step_factor": _STEP_CHOICE,
+}
+
+
 @claim(
     "wu2023.fig9.weights",
-    experiment=_EXPERIMENT,
-    reference="Fig. 9b (tau0 = d_m^-1, synthetic data), as a public summary reproduces its caption",
+    Source(
+        "Fig. 9b (tau0 = d_m^-1, synthetic data), as a public summary reproduces its caption",
+        Provenance.THIRD_PARTY,
+        quote=FIG9_SOURCE,
+    ),
     kind=Kind.PROBABILITY,
-    provenance=Provenance.THIRD_PARTY,
-    source=FIG9_SOURCE,
     statement="under tau0 = d_m^-1 the weights change very slowly after about the 50th epoch: in at least "
     "80% of draws the per-step weight movement |theta_{t+1} - theta_t| stays below 1e-2 of the first "
     "step's at every step t >= 50 (of 160)",
-    quick=dict(**_FIG9, d_m=256),
-    paper=dict(**_FIG9_PAPER, d_m=1024),
-    expect_paper=Verdict.VIOLATED,
-    seeds=Seeds.BINOMIAL,
-    n_seeds={"quick": 80, "paper": 80},
-    batched=True,
-    rules={
-        "p": _P,
-        "ratio": Rule(
-            1e-2, "'very slowly': two orders of magnitude below the first step's movement", "attncheck"
-        ),
-        "after": _AFTER,
-    },
-    choices={
-        "p": _P_CHOICE,
-        "ratio": Choice(
-            1e-2,
-            range=(3e-3, 3e-2),
-            basis="plausible",
-            reason="'very slowly' in numbers: the per-step movement from 1/300 to 1/30 of the first step's",
-        ),
-        "after": Choice(
-            EPOCH,
-            range=(40, 60),
-            basis="paper's range",
-            reason="the caption's 'after about the 50th epoch': 40 to 60",
-        ),
-        "step_factor": _STEP_CHOICE,
-    },
+    profiles=Profiles(quick=dict(**_FIG9, steps=160, d_m=256), paper=dict(**_FIG9_PAPER, d_m=1024)),
+    seeds=SeedPlan(Seeds.BINOMIAL, quick=80, paper=80, batched=True, experiment=_EXPERIMENT),
+    expect=Expect(paper=Verdict.VIOLATED),
     alternative=_SLOW,
-    tex=r"Fig.~9b ($\tau_0=d_m^{-1}$): in at least 80\% of draws the per-step weight movement stays below "
-    r"$10^{-2}$ of the first step's at every step $t\ge50$",
-    plot=dict(
-        x="t",
-        curves=[("move", r"$\|\theta_{t+1}-\theta_t\|/\|\theta_1-\theta_0\|$ (first seed)")],
-        const=1e-2,
-        theory_label=r"$10^{-2}$ (the claim: below it from $t=50$)",
-        xlabel="step $t$",
-        ylabel="per-step weight movement / the first step's",
-        logy=True,
+    choices=_FIG9_WEIGHTS_CHOICES,
+    report=Report(
+        r"Fig.~9b ($\tau_0=d_m^{-1}$): in at least 80\% of draws the per-step weight movement stays below "
+        r"$10^{-2}$ of the first step's at every step $t\ge50$",
+        Plot(
+            x="t",
+            curves=[("move", r"$\|\theta_{t+1}-\theta_t\|/\|\theta_1-\theta_0\|$ (first seed)")],
+            const=1e-2,
+            theory_label=r"$10^{-2}$ (the claim: below it from $t=50$)",
+            xlabel="step $t$",
+            ylabel="per-step weight movement / the first step's",
+            logy=True,
+        ),
     ),
 )
 def fig9_weights(
@@ -270,58 +283,57 @@ def fig9_weights(
     return out
 
 
-@claim(
-    "wu2023.fig9.ntk",
-    experiment=_EXPERIMENT,
-    reference="Fig. 9c (tau0 = d_m^-1, synthetic data), as a public summary reproduces its caption",
-    kind=Kind.PROBABILITY,
-    provenance=Provenance.THIRD_PARTY,
-    source=FIG9_SOURCE,
-    statement="under tau0 = d_m^-1 the NTK varies at the beginning and stays nearly constant later: in at "
-    "least 80% of draws |K_T - K_50|_F <= 0.1 |K_50 - K_0|_F at each width d_m = 64, 128, 256 (T = 160)",
-    quick=dict(**_FIG9, widths=[64, 128, 256]),
-    paper=dict(**_FIG9_PAPER, widths=[256, 512, 1024]),
-    seeds=Seeds.BINOMIAL,
-    n_seeds={"quick": 80, "paper": 80},
-    batched=True,
-    rules={
-        "p": _P,
-        "late": Rule(
+_FIG9_NTK_CHOICES = {
+    "p": _P_CHOICE,
+    "late": Choice(
+        Rule(
             0.1,
             "'nearly constant later': the change after epoch 50 at most a tenth of the change before",
             "attncheck",
         ),
-    },
-    choices={
-        "p": _P_CHOICE,
-        "late": Choice(
-            0.1,
-            range=(0.05, 0.2),
-            basis="plausible",
-            reason="'nearly constant later' in numbers: the change after epoch 50 at most a twentieth to a "
-            "fifth of the change before",
-        ),
-        "step_factor": _STEP_CHOICE,
-        "widths": Choice(
-            [64, 128, 256],
-            options=([64, 128, 256], [32, 64, 128], [128, 256, 512]),
-            basis="plausible",
-            reason="the widths (Fig. 9's are not recovered; the paper profile's 256 to 1024): doubling from "
-            "64, shifted down or up by a factor 2",
-        ),
-    },
+        range=(0.05, 0.2),
+        basis="plausible",
+        reason="'nearly constant later' in numbers: the change after epoch 50 at most a twentieth to a "
+        "fifth of the change before",
+    ),
+    "step_factor": _STEP_CHOICE,
+    "widths": Choice(
+        [64, 128, 256],
+        options=([64, 128, 256], [32, 64, 128], [128, 256, 512]),
+        basis="plausible",
+        reason="the widths (Fig. 9's are not recovered; the paper profile's 256 to 1024): doubling from "
+        "64, shifted down or up by a factor 2",
+    ),
+}
+
+
+@claim(
+    "wu2023.fig9.ntk",
+    Source(
+        "Fig. 9c (tau0 = d_m^-1, synthetic data), as a public summary reproduces its caption",
+        Provenance.THIRD_PARTY,
+        quote=FIG9_SOURCE,
+    ),
+    kind=Kind.PROBABILITY,
+    statement="under tau0 = d_m^-1 the NTK varies at the beginning and stays nearly constant later: in at "
+    "least 80% of draws |K_T - K_50|_F <= 0.1 |K_50 - K_0|_F at each width d_m = 64, 128, 256 (T = 160)",
+    profiles=Profiles(quick=dict(**_FIG9, steps=160), paper=dict(**_FIG9_PAPER, widths=[256, 512, 1024])),
+    seeds=SeedPlan(Seeds.BINOMIAL, quick=80, paper=80, batched=True, experiment=_EXPERIMENT),
     alternative=_SLOW,
-    tex=r"Fig.~9c ($\tau_0=d_m^{-1}$): in at least 80\% of draws $\|K_T-K_{50}\|_F\le0.1\,\|K_{50}-K_0\|_F$ "
-    "at each width",
-    plot=dict(
-        x="d_m",
-        curves=[("late", r"$\|K_T-K_{50}\|_F/\|K_{50}-K_0\|_F$ (first seed)")],
-        const=0.1,
-        theory_label="0.1 (the claim: at or below it)",
-        xlabel="width $d_m$",
-        ylabel="NTK change after epoch 50 / before",
-        logx=True,
-        logy=True,
+    choices=_FIG9_NTK_CHOICES,
+    report=Report(
+        r"Fig.~9c ($\tau_0=d_m^{-1}$): in at least 80\% of draws $\|K_T-K_{50}\|_F\le0.1\,\|K_{50}-K_0\|_F$ "
+        "at each width",
+        Plot(
+            x="d_m",
+            curves=[("late", r"$\|K_T-K_{50}\|_F/\|K_{50}-K_0\|_F$ (first seed)")],
+            const=0.1,
+            theory_label="0.1 (the claim: at or below it)",
+            xlabel="width $d_m$",
+            ylabel="NTK change after epoch 50 / before",
+            logx=True,
+            logy=True,
+        ),
     ),
 )
 def fig9_ntk(
@@ -354,56 +366,61 @@ def fig9_ntk(
     return out
 
 
+_FIG9_NTK_WIDTH_CHOICES = {
+    "p": _P_CHOICE,
+    "step_factor": _STEP_CHOICE,
+    "steps": Choice(
+        160,
+        range=(100, 320),
+        basis="plausible",
+        reason="the horizon T of the drift (Fig. 9's is not recovered): past epoch 50 by 50 steps to "
+        "twice "
+        "ours",
+    ),
+    "widths": Choice(
+        [64, 128, 256],
+        options=([64, 128, 256], [32, 64, 128], [128, 256, 512]),
+        basis="plausible",
+        reason="the widths (Fig. 9's are not recovered; the paper profile's 256 to 1024): doubling from "
+        "64, shifted down or up by a factor 2",
+    ),
+}
+
+
 @claim(
     "wu2023.fig9.ntk.width",
-    experiment=_EXPERIMENT,
-    reference="Fig. 9c (tau0 = d_m^-1, synthetic data), as a public summary reproduces its caption",
+    Source(
+        "Fig. 9c (tau0 = d_m^-1, synthetic data), as a public summary reproduces its caption",
+        Provenance.THIRD_PARTY,
+        quote=FIG9_SOURCE,
+    ),
     kind=Kind.PROBABILITY,
-    provenance=Provenance.THIRD_PARTY,
-    source=FIG9_SOURCE,
     statement="under tau0 = d_m^-1 the NTK is more stable as the width grows: in at least 80% of draws "
     "the drift |K_T - K_0|_F / |K_0|_F falls with d_m (its least-squares width exponent over d_m = 64, "
     "128, 256 is below 0; T = 160)",
-    quick=dict(**_FIG9, widths=[64, 128, 256], init="lecun"),
-    paper=dict(**_FIG9_PAPER, widths=[256, 512, 1024]),
-    seeds=Seeds.BINOMIAL,
-    n_seeds={"quick": 80, "paper": 80},
-    batched=True,
-    rules={"p": _P},
-    choices={
-        "p": _P_CHOICE,
-        "step_factor": _STEP_CHOICE,
-        "steps": Choice(
-            160,
-            range=(100, 320),
-            basis="plausible",
-            reason="the horizon T of the drift (Fig. 9's is not recovered): past epoch 50 by 50 steps to "
-            "twice "
-            "ours",
-        ),
-        "widths": Choice(
-            [64, 128, 256],
-            options=([64, 128, 256], [32, 64, 128], [128, 256, 512]),
-            basis="plausible",
-            reason="the widths (Fig. 9's are not recovered; the paper profile's 256 to 1024): doubling from "
-            "64, shifted down or up by a factor 2",
-        ),
-    },
+    profiles=Profiles(
+        quick=dict(**_FIG9, init="lecun"),
+        paper=dict(**_FIG9_PAPER, widths=[256, 512, 1024]),
+    ),
+    seeds=SeedPlan(Seeds.BINOMIAL, quick=80, paper=80, batched=True, experiment=_EXPERIMENT),
     alternative=Alternative(
         world="the mean-field parametrisation (w_O ~ N(0, 1), tau1 = 1/d_m; not one of the paper's inits), "
         "in which the features learn at every width and the NTK moves O(1) whatever d_m; at a tenth of our "
         "step, since its kernel grows while it trains and 1/lambda_max(K_0) diverges",
         overrides={"init": "mf", "step_factor": 0.1},
     ),
-    tex=r"Fig.~9c ($\tau_0=d_m^{-1}$): in at least 80\% of draws the NTK drift "
-    r"$\|K_T-K_0\|_F/\|K_0\|_F$ falls with $d_m$",
-    plot=dict(
-        x="d_m",
-        curves=[("drift", r"$\|K_T-K_0\|_F/\|K_0\|_F$ (first seed)")],
-        xlabel="width $d_m$",
-        ylabel="NTK drift",
-        logx=True,
-        logy=True,
+    choices=_FIG9_NTK_WIDTH_CHOICES,
+    report=Report(
+        r"Fig.~9c ($\tau_0=d_m^{-1}$): in at least 80\% of draws the NTK drift "
+        r"$\|K_T-K_0\|_F/\|K_0\|_F$ falls with $d_m$",
+        Plot(
+            x="d_m",
+            curves=[("drift", r"$\|K_T-K_0\|_F/\|K_0\|_F$ (first seed)")],
+            xlabel="width $d_m$",
+            ylabel="NTK drift",
+            logx=True,
+            logy=True,
+        ),
     ),
 )
 def fig9_ntk_width(

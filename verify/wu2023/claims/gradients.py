@@ -9,8 +9,22 @@ from dataclasses import replace
 import numpy as np
 
 from bounds import wu2023 as B
-from verify.core import Choice, Ctx, Evidence, Kind, Provenance, Rule, Search, claim
-from verify.core.record import Seeds
+from verify.core import (
+    Choice,
+    Ctx,
+    Evidence,
+    Expect,
+    Kind,
+    Profiles,
+    Provenance,
+    Report,
+    Rule,
+    Search,
+    SeedPlan,
+    Seeds,
+    Source,
+    claim,
+)
 from verify.numerics.gradcheck import check_grad
 from verify.numerics.softmax import softmax
 from verify.wu2023 import experiments as E
@@ -27,24 +41,34 @@ def _kink_free_setup(ctx: Ctx, key: int, init: str, p: float, **sizes: int) -> E
     return None
 
 
+_GRAD_CHOICES = {
+    "fd_rtol": Choice(
+        Rule(1e-6, "relative part of the allowed |analytic - numeric|", "reconstruction pass criterion"),
+        range=(1e-7, 1e-5),
+        basis="plausible",
+        reason="the relative finite-difference allowance (central differences reach about 1e-8 to 1e-10 "
+        "in "
+        "double precision): a decade either side of ours",
+    ),
+    "fd_atol": Choice(
+        Rule(1e-6, "absolute part of the allowed |analytic - numeric|", "reconstruction pass criterion"),
+        range=(1e-7, 1e-5),
+        basis="plausible",
+        reason="the absolute finite-difference allowance: a decade either side of ours",
+    ),
+}
+
+
 @claim(
     "wu2023.grad",
-    reference="Eq. (1.2) (hand-derived gradients, derivation Sect. 1.3)",
+    Source("Eq. (1.2) (hand-derived gradients, derivation Sect. 1.3)", Provenance.DERIVED),
     kind=Kind.UPPER,
-    provenance=Provenance.DERIVED,
-    consistency=True,
-    seeds=Seeds.EVERY,
     statement="hand-derived gradients of the squared loss equal central differences (all inits, both tau0)",
     assumptions=("no ReLU pre-activation within 1e-4 of the kink",),
-    quick=dict(N=3, d=6, d_s=5, d_m=12),
-    paper=dict(N=6, d_m=60),
+    profiles=Profiles(quick=dict(N=3, d=6, d_s=5, d_m=12), paper=dict(N=6, d_m=60)),
+    seeds=SeedPlan(Seeds.EVERY),
+    expect=Expect(consistency=True),
     rules={
-        "fd_rtol": Rule(
-            1e-6, "relative part of the allowed |analytic - numeric|", "reconstruction pass criterion"
-        ),
-        "fd_atol": Rule(
-            1e-6, "absolute part of the allowed |analytic - numeric|", "reconstruction pass criterion"
-        ),
         "kink_margin": Rule(
             1e-4, "finite differences are invalid across a ReLU kink: closer points are redrawn", "attncheck"
         ),
@@ -52,24 +76,11 @@ def _kink_free_setup(ctx: Ctx, key: int, init: str, p: float, **sizes: int) -> E
             20, "draws tried per (init, tau0) before the kink is declared unavoidable", "attncheck"
         ),
     },
-    choices={
-        "fd_rtol": Choice(
-            1e-6,
-            range=(1e-7, 1e-5),
-            basis="plausible",
-            reason="the relative finite-difference allowance (central differences reach about 1e-8 to 1e-10 "
-            "in "
-            "double precision): a decade either side of ours",
-        ),
-        "fd_atol": Choice(
-            1e-6,
-            range=(1e-7, 1e-5),
-            basis="plausible",
-            reason="the absolute finite-difference allowance: a decade either side of ours",
-        ),
-    },
-    tex=r"the hand-derived gradients of $\ell$ in $W_Q,W_K,W_V,w_O$ equal central differences "
-    r"(LeCun, He, NTK init; both $\tau_0$)",
+    choices=_GRAD_CHOICES,
+    report=Report(
+        r"the hand-derived gradients of $\ell$ in $W_Q,W_K,W_V,w_O$ equal central differences "
+        r"(LeCun, He, NTK init; both $\tau_0$)"
+    ),
 )
 def grad(ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int) -> Evidence:
     """Wu et al. 2023, Eq. (1.2) with the hand-derived gradients. Consistency check (the code's
@@ -103,32 +114,36 @@ def grad(ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int) -> Evidence:
     return Evidence(theory=1.0, measured=worst, notes=notes)
 
 
+_SOFTMAX_LIP_CHOICES = {
+    "rtol": Choice(
+        Rule(1e-12, "round-off margin on the constant 1/2", "reconstruction pass criterion"),
+        range=(1e-14, 1e-10),
+        basis="plausible",
+        reason="a round-off margin (on the constant 1/2): two decades around ours, from 1e-14 to 1e-10",
+    )
+}
+
+
 @claim(
     "wu2023.softmax.lip",
-    reference="Prop. 1 proof (the softmax is 1/2-Lipschitz); derivation Sect. 5.1",
+    Source("Prop. 1 proof (the softmax is 1/2-Lipschitz); derivation Sect. 5.1", Provenance.DERIVED),
     kind=Kind.UPPER,
-    provenance=Provenance.DERIVED,
     statement="|diag(p) - pp^T|_2 <= 1/2 and the row-wise softmax is 1/2-Lipschitz in Frobenius norm",
-    quick=dict(samples=2000, k=6, search=(2, 1, 100)),
-    paper=dict(samples=20000, search=(4, 10, 300)),
-    seeds=Seeds.EVERY,
-    consistency=True,
-    rules={"rtol": Rule(1e-12, "round-off margin on the constant 1/2", "reconstruction pass criterion")},
-    choices={
-        "rtol": Choice(
-            1e-12,
-            range=(1e-14, 1e-10),
-            basis="plausible",
-            reason="a round-off margin (on the constant 1/2): two decades around ours, from 1e-14 to 1e-10",
-        ),
-    },
-    tex=r"$\|\mathrm{diag}(p)-pp^\top\|_2\le\frac12$, so the row-wise softmax is "
-    r"$\frac12$-Lipschitz in $\|\cdot\|_F$",
+    profiles=Profiles(
+        quick=dict(samples=2000, k=6, search=(2, 1, 100)), paper=dict(samples=20000, search=(4, 10, 300))
+    ),
+    seeds=SeedPlan(Seeds.EVERY),
+    expect=Expect(consistency=True),
     search=Search(
         ratio="|softmax(L) - softmax(L')|_F / (1/2 (1 + rtol) |L - L'|_F)",
         space="every pair of k x k logit matrices, k = search[0], unconstrained but for |L - L'|_F >= 1e-2 "
         "(round-off of the difference); starts N(0, 1)",
         budget="search",
+    ),
+    choices=_SOFTMAX_LIP_CHOICES,
+    report=Report(
+        r"$\|\mathrm{diag}(p)-pp^\top\|_2\le\frac12$, so the row-wise softmax is "
+        r"$\frac12$-Lipschitz in $\|\cdot\|_F$"
     ),
 )
 def softmax_lip(ctx: Ctx, *, samples: int, k: int, search: tuple[int, int, int]) -> Evidence:

@@ -9,60 +9,75 @@ from dataclasses import replace
 import numpy as np
 
 from bounds import wu2023 as B
-from verify.core import Alternative, Choice, Ctx, Evidence, Kind, Provenance, Rule, Search, claim
-from verify.core.record import Seeds
+from verify.core import (
+    Alternative,
+    Choice,
+    Ctx,
+    Evidence,
+    Expect,
+    Kind,
+    Plot,
+    Profiles,
+    Provenance,
+    Report,
+    Rule,
+    Search,
+    SeedPlan,
+    Seeds,
+    Source,
+    claim,
+)
 from verify.wu2023 import experiments as E
 from verify.wu2023.claims.common import CRITERION, rate_evidence
+
+_NTK_LIMIT_CHOICES = {
+    "tol": Choice(
+        Rule(0.2, "our first criterion's slope window [-0.7, -0.3] around -1/2", CRITERION),
+        range=(0.1, 0.25),
+        basis="plausible",
+        reason="from 0.1 to 0.25 around -1/2: 0.25 is half the distance to the competing exponent -1",
+    ),
+    "N": Choice(
+        10,
+        range=(5, 20),
+        basis="plausible",
+        reason="the number of examples (ours; Thm 3 is for any fixed N as d_m grows): half to twice ours",
+    ),
+    "widths": Choice(
+        [256, 1024, 4096],
+        options=([256, 1024, 4096], [128, 512, 2048], [512, 2048, 8192]),
+        basis="plausible",
+        reason="the width ladder (ours; the paper profile adds 16384): steps of 4, shifted down or up by "
+        "a factor 2",
+    ),
+}
 
 
 @claim(
     "wu2023.ntk.limit",
-    reference="Thm 3 (limiting NTK, tau0 = d_m^-1); derivation Sect. 5.5",
+    Source("Thm 3 (limiting NTK, tau0 = d_m^-1); derivation Sect. 5.5", Provenance.DERIVED),
     kind=Kind.RATE,
-    provenance=Provenance.DERIVED,
     statement="NTK init, tau0 = d_m^-1: |K(theta_0) - K_inf|_F / |K_inf|_F decays like d_m^-1/2",
-    quick=dict(N=10, d=16, d_s=4, widths=[256, 1024, 4096], tau0_power=1.0),
-    paper=dict(widths=[256, 1024, 4096, 16384]),
-    seeds=Seeds.POOLED,
-    n_seeds={"quick": 10, "paper": 20},  # 3 seeds left the 95% interval 0.25-0.3 wide, wider than the band
-    rules={"tol": Rule(0.2, "our first criterion's slope window [-0.7, -0.3] around -1/2", CRITERION)},
-    choices={
-        "tol": Choice(
-            0.2,
-            range=(0.1, 0.25),
-            basis="plausible",
-            reason="from 0.1 to 0.25 around -1/2: 0.25 is half the distance to the competing exponent -1",
-        ),
-        "N": Choice(
-            10,
-            range=(5, 20),
-            basis="plausible",
-            reason="the number of examples (ours; Thm 3 is for any fixed N as d_m grows): half to twice ours",
-        ),
-        "widths": Choice(
-            [256, 1024, 4096],
-            options=([256, 1024, 4096], [128, 512, 2048], [512, 2048, 8192]),
-            basis="plausible",
-            reason="the width ladder (ours; the paper profile adds 16384): steps of 4, shifted down or up by "
-            "a factor 2",
-        ),
-    },
+    profiles=Profiles(quick=dict(d=16, d_s=4, tau0_power=1.0), paper=dict(widths=[256, 1024, 4096, 16384])),
+    seeds=SeedPlan(
+        Seeds.POOLED, quick=10, paper=20
+    ),  # 3 seeds left the 95% interval 0.25-0.3 wide, wider than the band
     alternative=Alternative(
         world="tau0 = d_m^-1/2 (Thm 1's scaling): the attention stays random at every width, so K(theta_0) "
         "does not approach K_inf of the token means (its relative error stays Theta(1))",
         overrides={"tau0_power": 0.5},
     ),
-    tex=r"NTK init, $\tau_0=d_m^{-1}$: $\|K(\theta_0)-K_\infty\|_F/\|K_\infty\|_F$ decays like "
-    "$d_m^{-1/2}$",
-    plot=dict(
-        x="d_m",
-        curves=[("geo_mean", "relative error (geometric mean over seeds)")],
-        slope=-0.5,
-        theory_label="theory: $d_m^{-1/2}$",
-        xlabel="width $d_m$",
-        ylabel=r"$\|K(\theta_0)-K_\infty\|_F\,/\,\|K_\infty\|_F$",
-        logx=True,
-        logy=True,
+    choices=_NTK_LIMIT_CHOICES,
+    report=Report(
+        r"NTK init, $\tau_0=d_m^{-1}$: $\|K(\theta_0)-K_\infty\|_F/\|K_\infty\|_F$ decays like "
+        "$d_m^{-1/2}$",
+        Plot.rate(
+            -0.5,
+            "d_m",
+            [("geo_mean", "relative error (geometric mean over seeds)")],
+            "width $d_m$",
+            r"$\|K(\theta_0)-K_\infty\|_F\,/\,\|K_\infty\|_F$",
+        ),
     ),
 )
 def ntk_limit(ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int], tau0_power: float) -> Evidence:
@@ -83,32 +98,36 @@ def ntk_limit(ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int], tau0_pow
     )  # fmt: skip
 
 
+_NTK_MINEIG_CHOICES = {
+    "tol": Choice(
+        Rule(1e-10, "round-off margin of exact eigenvalues, relative to |K_inf|_2", CRITERION),
+        range=(1e-12, 1e-08),
+        basis="plausible",
+        reason="a round-off margin (relative to |K_inf|_2): two decades around ours, from 1e-12 to 1e-08",
+    )
+}
+
+
 @claim(
     "wu2023.ntk.mineig",
-    reference="Thm 3 (minimum eigenvalue of the limiting NTK); derivation Sect. 5.5",
+    Source("Thm 3 (minimum eigenvalue of the limiting NTK); derivation Sect. 5.5", Provenance.DERIVED),
     kind=Kind.LOWER,
-    provenance=Provenance.DERIVED,
     statement="lambda_min(K_inf) >= sigma_min(Xbar)^2 / 2 and lambda_min(K_O) >= mu_2^2 min|xbar|^2 "
     "lambda_min(U o U)",
-    quick=dict(sets=100, search=(2, 2, 3, 100)),
-    paper=dict(sets=300, search=(4, 4, 8, 300)),
-    seeds=Seeds.EVERY,
-    consistency=True,
-    rules={"tol": Rule(1e-10, "round-off margin of exact eigenvalues, relative to |K_inf|_2", CRITERION)},
-    choices={
-        "tol": Choice(
-            1e-10,
-            range=(1e-12, 1e-08),
-            basis="plausible",
-            reason="a round-off margin (relative to |K_inf|_2): two decades around ours, from 1e-12 to 1e-08",
-        ),
-    },
-    tex=r"$\lambda_{\min}(K_\infty)\ge\sigma_{\min}(\bar X)^2/2$ and "
-    r"$\lambda_{\min}(K_O)\ge\mu_2^2\min_n\|\bar x_n\|^2\lambda_{\min}(U\circ U)$",
+    profiles=Profiles(
+        quick=dict(sets=100, search=(2, 2, 3, 100)), paper=dict(sets=300, search=(4, 4, 8, 300))
+    ),
+    seeds=SeedPlan(Seeds.EVERY),
+    expect=Expect(consistency=True),
     search=Search(
         ratio="bound / (lambda_min + tol |K_inf|_2), for each bound (the larger worst case is kept)",
         space="every token-mean set Xbar (N, d) = search[:2], unconstrained; starts N(0, 1)",
         budget="search",
+    ),
+    choices=_NTK_MINEIG_CHOICES,
+    report=Report(
+        r"$\lambda_{\min}(K_\infty)\ge\sigma_{\min}(\bar X)^2/2$ and "
+        r"$\lambda_{\min}(K_O)\ge\mu_2^2\min_n\|\bar x_n\|^2\lambda_{\min}(U\circ U)$"
     ),
 )
 def ntk_mineig(ctx: Ctx, *, sets: int, search: tuple[int, int, int, int]) -> Evidence:
@@ -158,40 +177,42 @@ def ntk_mineig(ctx: Ctx, *, sets: int, search: tuple[int, int, int, int]) -> Evi
     )
 
 
+_NTK_RATE_CHOICES = {
+    "d_m": Choice(
+        4096,
+        range=(2048, 8192),
+        basis="plausible",
+        reason="a width in the kernel regime (Thm 4 needs d_m large, no number is recovered): half to "
+        "twice ours (the paper profile's 16384 is beyond the run-time budget)",
+    ),
+    "steps": Choice(
+        100,
+        range=(50, 200),
+        basis="plausible",
+        reason="the horizon of 'at every t' (ours): half to twice ours",
+    ),
+}
+
+
 @claim(
     "wu2023.ntk.rate",
-    reference="Thm 4 (NTK stability, kernel regime); derivation Sect. 5.5",
+    Source("Thm 4 (NTK stability, kernel regime); derivation Sect. 5.5", Provenance.RECONSTRUCTED),
     kind=Kind.UPPER,
-    provenance=Provenance.RECONSTRUCTED,
     statement="NTK init, tau0 = d_m^-1: l_t <= (1 - gamma lambda_min(K_inf)/2)^t l_0 at every t, for "
     "every draw",
-    quick=dict(N=10, d=16, d_s=4, d_m=4096, steps=100),
-    paper=dict(d_m=16384, steps=400),
-    seeds=Seeds.EVERY,
-    n_seeds={"quick": 5, "paper": 10},
-    choices={
-        "d_m": Choice(
-            4096,
-            range=(2048, 8192),
-            basis="plausible",
-            reason="a width in the kernel regime (Thm 4 needs d_m large, no number is recovered): half to "
-            "twice ours (the paper profile's 16384 is beyond the run-time budget)",
-        ),
-        "steps": Choice(
-            100,
-            range=(50, 200),
-            basis="plausible",
-            reason="the horizon of 'at every t' (ours): half to twice ours",
-        ),
-    },
+    profiles=Profiles(quick=dict(N=10, d=16, d_s=4), paper=dict(d_m=16384, steps=400)),
+    seeds=SeedPlan(Seeds.EVERY, quick=5, paper=10),
     alternative=Alternative(
         world="the bound tightened 6-fold: the measurement's resolution, since the worst step is t = 1 at "
         "every seed, where l_1 / bound_1 is 0.21 to 0.71 (seeds 0-4, 1000-4, 2000-4, 3000-4; a bound 6 "
         "times lower fails at every seed)",
         factor=6.0,
     ),
-    tex=r"NTK init, $\tau_0=d_m^{-1}$: $\ell_t\le(1-\gamma\lambda_{\min}(K_\infty)/2)^t\,\ell_0$ "
-    "at every $t$, for every draw",
+    choices=_NTK_RATE_CHOICES,
+    report=Report(
+        r"NTK init, $\tau_0=d_m^{-1}$: $\ell_t\le(1-\gamma\lambda_{\min}(K_\infty)/2)^t\,\ell_0$ "
+        "at every $t$, for every draw"
+    ),
 )
 def ntk_rate(ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int, steps: int) -> Evidence:
     """Thm 4 as we reconstruct it (Du et al. style rate, RECONSTRUCTED). Kind: upper, judged at every

@@ -10,9 +10,26 @@ from dataclasses import replace
 import numpy as np
 
 from bounds import wu2023 as B
-from verify.core import Alternative, Choice, Ctx, Evidence, Kind, Provenance, Rule, Search, Verdict, claim
-from verify.core.judge import ROUNDOFF_RTOL
-from verify.core.record import Seeds
+from verify.core import (
+    ROUNDOFF_RTOL,
+    Alternative,
+    Choice,
+    Ctx,
+    Evidence,
+    Expect,
+    Kind,
+    Plot,
+    Profiles,
+    Provenance,
+    Report,
+    Rule,
+    Search,
+    SeedPlan,
+    Seeds,
+    Source,
+    Verdict,
+    claim,
+)
 from verify.numerics.worstcase import WorstCase
 from verify.wu2023 import experiments as E
 from verify.wu2023 import model as M
@@ -42,31 +59,35 @@ def _searched_lower(worst: float, found: WorstCase, rtol: float) -> Evidence:
     )
 
 
+_PL_CHOICES = {
+    "rtol": Choice(
+        Rule(1e-10, "round-off margin of an exact inequality", _CRITERION),
+        range=(1e-12, 1e-08),
+        basis="plausible",
+        reason="a round-off margin (of an exact inequality): two decades around ours, from 1e-12 to 1e-08",
+    )
+}
+
+
 @claim(
     "wu2023.pl",
-    reference="Prop. 1 proof (PL-type inequality); derivation Sect. 5.1",
+    Source("Prop. 1 proof (PL-type inequality); derivation Sect. 5.1", Provenance.DERIVED),
     kind=Kind.LOWER,
-    provenance=Provenance.DERIVED,
     statement="|grad l(theta)|^2 >= 2 tau1^2 sigma_min(F_pre(theta))^2 l(theta) along GD",
-    quick=dict(N=8, d=16, d_s=4, d_m=64, steps=60, search=(2, 2, 2, 2, 1, 60)),
-    paper=dict(N=20, d=32, d_m=1024, steps=300, search=(3, 2, 3, 3, 6, 200)),
-    seeds=Seeds.EVERY,
-    consistency=True,
-    rules={"rtol": Rule(1e-10, "round-off margin of an exact inequality", _CRITERION)},
-    choices={
-        "rtol": Choice(
-            1e-10,
-            range=(1e-12, 1e-08),
-            basis="plausible",
-            reason="a round-off margin (of an exact inequality): two decades around ours, from 1e-12 to "
-            "1e-08",
-        ),
-    },
-    tex="along GD, "
-    r"$\|\nabla\ell(\theta)\|^2\ge2\tau_1^2\sigma_{\min}(F_{\mathrm{pre}}(\theta))^2\,\ell(\theta)$ "
-    "(PL-type inequality)",
+    profiles=Profiles(
+        quick=dict(N=8, d=16, d_s=4, d_m=64, steps=60, search=(2, 2, 2, 2, 1, 60)),
+        paper=dict(N=20, d=32, d_m=1024, steps=300, search=(3, 2, 3, 3, 6, 200)),
+    ),
+    seeds=SeedPlan(Seeds.EVERY),
+    expect=Expect(consistency=True),
     search=Search(
         ratio="2 tau1^2 sigma_min(F_pre)^2 l (1 - rtol) / |grad l|^2", space=_THETA_SPACE, budget="search"
+    ),
+    choices=_PL_CHOICES,
+    report=Report(
+        "along GD, "
+        r"$\|\nabla\ell(\theta)\|^2\ge2\tau_1^2\sigma_{\min}(F_{\mathrm{pre}}(\theta))^2\,\ell(\theta)$ "
+        "(PL-type inequality)"
     ),
 )
 def pl(
@@ -92,29 +113,37 @@ def pl(
     return _searched_lower(worst, E.theta_search(E.pl_ratio, ctx.rng(1), ctx.seed, *search, rtol), rtol)
 
 
+_NTK_FLOOR_CHOICES = {
+    "rtol": Choice(
+        Rule(1e-8, "round-off margin of an exact inequality (eigenvalues of K)", _CRITERION),
+        range=(1e-10, 1e-06),
+        basis="plausible",
+        reason="a round-off margin (eigenvalues of K): two decades around ours, from 1e-10 to 1e-06",
+    )
+}
+
+
 @claim(
     "wu2023.ntk.floor",
-    reference="Prop. 1 proof (NTK floor lambda_min(K) >= tau1^2 sigma_min(F_pre)^2); derivation Sect. 5.1",
+    Source(
+        "Prop. 1 proof (NTK floor lambda_min(K) >= tau1^2 sigma_min(F_pre)^2); derivation Sect. 5.1",
+        Provenance.DERIVED,
+    ),
     kind=Kind.LOWER,
-    provenance=Provenance.DERIVED,
     statement="lambda_min(K(theta)) >= tau1^2 sigma_min(F_pre(theta))^2 at init and along GD",
-    quick=dict(N=8, d=16, d_s=4, d_m=64, steps=60, every=20, search=(2, 2, 2, 2, 1, 60)),
-    paper=dict(N=20, d=32, d_m=1024, steps=300, search=(3, 2, 3, 3, 6, 200)),
-    seeds=Seeds.EVERY,
-    consistency=True,
-    rules={"rtol": Rule(1e-8, "round-off margin of an exact inequality (eigenvalues of K)", _CRITERION)},
-    choices={
-        "rtol": Choice(
-            1e-08,
-            range=(1e-10, 1e-06),
-            basis="plausible",
-            reason="a round-off margin (eigenvalues of K): two decades around ours, from 1e-10 to 1e-06",
-        ),
-    },
-    tex=r"$\lambda_{\min}(K(\theta))\ge\tau_1^2\sigma_{\min}(F_{\mathrm{pre}}(\theta))^2$ at init "
-    "and along GD",
+    profiles=Profiles(
+        quick=dict(N=8, d=16, d_s=4, d_m=64, steps=60, every=20, search=(2, 2, 2, 2, 1, 60)),
+        paper=dict(N=20, d=32, d_m=1024, steps=300, search=(3, 2, 3, 3, 6, 200)),
+    ),
+    seeds=SeedPlan(Seeds.EVERY),
+    expect=Expect(consistency=True),
     search=Search(
         ratio="tau1^2 sigma_min(F_pre)^2 (1 - rtol) / lambda_min(K)", space=_THETA_SPACE, budget="search"
+    ),
+    choices=_NTK_FLOOR_CHOICES,
+    report=Report(
+        r"$\lambda_{\min}(K(\theta))\ge\tau_1^2\sigma_{\min}(F_{\mathrm{pre}}(\theta))^2$ at init "
+        "and along GD"
     ),
 )
 def ntk_floor(
@@ -152,33 +181,33 @@ def ntk_floor(
     )
 
 
+_LIPSCHITZ_CHOICES = {
+    "configs": Choice(
+        8,
+        range=(4, 24),
+        basis="plausible",
+        reason="the random configurations drawn (ours; the paper profile has 60): half to 3 times ours",
+    ),
+    "pairs": Choice(
+        5,
+        range=(3, 10),
+        basis="plausible",
+        reason="the pairs of points per configuration (ours; the paper profile has 10): 3 to 10",
+    ),
+}
+
+
 @claim(
     "wu2023.lipschitz",
-    reference="Prop. 1 (its Lipschitz constants rho, z); derivation Sect. 5.1",
+    Source("Prop. 1 (its Lipschitz constants rho, z); derivation Sect. 5.1", Provenance.DERIVED),
     kind=Kind.UPPER,
-    provenance=Provenance.DERIVED,
     statement="|F_pre(theta) - F_pre(theta')|_F <= rho |theta - theta'| and |J(theta)|_2 <= z on the ball",
-    quick=dict(N=6, d=8, d_s=4, d_m=32, configs=8, pairs=5, search=(1, 2, 1, 1, 1, 100, 0)),
-    paper=dict(configs=60, pairs=10, search=(1, 2, 2, 2, 4, 200, 12)),
-    seeds=Seeds.EVERY,
-    consistency=True,
-    choices={
-        "configs": Choice(
-            8,
-            range=(4, 24),
-            basis="plausible",
-            reason="the random configurations drawn (ours; the paper profile has 60): half to 3 times ours",
-        ),
-        "pairs": Choice(
-            5,
-            range=(3, 10),
-            basis="plausible",
-            reason="the pairs of points per configuration (ours; the paper profile has 10): 3 to 10",
-        ),
-    },
-    tex="on the ball: "
-    r"$\|F_{\mathrm{pre}}(\theta)-F_{\mathrm{pre}}(\theta')\|_F\le\rho\|\theta-\theta'\|$ and "
-    r"$\|J(\theta)\|_2\le z$",
+    profiles=Profiles(
+        quick=dict(N=6, d=8, d_s=4, d_m=32, search=(1, 2, 1, 1, 1, 100, 0)),
+        paper=dict(configs=60, pairs=10, search=(1, 2, 2, 2, 4, 200, 12)),
+    ),
+    seeds=SeedPlan(Seeds.EVERY),
+    expect=Expect(consistency=True),
     search=Search(
         ratio="|dF_pre(theta)|_2 / (rho (1 + rtol)), lambda-bar_b = |W_b|_2 (the best Lipschitz constant of "
         "F_pre on a ball through theta, over rho)",
@@ -186,6 +215,12 @@ def ntk_floor(
         "width d_m = search[3] (tau0 = d_m^-1/2); every ball and pair of the statement reduce to this; "
         "starts N(0, 1) where the ratio is at least 1e-3",
         budget="search",
+    ),
+    choices=_LIPSCHITZ_CHOICES,
+    report=Report(
+        "on the ball: "
+        r"$\|F_{\mathrm{pre}}(\theta)-F_{\mathrm{pre}}(\theta')\|_F\le\rho\|\theta-\theta'\|$ and "
+        r"$\|J(\theta)\|_2\le z$"
     ),
 )
 def lipschitz(
@@ -245,44 +280,45 @@ def _prop1_notes(g: float, tau1: float, alpha: float, ok_t: int, steps: int, L, 
     ]
 
 
+_PROP1_CHOICES = {
+    "decrease_rtol": Choice(
+        Rule(1e-12, "round-off allowance (relative to l_s) in the sufficient-decrease premise", "attncheck"),
+        range=(1e-14, 1e-10),
+        basis="plausible",
+        reason="a round-off margin (relative to l_s): two decades around ours, from 1e-14 to 1e-10",
+    )
+}
+
+
 @claim(
     "wu2023.prop1",
-    reference="Prop. 1 (linear rate); derivation Sect. 5.2",
+    Source("Prop. 1 (linear rate); derivation Sect. 5.2", Provenance.RECONSTRUCTED),
     kind=Kind.UPPER,
-    provenance=Provenance.RECONSTRUCTED,
     statement="l_t <= (1 - gamma tau1^2 alpha^2/4)^t l_0 wherever the per-step sufficient decrease and "
     "sigma_min(F_pre^s) >= alpha/2 held for s <= t",
     assumptions=(
         "sufficient decrease l_{s+1} <= l_s - gamma/2 |grad l_s|^2 holds at s = 0",
         "gamma <= 1/lambda_max(K_0)",
     ),
-    quick=dict(N=8, d=16, d_s=4, d_m=128, steps=200, tau0_power=0.5, init="lecun", regime="active"),
-    paper=dict(N=100, d=128, d_s=8, d_m=2048, steps=400),
-    seeds=Seeds.EVERY,
-    consistency=True,
-    rules={
-        "decrease_rtol": Rule(
-            1e-12, "round-off allowance (relative to l_s) in the sufficient-decrease premise", "attncheck"
-        )
-    },
-    choices={
-        "decrease_rtol": Choice(
-            1e-12,
-            range=(1e-14, 1e-10),
-            basis="plausible",
-            reason="a round-off margin (relative to l_s): two decades around ours, from 1e-14 to 1e-10",
+    profiles=Profiles(
+        quick=dict(N=8, d=16, d_s=4, d_m=128, steps=200, tau0_power=0.5, init="lecun", regime="active"),
+        paper=dict(N=100, d=128, d_s=8, d_m=2048, steps=400),
+    ),
+    seeds=SeedPlan(Seeds.EVERY),
+    expect=Expect(consistency=True),
+    choices=_PROP1_CHOICES,
+    report=Report(
+        r"Prop.~1: $\ell_t\le(1-\gamma\tau_1^2\alpha^2/4)^t\,\ell_0$ wherever sufficient decrease "
+        r"and $\sigma_{\min}(F_{\mathrm{pre}}^s)\ge\alpha/2$ held for $s\le t$",
+        Plot(
+            x="t",
+            curves=[("loss", "training loss")],
+            theory="bound",
+            theory_label=r"Prop. 1: $(1-\gamma\tau_1^2\alpha^2/4)^t\,\ell_0$",
+            xlabel="GD step $t$",
+            ylabel=r"loss $\ell_t$",
+            logy=True,
         ),
-    },
-    tex=r"Prop.~1: $\ell_t\le(1-\gamma\tau_1^2\alpha^2/4)^t\,\ell_0$ wherever sufficient decrease "
-    r"and $\sigma_{\min}(F_{\mathrm{pre}}^s)\ge\alpha/2$ held for $s\le t$",
-    plot=dict(
-        x="t",
-        curves=[("loss", "training loss")],
-        theory="bound",
-        theory_label=r"Prop. 1: $(1-\gamma\tau_1^2\alpha^2/4)^t\,\ell_0$",
-        xlabel="GD step $t$",
-        ylabel=r"loss $\ell_t$",
-        logy=True,
     ),
 )
 def prop1(
@@ -324,17 +360,42 @@ def prop1(
     )
 
 
+_PROP1_VACUOUS_CHOICES = {
+    "N": Choice(
+        8,
+        range=(4, 16),
+        basis="plausible",
+        reason="the number of examples (ours): half to twice ours, d = 16 >= N (the A3 reading's premise)",
+    ),
+    "d": Choice(
+        16,
+        range=(16, 32),
+        basis="plausible",
+        reason="the token dimension (ours): from 16 (d >= N at every N of its range) to the paper "
+        "profile's 32",
+    ),
+    "widths": Choice(
+        [64, 128, 256, 512],
+        options=([64, 128, 256, 512], [128, 256, 512, 1024], [64, 128, 256]),
+        basis="plausible",
+        reason="the widths run (ours; the paper profile's 1024 to 16384): doubling from 64, shifted up "
+        "one doubling or one point shorter at the top",
+    ),
+}
+
+
 @claim(
     "wu2023.prop1.vacuous",
-    reference="Prop. 1 conditions; Corollary 1; derivation Sect. 5.2",
+    Source("Prop. 1 conditions; Corollary 1; derivation Sect. 5.2", Provenance.DERIVED),
     kind=Kind.CONDITION,
-    provenance=Provenance.DERIVED,
     statement="the width at which the Prop. 1 conditions C1 and C2 would hold at init, against the "
     "largest width run",
-    quick=dict(N=8, d=16, d_s=4, widths=[64, 128, 256, 512], tau0_power=0.5, label_scale=1.0),
-    paper=dict(N=20, d=32, widths=[1024, 2048, 4096, 8192, 16384]),
-    expect=Verdict.VACUOUS,
-    seeds=Seeds.POOLED,
+    profiles=Profiles(
+        quick=dict(d_s=4, tau0_power=0.5, label_scale=1.0),
+        paper=dict(N=20, d=32, widths=[1024, 2048, 4096, 8192, 16384]),
+    ),
+    seeds=SeedPlan(Seeds.POOLED),
+    expect=Expect(Verdict.VACUOUS),
     alternative=Alternative(
         "a single one-token example (N = 1, d = 128, d_s = 1) whose label is 0.01 (an initialisation next to "
         "a global minimiser, Prop. 1's local regime), run up to d_m = 16384 (cheap at N = 1): C1 and C2 "
@@ -342,40 +403,20 @@ def prop1(
         overrides=dict(N=1, d=128, d_s=1, label_scale=0.01, widths=[1024, 2048, 4096, 8192, 16384]),
         expect=Verdict.HOLDS,
     ),
-    choices={
-        "N": Choice(
-            8,
-            range=(4, 16),
-            basis="plausible",
-            reason="the number of examples (ours): half to twice ours, d = 16 >= N (the A3 reading's "
-            "premise)",
+    choices=_PROP1_VACUOUS_CHOICES,
+    report=Report(
+        "the width $d_m^*$ at which Prop.~1's conditions C1, C2 would hold at init "
+        "(extrapolated), against the largest $d_m$ run",
+        Plot(
+            x="d_m",
+            curves=[("c1", "condition C1"), ("c2", "condition C2")],
+            const=1.0,
+            theory_label=r"condition holds (ratio $\geq1$)",
+            xlabel="width $d_m$",
+            ylabel="ratio at init",
+            logx=True,
+            logy=True,
         ),
-        "d": Choice(
-            16,
-            range=(16, 32),
-            basis="plausible",
-            reason="the token dimension (ours): from 16 (d >= N at every N of its range) to the paper "
-            "profile's 32",
-        ),
-        "widths": Choice(
-            [64, 128, 256, 512],
-            options=([64, 128, 256, 512], [128, 256, 512, 1024], [64, 128, 256]),
-            basis="plausible",
-            reason="the widths run (ours; the paper profile's 1024 to 16384): doubling from 64, shifted up "
-            "one doubling or one point shorter at the top",
-        ),
-    },
-    tex="the width $d_m^*$ at which Prop.~1's conditions C1, C2 would hold at init "
-    "(extrapolated), against the largest $d_m$ run",
-    plot=dict(
-        x="d_m",
-        curves=[("c1", "condition C1"), ("c2", "condition C2")],
-        const=1.0,
-        theory_label=r"condition holds (ratio $\geq1$)",
-        xlabel="width $d_m$",
-        ylabel="ratio at init",
-        logx=True,
-        logy=True,
     ),
 )
 def prop1_vacuous(
@@ -405,41 +446,48 @@ def prop1_vacuous(
     )
 
 
+_REVIEW_LOGPLOT_CHOICES = {
+    "d_m": Choice(
+        128,
+        range=(64, 384),
+        basis="plausible",
+        reason="the width (ours; the paper profile's 2048 is beyond the run-time budget): half to "
+        "3 times ours",
+    ),
+    "steps": Choice(
+        200,
+        range=(100, 400),
+        basis="plausible",
+        reason="the GD horizon over which the average decay is read (ours): half to twice ours",
+    ),
+}
+
+
 @claim(
     "wu2023.review.logplot",
-    reference="Prop. 1; reviewer question (theoretical vs empirical decay on a log scale); "
-    "derivation Sect. 5.2",
+    Source(
+        "Prop. 1; reviewer question (theoretical vs empirical decay on a log scale); derivation Sect. 5.2",
+        Provenance.RECONSTRUCTED,
+    ),
     kind=Kind.LOWER,
-    provenance=Provenance.RECONSTRUCTED,
     statement="the empirical per-step log-loss decay is at least the Prop. 1 rate -log(1 - gamma alpha^2/4)",
-    quick=dict(N=10, d=16, d_s=4, d_m=128, steps=200, tau0_power=0.5),
-    paper=dict(N=100, d=128, d_s=8, d_m=2048, steps=400),
-    seeds=Seeds.EVERY,
-    consistency=True,
-    choices={
-        "d_m": Choice(
-            128,
-            range=(64, 384),
-            basis="plausible",
-            reason="the width (ours; the paper profile's 2048 is beyond the run-time budget): half to "
-            "3 times ours",
+    profiles=Profiles(
+        quick=dict(N=10, d=16, d_s=4, tau0_power=0.5), paper=dict(N=100, d=128, d_s=8, d_m=2048, steps=400)
+    ),
+    seeds=SeedPlan(Seeds.EVERY),
+    expect=Expect(consistency=True),
+    choices=_REVIEW_LOGPLOT_CHOICES,
+    report=Report(
+        r"the per-step decay $-\frac1T\log(\ell_T/\ell_0)$ is at least Prop.~1's rate "
+        r"$-\log(1-\gamma\alpha^2/4)$",
+        Plot(
+            x="t",
+            curves=[("log10_loss", "training loss")],
+            theory="log10_bound",
+            theory_label=r"Prop. 1 rate from $\ell_0$",
+            xlabel="GD step $t$",
+            ylabel=r"$\log_{10}\ell_t$",
         ),
-        "steps": Choice(
-            200,
-            range=(100, 400),
-            basis="plausible",
-            reason="the GD horizon over which the average decay is read (ours): half to twice ours",
-        ),
-    },
-    tex=r"the per-step decay $-\frac1T\log(\ell_T/\ell_0)$ is at least Prop.~1's rate "
-    r"$-\log(1-\gamma\alpha^2/4)$",
-    plot=dict(
-        x="t",
-        curves=[("log10_loss", "training loss")],
-        theory="log10_bound",
-        theory_label=r"Prop. 1 rate from $\ell_0$",
-        xlabel="GD step $t$",
-        ylabel=r"$\log_{10}\ell_t$",
     ),
 )
 def review_logplot(

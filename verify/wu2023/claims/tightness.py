@@ -9,9 +9,25 @@ from __future__ import annotations
 import numpy as np
 
 from bounds import wu2023 as B
-from verify.core import Alternative, Choice, Ctx, Evidence, Kind, Provenance, Rule, Verdict, claim
-from verify.core.format import fmt_sci
-from verify.core.record import Seeds
+from verify.core import (
+    Alternative,
+    Choice,
+    Ctx,
+    Evidence,
+    Expect,
+    Kind,
+    Plot,
+    Profiles,
+    Provenance,
+    Report,
+    Rule,
+    SeedPlan,
+    Seeds,
+    Source,
+    Verdict,
+    claim,
+    fmt_sci,
+)
 from verify.numerics.fit import fit_rate
 from verify.wu2023 import experiments as E
 
@@ -20,32 +36,31 @@ from verify.wu2023 import experiments as E
 #: d = 64), and the last local slope would measure that floor (exponent 1), not the theorems' widths;
 #: with N <= d/4 the floor stays below the minimal widths (16 to 64) at every N (errata).
 _GRID = [2, 3, 4, 6, 8, 11, 16, 23, 32, 45, 64, 91, 128]
-QUICK = dict(Ns=[2, 4, 8, 16], d=64, d_s=4, widths=_GRID, steps=1000, frac=1e-2)
+_NS = [2, 4, 8, 16]
+QUICK = dict(d=64, d_s=4, steps=1000)
 PAPER = dict(Ns=[4, 8, 16, 32], d=128, widths=[*_GRID, 181, 256], steps=2000)
-RULES = {
-    "tol": Rule(0.2, "Omega~ hides log factors: a local exponent within 0.2 of the claimed one", "attncheck"),
-    "step_factor": Rule(
-        0.25,
-        "gamma = step_factor / lambda_max(K_0): at 1 / lambda_max the sufficient decrease fails at "
-        "widths below about 2d whatever N, so the minimal width would follow d (errata)",
-        "attncheck",
-    ),
-    "decrease_rtol": Rule(
-        1e-12, "round-off allowance (relative to l_t) in the sufficient decrease", "attncheck"
-    ),
-}
+#: Who asks whether the width conditions are tight (the tightness claims answer a reviewer's question).
+REVIEW = (
+    "NeurIPS 2023 review of the paper (OpenReview forum 8ZveVHfmIE): \"the authors' thoughts "
+    "about the tightness on the width condition\"; class (A), a reviewer's question"
+)
 
 #: The choices of the tightness claims: the band, our step and our loss target.
 TIGHT_CHOICES = {
     "tol": Choice(
-        0.2,
+        Rule(0.2, "Omega~ hides log factors: a local exponent within 0.2 of the claimed one", "attncheck"),
         range=(0.1, 0.5),
         basis="plausible",
         reason="Omega~ hides log factors: a local exponent within 0.1 to 0.5 of the claimed one (half the "
         "distance to the nearest competing order)",
     ),
     "step_factor": Choice(
-        0.25,
+        Rule(
+            0.25,
+            "gamma = step_factor / lambda_max(K_0): at 1 / lambda_max the sufficient decrease fails at "
+            "widths below about 2d whatever N, so the minimal width would follow d (errata)",
+            "attncheck",
+        ),
         range=(0.125, 0.5),
         basis="plausible",
         reason="gamma = step_factor / lambda_max(K_0) (ours, below Prop. 1's 1/C): half to twice ours; at 1 "
@@ -58,7 +73,7 @@ TIGHT_CHOICES = {
         reason="the loss target l <= frac l_0 (ours; the theorems give a rate, not a target): 3e-3 to 3e-2",
     ),
     "decrease_rtol": Choice(
-        1e-12,
+        Rule(1e-12, "round-off allowance (relative to l_t) in the sufficient decrease", "attncheck"),
         range=(1e-13, 1e-10),
         basis="plausible",
         reason="round-off allowed in the sufficient decrease, relative to l_t: 10x tighter to 100x looser "
@@ -67,8 +82,8 @@ TIGHT_CHOICES = {
         "end changes a success",
     ),
     "Ns": Choice(
-        QUICK["Ns"],
-        options=(QUICK["Ns"], [4, 8, 16], [2, 4, 8]),
+        _NS,
+        options=(_NS, [4, 8, 16], [2, 4, 8]),
         basis="plausible",
         reason="the ladder of N (ours; N <= d/4 keeps the floor d_m >= N below the minimal widths): one "
         "point shorter at either end",
@@ -81,6 +96,8 @@ TIGHT_CHOICES = {
         "grid), or 2-spaced",
     ),
 }
+#: The tightness claims' seeds: 3 seeds gave intervals up to 1.4 wide (grid steps of sqrt 2).
+TIGHT_SEEDS = SeedPlan(Seeds.POOLED, quick=6, paper=20)
 
 
 def _tight(ctx: Ctx, p: float, claimed: float, Ns, d, d_s, widths, steps, frac, d_per_N: int = 0) -> Evidence:
@@ -117,9 +134,9 @@ def _tight(ctx: Ctx, p: float, claimed: float, Ns, d, d_s, widths, steps, frac, 
 
 
 #: The success frequency against width, one curve per N (quick-profile N values).
-SUCCESS_PLOT = dict(
+SUCCESS_PLOT = Plot(
     x="width",
-    curves=[(f"success N={n}", f"$N={n}$") for n in QUICK["Ns"]],
+    curves=[(f"success N={n}", f"$N={n}$") for n in _NS],
     const=1.0,
     theory_label="every seed succeeds",
     xlabel="width $d_m$",
@@ -130,29 +147,27 @@ SUCCESS_PLOT = dict(
 
 @claim(
     "wu2023.thm1.tight",
-    source=(
-        "NeurIPS 2023 review of the paper (OpenReview forum 8ZveVHfmIE): \"the authors' thoughts "
-        "about the tightness on the width condition\"; class (A), a reviewer's question"
+    Source(
+        "Thm 1; reviewer question (is the width condition tight?)",
+        Provenance.QUESTION,
+        quote=REVIEW,
     ),
-    reference="Thm 1; reviewer question (is the width condition tight?)",
     kind=Kind.RATE,
-    provenance=Provenance.QUESTION,
     statement="the empirical minimal width at which GD reaches l <= 1e-2 l_0 with Prop. 1's premises "
     "along the run grows like N^2 (tau0 = d_m^-1/2, fixed d >= N)",
-    quick=QUICK,
-    paper=PAPER,
-    expect=Verdict.VIOLATED,
-    seeds=Seeds.POOLED,
-    n_seeds={"quick": 6, "paper": 20},  # 3 seeds: intervals up to 1.4 wide (grid steps of sqrt 2)
-    rules=RULES,
-    choices=TIGHT_CHOICES,
+    profiles=Profiles(quick=QUICK, paper=PAPER),
+    seeds=TIGHT_SEEDS,
+    expect=Expect(Verdict.VIOLATED),
     alternative=Alternative(
         world="a minimal width growing like N^3, the cubic width of a citing paper's reading (THIRD-PARTY)",
         exponent=3.0,
     ),
-    tex=r"Thm~1, $\tau_0=d_m^{-1/2}$, fixed $d\ge N$: the least $d_m$ at which GD reaches "
-    r"$\ell\le10^{-2}\ell_0$ with Prop.~1's premises grows like $N^2$",
-    plot=SUCCESS_PLOT,
+    choices=TIGHT_CHOICES,
+    report=Report(
+        r"Thm~1, $\tau_0=d_m^{-1/2}$, fixed $d\ge N$: the least $d_m$ at which GD reaches "
+        r"$\ell\le10^{-2}\ell_0$ with Prop.~1's premises grows like $N^2$",
+        SUCCESS_PLOT,
+    ),
 )
 def thm1_tight(
     ctx: Ctx, *, Ns: list[int], d: int, d_s: int, widths: list[int], steps: int, frac: float
@@ -171,25 +186,19 @@ def thm1_tight(
 
 @claim(
     "wu2023.thm2.tight",
-    source=(
-        "NeurIPS 2023 review of the paper (OpenReview forum 8ZveVHfmIE): \"the authors' thoughts "
-        "about the tightness on the width condition\"; class (A), a reviewer's question"
-    ),
-    reference="Thm 2; reviewer question (tightness)",
+    Source("Thm 2; reviewer question (tightness)", Provenance.QUESTION, quote=REVIEW),
     kind=Kind.RATE,
-    provenance=Provenance.QUESTION,
     statement="the empirical minimal width (as wu2023.thm1.tight) grows like N (tau0 = d_m^-1, fixed d >= N)",
-    quick=QUICK,
-    paper=PAPER,
-    expect=Verdict.VIOLATED,
-    seeds=Seeds.POOLED,
-    n_seeds={"quick": 6, "paper": 20},  # 3 seeds: intervals up to 1.4 wide (grid steps of sqrt 2)
-    rules=RULES,
-    choices=TIGHT_CHOICES,
+    profiles=Profiles(quick=QUICK, paper=PAPER),
+    seeds=TIGHT_SEEDS,
+    expect=Expect(Verdict.VIOLATED),
     alternative=Alternative(world="a minimal width growing like N^2, Thm 1's order", exponent=2.0),
-    tex=r"Thm~2, $\tau_0=d_m^{-1}$, fixed $d\ge N$: the least $d_m$ at which GD reaches "
-    r"$\ell\le10^{-2}\ell_0$ with Prop.~1's premises grows like $N$",
-    plot=SUCCESS_PLOT,
+    choices=TIGHT_CHOICES,
+    report=Report(
+        r"Thm~2, $\tau_0=d_m^{-1}$, fixed $d\ge N$: the least $d_m$ at which GD reaches "
+        r"$\ell\le10^{-2}\ell_0$ with Prop.~1's premises grows like $N$",
+        SUCCESS_PLOT,
+    ),
 )
 def thm2_tight(
     ctx: Ctx, *, Ns: list[int], d: int, d_s: int, widths: list[int], steps: int, frac: float
@@ -202,21 +211,24 @@ def thm2_tight(
 
 @claim(
     "wu2023.thm1.tight.dgrow",
-    source=(
-        "NeurIPS 2023 review of the paper (OpenReview forum 8ZveVHfmIE): \"the authors' thoughts "
-        "about the tightness on the width condition\"; class (A), a reviewer's question"
+    Source(
+        "Thm 1; reviewer question (is the width condition tight?), with d growing with N",
+        Provenance.QUESTION,
+        quote=REVIEW,
     ),
-    reference="Thm 1; reviewer question (is the width condition tight?), with d growing with N",
     kind=Kind.RATE,
-    provenance=Provenance.QUESTION,
     statement="the empirical minimal width (as wu2023.thm1.tight) grows like N^2 when d grows with N "
     "(d = 4N, tau0 = d_m^-1/2)",
-    quick=dict(Ns=[2, 4, 8, 16], d_per_N=4, d_s=4, widths=_GRID, steps=1000, frac=1e-2),
-    paper=dict(Ns=[4, 8, 16, 32], widths=[*_GRID, 181, 256], steps=2000),
-    expect=Verdict.VIOLATED,
-    seeds=Seeds.POOLED,
-    n_seeds={"quick": 6, "paper": 20},
-    rules=RULES,
+    profiles=Profiles(
+        quick=dict(d_s=4, steps=1000),
+        paper=dict(Ns=[4, 8, 16, 32], widths=[*_GRID, 181, 256], steps=2000),
+    ),
+    seeds=TIGHT_SEEDS,
+    expect=Expect(Verdict.VIOLATED),
+    alternative=Alternative(
+        world="a minimal width growing like N^3, the cubic width with d >= N of a citing paper's reading",
+        exponent=3.0,
+    ),
     choices={
         **TIGHT_CHOICES,
         "d_per_N": Choice(
@@ -224,17 +236,14 @@ def thm2_tight(
             range=(4, 8),
             basis="plausible",
             reason="d = d_per_N N: from 4 (below, at N = d/2, the floor d_m >= N that alpha > 0 needs sets "
-            "the "
-            "minimal width: errata) to 8",
+            "the minimal width: errata) to 8",
         ),
     },
-    alternative=Alternative(
-        world="a minimal width growing like N^3, the cubic width with d >= N of a citing paper's reading",
-        exponent=3.0,
+    report=Report(
+        r"Thm~1, $\tau_0=d_m^{-1/2}$, $d=4N$: the least $d_m$ at which GD reaches "
+        r"$\ell\le10^{-2}\ell_0$ with Prop.~1's premises grows like $N^2$",
+        SUCCESS_PLOT,
     ),
-    tex=r"Thm~1, $\tau_0=d_m^{-1/2}$, $d=4N$: the least $d_m$ at which GD reaches "
-    r"$\ell\le10^{-2}\ell_0$ with Prop.~1's premises grows like $N^2$",
-    plot=SUCCESS_PLOT,
 )
 def thm1_tight_dgrow(
     ctx: Ctx, *, Ns: list[int], d_per_N: int, d_s: int, widths: list[int], steps: int, frac: float

@@ -6,8 +6,24 @@ from __future__ import annotations
 import numpy as np
 
 from bounds.checks import check_choice
-from verify.core import Alternative, Choice, Ctx, Evidence, Kind, Provenance, Rule, claim
-from verify.core.record import Interval, Seeds
+from verify.core import (
+    Alternative,
+    Choice,
+    Ctx,
+    Evidence,
+    Expect,
+    Interval,
+    Kind,
+    Plot,
+    Profiles,
+    Provenance,
+    Report,
+    Rule,
+    SeedPlan,
+    Seeds,
+    Source,
+    claim,
+)
 from verify.numerics.fit import fit_rate
 from verify.wu2023 import experiments as E
 from verify.wu2023.claims.common import CRITERION as _CRITERION
@@ -32,65 +48,69 @@ def _steps(rows: list[list[dict]], miss: float) -> np.ndarray:
     return np.array([[miss if r["steps"] is None else r["steps"] for r in row] for row in rows])
 
 
+_EMP_WIDTH_CHOICES = {
+    "target": Choice(
+        Rule(1e-3, "speed = steps until l <= target l_0", _CRITERION),
+        range=(1e-4, 1e-2),
+        basis="plausible",
+        reason="'speed' as the steps to a loss target (ours; Fig. 1a shows whole curves): a decade "
+        "either "
+        "side of 1e-3",
+    ),
+    "step": Choice(
+        "paper",
+        options=("paper", "common"),
+        basis="plausible",
+        reason="one step for every width, as the statement asks: the quoted protocol (mean loss, gamma = "
+        "1) or ours (sum loss, the smallest stable 1/lambda_max(K_0) over the seeds at the widest "
+        "model); "
+        "'own' (a step per width) is the alternative world, not this statement",
+    ),
+    "N": Choice(
+        10,
+        range=(6, 20),
+        basis="plausible",
+        reason="the quick configuration's number of examples (the paper's synthetic run has N = 100, too "
+        "slow for a quick check): 6 to 20",
+    ),
+    "widths": Choice(
+        [32, 64, 128, 256],
+        options=([32, 64, 128, 256], [64, 128, 256, 512], [32, 64, 128]),
+        basis="plausible",
+        reason="the widths of the quick configuration (the paper's are not recovered): doubling from 32, "
+        "shifted up one doubling or one point shorter at the top",
+    ),
+}
+
+
 @claim(
     "wu2023.emp.width",
-    reference="Sect. 5.1, Fig. 1a (wider => faster)",
+    Source("Sect. 5.1, Fig. 1a (wider => faster)", Provenance.EXACT),
     kind=Kind.QUALITATIVE,
-    provenance=Provenance.EXACT,
     statement="at one step size common to all widths (the paper's protocol: gamma = 1 for every width), "
     "the mean number of steps to l <= 1e-3 l_0 does not increase with d_m",
-    quick=dict(N=10, d=16, d_s=4, widths=[32, 64, 128, 256], steps=400, step="paper"),
-    paper=dict(N=100, d=128, d_s=8, widths=[128, 512, 2048], steps=400),
-    seeds=Seeds.POOLED,
-    n_seeds={"quick": 6, "paper": 10},
-    rules={"target": Rule(1e-3, "speed = steps until l <= target l_0", _CRITERION)},
-    choices={
-        "target": Choice(
-            1e-3,
-            range=(1e-4, 1e-2),
-            basis="plausible",
-            reason="'speed' as the steps to a loss target (ours; Fig. 1a shows whole curves): a decade "
-            "either "
-            "side of 1e-3",
-        ),
-        "step": Choice(
-            "paper",
-            options=("paper", "common"),
-            basis="plausible",
-            reason="one step for every width, as the statement asks: the quoted protocol (mean loss, gamma = "
-            "1) or ours (sum loss, the smallest stable 1/lambda_max(K_0) over the seeds at the widest "
-            "model); "
-            "'own' (a step per width) is the alternative world, not this statement",
-        ),
-        "N": Choice(
-            10,
-            range=(6, 20),
-            basis="plausible",
-            reason="the quick configuration's number of examples (the paper's synthetic run has N = 100, too "
-            "slow for a quick check): 6 to 20",
-        ),
-        "widths": Choice(
-            [32, 64, 128, 256],
-            options=([32, 64, 128, 256], [64, 128, 256, 512], [32, 64, 128]),
-            basis="plausible",
-            reason="the widths of the quick configuration (the paper's are not recovered): doubling from 32, "
-            "shifted up one doubling or one point shorter at the top",
-        ),
-    },
+    profiles=Profiles(
+        quick=dict(d=16, d_s=4, steps=400),
+        paper=dict(N=100, d=128, d_s=8, widths=[128, 512, 2048], steps=400),
+    ),
+    seeds=SeedPlan(Seeds.POOLED, quick=6, paper=10),
     alternative=_OWN_STEP,
-    tex="Fig.~1a, wider is faster: at one step size for all widths the mean number of steps to "
-    r"$\ell\le10^{-3}\ell_0$ does not increase with $d_m$",
-    plot=dict(
-        x="d_m",
-        curves=[
-            ("steps_common", r"common step $\gamma$ (the claim)"),
-            ("steps_own", r"own step $\gamma=1/\lambda_{\max}(K_0)$"),
-            ("steps_paper", r"quoted protocol: mean loss, $\gamma=1$"),
-        ],
-        xlabel="width $d_m$",
-        ylabel=r"mean steps to $\ell\leq10^{-3}\ell_0$",
-        logx=True,
-        logy=True,
+    choices=_EMP_WIDTH_CHOICES,
+    report=Report(
+        "Fig.~1a, wider is faster: at one step size for all widths the mean number of steps to "
+        r"$\ell\le10^{-3}\ell_0$ does not increase with $d_m$",
+        Plot(
+            x="d_m",
+            curves=[
+                ("steps_common", r"common step $\gamma$ (the claim)"),
+                ("steps_own", r"own step $\gamma=1/\lambda_{\max}(K_0)$"),
+                ("steps_paper", r"quoted protocol: mean loss, $\gamma=1$"),
+            ],
+            xlabel="width $d_m$",
+            ylabel=r"mean steps to $\ell\leq10^{-3}\ell_0$",
+            logx=True,
+            logy=True,
+        ),
     ),
 )
 def emp_width(ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int], steps: int, step: str) -> Evidence:
@@ -142,48 +162,51 @@ def emp_width(ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int], steps: i
     )
 
 
+_LAZY_CHOICES = {
+    "slope_max": Choice(
+        Rule(-0.3, "a clear decay, well beyond seed noise", _CRITERION),
+        range=(-0.5, -0.2),
+        basis="plausible",
+        reason="'a clear decay' in numbers: a log-log slope below -0.5 to -0.2 (the textbook lazy rate "
+        "is -1/2)",
+    ),
+    "widths": Choice(
+        [32, 128, 512],
+        options=([32, 128, 512], [16, 64, 256], [64, 256, 1024]),
+        basis="plausible",
+        reason="the width ladder (ours; the paper profile's 256 to 4096): steps of 4, shifted down or up "
+        "by a factor 2",
+    ),
+}
+
+
 @claim(
     "wu2023.lazy",
-    reference="Fig. 1b/c and Fig. 9b/c (weights and NTK move less when wider)",
+    Source("Fig. 1b/c and Fig. 9b/c (weights and NTK move less when wider)", Provenance.EXACT),
     kind=Kind.UPPER,
-    provenance=Provenance.EXACT,
     statement="max relative weight change and NTK drift both decay with d_m (log-log slopes < -0.3, "
     "upper 95% limits)",
-    quick=dict(N=8, d=16, d_s=4, widths=[32, 128, 512], steps=100, tau0_power=0.5),
-    paper=dict(N=20, d=32, widths=[256, 1024, 4096], steps=300),
-    seeds=Seeds.POOLED,
-    consistency=True,
-    rules={"slope_max": Rule(-0.3, "a clear decay, well beyond seed noise", _CRITERION)},
-    choices={
-        "slope_max": Choice(
+    profiles=Profiles(
+        quick=dict(N=8, d=16, d_s=4, steps=100, tau0_power=0.5),
+        paper=dict(N=20, d=32, widths=[256, 1024, 4096], steps=300),
+    ),
+    seeds=SeedPlan(Seeds.POOLED),
+    expect=Expect(consistency=True),
+    choices=_LAZY_CHOICES,
+    report=Report(
+        r"Fig.~9b/c: $\max_t\|\theta_t-\theta_0\|/\|\theta_0\|$ and $\|K_T-K_0\|_F/\|K_0\|_F$ "
+        "decay in $d_m$ with log-log slopes $<-0.3$",
+        Plot.rate(
             -0.3,
-            range=(-0.5, -0.2),
-            basis="plausible",
-            reason="'a clear decay' in numbers: a log-log slope below -0.5 to -0.2 (the textbook lazy rate "
-            "is -1/2)",
+            "d_m",
+            [
+                ("weight_drift", r"weights $\max_t\|\theta_t-\theta_0\|/\|\theta_0\|$"),
+                ("ntk_drift", r"NTK $\|K_T-K_0\|_F/\|K_0\|_F$"),
+            ],
+            "width $d_m$",
+            "relative change",
+            theory_label="slope $-0.3$ (the claim: steeper)",
         ),
-        "widths": Choice(
-            [32, 128, 512],
-            options=([32, 128, 512], [16, 64, 256], [64, 256, 1024]),
-            basis="plausible",
-            reason="the width ladder (ours; the paper profile's 256 to 4096): steps of 4, shifted down or up "
-            "by a factor 2",
-        ),
-    },
-    tex=r"Fig.~9b/c: $\max_t\|\theta_t-\theta_0\|/\|\theta_0\|$ and $\|K_T-K_0\|_F/\|K_0\|_F$ "
-    "decay in $d_m$ with log-log slopes $<-0.3$",
-    plot=dict(
-        x="d_m",
-        curves=[
-            ("weight_drift", r"weights $\max_t\|\theta_t-\theta_0\|/\|\theta_0\|$"),
-            ("ntk_drift", r"NTK $\|K_T-K_0\|_F/\|K_0\|_F$"),
-        ],
-        slope=-0.3,
-        theory_label="slope $-0.3$ (the claim: steeper)",
-        xlabel="width $d_m$",
-        ylabel="relative change",
-        logx=True,
-        logy=True,
     ),
 )
 def lazy(ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int], steps: int, tau0_power: float) -> Evidence:
@@ -221,37 +244,42 @@ def lazy(ctx: Ctx, *, N: int, d: int, d_s: int, widths: list[int], steps: int, t
     )
 
 
+_INIT_RATE_CHOICES = {
+    "steps": Choice(
+        200,
+        range=(100, 400),
+        basis="plausible",
+        reason="the horizon of the comparison (the summary names none): half to twice ours",
+    ),
+    "d_m": Choice(
+        128,
+        range=(64, 384),
+        basis="plausible",
+        reason="the width (ours; the paper profile's 1024 is beyond the run-time budget): half to 3 "
+        "times "
+        "ours",
+    ),
+}
+
+
 @claim(
     "wu2023.init.rate",
-    reference="a public summary (LeCun/He converge faster than NTK init; Sect. 4.5 per our first reading); "
-    "our mechanism: derivation Sect. 5.6",
+    Source(
+        "a public summary (LeCun/He converge faster than NTK init; Sect. 4.5 per our first reading); "
+        "our mechanism: derivation Sect. 5.6",
+        Provenance.THIRD_PARTY,
+        quote=LINER_SOURCE,
+    ),
     kind=Kind.QUALITATIVE,
-    provenance=Provenance.THIRD_PARTY,
-    source=LINER_SOURCE,
     statement="at one step size common to the three inits (our protocol: the source names no step) LeCun "
     "and He init reach a lower loss after 200 steps than NTK init",
-    quick=dict(N=10, d=16, d_s=4, d_m=128, steps=200, step="common"),
-    paper=dict(d_m=1024),
-    seeds=Seeds.EVERY,
-    batched=True,
-    choices={
-        "steps": Choice(
-            200,
-            range=(100, 400),
-            basis="plausible",
-            reason="the horizon of the comparison (the summary names none): half to twice ours",
-        ),
-        "d_m": Choice(
-            128,
-            range=(64, 384),
-            basis="plausible",
-            reason="the width (ours; the paper profile's 1024 is beyond the run-time budget): half to 3 "
-            "times "
-            "ours",
-        ),
-    },
+    profiles=Profiles(quick=dict(N=10, d=16, d_s=4, step="common"), paper=dict(d_m=1024)),
+    seeds=SeedPlan(Seeds.EVERY, batched=True),
     alternative=_OWN_STEP,
-    tex="Sect.~4.5: at a common step size LeCun and He init reach a lower loss after 200 steps than NTK init",
+    choices=_INIT_RATE_CHOICES,
+    report=Report(
+        "Sect.~4.5: at a common step size LeCun and He init reach a lower loss after 200 steps than NTK init"
+    ),
 )
 def init_rate(ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int, steps: int, step: str) -> list[Evidence]:
     """Wu et al. 2023 as a public summary states it: "LeCun and He initializations yield faster
@@ -279,53 +307,59 @@ def init_rate(ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int, steps: int, step:
     ]
 
 
+_SCALING_RATE_CHOICES = {
+    "target": Choice(
+        Rule(1e-3, "speed = steps until l <= target l_0 (as wu2023.emp.width)", "attncheck"),
+        range=(1e-4, 1e-2),
+        basis="plausible",
+        reason="'speed' as the steps to a loss target (ours; Fig. 1a shows whole curves): a decade "
+        "either "
+        "side of 1e-3",
+    ),
+    "steps": Choice(
+        400,
+        range=(200, 800),
+        basis="plausible",
+        reason="the step budget (a miss counts steps + 1; ours, as wu2023.emp.width's 400 epochs): half "
+        "to "
+        "twice ours",
+    ),
+    "widths": Choice(
+        [64, 256],
+        options=([64, 256], [32, 128], [128, 512]),
+        basis="plausible",
+        reason="the widths (ours; the statement judges the largest; the paper profile adds 1024):"
+        " shifted down or up by a factor 2",
+    ),
+}
+
+
 @claim(
     "wu2023.scaling.rate",
-    reference="Sect. 5 (tau0 = d_m^-1/2 converges faster at larger widths); reviews (Thm 2 has a worse rate)",
+    Source(
+        "Sect. 5 (tau0 = d_m^-1/2 converges faster at larger widths); reviews (Thm 2 has a worse rate)",
+        Provenance.THIRD_PARTY,
+        quote=LINER_SOURCE,
+    ),
     kind=Kind.QUALITATIVE,
-    provenance=Provenance.THIRD_PARTY,
-    source=LINER_SOURCE,
     statement="on the same data and step size, tau0 = d_m^-1/2 needs on average no more steps to "
     "l <= 1e-3 l_0 than tau0 = d_m^-1 at the largest width",
-    quick=dict(N=10, d=16, d_s=4, widths=[64, 256], steps=400, regime="active", step="common"),
-    paper=dict(widths=[64, 256, 1024]),
-    seeds=Seeds.POOLED,
-    n_seeds={"quick": 10, "paper": 20},  # 3 seeds: seed-mean gaps of 4 steps at some seed sets
-    rules={"target": Rule(1e-3, "speed = steps until l <= target l_0 (as wu2023.emp.width)", "attncheck")},
-    choices={
-        "target": Choice(
-            1e-3,
-            range=(1e-4, 1e-2),
-            basis="plausible",
-            reason="'speed' as the steps to a loss target (ours; Fig. 1a shows whole curves): a decade "
-            "either "
-            "side of 1e-3",
-        ),
-        "steps": Choice(
-            400,
-            range=(200, 800),
-            basis="plausible",
-            reason="the step budget (a miss counts steps + 1; ours, as wu2023.emp.width's 400 epochs): half "
-            "to "
-            "twice ours",
-        ),
-        "widths": Choice(
-            [64, 256],
-            options=([64, 256], [32, 128], [128, 512]),
-            basis="plausible",
-            reason="the widths (ours; the statement judges the largest; the paper profile adds 1024):"
-            " shifted down or up by a factor 2",
-        ),
-    },
+    profiles=Profiles(
+        quick=dict(N=10, d=16, d_s=4, regime="active", step="common"), paper=dict(widths=[64, 256, 1024])
+    ),
+    seeds=SeedPlan(Seeds.POOLED, quick=10, paper=20),  # 3 seeds: seed-mean gaps of 4 steps at some seed sets
     alternative=_OWN_STEP,
-    tex=r"same data and step: $\tau_0=d_m^{-1/2}$ needs on average no more steps to "
-    r"$\ell\le10^{-3}\ell_0$ than $\tau_0=d_m^{-1}$ at the largest $d_m$",
-    plot=dict(
-        x="d_m",
-        curves=[("steps_sqrt", r"$\tau_0=d_m^{-1/2}$"), ("steps_inv", r"$\tau_0=d_m^{-1}$")],
-        xlabel="width $d_m$",
-        ylabel=r"mean steps to $\ell\leq10^{-3}\ell_0$",
-        logx=True,
+    choices=_SCALING_RATE_CHOICES,
+    report=Report(
+        r"same data and step: $\tau_0=d_m^{-1/2}$ needs on average no more steps to "
+        r"$\ell\le10^{-3}\ell_0$ than $\tau_0=d_m^{-1}$ at the largest $d_m$",
+        Plot(
+            x="d_m",
+            curves=[("steps_sqrt", r"$\tau_0=d_m^{-1/2}$"), ("steps_inv", r"$\tau_0=d_m^{-1}$")],
+            xlabel="width $d_m$",
+            ylabel=r"mean steps to $\ell\leq10^{-3}\ell_0$",
+            logx=True,
+        ),
     ),
 )
 def scaling_rate(
@@ -361,63 +395,67 @@ def scaling_rate(
     )
 
 
+_REVIEW_STEPSIZE_SOURCE = (
+    'NeurIPS 2023 review of the paper (OpenReview forum 8ZveVHfmIE): "the step-size needs to be'
+    " inversely proportional to the number of data samples?\"; class (A), a reviewer's question"
+)
+_REVIEW_STEPSIZE_CHOICES = {
+    "tol": Choice(
+        Rule(0.1, "an exponent within 0.1 of -1 at the largest N, still approaching it", "attncheck"),
+        range=(0.05, 0.3),
+        basis="plausible",
+        reason="from 0.05 to 0.3 around -1 (the competing exponent 0 is 1 away)",
+    ),
+    "d_m": Choice(
+        256,
+        range=(128, 512),
+        basis="plausible",
+        reason="the width (ours; the question is about N): half to twice ours",
+    ),
+    "Ns": Choice(
+        [8, 16, 32, 64, 128],
+        options=([8, 16, 32, 64, 128], [16, 32, 64, 128], [8, 16, 32, 64]),
+        basis="plausible",
+        reason="the ladder of N (ours; N <= d = 128; from 8, since at N = 4 the first-order correction "
+        "does not hold): one point shorter at either end",
+    ),
+}
+
+
 @claim(
     "wu2023.review.stepsize",
-    source=(
-        'NeurIPS 2023 review of the paper (OpenReview forum 8ZveVHfmIE): "the step-size needs to be'
-        " inversely proportional to the number of data samples?\"; class (A), a reviewer's question"
+    Source(
+        "Prop. 1 step size gamma <= 1/C; reviewer question (is gamma inversely proportional to N?); "
+        "derivation Sect. 3",
+        Provenance.QUESTION,
+        quote=_REVIEW_STEPSIZE_SOURCE,
     ),
-    reference="Prop. 1 step size gamma <= 1/C; reviewer question (is gamma inversely proportional to N?); "
-    "derivation Sect. 3",
     kind=Kind.RATE,
-    provenance=Provenance.QUESTION,
     statement="the largest stable step 2/lambda_max(K_0) (sum loss) scales like N^-1",
-    quick=dict(Ns=[8, 16, 32, 64, 128], d=128, d_s=4, d_m=256, tau0_power=0.5, loss="sum"),
-    paper=dict(Ns=[8, 16, 32, 64, 128, 256], d=256, d_m=1024),
-    seeds=Seeds.POOLED,
-    n_seeds={"quick": 8, "paper": 10},
-    rules={
-        "tol": Rule(0.1, "an exponent within 0.1 of -1 at the largest N, still approaching it", "attncheck")
-    },
-    choices={
-        "tol": Choice(
-            0.1,
-            range=(0.05, 0.3),
-            basis="plausible",
-            reason="from 0.05 to 0.3 around -1 (the competing exponent 0 is 1 away)",
-        ),
-        "d_m": Choice(
-            256,
-            range=(128, 512),
-            basis="plausible",
-            reason="the width (ours; the question is about N): half to twice ours",
-        ),
-        "Ns": Choice(
-            [8, 16, 32, 64, 128],
-            options=([8, 16, 32, 64, 128], [16, 32, 64, 128], [8, 16, 32, 64]),
-            basis="plausible",
-            reason="the ladder of N (ours; N <= d = 128; from 8, since at N = 4 the first-order correction "
-            "does not hold): one point shorter at either end",
-        ),
-    },
+    profiles=Profiles(
+        quick=dict(d=128, d_s=4, tau0_power=0.5, loss="sum"),
+        paper=dict(Ns=[8, 16, 32, 64, 128, 256], d=256, d_m=1024),
+    ),
+    seeds=SeedPlan(Seeds.POOLED, quick=8, paper=10),
     alternative=Alternative(
         world="the mean loss 1/(2N) sum_n r_n^2 (the paper's normalisation): its Hessian is K_0 / N, so its "
         "largest stable step 2N / lambda_max(K_0) is independent of N (exponent 0)",
         overrides={"loss": "mean"},
     ),
-    tex=r"the largest stable step $2/\lambda_{\max}(K_0)$ (sum loss) scales like $N^{-1}$",
-    plot=dict(
-        x="N",
-        curves=[
-            ("geo_mean", "largest stable step, sum loss (geometric mean over seeds)"),
-            ("mean_loss", "largest stable step, mean loss (the paper's)"),
-        ],
-        slope=-1.0,
-        theory_label="reviewer's reading: $N^{-1}$",
-        xlabel="number of examples $N$",
-        ylabel=r"$2/\lambda_{\max}(K_0)$",
-        logx=True,
-        logy=True,
+    choices=_REVIEW_STEPSIZE_CHOICES,
+    report=Report(
+        r"the largest stable step $2/\lambda_{\max}(K_0)$ (sum loss) scales like $N^{-1}$",
+        Plot.rate(
+            -1.0,
+            "N",
+            [
+                ("geo_mean", "largest stable step, sum loss (geometric mean over seeds)"),
+                ("mean_loss", "largest stable step, mean loss (the paper's)"),
+            ],
+            "number of examples $N$",
+            r"$2/\lambda_{\max}(K_0)$",
+            theory_label="reviewer's reading: $N^{-1}$",
+        ),
     ),
 )
 def review_stepsize(

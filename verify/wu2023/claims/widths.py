@@ -10,9 +10,25 @@ from dataclasses import replace
 import numpy as np
 
 from bounds import wu2023 as B
-from verify.core import Alternative, Choice, Ctx, Evidence, Kind, Provenance, Rule, Verdict, claim
-from verify.core.format import fmt_sci
-from verify.core.record import Seeds
+from verify.core import (
+    Alternative,
+    Choice,
+    Ctx,
+    Evidence,
+    Expect,
+    Kind,
+    Plot,
+    Profiles,
+    Provenance,
+    Report,
+    Rule,
+    SeedPlan,
+    Seeds,
+    Source,
+    Verdict,
+    claim,
+    fmt_sci,
+)
 from verify.numerics.fit import fit_rate
 from verify.wu2023 import experiments as E
 from verify.wu2023.claims.common import CRITERION as _CRITERION
@@ -61,19 +77,22 @@ _WIDTH_CHOICES = {
 
 @claim(
     "wu2023.thm1.width",
-    reference="Thm 1 (tau0 = d_m^-1/2); our width function: derivation Sect. 5.4",
+    Source("Thm 1 (tau0 = d_m^-1/2); our width function: derivation Sect. 5.4", Provenance.RECONSTRUCTED),
     kind=Kind.CONDITION,
-    provenance=Provenance.RECONSTRUCTED,
     statement="the width Thm 1's (reconstructed) conditions require on Gaussian data, against a "
     "reachable width",
-    quick=dict(N=16, d=32, d_s=4, reachable=16384, label_scale=1.0),
-    paper=dict(N=100, d=128, d_s=8, reachable=65536),
-    expect=Verdict.VACUOUS,
-    seeds=Seeds.EVERY,
+    profiles=Profiles(
+        quick=dict(d=32, d_s=4, label_scale=1.0),
+        paper=dict(N=100, d=128, d_s=8, reachable=65536),
+    ),
+    seeds=SeedPlan(Seeds.EVERY),
+    expect=Expect(Verdict.VACUOUS),
     alternative=Alternative(_NEAR_FIT_WORLD, overrides=_NEAR_FIT, expect=Verdict.HOLDS),
     choices=_WIDTH_CHOICES,
-    tex="the width Thm~1's reconstructed conditions C1, C2 require on Gaussian data "
-    r"($\tau_0=d_m^{-1/2}$), against a reachable $d_m$",
+    report=Report(
+        "the width Thm~1's reconstructed conditions C1, C2 require on Gaussian data "
+        r"($\tau_0=d_m^{-1/2}$), against a reachable $d_m$"
+    ),
 )
 def thm1_width(ctx: Ctx, *, N: int, d: int, d_s: int, reachable: int, label_scale: float) -> Evidence:
     """Wu et al. 2023, Thm 1 (LeCun, tau0 = d_m^-1/2, width Omega~(N^2) [EXACT, abstract]). Kind:
@@ -87,19 +106,22 @@ def thm1_width(ctx: Ctx, *, N: int, d: int, d_s: int, reachable: int, label_scal
 
 @claim(
     "wu2023.thm2.width",
-    reference="Thm 2 (tau0 = d_m^-1); our width function: derivation Sect. 5.4",
+    Source("Thm 2 (tau0 = d_m^-1); our width function: derivation Sect. 5.4", Provenance.RECONSTRUCTED),
     kind=Kind.CONDITION,
-    provenance=Provenance.RECONSTRUCTED,
     statement="the width Thm 2's (reconstructed) conditions require on Gaussian data, against a "
     "reachable width",
-    quick=dict(N=16, d=32, d_s=4, reachable=16384, label_scale=1.0),
-    paper=dict(N=100, d=128, d_s=8, reachable=65536),
-    expect=Verdict.VACUOUS,
-    seeds=Seeds.EVERY,
+    profiles=Profiles(
+        quick=dict(d=32, d_s=4, label_scale=1.0),
+        paper=dict(N=100, d=128, d_s=8, reachable=65536),
+    ),
+    seeds=SeedPlan(Seeds.EVERY),
+    expect=Expect(Verdict.VACUOUS),
     alternative=Alternative(_NEAR_FIT_WORLD, overrides=_NEAR_FIT, expect=Verdict.HOLDS),
     choices=_WIDTH_CHOICES,
-    tex="the width Thm~2's reconstructed conditions C1, C2 require on Gaussian data "
-    r"($\tau_0=d_m^{-1}$), against a reachable $d_m$",
+    report=Report(
+        "the width Thm~2's reconstructed conditions C1, C2 require on Gaussian data "
+        r"($\tau_0=d_m^{-1}$), against a reachable $d_m$"
+    ),
 )
 def thm2_width(ctx: Ctx, *, N: int, d: int, d_s: int, reachable: int, label_scale: float) -> Evidence:
     """Wu et al. 2023, Thm 2 (tau0 = d_m^-1, width Omega~(N) [EXACT-from-reviews]). Kind: condition,
@@ -150,17 +172,15 @@ def _order(ctx: Ctx, p: float, claimed: float, Ns, d_factor, d_power, d_s, which
     )
 
 
-_ORDER_RULES = {
-    "tol": Rule(0.2, "Omega~ hides log factors: a local exponent within 0.2 of the claimed one", "attncheck"),
-    "ratio_N_max": Rule(
-        64, "the measured-ratio cross-check runs at N <= this (its cost grows like N d_m d)", "attncheck"
-    ),
-}
+#: The order claims' band: the theorems' Omega~ hides log factors.
+_ORDER_TOL = Rule(
+    0.2, "Omega~ hides log factors: a local exponent within 0.2 of the claimed one", "attncheck"
+)
 
 
 #: The order claims' choice of ``ratio_N_max``: a cost cap on a cross-check that only writes notes.
 _RATIO_N_MAX = Choice(
-    64,
+    Rule(64, "the measured-ratio cross-check runs at N <= this (its cost grows like N d_m d)", "attncheck"),
     range=(32, 128),
     basis="plausible",
     reason="a cost cap on the measured-ratio cross-check, which only writes notes (and runs only with "
@@ -172,59 +192,62 @@ _RATIO_N_MAX = Choice(
 WIDTH_ORDER = "the growth in N of the width Theorem 1 requires"
 
 
+_THM1_ORDER_CHOICES = {
+    "tol": Choice(
+        _ORDER_TOL,
+        range=(0.1, 0.5),
+        basis="plausible",
+        reason="Omega~ hides log factors, which raise a local exponent by about k / ln N: from 0.1 to "
+        "0.5, half the distance to the competing exponent (3, the cubic reading)",
+    ),
+    "d_factor": Choice(
+        2.0,
+        range=(1.0, 4.0),
+        basis="plausible",
+        reason="d = d_factor N (ours; d >= N keeps the A3 reading's premise): from d = N to d = 4N",
+    ),
+    "ratio_N_max": _RATIO_N_MAX,
+    "Ns": Choice(
+        [8, 16, 32, 64, 128, 256],
+        options=([8, 16, 32, 64, 128, 256], [16, 32, 64, 128, 256], [8, 16, 32, 64, 128]),
+        basis="plausible",
+        reason="the ladder of N (ours): doubling from 8, one point shorter at either end (the rule "
+        "judges the last three)",
+    ),
+}
+
+
 @claim(
     "wu2023.thm1.order",
-    reference="Thm 1; abstract (quadratic over-parameterisation); our width function: derivation Sect. 5.4",
+    Source(
+        "Thm 1; abstract (quadratic over-parameterisation); our width function: derivation Sect. 5.4",
+        Provenance.RECONSTRUCTED,
+    ),
     kind=Kind.RATE,
-    provenance=Provenance.RECONSTRUCTED,
     statement="the width Thm 1's reconstructed conditions require grows like N^2 (d = 2N)",
-    quick=dict(Ns=[8, 16, 32, 64, 128, 256], d_factor=2.0, d_power=1.0, d_s=4, which="both", ratio_widths=[]),
-    paper=dict(ratio_widths=[1024, 2048, 4096, 8192]),
-    expect=Verdict.VIOLATED,
-    readings=WIDTH_ORDER,
-    seeds=Seeds.POOLED,
-    n_seeds={"quick": 6, "paper": 10},
-    rules=_ORDER_RULES,
+    profiles=Profiles(
+        quick=dict(d_power=1.0, d_s=4, which="both", ratio_widths=[]),
+        paper=dict(ratio_widths=[1024, 2048, 4096, 8192]),
+    ),
+    seeds=SeedPlan(Seeds.POOLED, quick=6, paper=10),
+    expect=Expect(Verdict.VIOLATED, readings=WIDTH_ORDER),
     alternative=Alternative(
         world="cubic width in N with d >= N, a citing paper's reading of Thm 1 (THIRD-PARTY: Arda, Cayci, "
         "Eryilmaz 2026 via a summary; judged on its own in wu2023.thm1.order.cubic)",
         exponent=3.0,
     ),
-    choices={
-        "tol": Choice(
-            0.2,
-            range=(0.1, 0.5),
-            basis="plausible",
-            reason="Omega~ hides log factors, which raise a local exponent by about k / ln N: from 0.1 to "
-            "0.5, "
-            "half the distance to the competing exponent (3, the cubic reading)",
-        ),
-        "d_factor": Choice(
+    choices=_THM1_ORDER_CHOICES,
+    report=Report(
+        "the width Thm~1's reconstructed conditions require grows like $N^2$ ($d=2N$; the "
+        r"abstract's $\tilde\Omega(N^2)$)",
+        Plot.rate(
             2.0,
-            range=(1.0, 4.0),
-            basis="plausible",
-            reason="d = d_factor N (ours; d >= N keeps the A3 reading's premise): from d = N to d = 4N",
+            "N",
+            [("geo_mean", "required width (geometric mean over seeds)")],
+            "number of examples $N$ ($d=2N$)",
+            "required width $d_m$",
+            theory_label="Thm 1: $N^{2}$",
         ),
-        "ratio_N_max": _RATIO_N_MAX,
-        "Ns": Choice(
-            [8, 16, 32, 64, 128, 256],
-            options=([8, 16, 32, 64, 128, 256], [16, 32, 64, 128, 256], [8, 16, 32, 64, 128]),
-            basis="plausible",
-            reason="the ladder of N (ours): doubling from 8, one point shorter at either end (the rule "
-            "judges the last three)",
-        ),
-    },
-    tex="the width Thm~1's reconstructed conditions require grows like $N^2$ ($d=2N$; the "
-    r"abstract's $\tilde\Omega(N^2)$)",
-    plot=dict(
-        x="N",
-        curves=[("geo_mean", "required width (geometric mean over seeds)")],
-        slope=2.0,
-        theory_label="Thm 1: $N^{2}$",
-        xlabel="number of examples $N$ ($d=2N$)",
-        ylabel="required width $d_m$",
-        logx=True,
-        logy=True,
     ),
 )
 def thm1_order(
@@ -249,72 +272,69 @@ CUBIC_SOURCE = (
 )
 
 
-@claim(
-    "wu2023.thm1.order.cubic",
-    reference="Thm 1 as read by a citing paper (cubic width in N, d >= N); our width function: "
-    "derivation Sect. 5.4",
-    kind=Kind.RATE,
-    provenance=Provenance.THIRD_PARTY,
-    source=CUBIC_SOURCE,
-    statement="the width Thm 1 (tau0 = d_m^-1/2) requires grows like N^3 while d >= N grows with N "
-    "(judged at d = 2N on our reconstructed conditions; d = N and a fixed d reported)",
-    quick=dict(Ns=[16, 32, 64, 128, 256], d_s=4, d_fixed=256, side_seeds=3),
-    paper=dict(Ns=[64, 128, 256, 512, 1024], d_fixed=1024),
-    expect=Verdict.OUT_OF_REGIME,
-    readings=WIDTH_ORDER,
-    expect_paper=Verdict.HOLDS,
-    seeds=Seeds.POOLED,
-    n_seeds={"quick": 6, "paper": 10},
-    rules={
-        "tol": _ORDER_RULES["tol"],
-        "asymptotic_N": Rule(
+_THM1_ORDER_CUBIC_CHOICES = {
+    "tol": Choice(
+        _ORDER_TOL,
+        range=(0.1, 0.5),
+        basis="plausible",
+        reason="Omega~ hides log factors, which raise a local exponent by about k / ln N: from 0.1 to "
+        "0.5, half the distance to the competing exponent (2, the quadratic reading)",
+    ),
+    "asymptotic_N": Choice(
+        Rule(
             1024,
             "an order in N is judged only where the fit window reaches this N: the reconstructed width's "
             "local slopes at d = 2N still rise below it (1.98, 2.39, 2.55, 2.59 over N = 8 to 256; 2.62, "
             "2.78, 2.85 over N = 128 to 1024), so smaller sizes measure the approach, not the order",
             "attncheck",
         ),
-    },
+        range=(512, 2048),
+        basis="plausible",
+        reason="where an order in N may be judged: the local slopes at d = 2N still rise up to N = 256; "
+        "from 512 to 2048",
+    ),
+    "Ns": Choice(
+        [16, 32, 64, 128, 256],
+        options=([16, 32, 64, 128, 256], [32, 64, 128, 256], [16, 32, 64, 128]),
+        basis="plausible",
+        reason="the ladder of N at quick sizes (ours; N <= d_fixed = 256): one point shorter at either end",
+    ),
+}
+
+
+@claim(
+    "wu2023.thm1.order.cubic",
+    Source(
+        "Thm 1 as read by a citing paper (cubic width in N, d >= N); our width function: "
+        "derivation Sect. 5.4",
+        Provenance.THIRD_PARTY,
+        quote=CUBIC_SOURCE,
+    ),
+    kind=Kind.RATE,
+    statement="the width Thm 1 (tau0 = d_m^-1/2) requires grows like N^3 while d >= N grows with N "
+    "(judged at d = 2N on our reconstructed conditions; d = N and a fixed d reported)",
+    profiles=Profiles(
+        quick=dict(d_s=4, d_fixed=256, side_seeds=3), paper=dict(Ns=[64, 128, 256, 512, 1024], d_fixed=1024)
+    ),
+    seeds=SeedPlan(Seeds.POOLED, quick=6, paper=10),
+    expect=Expect(Verdict.OUT_OF_REGIME, paper=Verdict.HOLDS, readings=WIDTH_ORDER),
     alternative=Alternative(world="quadratic width in N, the abstract's Omega~(N^2)", exponent=2.0),
-    choices={
-        "tol": Choice(
-            0.2,
-            range=(0.1, 0.5),
-            basis="plausible",
-            reason="Omega~ hides log factors, which raise a local exponent by about k / ln N: from 0.1 to "
-            "0.5, "
-            "half the distance to the competing exponent (2, the quadratic reading)",
+    choices=_THM1_ORDER_CUBIC_CHOICES,
+    report=Report(
+        r"a citing paper's reading of Thm~1 ($\tau_0=d_m^{-1/2}$): the width grows like $N^3$ with "
+        r"$d\ge N$ (our reconstructed conditions at $d=2N$; $d=N$ and a fixed $d$ beside it)",
+        Plot.rate(
+            3.0,
+            "N",
+            [
+                ("geo_mean", "$d=2N$ (judged)"),
+                ("d=N", "$d=N$"),
+                ("d fixed", "fixed $d$"),
+            ],
+            "number of examples $N$",
+            "required width $d_m$ (geometric mean over seeds)",
+            theory_label="cubic reading: $N^{3}$",
         ),
-        "asymptotic_N": Choice(
-            1024,
-            range=(512, 2048),
-            basis="plausible",
-            reason="where an order in N may be judged: the local slopes at d = 2N still rise up to N = 256; "
-            "from 512 to 2048",
-        ),
-        "Ns": Choice(
-            [16, 32, 64, 128, 256],
-            options=([16, 32, 64, 128, 256], [32, 64, 128, 256], [16, 32, 64, 128]),
-            basis="plausible",
-            reason="the ladder of N at quick sizes (ours; N <= d_fixed = 256): one point shorter at either "
-            "end",
-        ),
-    },
-    tex=r"a citing paper's reading of Thm~1 ($\tau_0=d_m^{-1/2}$): the width grows like $N^3$ with "
-    r"$d\ge N$ (our reconstructed conditions at $d=2N$; $d=N$ and a fixed $d$ beside it)",
-    plot=dict(
-        x="N",
-        curves=[
-            ("geo_mean", "$d=2N$ (judged)"),
-            ("d=N", "$d=N$"),
-            ("d fixed", "fixed $d$"),
-        ],
-        slope=3.0,
-        theory_label="cubic reading: $N^{3}$",
-        xlabel="number of examples $N$",
-        ylabel="required width $d_m$ (geometric mean over seeds)",
-        logx=True,
-        logy=True,
     ),
 )
 def thm1_order_cubic(ctx: Ctx, *, Ns: list[int], d_s: int, d_fixed: int, side_seeds: int) -> Evidence:
@@ -366,56 +386,58 @@ def thm1_order_cubic(ctx: Ctx, *, Ns: list[int], d_s: int, d_fixed: int, side_se
     return ev
 
 
+_THM2_ORDER_CHOICES = {
+    "tol": Choice(
+        _ORDER_TOL,
+        range=(0.1, 0.5),
+        basis="plausible",
+        reason="Omega~ hides log factors, which raise a local exponent by about k / ln N: from 0.1 to "
+        "0.5, half the distance to the competing exponent (2, Thm 1's order)",
+    ),
+    "d_factor": Choice(
+        2.0,
+        range=(1.0, 4.0),
+        basis="plausible",
+        reason="d = d_factor N (ours; d >= N keeps the A3 reading's premise): from d = N to d = 4N",
+    ),
+    "ratio_N_max": _RATIO_N_MAX,
+    "Ns": Choice(
+        [8, 16, 32, 64, 128],
+        options=([8, 16, 32, 64, 128], [16, 32, 64, 128], [8, 16, 32, 64]),
+        basis="plausible",
+        reason="the ladder of N (ours): doubling from 8, one point shorter at either end (the rule "
+        "judges the last three)",
+    ),
+}
+
+
 @claim(
     "wu2023.thm2.order",
-    reference="Thm 2 (reviews: linear over-parameterisation); our width function: derivation Sect. 5.4",
+    Source(
+        "Thm 2 (reviews: linear over-parameterisation); our width function: derivation Sect. 5.4",
+        Provenance.RECONSTRUCTED,
+    ),
     kind=Kind.RATE,
-    provenance=Provenance.RECONSTRUCTED,
     statement="the width Thm 2's reconstructed conditions require grows like N (d = 2N)",
-    quick=dict(Ns=[8, 16, 32, 64, 128], d_factor=2.0, d_power=1.0, d_s=4, which="both"),
-    expect=Verdict.VIOLATED,
-    seeds=Seeds.POOLED,
-    n_seeds={"quick": 3, "paper": 20},
-    rules=_ORDER_RULES,
+    profiles=Profiles(quick=dict(d_power=1.0, d_s=4, which="both")),
+    seeds=SeedPlan(Seeds.POOLED, quick=3, paper=20),
+    expect=Expect(Verdict.VIOLATED),
     alternative=Alternative(
         world="quadratic width in N, Thm 1's order (the reviews' linear width of Thm 2 not reached)",
         exponent=2.0,
     ),
-    choices={
-        "tol": Choice(
-            0.2,
-            range=(0.1, 0.5),
-            basis="plausible",
-            reason="Omega~ hides log factors, which raise a local exponent by about k / ln N: from 0.1 to "
-            "0.5, "
-            "half the distance to the competing exponent (2, Thm 1's order)",
+    choices=_THM2_ORDER_CHOICES,
+    report=Report(
+        "the width Thm~2's reconstructed conditions require grows like $N$ ($d=2N$; the reviews' "
+        r"$\tilde\Omega(N)$)",
+        Plot.rate(
+            1.0,
+            "N",
+            [("geo_mean", "required width (geometric mean over seeds)")],
+            "number of examples $N$ ($d=2N$)",
+            "required width $d_m$",
+            theory_label="Thm 2: $N^{1}$",
         ),
-        "d_factor": Choice(
-            2.0,
-            range=(1.0, 4.0),
-            basis="plausible",
-            reason="d = d_factor N (ours; d >= N keeps the A3 reading's premise): from d = N to d = 4N",
-        ),
-        "ratio_N_max": _RATIO_N_MAX,
-        "Ns": Choice(
-            [8, 16, 32, 64, 128],
-            options=([8, 16, 32, 64, 128], [16, 32, 64, 128], [8, 16, 32, 64]),
-            basis="plausible",
-            reason="the ladder of N (ours): doubling from 8, one point shorter at either end (the rule "
-            "judges the last three)",
-        ),
-    },
-    tex="the width Thm~2's reconstructed conditions require grows like $N$ ($d=2N$; the reviews' "
-    r"$\tilde\Omega(N)$)",
-    plot=dict(
-        x="N",
-        curves=[("geo_mean", "required width (geometric mean over seeds)")],
-        slope=1.0,
-        theory_label="Thm 2: $N^{1}$",
-        xlabel="number of examples $N$ ($d=2N$)",
-        ylabel="required width $d_m$",
-        logx=True,
-        logy=True,
     ),
 )
 def thm2_order(ctx: Ctx, *, Ns: list[int], d_factor: float, d_power: float, d_s: int, which: str) -> Evidence:
@@ -428,26 +450,29 @@ def thm2_order(ctx: Ctx, *, Ns: list[int], d_factor: float, d_power: float, d_s:
     return _order(ctx, 1.0, B.THM2_WIDTH_ORDER, Ns, d_factor, d_power, d_s, which, [])
 
 
+_NORMS_CHOICES = {
+    "t": Choice(
+        1.0,
+        range=(0.5, 2.0),
+        basis="plausible",
+        reason="the bound holds for every t > 0: from 0.5 to 2 (probabilities 0.12 to 0.86)",
+    )
+}
+
+
 @claim(
     "wu2023.norms",
-    reference="Thm 1/2 probability terms (Gaussian norm bounds); derivation Sect. 5.4",
+    Source("Thm 1/2 probability terms (Gaussian norm bounds); derivation Sect. 5.4", Provenance.DERIVED),
     kind=Kind.PROBABILITY,
-    provenance=Provenance.DERIVED,
     statement="P(|W|_2 < sqrt(eta)(sqrt d_m + sqrt d + t)) >= 1 - exp(-t^2/2)",
-    quick=dict(d_m=64, d=16, t=1.0, trials=100),
-    paper=dict(d_m=1024, d=128, trials=100),
-    seeds=Seeds.POOLED,
-    consistency=True,
-    choices={
-        "t": Choice(
-            1.0,
-            range=(0.5, 2.0),
-            basis="plausible",
-            reason="the bound holds for every t > 0: from 0.5 to 2 (probabilities 0.12 to 0.86)",
-        ),
-    },
-    tex=r"$P(\|W\|_2<\sqrt\eta\,(\sqrt{d_m}+\sqrt d+t))\ge1-e^{-t^2/2}$ for Gaussian $W$ of "
-    r"variance $\eta$ (LeCun $W_V$)",
+    profiles=Profiles(quick=dict(d_m=64, d=16, trials=100), paper=dict(d_m=1024, d=128, trials=100)),
+    seeds=SeedPlan(Seeds.POOLED),
+    expect=Expect(consistency=True),
+    choices=_NORMS_CHOICES,
+    report=Report(
+        r"$P(\|W\|_2<\sqrt\eta\,(\sqrt{d_m}+\sqrt d+t))\ge1-e^{-t^2/2}$ for Gaussian $W$ of "
+        r"variance $\eta$ (LeCun $W_V$)"
+    ),
 )
 def norms(ctx: Ctx, *, d_m: int, d: int, t: float, trials: int) -> Evidence:
     """Davidson-Szarek / Vershynin (explicit constant), used for lambda-bar in Thm 1/2. Consistency
@@ -469,26 +494,29 @@ def norms(ctx: Ctx, *, d_m: int, d: int, t: float, trials: int) -> Evidence:
     )
 
 
+_NORMS_LOSS0_CHOICES = {
+    "z_max": Choice(
+        Rule(4.0, "Monte-Carlo error allowed, in standard errors", _CRITERION),
+        range=(3.0, 5.0),
+        basis="plausible",
+        reason="a Monte-Carlo allowance in standard errors over every entry checked: 3 to 5",
+    )
+}
+
+
 @claim(
     "wu2023.norms.loss0",
-    reference="Thm 1/2 (initial loss O(N)); derivation Sect. 5.4",
+    Source("Thm 1/2 (initial loss O(N)); derivation Sect. 5.4", Provenance.DERIVED),
     kind=Kind.UPPER,
-    provenance=Provenance.DERIVED,
     statement="E_{w_O}[l_0] = 1/2 (|y|^2 + tau1^2 eta_O |F_pre|_F^2) (Monte-Carlo within 4 s.e.)",
-    quick=dict(N=8, d=16, d_s=4, d_m=64, draws=4000),
-    seeds=Seeds.EVERY,
-    consistency=True,
-    rules={"z_max": Rule(4.0, "Monte-Carlo error allowed, in standard errors", _CRITERION)},
-    choices={
-        "z_max": Choice(
-            4.0,
-            range=(3.0, 5.0),
-            basis="plausible",
-            reason="a Monte-Carlo allowance in standard errors over every entry checked: 3 to 5",
-        ),
-    },
-    tex=r"$\mathbb{E}_{w_O}[\ell_0]=\frac12(\|y\|^2+\tau_1^2\eta_O\|F_{\mathrm{pre}}\|_F^2)$ "
-    "(Monte Carlo within $4$ s.e.)",
+    profiles=Profiles(quick=dict(N=8, d=16, d_s=4, d_m=64, draws=4000)),
+    seeds=SeedPlan(Seeds.EVERY),
+    expect=Expect(consistency=True),
+    choices=_NORMS_LOSS0_CHOICES,
+    report=Report(
+        r"$\mathbb{E}_{w_O}[\ell_0]=\frac12(\|y\|^2+\tau_1^2\eta_O\|F_{\mathrm{pre}}\|_F^2)$ "
+        "(Monte Carlo within $4$ s.e.)"
+    ),
 )
 def norms_loss0(ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int, draws: int) -> Evidence:
     """Exact identity (f is linear in w_O with zero mean). Consistency check (a closed form against

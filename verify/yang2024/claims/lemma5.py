@@ -6,44 +6,60 @@ from __future__ import annotations
 import numpy as np
 
 from bounds import yang2024 as B
-from verify.core import Choice, Ctx, Evidence, Kind, Provenance, Rule, claim
-from verify.core.record import Seeds
+from verify.core import (
+    Choice,
+    Ctx,
+    Evidence,
+    Expect,
+    Kind,
+    Profiles,
+    Provenance,
+    Report,
+    Rule,
+    SeedPlan,
+    Seeds,
+    Source,
+    claim,
+)
 from verify.numerics.gradcheck import check_grad
 from verify.yang2024 import data as D
 from verify.yang2024 import experiments as E
 from verify.yang2024 import model as M
 
+_LEMMA5_SOURCE = (
+    "Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
+    "itself), Sec. 3.3: 'a small training error implies that sum_h w_{h,k} softmax(V^T Q_h v_k) "
+    "is close to A_{:,k}. In fact, this is the necessary and sufficient condition for the "
+    "training loss to be small. A rigorous argument is provided in Lemma 5'"
+)
+_LEMMA5_CHOICES = {
+    "se_window": Choice(
+        Rule(4, "Monte-Carlo window half-width in standard errors", "reconstruction pass criterion"),
+        range=(3, 5),
+        basis="plausible",
+        reason="Monte-Carlo agreement of a closed form: within 3 to 5 standard errors",
+    )
+}
+
 
 @claim(
     "yang2024.lemma5",
-    reference="Lemma 5 (loss reformulation), eqs. (26)/(34); derivation Sect. 3.1",
+    Source(
+        "Lemma 5 (loss reformulation), eqs. (26)/(34); derivation Sect. 3.1",
+        Provenance.DERIVED,
+        quote=_LEMMA5_SOURCE,
+    ),
     kind=Kind.TWO_SIDED,
-    provenance=Provenance.DERIVED,
-    source="Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
-    "itself), Sec. 3.3: 'a small training error implies that sum_h w_{h,k} softmax(V^T Q_h v_k) "
-    "is close to A_{:,k}. In fact, this is the necessary and sufficient condition for the "
-    "training loss to be small. A rigorous argument is provided in Lemma 5'",
     statement="population loss = 1/2 sum_k ||Zbar(a-hat_k - A_k)||^2 + L* (Monte-Carlo, 4 SE)",
     assumptions=("E[lambda lambda^T] = I (Assumption 1)", "noise variance tau on the representation"),
-    quick={"config": "small", "H": 6, "draws": 100_000},
-    choices={
-        "se_window": Choice(
-            4,
-            range=(3, 5),
-            basis="plausible",
-            reason="Monte-Carlo agreement of a closed form: within 3 to 5 standard errors",
-        ),
-    },
-    paper={"draws": 1_000_000},
-    rules={
-        "se_window": Rule(
-            4, "Monte-Carlo window half-width in standard errors", "reconstruction pass criterion"
-        )
-    },
-    seeds=Seeds.EVERY,
-    consistency=True,
-    tex=r"Lemma 5: $L=\frac12\sum_k\|\bar Z(\hat a_k-A_{:,k})\|^2+L^*$, $\bar Z=(Z^\top Z+m\tau I_N)^{1/2}$, "
-    r"within 4 SE of Monte Carlo",
+    profiles=Profiles(quick={"config": "small", "H": 6, "draws": 100_000}, paper={"draws": 1_000_000}),
+    seeds=SeedPlan(Seeds.EVERY),
+    expect=Expect(consistency=True),
+    choices=_LEMMA5_CHOICES,
+    report=Report(
+        r"Lemma 5: $L=\frac12\sum_k\|\bar Z(\hat a_k-A_{:,k})\|^2+L^*$, $\bar Z=(Z^\top Z+m\tau I_N)^{1/2}$, "
+        r"within 4 SE of Monte Carlo"
+    ),
 )
 def lemma5(ctx: Ctx, *, config: str, H: int, draws: int) -> Evidence:
     """Yang et al. 2024, Lemma 5 (closed form of the population loss (9)); kind two-sided; DERIVED;
@@ -73,33 +89,40 @@ def lemma5(ctx: Ctx, *, config: str, H: int, draws: int) -> Evidence:
     )
 
 
-@claim(
-    "yang2024.A_identity",
-    reference="Lemma 5, eq. (26)/(34): A = G^{-1}(Z^T Z-tilde + m tau [I, 0]); constants c_k; "
-    "derivation Sect. 3.1",
-    kind=Kind.UPPER,
-    provenance=Provenance.DERIVED,
-    source="Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
+_A_IDENTITY_SOURCE = (
+    "Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
     "itself), Sec. 3.3, eq. (26): the 'N-by-K matrix A' holding the 'inherent information' of the"
     " basic tasks (its formula is lost in the copy; the text's special case tau = 0, N >= m: 'A "
-    "becomes Z^dagger Z-tilde')",
+    "becomes Z^dagger Z-tilde')"
+)
+_A_IDENTITY_CHOICES = {
+    "tol": Choice(
+        Rule(1e-10, "an exact identity, checked to round-off", "reconstruction pass criterion"),
+        range=(1e-13, 1e-8),
+        basis="plausible",
+        reason="an identity to round-off: 1e-13 to 1e-8 relative",
+    )
+}
+
+
+@claim(
+    "yang2024.A_identity",
+    Source(
+        "Lemma 5, eq. (26)/(34): A = G^{-1}(Z^T Z-tilde + m tau [I, 0]); constants c_k; derivation Sect. 3.1",
+        Provenance.DERIVED,
+        quote=_A_IDENTITY_SOURCE,
+    ),
+    kind=Kind.UPPER,
     statement="A_{:,k} = e_k and c_k = 0 for every prompt token k <= N (any Z, tau > 0)",
     assumptions=("tau > 0",),
-    quick={"cases": 40},
-    choices={
-        "tol": Choice(
-            1e-10,
-            range=(1e-13, 1e-8),
-            basis="plausible",
-            reason="an identity to round-off: 1e-13 to 1e-8 relative",
-        ),
-    },
-    paper={"cases": 400},
-    rules={"tol": Rule(1e-10, "an exact identity, checked to round-off", "reconstruction pass criterion")},
-    seeds=Seeds.EVERY,
-    consistency=True,
-    tex=r"$A=G^{-1}(Z^\top\tilde Z+m\tau[I_N,0])$ has $A_{:,k}=e_k$ and $c_k=0$ for every prompt token "
-    r"$k\le N$ (any $Z$, $\tau>0$)",
+    profiles=Profiles(quick={"cases": 40}, paper={"cases": 400}),
+    seeds=SeedPlan(Seeds.EVERY),
+    expect=Expect(consistency=True),
+    choices=_A_IDENTITY_CHOICES,
+    report=Report(
+        r"$A=G^{-1}(Z^\top\tilde Z+m\tau[I_N,0])$ has $A_{:,k}=e_k$ and $c_k=0$ for every prompt token "
+        r"$k\le N$ (any $Z$, $\tau>0$)"
+    ),
 )
 def A_identity(ctx: Ctx, *, cases: int) -> Evidence:
     """Yang et al. 2024, Lemma 5 (A and the constants c_k); kind upper; DERIVED; every seed.
@@ -123,47 +146,50 @@ def A_identity(ctx: Ctx, *, cases: int) -> Evidence:
     return Evidence(theory=ctx.rule("tol"), measured=worst, notes=[f"{cases} random (m, N, K-N, tau) cases"])
 
 
+_GRAD_SOURCE = (
+    "Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
+    "itself), Sec. 2, eq. (10): GD on the population loss (9) with separate step sizes eta_Q, "
+    "eta_w for Q_h and w_h"
+)
+_GRAD_CHOICES = {
+    "rtol": Choice(
+        Rule(1e-6, "relative error allowed per compared value", "reconstruction pass criterion"),
+        range=(1e-8, 1e-4),
+        basis="plausible",
+        reason="finite differences against hand gradients: 1e-8 to 1e-4 relative",
+    ),
+    "h": Choice(
+        Rule(1e-5, "central-difference step (and h/4): Delta ~ 70 needs h above 1e-6", "attncheck"),
+        range=(3e-6, 1e-4),
+        basis="plausible",
+        reason="the central-difference step: above 1e-6 (its reason), up to 1e-4",
+    ),
+    "roundoff_ulps": Choice(
+        Rule(16, "atol = ulps eps |Delta| / h, the round-off of the difference at h/4", "attncheck"),
+        range=(4, 64),
+        basis="plausible",
+        reason="round-off of the difference at h/4: 4 to 64 ulps of |Delta| / h",
+    ),
+}
+
+
 @claim(
     "yang2024.grad",
-    reference="gradients of the Lemma 5 loss (hand-derived), eqs. (7a)/(7b); derivation Sect. 3.2",
+    Source(
+        "gradients of the Lemma 5 loss (hand-derived), eqs. (7a)/(7b); derivation Sect. 3.2",
+        Provenance.DERIVED,
+        quote=_GRAD_SOURCE,
+    ),
     kind=Kind.UPPER,
-    provenance=Provenance.DERIVED,
-    source="Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
-    "itself), Sec. 2, eq. (10): GD on the population loss (9) with separate step sizes eta_Q, "
-    "eta_w for Q_h and w_h",
-    consistency=True,
-    seeds=Seeds.EVERY,
     statement="hand-derived dL/dQ_h and dL/dw_{h,k} match central differences (rel. error <= 1e-6)",
-    quick={"config": "small", "H": 6, "n_dirs": 20},
-    choices={
-        "rtol": Choice(
-            1e-6,
-            range=(1e-8, 1e-4),
-            basis="plausible",
-            reason="finite differences against hand gradients: 1e-8 to 1e-4 relative",
-        ),
-        "h": Choice(
-            1e-5,
-            range=(3e-6, 1e-4),
-            basis="plausible",
-            reason="the central-difference step: above 1e-6 (its reason), up to 1e-4",
-        ),
-        "roundoff_ulps": Choice(
-            16,
-            range=(4, 64),
-            basis="plausible",
-            reason="round-off of the difference at h/4: 4 to 64 ulps of |Delta| / h",
-        ),
-    },
-    rules={
-        "rtol": Rule(1e-6, "relative error allowed per compared value", "reconstruction pass criterion"),
-        "h": Rule(1e-5, "central-difference step (and h/4): Delta ~ 70 needs h above 1e-6", "attncheck"),
-        "roundoff_ulps": Rule(
-            16, "atol = ulps eps |Delta| / h, the round-off of the difference at h/4", "attncheck"
-        ),
-    },
-    tex=r"the hand-derived $\partial L/\partial Q_h$ and $\partial L/\partial w_{h,k}$ equal central finite "
-    r"differences (relative error $\le10^{-6}$)",
+    profiles=Profiles(quick={"config": "small", "H": 6, "n_dirs": 20}),
+    seeds=SeedPlan(Seeds.EVERY),
+    expect=Expect(consistency=True),
+    choices=_GRAD_CHOICES,
+    report=Report(
+        r"the hand-derived $\partial L/\partial Q_h$ and $\partial L/\partial w_{h,k}$ equal central finite "
+        r"differences (relative error $\le10^{-6}$)"
+    ),
 )
 def grad(ctx: Ctx, *, config: str, H: int, n_dirs: int) -> Evidence:
     """Yang et al. 2024, gradients of the closed-form loss; kind upper; DERIVED; every seed.
@@ -204,40 +230,45 @@ def grad(ctx: Ctx, *, config: str, H: int, n_dirs: int) -> Evidence:
     )
 
 
+_LSTAR_ATTAINED_SOURCE = (
+    "Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
+    "itself), Sec. 3.3: closeness of sum_h w_{h,k} softmax(V^T Q_h v_k) to A_{:,k} 'is the "
+    "necessary and sufficient condition for the training loss to be small' (Lemma 5)"
+)
+_LSTAR_ATTAINED_CHOICES = {
+    "rel_tol": Choice(
+        Rule(1e-8, "L(Q, w*) - L* allowed, relative to L*", "reconstruction pass criterion"),
+        range=(1e-10, 1e-6),
+        basis="plausible",
+        reason="L(Q, w*) = L* to round-off of a least-squares solve: 1e-10 to 1e-6 relative",
+    ),
+    "rank_ulps": Choice(
+        Rule(1e3, "rank N means sigma_min > rank_ulps eps ||C_k||_2", "attncheck"),
+        range=(10.0, 1e6),
+        basis="plausible",
+        reason="numerical rank N: sigma_min above 10 to 1e6 ulps of ||C_k||_2",
+    ),
+}
+
+
 @claim(
     "yang2024.Lstar_attained",
-    reference="Lemma 5 consequences; Assumption 2; eq. (8); derivation Sect. 3.1",
+    Source(
+        "Lemma 5 consequences; Assumption 2; eq. (8); derivation Sect. 3.1",
+        Provenance.DERIVED,
+        quote=_LSTAR_ATTAINED_SOURCE,
+    ),
     kind=Kind.UPPER,
-    provenance=Provenance.DERIVED,
-    source="Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
-    "itself), Sec. 3.3: closeness of sum_h w_{h,k} softmax(V^T Q_h v_k) to A_{:,k} 'is the "
-    "necessary and sufficient condition for the training loss to be small' (Lemma 5)",
     statement="with H >= N and rank C_k = N, L* is attained by solving for w at fixed Q",
     assumptions=("H >= N", "rank C_k = N for every k (sigma_min > 1e3 eps ||C_k||)"),
-    quick={"config": "small", "H_over_N": 2},
-    choices={
-        "rel_tol": Choice(
-            1e-8,
-            range=(1e-10, 1e-6),
-            basis="plausible",
-            reason="L(Q, w*) = L* to round-off of a least-squares solve: 1e-10 to 1e-6 relative",
-        ),
-        "rank_ulps": Choice(
-            1e3,
-            range=(10.0, 1e6),
-            basis="plausible",
-            reason="numerical rank N: sigma_min above 10 to 1e6 ulps of ||C_k||_2",
-        ),
-    },
-    paper={"config": "paper"},
-    rules={
-        "rel_tol": Rule(1e-8, "L(Q, w*) - L* allowed, relative to L*", "reconstruction pass criterion"),
-        "rank_ulps": Rule(1e3, "rank N means sigma_min > rank_ulps eps ||C_k||_2", "attncheck"),
-    },
-    seeds=Seeds.EVERY,
-    consistency=True,
-    tex=r"with $H\ge N$ and $\operatorname{rank}C_k=N$ for every $k$, $L^*=\inf L$ is attained by solving "
-    r"for $w$ at fixed $Q$",
+    profiles=Profiles(quick={"config": "small", "H_over_N": 2}, paper={"config": "paper"}),
+    seeds=SeedPlan(Seeds.EVERY),
+    expect=Expect(consistency=True),
+    choices=_LSTAR_ATTAINED_CHOICES,
+    report=Report(
+        r"with $H\ge N$ and $\operatorname{rank}C_k=N$ for every $k$, $L^*=\inf L$ is attained by solving "
+        r"for $w$ at fixed $Q$"
+    ),
 )
 def Lstar_attained(ctx: Ctx, *, config: str, H_over_N: int) -> Evidence:
     """Yang et al. 2024, Lemma 5: L* = inf L is attained; kind upper; DERIVED; every seed.

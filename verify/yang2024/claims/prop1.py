@@ -5,9 +5,23 @@ from __future__ import annotations
 
 import numpy as np
 
-from verify.core import Choice, Ctx, Evidence, Kind, Provenance, Rule, claim
-from verify.core.format import fmt_sci
-from verify.core.record import Alternative, Seeds
+from verify.core import (
+    Alternative,
+    Choice,
+    Ctx,
+    Evidence,
+    Kind,
+    Plot,
+    Profiles,
+    Provenance,
+    Report,
+    Rule,
+    SeedPlan,
+    Seeds,
+    Source,
+    claim,
+    fmt_sci,
+)
 from verify.numerics.fit import fit_rate
 from verify.yang2024 import data as D
 from verify.yang2024 import experiments as E
@@ -29,50 +43,57 @@ def _prop1_summary(rows: list[E.Prop1Row], Hs: list[int], betas: tuple, N: int) 
     return notes, series
 
 
+_PROP1_SOURCE = (
+    "Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
+    "itself), Sec. 3.1, Proposition 1: 'Suppose Assumptions 1, 3 hold and H >= N. For any fixed "
+    "beta > 0, let Q_h^(0)(i, j) iid N(0, beta^2), then Assumption 2 holds almost surely'"
+)
+_PROP1_CHOICES = {
+    "H_offsets": Choice(
+        ("N", "N+1", "2N"),
+        options=(("N", "N+1", "2N"), ("N", "N+1", "2N", "4N")),
+        basis="plausible",
+        reason="Proposition 1 is for every H >= N: ours (N, N + 1, 2N: the edge, where rank N is "
+        "hardest, and two above it) or with 4N added",
+    ),
+    "betas": Choice(
+        (0.5, 1.0, 3.0),
+        options=((0.5, 1.0, 3.0), (1.0,), (0.5, 1.0, 3.0, 10.0)),
+        basis="plausible",
+        reason="Sec. 4 initialises Q^(0) standard Gaussian (beta = 1); Proposition 1 is for any Gaussian "
+        "scale: the paper's 1 alone, our set, or our set with the saturating scale 10",
+    ),
+    "rank_ulps": Choice(
+        Rule(1e3, "rank N means sigma_min > rank_ulps eps ||C_k||_2", "attncheck"),
+        range=(10.0, 1e6),
+        basis="plausible",
+        reason="numerical rank N: sigma_min above 10 to 1e6 ulps of ||C_k||_2",
+    ),
+}
+
+
 @claim(
     "yang2024.prop1",
-    reference="Proposition 1 (Assumption 2 holds a.s. when H >= N), Assumptions 1-3",
+    Source(
+        "Proposition 1 (Assumption 2 holds a.s. when H >= N), Assumptions 1-3",
+        Provenance.EXACT,
+        quote=_PROP1_SOURCE,
+    ),
     kind=Kind.LOWER,
-    provenance=Provenance.EXACT,
-    source="Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
-    "itself), Sec. 3.1, Proposition 1: 'Suppose Assumptions 1, 3 hold and H >= N. For any fixed "
-    "beta > 0, let Q_h^(0)(i, j) iid N(0, beta^2), then Assumption 2 holds almost surely'",
     statement="H >= N and Gaussian Q^(0) give rank C_k^(0) = N for every k almost surely: at every seed, "
     "min_k sigma_min(C_k^(0)) / ||C_k^(0)||_2 is above the rank threshold for every H >= N and beta",
     assumptions=("Assumption 3 (some coordinate of the prompt tokens has N distinct values)",),
-    quick={"config": "small", "H_offsets": ("N", "N+1", "2N"), "betas": (0.5, 1.0, 3.0)},
-    choices={
-        "H_offsets": Choice(
-            ("N", "N+1", "2N"),
-            options=(("N", "N+1", "2N"), ("N", "N+1", "2N", "4N")),
-            basis="plausible",
-            reason="Proposition 1 is for every H >= N: ours (N, N + 1, 2N: the edge, where rank N is "
-            "hardest, and two above it) or with 4N added",
-        ),
-        "betas": Choice(
-            (0.5, 1.0, 3.0),
-            options=((0.5, 1.0, 3.0), (1.0,), (0.5, 1.0, 3.0, 10.0)),
-            basis="plausible",
-            reason="Sec. 4 initialises Q^(0) standard Gaussian (beta = 1); Proposition 1 is for any Gaussian "
-            "scale: the paper's 1 alone, our set, or our set with the saturating scale 10",
-        ),
-        "rank_ulps": Choice(
-            1e3,
-            range=(10.0, 1e6),
-            basis="plausible",
-            reason="numerical rank N: sigma_min above 10 to 1e6 ulps of ||C_k||_2",
-        ),
-    },
-    paper={"config": "paper"},
-    rules={"rank_ulps": Rule(1e3, "rank N means sigma_min > rank_ulps eps ||C_k||_2", "attncheck")},
-    seeds=Seeds.EVERY,
-    n_seeds={"quick": 50, "paper": 20},
-    tex=r"Proposition 1: $H\ge N$, Gaussian $Q^{(0)}$ $\Rightarrow$ $\operatorname{rank}C_k^{(0)}=N$ "
-    r"$\forall k$ almost surely (Assumption 2): at every seed",
+    profiles=Profiles(quick={"config": "small"}, paper={"config": "paper"}),
+    seeds=SeedPlan(Seeds.EVERY, quick=50, paper=20),
     alternative=Alternative(
         world="one head fewer than prompt tokens (H = N - 1), where Proposition 1's H >= N fails: C_k is "
         "N x (N - 1), so rank N is impossible",
         overrides={"H_offsets": ("N-1",)},
+    ),
+    choices=_PROP1_CHOICES,
+    report=Report(
+        r"Proposition 1: $H\ge N$, Gaussian $Q^{(0)}$ $\Rightarrow$ $\operatorname{rank}C_k^{(0)}=N$ "
+        r"$\forall k$ almost surely (Assumption 2): at every seed"
     ),
 )
 def prop1(ctx: Ctx, *, config: str, H_offsets: tuple, betas: tuple) -> Evidence:
@@ -107,43 +128,51 @@ def prop1(ctx: Ctx, *, config: str, H_offsets: tuple, betas: tuple) -> Evidence:
     )  # fmt: skip
 
 
-@claim(
-    "yang2024.prop1.assump3",
-    reference="Assumption 3, Proposition 1 (proof); reviewer question 8 (is Assumption 3 necessary?); "
-    "derivation Sect. 4",
-    kind=Kind.LOWER,
-    provenance=Provenance.QUESTION,
-    source="Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
+_PROP1_ASSUMP3_SOURCE = (
+    "Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
     "itself), a referee's question of the attncheck audit (reviewer question 8), not the paper's "
     "statement; the text: Sec. 3.1, Assumption 3: 'There exists one row vector x = (x_1, ..., "
-    "x_N) of the prompt token matrix V such that x_i != x_j for all i != j'",
+    "x_N) of the prompt token matrix V such that x_i != x_j for all i != j'"
+)
+_PROP1_ASSUMP3_CHOICES = {
+    "H_over_N": Choice(
+        2,
+        range=(1, 8),
+        basis="paper's range",
+        reason="Proposition 1 is for every H >= N: from N to 8N",
+    ),
+    "rank_kept": Choice(
+        Rule(1e-3, "min_k sigma_min(C_k) above this: rank N kept with room", "attncheck"),
+        range=(1e-6, 1e-2),
+        basis="plausible",
+        reason="rank N kept 'with room': sigma_min above 1e-6 (ten decades above round-off) to 1e-2",
+    ),
+}
+
+
+@claim(
+    "yang2024.prop1.assump3",
+    Source(
+        "Assumption 3, Proposition 1 (proof); reviewer question 8 (is Assumption 3 necessary?); "
+        "derivation Sect. 4",
+        Provenance.QUESTION,
+        quote=_PROP1_ASSUMP3_SOURCE,
+    ),
+    kind=Kind.LOWER,
     statement="Assumption 3 is sufficient, not necessary: distinct prompt tokens that violate it "
     "(orthonormal, hypercube) keep rank C_k = N with room",
     assumptions=("the prompt tokens violate Assumption 3",),
-    quick={"config": "small", "H_over_N": 2, "tokens": ("orthonormal", "hypercube")},
-    choices={
-        "H_over_N": Choice(
-            2,
-            range=(1, 8),
-            basis="paper's range",
-            reason="Proposition 1 is for every H >= N: from N to 8N",
-        ),
-        "rank_kept": Choice(
-            1e-3,
-            range=(1e-6, 1e-2),
-            basis="plausible",
-            reason="rank N kept 'with room': sigma_min above 1e-6 (ten decades above round-off) to 1e-2",
-        ),
-    },
-    rules={"rank_kept": Rule(1e-3, "min_k sigma_min(C_k) above this: rank N kept with room", "attncheck")},
-    seeds=Seeds.EVERY,
-    n_seeds={"quick": 5},
-    tex=r"Assumption 3 is sufficient, not necessary: orthonormal or hypercube prompt tokens violate it and "
-    r"keep $\operatorname{rank}C_k=N$",
+    profiles=Profiles(quick={"config": "small", "tokens": ("orthonormal", "hypercube")}),
+    seeds=SeedPlan(Seeds.EVERY, quick=5),
     alternative=Alternative(
         world="prompt tokens that are not distinct (v_2 = v_1, also violating Assumption 3): two rows of "
         "every C_k coincide, so rank N is lost (derivation Sect. 4: distinct tokens are what matters)",
         overrides={"tokens": ("duplicate",)},
+    ),
+    choices=_PROP1_ASSUMP3_CHOICES,
+    report=Report(
+        r"Assumption 3 is sufficient, not necessary: orthonormal or hypercube prompt tokens violate it and "
+        r"keep $\operatorname{rank}C_k=N$"
     ),
 )
 def prop1_assump3(ctx: Ctx, *, config: str, H_over_N: int, tokens: tuple) -> Evidence:
@@ -172,84 +201,83 @@ def prop1_assump3(ctx: Ctx, *, config: str, H_over_N: int, tokens: tuple) -> Evi
     )
 
 
-@claim(
-    "yang2024.zeta0.scale",
-    reference="Assumption 2 / Proposition 1 / Theorem 1 (zeta_0 = min_k lambda_min(B_k^(0) B_k^(0)T)); "
-    "derivation Sect. 8.2",
-    kind=Kind.RATE,
-    provenance=Provenance.QUESTION,
-    source="Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
+_ZETA0_SCALE_SOURCE = (
+    "Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
     "itself), a referee's question of the attncheck audit (reviewer question 2), not the paper's "
     "statement; the text: Sec. 3.1, 'Assumption 2 indicates that zeta_0 > 0' (the definition of "
-    "zeta_0, (13)-(14), is lost in the copy)",
-    statement="zeta_0 grows like H^1 for H >> N (law of large numbers over the heads); it is tiny near "
-    "H = N and collapses when the softmax saturates (reported)",
-    quick={
-        "config": "small",
-        "H_over_N": (2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048),
-        "betas": (1.0, 3.0, 10.0),
-        "output_scale": "1",
-    },
-    paper={"H_over_N": (2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096)},
-    choices={
-        "H_over_N": Choice(
+    "zeta_0, (13)-(14), is lost in the copy)"
+)
+_ZETA0_SCALE_CHOICES = {
+    "H_over_N": Choice(
+        (2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048),
+        options=(
             (2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048),
-            options=(
-                (2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048),
-                (2, 4, 8, 16, 32, 64, 128, 256, 512, 1024),
-                (2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096),
-            ),
-            basis="plausible",
-            reason="'H >> N' names no ladder: ours (2N to 2048N, doubling), one point shorter, or one point "
-            "longer (the paper profile's)",
+            (2, 4, 8, 16, 32, 64, 128, 256, 512, 1024),
+            (2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096),
         ),
-        "tol": Choice(
-            0.1,
-            range=(0.05, 0.25),
-            basis="plausible",
-            reason="the slope's tolerance around 1: from the fluctuation scale O((N/H)^1/2) ~ 0.05 at the "
-            "largest H to a quarter of the distance to the competing exponent 0",
-        ),
-        "window": Choice(
-            3,
-            range=(3, 5),
-            basis="plausible",
-            reason="points per local slope and in the last-range fit: 3 (the fewest giving an interval) to 5",
-        ),
-    },
-    rules={
-        "tol": Rule(
+        basis="plausible",
+        reason="'H >> N' names no ladder: ours (2N to 2048N, doubling), one point shorter, or one point "
+        "longer (the paper profile's)",
+    ),
+    "tol": Choice(
+        Rule(
             0.1,
             "last local slope allowed this far from 1: the fluctuation of C_k C_k^T / H around its mean is "
             "O((N/H)^1/2), below 0.05 at the largest H run (H/N >= 512); a factor 2 of room; at most half "
             "the distance 1 to the competing exponent 0",
             "attncheck",
         ),
-        "window": Rule(3, "points per local slope and in the last-range fit", "attncheck"),
-    },
-    seeds=Seeds.POOLED,
-    n_seeds={"quick": 5},
-    tex=r"$\zeta_0=\min_k\lambda_{\min}(B_k^{(0)}B_k^{(0)\top})$ grows like $H^1$ for $H\gg N$ (it is tiny "
-    r"near $H=N$)",
-    plot=dict(
-        x="H",
-        curves=[
-            ("zeta0_first", "first seed"),
-            ("zeta0_second", "second seed"),
-            ("zeta0_third", "third seed"),
-        ],
-        slope=1.0,
-        theory_label="theory: $H^{1}$",
-        xlabel="number of heads $H$",
-        ylabel=r"$\zeta_0=\min_k\lambda_{\min}(B_k^{(0)}B_k^{(0)\top})$",
-        logx=True,
-        logy=True,
+        range=(0.05, 0.25),
+        basis="plausible",
+        reason="the slope's tolerance around 1: from the fluctuation scale O((N/H)^1/2) ~ 0.05 at the "
+        "largest H to a quarter of the distance to the competing exponent 0",
     ),
+    "window": Choice(
+        Rule(3, "points per local slope and in the last-range fit", "attncheck"),
+        range=(3, 5),
+        basis="plausible",
+        reason="points per local slope and in the last-range fit: 3 (the fewest giving an interval) to 5",
+    ),
+}
+
+
+@claim(
+    "yang2024.zeta0.scale",
+    Source(
+        "Assumption 2 / Proposition 1 / Theorem 1 (zeta_0 = min_k lambda_min(B_k^(0) B_k^(0)T)); "
+        "derivation Sect. 8.2",
+        Provenance.QUESTION,
+        quote=_ZETA0_SCALE_SOURCE,
+    ),
+    kind=Kind.RATE,
+    statement="zeta_0 grows like H^1 for H >> N (law of large numbers over the heads); it is tiny near "
+    "H = N and collapses when the softmax saturates (reported)",
+    profiles=Profiles(
+        quick={"config": "small", "betas": (1.0, 3.0, 10.0), "output_scale": "1"},
+        paper={"H_over_N": (2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096)},
+    ),
+    seeds=SeedPlan(Seeds.POOLED, quick=5),
     alternative=Alternative(
         world="an output scaled by 1/sqrt(H) (the NTK parametrisation of the heads), under which "
         "B_k B_k^T = Zbar C_k C_k^T Zbar / H, hence zeta_0, tends to a constant: exponent 0 (run: the "
         "last-range slope of that world is measured)",
         overrides={"output_scale": "1/sqrt(H)"},
+    ),
+    choices=_ZETA0_SCALE_CHOICES,
+    report=Report(
+        r"$\zeta_0=\min_k\lambda_{\min}(B_k^{(0)}B_k^{(0)\top})$ grows like $H^1$ for $H\gg N$ (it is tiny "
+        r"near $H=N$)",
+        Plot.rate(
+            1.0,
+            "H",
+            [
+                ("zeta0_first", "first seed"),
+                ("zeta0_second", "second seed"),
+                ("zeta0_third", "third seed"),
+            ],
+            "number of heads $H$",
+            r"$\zeta_0=\min_k\lambda_{\min}(B_k^{(0)}B_k^{(0)\top})$",
+        ),
     ),
 )
 def zeta0_scale(ctx: Ctx, *, config: str, H_over_N: tuple, betas: tuple, output_scale: str) -> Evidence:

@@ -9,8 +9,24 @@ import math
 import numpy as np
 
 from bounds import yang2024 as B
-from verify.core import Choice, Ctx, Evidence, Kind, Provenance, Rule, Verdict, claim
-from verify.core.record import Alternative, Seeds
+from verify.core import (
+    Alternative,
+    Choice,
+    Ctx,
+    Evidence,
+    Expect,
+    Kind,
+    Plot,
+    Profiles,
+    Provenance,
+    Report,
+    Rule,
+    SeedPlan,
+    Seeds,
+    Source,
+    Verdict,
+    claim,
+)
 from verify.yang2024 import data as D
 from verify.yang2024 import experiments as E
 
@@ -23,37 +39,41 @@ def _random_ridge_case(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray
     return rng.standard_normal((m, N)), rng.standard_normal((m, KQ)), rng.standard_normal((3, N)), tau
 
 
-@claim(
-    "yang2024.ridge_equiv",
-    reference="Theorem 2, eqs. (20), (22); Sec. 3.3 (push-through identity); derivation Sect. 6.1",
-    kind=Kind.UPPER,
-    provenance=Provenance.DERIVED,
-    source="Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
+_RIDGE_EQUIV_SOURCE = (
+    "Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
     "itself), Sec. 3.2 after Theorem 2: '(22) shows that after training, the transformer learns "
     "to output the given labels of the first N tokens in each prompt, and ... predicts the labels"
     " of the rest K - N tokens by implementing the ridge regression given in (20)'; Sec. 4: "
     "'after sufficient training, the output of the transformer y-hat converges to y-hat*' (eqs. "
-    "(20)-(22) are lost in the copy)",
+    "(20)-(22) are lost in the copy)"
+)
+_RIDGE_EQUIV_CHOICES = {
+    "tol": Choice(
+        Rule(1e-9, "an exact identity, relative to the predictions' scale", "reconstruction pass criterion"),
+        range=(1e-12, 1e-7),
+        basis="plausible",
+        reason="the push-through identity to round-off: 1e-12 to 1e-7 relative",
+    )
+}
+
+
+@claim(
+    "yang2024.ridge_equiv",
+    Source(
+        "Theorem 2, eqs. (20), (22); Sec. 3.3 (push-through identity); derivation Sect. 6.1",
+        Provenance.DERIVED,
+        quote=_RIDGE_EQUIV_SOURCE,
+    ),
+    kind=Kind.UPPER,
     statement="A^T y = (y, Z_Q^T (Z Z^T + m tau I)^{-1} Z y): copy plus ridge with penalty m tau",
-    quick={"cases": 60},
-    choices={
-        "tol": Choice(
-            1e-9,
-            range=(1e-12, 1e-7),
-            basis="plausible",
-            reason="the push-through identity to round-off: 1e-12 to 1e-7 relative",
-        ),
-    },
-    paper={"cases": 1000},
-    rules={
-        "tol": Rule(
-            1e-9, "an exact identity, relative to the predictions' scale", "reconstruction pass criterion"
-        )
-    },
-    seeds=Seeds.EVERY,
-    consistency=True,
-    tex=r"$A^\top y=(y,\,Z_Q^\top(ZZ^\top+m\tau I)^{-1}Zy)$: copy the prompt labels, ridge regression with "
-    r"penalty $m\tau$ for the rest",
+    profiles=Profiles(quick={"cases": 60}, paper={"cases": 1000}),
+    seeds=SeedPlan(Seeds.EVERY),
+    expect=Expect(consistency=True),
+    choices=_RIDGE_EQUIV_CHOICES,
+    report=Report(
+        r"$A^\top y=(y,\,Z_Q^\top(ZZ^\top+m\tau I)^{-1}Zy)$: copy the prompt labels, ridge regression with "
+        r"penalty $m\tau$ for the rest"
+    ),
 )
 def ridge_equiv(ctx: Ctx, *, cases: int) -> Evidence:
     """Yang et al. 2024, Theorem 2 / eq. (20): the limit map is ridge regression; kind upper; DERIVED;
@@ -79,38 +99,43 @@ def ridge_equiv(ctx: Ctx, *, cases: int) -> Evidence:
     )
 
 
-@claim(
-    "yang2024.lemma4",
-    reference="Lemma 4, eqs. (24)-(25); derivation Sect. 4",
-    kind=Kind.UPPER,
-    provenance=Provenance.DERIVED,
-    source="Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
+_LEMMA4_SOURCE = (
+    "Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
     "itself), Sec. 3.2, eq. (24): lambda-hat_tau := argmin_lambda E_eps [1/(2N) sum_i (y_i - "
     "lambda^T (f(v_i) + eps_i))^2], 'equivalent to the following ridge regression problem (see "
-    "Lemma 4 ...)' ((25) is lost in the copy)",
+    "Lemma 4 ...)' ((25) is lost in the copy)"
+)
+_LEMMA4_CHOICES = {
+    "se_window": Choice(
+        SE_WINDOW,
+        range=(3, 5),
+        basis="plausible",
+        reason="Monte-Carlo agreement: within 3 to 5 standard errors",
+    )
+}
+
+
+@claim(
+    "yang2024.lemma4",
+    Source("Lemma 4, eqs. (24)-(25); derivation Sect. 4", Provenance.DERIVED, quote=_LEMMA4_SOURCE),
+    kind=Kind.UPPER,
     statement="E over feature noise of (24) equals the ridge objective (25) with (tau/2)||lambda||^2",
-    quick={"config": "small", "draws": 100_000, "grid": 8},
-    choices={
-        "se_window": Choice(
-            4,
-            range=(3, 5),
-            basis="plausible",
-            reason="Monte-Carlo agreement: within 3 to 5 standard errors",
-        ),
-    },
+    profiles=Profiles(quick={"config": "small", "draws": 100_000, "grid": 8}),
+    seeds=SeedPlan(Seeds.EVERY),
+    expect=Expect(consistency=True),
     rules={
-        "se_window": SE_WINDOW,
         "batches": Rule(
             50,
             "batch means behind the SE of the Monte-Carlo argmin: with 49 degrees of freedom the estimated "
             "SE is itself accurate, so se_window SE is a ~2e-4 two-sided tail per coordinate",
             "attncheck",
-        ),
+        )
     },
-    seeds=Seeds.EVERY,
-    consistency=True,
-    tex=r"Lemma 4: the expectation of (24) over the feature noise is the ridge objective (25), "
-    r"$\frac1{2N}\|y-Z^\top\lambda\|^2+\frac\tau2\|\lambda\|^2$",
+    choices=_LEMMA4_CHOICES,
+    report=Report(
+        r"Lemma 4: the expectation of (24) over the feature noise is the ridge objective (25), "
+        r"$\frac1{2N}\|y-Z^\top\lambda\|^2+\frac\tau2\|\lambda\|^2$"
+    ),
 )
 def lemma4(ctx: Ctx, *, config: str, draws: int, grid: int) -> Evidence:
     """Yang et al. 2024, Lemma 4 (statement EXACT, closed form DERIVED); kind upper; every seed.
@@ -151,42 +176,48 @@ def _shapes_repdim(rng: np.random.Generator) -> tuple[int, int, float]:
     return m, N, float(10 ** rng.uniform(-3, 0))
 
 
-@claim(
-    "yang2024.repdim",
-    reference="Sec. 3.3, eqs. (20), (25): the role of N versus m; derivation Sect. 6.5",
-    kind=Kind.QUALITATIVE,
-    provenance=Provenance.DERIVED,
-    source="Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
+_REPDIM_SOURCE = (
+    "Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
     "itself), end of Sec. 3.2: 'When N < m, the transformer tends to underfit by choosing a "
     "lambda with small l2-norm; when N > m, the transformer tends to overfit since it "
     "underestimates the noise level'; (20) and (25) differ 'only' in 'the coefficient of the "
     "regularization term', the transformer 'assuming the noise level is given by m/N tau' (the "
-    "fraction is flattened in the copy)",
+    "fraction is flattened in the copy)"
+)
+_REPDIM_CHOICES = {
+    "equal_tol": Choice(
+        Rule(1e-10, "N = m: the estimates agree to this, relative to 1 + norm", "attncheck"),
+        range=(1e-12, 1e-8),
+        basis="plausible",
+        reason="N = m: equal estimates to round-off, 1e-12 to 1e-8 relative",
+    ),
+    "order_rtol": Choice(
+        Rule(1e-12, "relative round-off allowed in the norm comparisons", "attncheck"),
+        range=(1e-14, 1e-10),
+        basis="plausible",
+        reason="round-off in the norm comparisons: 1e-14 to 1e-10 relative",
+    ),
+}
+
+
+@claim(
+    "yang2024.repdim",
+    Source(
+        "Sec. 3.3, eqs. (20), (25): the role of N versus m; derivation Sect. 6.5",
+        Provenance.DERIVED,
+        quote=_REPDIM_SOURCE,
+    ),
+    kind=Kind.QUALITATIVE,
     statement="transformer ridge = 'best' ridge iff N = m; ||lambda-hat|| <= ||lambda-hat_tau|| for N < m "
     "and >= for N > m",
-    quick={"cases": 1000},
-    choices={
-        "equal_tol": Choice(
-            1e-10,
-            range=(1e-12, 1e-8),
-            basis="plausible",
-            reason="N = m: equal estimates to round-off, 1e-12 to 1e-8 relative",
-        ),
-        "order_rtol": Choice(
-            1e-12,
-            range=(1e-14, 1e-10),
-            basis="plausible",
-            reason="round-off in the norm comparisons: 1e-14 to 1e-10 relative",
-        ),
-    },
-    rules={
-        "equal_tol": Rule(1e-10, "N = m: the estimates agree to this, relative to 1 + norm", "attncheck"),
-        "order_rtol": Rule(1e-12, "relative round-off allowed in the norm comparisons", "attncheck"),
-    },
-    seeds=Seeds.EVERY,
-    consistency=True,
-    tex=r"$\hat\lambda=\hat\lambda_\tau$ iff $N=m$; $\|\hat\lambda\|\le\|\hat\lambda_\tau\|$ for $N<m$ and "
-    r"$\ge$ for $N>m$ (penalties $m\tau$ and $N\tau$)",
+    profiles=Profiles(quick={"cases": 1000}),
+    seeds=SeedPlan(Seeds.EVERY),
+    expect=Expect(consistency=True),
+    choices=_REPDIM_CHOICES,
+    report=Report(
+        r"$\hat\lambda=\hat\lambda_\tau$ iff $N=m$; $\|\hat\lambda\|\le\|\hat\lambda_\tau\|$ for $N<m$ and "
+        r"$\ge$ for $N>m$ (penalties $m\tau$ and $N\tau$)"
+    ),
 )
 def repdim(ctx: Ctx, *, cases: int) -> Evidence:
     """Yang et al. 2024, Sec. 3.3 (representation dimension; claims EXACT in words, formulas
@@ -234,68 +265,76 @@ NS_CHOICE = Choice(
 FIG3_Z = Rule(2.576, "99% normal band on each paired difference over the draws", "attncheck")
 
 
-@claim(
-    "yang2024.fig3",
-    experiment="fig3 draws",
-    reference="Fig. 3 and its caption; end of Sec. 3.2 ('the closer m is to N, the closer the "
-    "transformer's choice of templates is to the best possible choice'); gap in closed form: derivation "
-    "Sect. 8.5",
-    kind=Kind.QUALITATIVE,
-    provenance=Provenance.EXACT,
-    source="Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
+#: The sentence the two readings of Fig. 3 read ("the closer m is to N, the better").
+_FIG3_TEXT = (
+    "Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
     "itself), end of Sec. 3.2: 'The closer m is to N, the closer the transformer's choice of "
     "templates is to the best possible choice, and the better the transformer's prediction will "
     "be'; Sec. 4 and the Fig. 3 caption: the gap (1/K)||y-hat* - y-hat_best||^2 for N from 50 to "
     "150 at m = 100, tau = 0.01 'validates that the closer N is to m, the better the "
-    "transformer's prediction is'",
+    "transformer's prediction is'"
+)
+_FIG3_CHOICES = {
+    "Ns": NS_CHOICE,
+    "z": Choice(
+        FIG3_Z,
+        range=(1.96, 3.291),
+        basis="plausible",
+        reason="the band on each paired difference is ours: a two-sided 95% (1.96) to 99.9% (3.29) "
+        "normal band",
+    ),
+    "draws": Choice(
+        100,
+        range=(50, 300),
+        basis="plausible",
+        reason="the paper uses one dictionary; our average over nested draws, from half to three times "
+        "ours (the paper profile uses 50)",
+    ),
+    "K": Choice(
+        60,
+        range=(40, 180),
+        basis="plausible",
+        reason="the paper's K = 200 is for m = 100; at our m = 20 (N up to 30) a dictionary from 40 "
+        "to 180 tokens",
+    ),
+}
+
+
+@claim(
+    "yang2024.fig3",
+    Source(
+        "Fig. 3 and its caption; end of Sec. 3.2 ('the closer m is to N, the closer the "
+        "transformer's choice of templates is to the best possible choice'); gap in closed form: derivation "
+        "Sect. 8.5",
+        Provenance.EXACT,
+        quote=_FIG3_TEXT,
+    ),
+    kind=Kind.QUALITATIVE,
     statement="the expected gap (1/K) E||y-hat* - y-hat_best||^2 decreases as N approaches m, from "
     "either side (0 at N = m)",
-    quick={"K": 60, "m": 20, "tau": 0.01, "Ns": NS_QUICK, "draws": 100},
-    choices={
-        "Ns": NS_CHOICE,
-        "z": Choice(
-            2.576,
-            range=(1.96, 3.291),
-            basis="plausible",
-            reason="the band on each paired difference is ours: a two-sided 95% (1.96) to 99.9% (3.29) "
-            "normal band",
-        ),
-        "draws": Choice(
-            100,
-            range=(50, 300),
-            basis="plausible",
-            reason="the paper uses one dictionary; our average over nested draws, from half to three times "
-            "ours (the paper profile uses 50)",
-        ),
-        "K": Choice(
-            60,
-            range=(40, 180),
-            basis="plausible",
-            reason="the paper's K = 200 is for m = 100; at our m = 20 (N up to 30) a dictionary from 40 "
-            "to 180 tokens",
-        ),
-    },
-    paper={"K": 200, "m": 100, "Ns": NS_PAPER, "draws": 50},
-    expect=Verdict.VIOLATED,
-    rules={"z": FIG3_Z},
-    seeds=Seeds.EVERY,
-    tex=r"Fig.~3: the expected gap $\frac1K\mathbb{E}\|\hat y^*-\hat y_{\mathrm{best}}\|^2$ decreases as $N$ "
-    r"approaches $m$, from either side ($0$ at $N=m$)",
-    plot=dict(
-        x="N",
-        curves=[
-            ("gap_mean", "mean gap over draws"),
-            ("gap_lo", "lower end of its 99% band"),
-            ("gap_hi", "upper end of its 99% band"),
-        ],
-        xlabel="prompt length $N$ ($m=20$)",
-        ylabel=r"$\frac{1}{K}\mathbb{E}\|\hat y^*-\hat y_{\mathrm{best}}\|^2$",
-    ),
+    profiles=Profiles(quick={"m": 20, "tau": 0.01}, paper={"K": 200, "m": 100, "Ns": NS_PAPER, "draws": 50}),
+    seeds=SeedPlan(Seeds.EVERY, experiment="fig3 draws"),
+    expect=Expect(Verdict.VIOLATED),
     alternative=Alternative(
         world="a noise level 100 times the paper's (tau = 1), far from interpolation: the statement holds "
         "there, so the violation at tau = 0.01 is no artefact of a check that cannot pass",
         overrides={"tau": 1.0},
         expect=Verdict.HOLDS,
+    ),
+    choices=_FIG3_CHOICES,
+    report=Report(
+        r"Fig.~3: the expected gap $\frac1K\mathbb{E}\|\hat y^*-\hat y_{\mathrm{best}}\|^2$ decreases as $N$ "
+        r"approaches $m$, from either side ($0$ at $N=m$)",
+        Plot(
+            x="N",
+            curves=[
+                ("gap_mean", "mean gap over draws"),
+                ("gap_lo", "lower end of its 99% band"),
+                ("gap_hi", "upper end of its 99% band"),
+            ],
+            xlabel="prompt length $N$ ($m=20$)",
+            ylabel=r"$\frac{1}{K}\mathbb{E}\|\hat y^*-\hat y_{\mathrm{best}}\|^2$",
+        ),
     ),
 )
 def fig3(ctx: Ctx, *, K: int, m: int, tau: float, Ns: tuple, draws: int) -> Evidence:
@@ -362,66 +401,59 @@ def _near_far(Ns: tuple, m: int) -> tuple[list[int], list[int]]:
     return near, [j for j in below + above if j not in near]
 
 
+_FIG3_NEAR_CHOICES = {
+    "z": Choice(
+        FIG3_Z,
+        range=(1.96, 3.291),
+        basis="plausible",
+        reason="the band on each paired difference is ours: a two-sided 95% (1.96) to 99.9% (3.29) "
+        "normal band",
+    ),
+    "draws": Choice(
+        100,
+        range=(50, 300),
+        basis="plausible",
+        reason="the paper uses one dictionary; our average over nested draws, from half to three times "
+        "ours (the paper profile uses 50)",
+    ),
+    "taus": Choice(
+        (0.001, 0.01, 0.1),
+        options=((0.001, 0.01, 0.1), (0.01,)),
+        basis="plausible",
+        reason="the sentence of Sec. 3.2 is for any noise level; Fig. 3 uses tau = 0.01: ours (the "
+        "paper's and a decade either side) or the paper's alone",
+    ),
+    "Ns": NS_CHOICE,
+}
+
+
 @claim(
     "yang2024.fig3.near",
-    experiment="fig3 draws",
-    reference="Fig. 3 and its caption; end of Sec. 3.2 ('the closer m is to N, the closer the "
-    "transformer's choice of templates is to the best possible choice'), the weaker reading; gap in "
-    "closed form: derivation Sect. 8.5",
+    Source(
+        "Fig. 3 and its caption; end of Sec. 3.2 ('the closer m is to N, the closer the "
+        "transformer's choice of templates is to the best possible choice'), the weaker reading; gap in "
+        "closed form: derivation Sect. 8.5",
+        Provenance.EXACT,
+        quote=_FIG3_TEXT,
+    ),
     kind=Kind.QUALITATIVE,
-    provenance=Provenance.EXACT,
-    source="Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
-    "itself), end of Sec. 3.2: 'The closer m is to N, the closer the transformer's choice of "
-    "templates is to the best possible choice, and the better the transformer's prediction will "
-    "be'; Sec. 4 and the Fig. 3 caption: the gap (1/K)||y-hat* - y-hat_best||^2 for N from 50 to "
-    "150 at m = 100, tau = 0.01 'validates that the closer N is to m, the better the "
-    "transformer's prediction is'",
     statement="the weaker reading of 'the closer m is to N, the better': the expected gap "
     "(1/K) E||y-hat* - y-hat_best||^2 is 0 at N = m and, among N != m, smallest at the grid points next "
     "to m, at the paper's tau and a decade either side",
-    quick={
-        "K": 60,
-        "m": 20,
-        "taus": (0.001, 0.01, 0.1),
-        "Ns": NS_QUICK,
-        "draws": 100,
-    },
-    paper={"K": 200, "m": 100, "Ns": NS_PAPER, "draws": 50},
-    choices={
-        "z": Choice(
-            2.576,
-            range=(1.96, 3.291),
-            basis="plausible",
-            reason="the band on each paired difference is ours: a two-sided 95% (1.96) to 99.9% (3.29) "
-            "normal band",
-        ),
-        "draws": Choice(
-            100,
-            range=(50, 300),
-            basis="plausible",
-            reason="the paper uses one dictionary; our average over nested draws, from half to three times "
-            "ours (the paper profile uses 50)",
-        ),
-        "taus": Choice(
-            (0.001, 0.01, 0.1),
-            options=((0.001, 0.01, 0.1), (0.01,)),
-            basis="plausible",
-            reason="the sentence of Sec. 3.2 is for any noise level; Fig. 3 uses tau = 0.01: ours (the "
-            "paper's and a decade either side) or the paper's alone",
-        ),
-        "Ns": NS_CHOICE,
-    },
-    expect=Verdict.VIOLATED,
-    rules={"z": FIG3_Z},
-    seeds=Seeds.EVERY,
-    tex=r"the weaker reading of Sec.~3.2: the expected gap $\frac1K\mathbb{E}\|\hat y^*-\hat "
-    r"y_{\mathrm{best}}\|^2$ is smallest, among $N\ne m$, at the grid points next to $m$ "
-    r"($\tau=10^{-3},10^{-2},10^{-1}$)",
+    profiles=Profiles(quick={"K": 60, "m": 20}, paper={"K": 200, "m": 100, "Ns": NS_PAPER, "draws": 50}),
+    seeds=SeedPlan(Seeds.EVERY, experiment="fig3 draws"),
+    expect=Expect(Verdict.VIOLATED),
     alternative=Alternative(
         world="noise levels a decade and two above the paper's (tau = 0.1, 1): the weak reading holds there "
         "at every seed, so its violation at tau = 0.001 is no artefact of a check that cannot pass",
         overrides={"taus": (0.1, 1.0)},
         expect=Verdict.HOLDS,
+    ),
+    choices=_FIG3_NEAR_CHOICES,
+    report=Report(
+        r"the weaker reading of Sec.~3.2: the expected gap $\frac1K\mathbb{E}\|\hat y^*-\hat "
+        r"y_{\mathrm{best}}\|^2$ is smallest, among $N\ne m$, at the grid points next to $m$ "
+        r"($\tau=10^{-3},10^{-2},10^{-1}$)"
     ),
 )
 def fig3_near(ctx: Ctx, *, K: int, m: int, taus: tuple, Ns: tuple, draws: int) -> Evidence:
@@ -462,44 +494,53 @@ def fig3_near(ctx: Ctx, *, K: int, m: int, taus: tuple, Ns: tuple, draws: int) -
     )
 
 
-@claim(
-    "yang2024.lmmse",
-    experiment="fig3 draws",
-    reference="Sec. 3.3 (eqs. 20, 23-25); reviewer-style check, not claimed by the paper; "
-    "derivation Sect. 8.4",
-    kind=Kind.UPPER,
-    provenance=Provenance.QUESTION,
-    source="Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
+_LMMSE_SOURCE = (
+    "Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
     "itself), a referee's question of the attncheck audit (reviewer question 4), not the paper's "
     "statement; the text: Sec. 3.2 calls the ridge (24)-(25) 'the best prediction we could hope "
     "for'; Assumption 1 (E lambda_i = 0, E lambda_i^2 = 1, independent entries) is the premise "
-    "that makes the transformer's ridge the LMMSE estimator",
+    "that makes the transformer's ridge the LMMSE estimator"
+)
+_LMMSE_CHOICES = {
+    "Ns": NS_CHOICE,
+    "tie_rtol": Choice(
+        Rule(1e-12, "N = m: a ratio above 1 + tie_rtol enters the maximum", "attncheck"),
+        range=(1e-14, 1e-10),
+        basis="plausible",
+        reason="a tie at N = m to round-off: 1e-14 to 1e-10 relative",
+    ),
+}
+
+
+@claim(
+    "yang2024.lmmse",
+    Source(
+        "Sec. 3.3 (eqs. 20, 23-25); reviewer-style check, not claimed by the paper; derivation Sect. 8.4",
+        Provenance.QUESTION,
+        quote=_LMMSE_SOURCE,
+    ),
+    kind=Kind.UPPER,
     statement="under E[lambda lambda^T] = I the transformer's ridge (m tau) has expected error <= the "
     "paper's 'best' ridge (N tau) for every N",
-    quick={"K": 60, "m": 20, "tau": 0.01, "Ns": NS_QUICK, "draws": 100},
-    choices={
-        "Ns": NS_CHOICE,
-        "tie_rtol": Choice(
-            1e-12,
-            range=(1e-14, 1e-10),
-            basis="plausible",
-            reason="a tie at N = m to round-off: 1e-14 to 1e-10 relative",
+    profiles=Profiles(
+        quick={"K": 60, "m": 20, "tau": 0.01, "draws": 100},
+        paper={"K": 200, "m": 100, "Ns": NS_PAPER, "draws": 50},
+    ),
+    seeds=SeedPlan(Seeds.EVERY, experiment="fig3 draws"),
+    expect=Expect(consistency=True),
+    choices=_LMMSE_CHOICES,
+    report=Report(
+        r"under $\mathbb{E}[\lambda\lambda^\top]=I$ the transformer's ridge (penalty $m\tau$) has expected "
+        r"error $\le$ the `best' ridge's ($N\tau$), every $N$",
+        Plot(
+            x="N",
+            curves=[("E_transformer", r"transformer's ridge, penalty $m\tau$")],
+            theory="E_best",
+            theory_label=r"bound: 'best' ridge, penalty $N\tau$",
+            xlabel="prompt length $N$ ($m=20$)",
+            ylabel=r"expected error $\frac{1}{K}\mathbb{E}\|Z_Q^\top(\hat\lambda-\lambda)\|^2$",
+            logy=True,
         ),
-    },
-    paper={"K": 200, "m": 100, "Ns": NS_PAPER, "draws": 50},
-    rules={"tie_rtol": Rule(1e-12, "N = m: a ratio above 1 + tie_rtol enters the maximum", "attncheck")},
-    seeds=Seeds.EVERY,
-    consistency=True,
-    tex=r"under $\mathbb{E}[\lambda\lambda^\top]=I$ the transformer's ridge (penalty $m\tau$) has expected "
-    r"error $\le$ the `best' ridge's ($N\tau$), every $N$",
-    plot=dict(
-        x="N",
-        curves=[("E_transformer", r"transformer's ridge, penalty $m\tau$")],
-        theory="E_best",
-        theory_label=r"bound: 'best' ridge, penalty $N\tau$",
-        xlabel="prompt length $N$ ($m=20$)",
-        ylabel=r"expected error $\frac{1}{K}\mathbb{E}\|Z_Q^\top(\hat\lambda-\lambda)\|^2$",
-        logy=True,
     ),
 )
 def lmmse(ctx: Ctx, *, K: int, m: int, tau: float, Ns: tuple, draws: int) -> Evidence:

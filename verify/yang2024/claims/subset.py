@@ -6,8 +6,23 @@ from __future__ import annotations
 
 import numpy as np
 
-from verify.core import Choice, Ctx, Evidence, Kind, Provenance, Rule, Verdict, claim
-from verify.core.record import Alternative, Seeds
+from verify.core import (
+    Alternative,
+    Choice,
+    Ctx,
+    Evidence,
+    Expect,
+    Kind,
+    Profiles,
+    Provenance,
+    Report,
+    Rule,
+    SeedPlan,
+    Seeds,
+    Source,
+    Verdict,
+    claim,
+)
 from verify.yang2024 import data as D
 from verify.yang2024 import experiments as E
 from verify.yang2024 import model as M
@@ -22,72 +37,78 @@ def moved_prompt(problem: D.Problem, params: M.Params, shift: int) -> tuple[D.Pr
     return moved, params.replace(w=params.w[:, perm])
 
 
-@claim(
-    "yang2024.subset",
-    reference="Sec. 2 (each prompt provides the first N tokens) and Theorem 2, eqs. (20), (22) (the "
-    "ridge over the prompt's tokens); a referee's question, issue 25 item 6",
-    kind=Kind.UPPER,
-    provenance=Provenance.QUESTION,
-    source="referee question of the attncheck audit (issue 25, item 6), raised by the paper's setting: "
+_SUBSET_SOURCE = (
+    "referee question of the attncheck audit (issue 25, item 6), raised by the paper's setting: "
     "Yang, Huang, Liang, Chi, arXiv 2408.10147 (public full text of 27 Sep 2024), Sec. 2, 'each prompt "
     "P = P_lambda provides the first N tokens (with N << K) and their labels'; the paper claims nothing "
-    "for other prompt tokens",
-    statement="a transformer trained by GD on prompts of the first N tokens, given a prompt of N other "
-    "dictionary tokens, predicts the ridge regression (20)/(22) over those tokens: relative inference "
-    "error sum ||y-hat - y-hat*||^2 / sum ||y-hat*||^2 <= 0.1 over fresh in-domain prompts",
-    quick={"config": "small", "H_over_N": 2, "shift": 6, "target": 1e-4, "steps": 6000, "prompts": 200},
-    paper={"steps": 20_000},
-    choices={
-        "shift": Choice(
-            6,
-            range=(6, 34),
-            basis="plausible",
-            reason="'N other dictionary tokens': any block of N = 6 tokens disjoint from the training "
-            "prompt, from the next block (6-11) to the last (34-39) of K = 40",
-        ),
-        "H_over_N": Choice(
-            2,
-            range=(1, 8),
-            basis="plausible",
-            reason="Theorem 2's regime H >= N (the model reaches L*): from N to 8N",
-        ),
-        "target": Choice(
-            1e-4,
-            range=(1e-5, 1e-3),
-            basis="plausible",
-            reason="trained 'to convergence': Delta <= 1e-5 to 1e-3 Delta(0), a decade either side of ours",
-        ),
-        "steps": Choice(
-            6000,
-            range=(2000, 18_000),
-            basis="plausible",
-            reason="our GD budget (the run stops at target), a factor 3 either side",
-        ),
-        "rel_err": Choice(
-            0.1,
-            range=(0.01, 0.5),
-            basis="plausible",
-            reason="'predicts the ridge regression' to within 1% to 50% of the target's energy (y-hat = 0 "
-            "scores 1)",
-        ),
-    },
-    expect=Verdict.VIOLATED,
-    rules={
-        "rel_err": Rule(
+    "for other prompt tokens"
+)
+_SUBSET_CHOICES = {
+    "shift": Choice(
+        6,
+        range=(6, 34),
+        basis="plausible",
+        reason="'N other dictionary tokens': any block of N = 6 tokens disjoint from the training "
+        "prompt, from the next block (6-11) to the last (34-39) of K = 40",
+    ),
+    "H_over_N": Choice(
+        2,
+        range=(1, 8),
+        basis="plausible",
+        reason="Theorem 2's regime H >= N (the model reaches L*): from N to 8N",
+    ),
+    "target": Choice(
+        1e-4,
+        range=(1e-5, 1e-3),
+        basis="plausible",
+        reason="trained 'to convergence': Delta <= 1e-5 to 1e-3 Delta(0), a decade either side of ours",
+    ),
+    "steps": Choice(
+        6000,
+        range=(2000, 18_000),
+        basis="plausible",
+        reason="our GD budget (the run stops at target), a factor 3 either side",
+    ),
+    "rel_err": Choice(
+        Rule(
             0.1,
             "a tenth of the target's energy: a predictor that ignores the prompt (y-hat = 0) scores 1, "
             "the trained model on its own prompt scores about Delta(T)/Delta(0)",
             "attncheck",
         ),
-    },
-    seeds=Seeds.EVERY,
-    tex=r"a transformer trained on prompts of the first $N$ tokens, prompted with $N$ other tokens, predicts "
-    r"their ridge regression: $\sum\|\hat y-\hat y^*\|^2/\sum\|\hat y^*\|^2\le0.1$",
+        range=(0.01, 0.5),
+        basis="plausible",
+        reason="'predicts the ridge regression' to within 1% to 50% of the target's energy (y-hat = 0 "
+        "scores 1)",
+    ),
+}
+
+
+@claim(
+    "yang2024.subset",
+    Source(
+        "Sec. 2 (each prompt provides the first N tokens) and Theorem 2, eqs. (20), (22) (the "
+        "ridge over the prompt's tokens); a referee's question, issue 25 item 6",
+        Provenance.QUESTION,
+        quote=_SUBSET_SOURCE,
+    ),
+    kind=Kind.UPPER,
+    statement="a transformer trained by GD on prompts of the first N tokens, given a prompt of N other "
+    "dictionary tokens, predicts the ridge regression (20)/(22) over those tokens: relative inference "
+    "error sum ||y-hat - y-hat*||^2 / sum ||y-hat*||^2 <= 0.1 over fresh in-domain prompts",
+    profiles=Profiles(quick={"config": "small", "prompts": 200}, paper={"steps": 20_000}),
+    seeds=SeedPlan(Seeds.EVERY),
+    expect=Expect(Verdict.VIOLATED),
     alternative=Alternative(
         world="the training prompt itself (shift 0, the first N tokens): Theorem 2's setting, where the "
         "trained transformer does the ridge regression, so the bound holds",
         overrides={"shift": 0},
         expect=Verdict.HOLDS,
+    ),
+    choices=_SUBSET_CHOICES,
+    report=Report(
+        r"a transformer trained on prompts of the first $N$ tokens, prompted with $N$ other tokens, predicts "
+        r"their ridge regression: $\sum\|\hat y-\hat y^*\|^2/\sum\|\hat y^*\|^2\le0.1$"
     ),
 )
 def subset(

@@ -10,9 +10,24 @@ from dataclasses import replace
 import numpy as np
 
 from bounds import yang2024 as B
-from verify.core import Choice, Ctx, Evidence, Kind, Provenance, Rule, claim
-from verify.core.format import fmt_sci
-from verify.core.record import Search, Seeds
+from verify.core import (
+    Choice,
+    Ctx,
+    Evidence,
+    Expect,
+    Kind,
+    Plot,
+    Profiles,
+    Provenance,
+    Report,
+    Rule,
+    Search,
+    SeedPlan,
+    Seeds,
+    Source,
+    claim,
+    fmt_sci,
+)
 from verify.numerics.worstcase import WorstCase
 from verify.yang2024 import data as D
 from verify.yang2024 import experiments as E
@@ -45,45 +60,50 @@ def _search(
     return replace(found, typical=max(found.typical, typical))
 
 
-@claim(
-    "yang2024.thm2.limit",
-    reference="Theorem 2, eqs. (20)-(22); Sec. 3.3 (unseen examples and unseen tasks); derivation Sect. 6.2",
-    kind=Kind.UPPER,
-    provenance=Provenance.DERIVED,
-    source="Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
+#: The paper's own words on what the trained transformer computes (the limit claims quote them).
+_AFTER_THM2 = (
+    "Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
     "itself), Sec. 3.2 after Theorem 2: '(22) shows that after training, the transformer learns "
     "to output the given labels of the first N tokens in each prompt, and ... predicts the labels"
     " of the rest K - N tokens by implementing the ridge regression given in (20)'; Sec. 4: "
     "'after sufficient training, the output of the transformer y-hat converges to y-hat*' (eqs. "
-    "(20)-(22) are lost in the copy)",
+    "(20)-(22) are lost in the copy)"
+)
+_THM2_LIMIT_CHOICES = {
+    "tol": Choice(
+        Rule(1e-6, "mean (1/K) ||y-hat - y-hat*||^2 allowed after training", "reconstruction pass criterion"),
+        range=(1e-8, 1e-4),
+        basis="plausible",
+        reason="the trained model's mean inference error allowed: 1e-8 to 1e-4",
+    ),
+    "trained": Choice(
+        Rule(1e-8, "Delta(T) at most this: the trained regime", "reconstruction pass criterion"),
+        range=(1e-9, 1e-7),
+        basis="plausible",
+        reason="Delta(T) of the trained regime: a decade either side of ours",
+    ),
+}
+
+
+@claim(
+    "yang2024.thm2.limit",
+    Source(
+        "Theorem 2, eqs. (20)-(22); Sec. 3.3 (unseen examples and unseen tasks); derivation Sect. 6.2",
+        Provenance.DERIVED,
+        quote=_AFTER_THM2,
+    ),
+    kind=Kind.UPPER,
     statement="after training, y-hat -> (y, Z_Q^T lambda-hat), lambda-hat = (ZZ^T + m tau I)^{-1} Z y, "
     "in-domain and out-of-domain",
     assumptions=("Delta(T) <= 1e-8",),
-    quick={"config": "small", "H_over_N": 8, "steps": 20_000, "prompts": 200},
-    choices={
-        "tol": Choice(
-            1e-6,
-            range=(1e-8, 1e-4),
-            basis="plausible",
-            reason="the trained model's mean inference error allowed: 1e-8 to 1e-4",
-        ),
-        "trained": Choice(
-            1e-8,
-            range=(1e-9, 1e-7),
-            basis="plausible",
-            reason="Delta(T) of the trained regime: a decade either side of ours",
-        ),
-    },
-    rules={
-        "tol": Rule(
-            1e-6, "mean (1/K) ||y-hat - y-hat*||^2 allowed after training", "reconstruction pass criterion"
-        ),
-        "trained": Rule(1e-8, "Delta(T) at most this: the trained regime", "reconstruction pass criterion"),
-    },
-    seeds=Seeds.EVERY,
-    consistency=True,
-    tex=r"Theorem 2: after training, $\hat y\to(y,Z_Q^\top\hat\lambda)$ with "
-    r"$\hat\lambda=(ZZ^\top+m\tau I)^{-1}Zy$, in-domain and out-of-domain",
+    profiles=Profiles(quick={"config": "small", "H_over_N": 8, "steps": 20_000, "prompts": 200}),
+    seeds=SeedPlan(Seeds.EVERY),
+    expect=Expect(consistency=True),
+    choices=_THM2_LIMIT_CHOICES,
+    report=Report(
+        r"Theorem 2: after training, $\hat y\to(y,Z_Q^\top\hat\lambda)$ with "
+        r"$\hat\lambda=(ZZ^\top+m\tau I)^{-1}Zy$, in-domain and out-of-domain"
+    ),
 )
 def thm2_limit(ctx: Ctx, *, config: str, H_over_N: int, steps: int, prompts: int) -> Evidence:
     """Yang et al. 2024, Theorem 2 (inference = ridge regression); kind upper; DERIVED; every seed.
@@ -113,50 +133,52 @@ def thm2_limit(ctx: Ctx, *, config: str, H_over_N: int, steps: int, prompts: int
     )
 
 
+_THM2_BOUND_CHOICES = {
+    "rtol": Choice(
+        Rule(1e-12, "round-off margin of the bound", "reconstruction pass criterion"),
+        range=(1e-14, 1e-10),
+        basis="plausible",
+        reason="round-off margin of the bound: 1e-14 to 1e-10 relative",
+    ),
+    "search": SEARCH,
+}
+
+
 @claim(
     "yang2024.thm2.bound",
-    reference="Theorem 2, eq. (22) (deterministic step of the proof); derivation Sect. 6.3",
+    Source(
+        "Theorem 2, eq. (22) (deterministic step of the proof); derivation Sect. 6.3",
+        Provenance.DERIVED,
+        quote=_AFTER_THM2,
+    ),
     kind=Kind.UPPER,
-    provenance=Provenance.DERIVED,
-    source="Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
-    "itself), Sec. 3.2 after Theorem 2: '(22) shows that after training, the transformer learns "
-    "to output the given labels of the first N tokens in each prompt, and ... predicts the labels"
-    " of the rest K - N tokens by implementing the ridge regression given in (20)'; Sec. 4: "
-    "'after sufficient training, the output of the transformer y-hat converges to y-hat*' (eqs. "
-    "(20)-(22) are lost in the copy)",
     statement="(1/(2K)) ||y-hat(theta) - y-hat*||^2 <= Delta(theta) ||y||^2 / (K lambda_min(G)) "
     "at every iterate and every prompt",
-    quick=dict(config="small", H_over_N=2, steps=3000, prompts=100, search=(3, 2, 2, 2, 4, 1, 100)),
-    choices={
-        "rtol": Choice(
-            1e-12,
-            range=(1e-14, 1e-10),
-            basis="plausible",
-            reason="round-off margin of the bound: 1e-14 to 1e-10 relative",
-        ),
-        "search": SEARCH,
-    },
-    paper={"steps": 20_000, "search": (6, 3, 3, 2, 6, 10, 300)},
-    rules={"rtol": Rule(1e-12, "round-off margin of the bound", "reconstruction pass criterion")},
-    experiment="default-step GD runs",
-    seeds=Seeds.EVERY,
-    consistency=True,
-    tex=r"$\frac1{2K}\|\hat y(\theta)-\hat y^*\|^2\le\Delta(\theta)\|y\|^2/(K\lambda_{\min}(G))$ at every "
-    r"iterate and every prompt",
+    profiles=Profiles(
+        quick=dict(config="small", H_over_N=2, steps=3000, prompts=100),
+        paper={"steps": 20_000, "search": (6, 3, 3, 2, 6, 10, 300)},
+    ),
+    seeds=SeedPlan(Seeds.EVERY, experiment="default-step GD runs"),
+    expect=Expect(consistency=True),
     search=Search(
         ratio="(1/(2K)) ||y-hat(theta) - y-hat*||^2 / (Delta(theta) ||y||^2 / (K lambda_min(G)))",
         space=THETA_PROMPT,
         budget="search",
     ),
-    plot=dict(
-        x="t",
-        curves=[("max_ratio", "largest ratio over prompts")],
-        const=1.0,
-        theory_label=r"bound: ratio $\leq1$",
-        xlabel="GD step $t$",
-        ylabel="left side / right side of the bound",
-        logx=True,
-        logy=True,
+    choices=_THM2_BOUND_CHOICES,
+    report=Report(
+        r"$\frac1{2K}\|\hat y(\theta)-\hat y^*\|^2\le\Delta(\theta)\|y\|^2/(K\lambda_{\min}(G))$ at every "
+        r"iterate and every prompt",
+        Plot(
+            x="t",
+            curves=[("max_ratio", "largest ratio over prompts")],
+            const=1.0,
+            theory_label=r"bound: ratio $\leq1$",
+            xlabel="GD step $t$",
+            ylabel="left side / right side of the bound",
+            logx=True,
+            logy=True,
+        ),
     ),
 )
 def thm2_bound(
@@ -197,37 +219,46 @@ def thm2_bound(
     )
 
 
-@claim(
-    "yang2024.thm2.prob",
-    reference="Theorem 2 (probability 1 - delta over the inference noise), Assumption 4; "
-    "derivation Sect. 6.3",
-    kind=Kind.PROBABILITY,
-    provenance=Provenance.RECONSTRUCTED,
-    source="Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
+_THM2_PROB_SOURCE = (
+    "Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
     "itself), Sec. 3.2, Theorem 2: 'given any prompt P that satisfies Assumption 4 at the "
     "inference time, with probability at least 1 - delta, the output of the transformer y-hat "
-    "satisfies (22)'; Assumption 4: ||lambda||_2 <= B",
+    "satisfies (22)'; Assumption 4: ||lambda||_2 <= B"
+)
+_THM2_PROB_CHOICES = {
+    "delta": Choice(
+        0.01,
+        range=(0.001, 0.1),
+        basis="paper's range",
+        reason="Theorem 2 holds with probability 1 - delta for every delta in (0, 1): 1e-3 to 0.1",
+    ),
+    "B_norm": Choice(
+        2.0,
+        range=(0.5, 4.0),
+        basis="paper's range",
+        reason="Theorem 2 is for every ||lambda|| <= B: B from 0.5 to 4",
+    ),
+}
+
+
+@claim(
+    "yang2024.thm2.prob",
+    Source(
+        "Theorem 2 (probability 1 - delta over the inference noise), Assumption 4; derivation Sect. 6.3",
+        Provenance.RECONSTRUCTED,
+        quote=_THM2_PROB_SOURCE,
+    ),
+    kind=Kind.PROBABILITY,
     statement="||y||^2 <= Y_delta with probability >= 1 - delta whenever ||lambda|| <= B",
     assumptions=("||lambda|| <= B (Assumption 4; worst direction taken)",),
-    quick={"config": "small", "delta": 0.01, "B_norm": 2.0, "draws": 100_000},
-    choices={
-        "delta": Choice(
-            0.01,
-            range=(0.001, 0.1),
-            basis="paper's range",
-            reason="Theorem 2 holds with probability 1 - delta for every delta in (0, 1): 1e-3 to 0.1",
-        ),
-        "B_norm": Choice(
-            2.0,
-            range=(0.5, 4.0),
-            basis="paper's range",
-            reason="Theorem 2 is for every ||lambda|| <= B: B from 0.5 to 4",
-        ),
-    },
-    seeds=Seeds.EVERY,
-    consistency=True,
-    tex=r"$\|y\|^2\le Y_\delta$ with probability $\ge1-\delta$ whenever $\|\lambda\|\le B$ (Assumption 4; "
-    r"$Y_\delta$ reconstructed)",
+    profiles=Profiles(quick={"config": "small", "draws": 100_000}),
+    seeds=SeedPlan(Seeds.EVERY),
+    expect=Expect(consistency=True),
+    choices=_THM2_PROB_CHOICES,
+    report=Report(
+        r"$\|y\|^2\le Y_\delta$ with probability $\ge1-\delta$ whenever $\|\lambda\|\le B$ (Assumption 4; "
+        r"$Y_\delta$ reconstructed)"
+    ),
 )
 def thm2_prob(ctx: Ctx, *, config: str, delta: float, B_norm: float, draws: int) -> Evidence:
     """Yang et al. 2024, Theorem 2 (probabilistic step: Laurent-Massart on ||y||^2); probability;
@@ -258,49 +289,51 @@ def thm2_prob(ctx: Ctx, *, config: str, delta: float, B_norm: float, draws: int)
     )
 
 
+_THM2_COPY_CHOICES = {
+    "steps": Choice(
+        3000,
+        range=(1000, 9000),
+        basis="plausible",
+        reason="our GD budget before the copy is checked: a factor 3 either side",
+    ),
+    "search": SEARCH,
+}
+
+
 @claim(
     "yang2024.thm2.copy",
-    reference="Theorem 2, eq. (22): y-hat* = (y_1..y_N, ...) (copying the prompt labels); "
-    "derivation Sect. 6.3",
+    Source(
+        "Theorem 2, eq. (22): y-hat* = (y_1..y_N, ...) (copying the prompt labels); derivation Sect. 6.3",
+        Provenance.DERIVED,
+        quote=_AFTER_THM2,
+    ),
     kind=Kind.UPPER,
-    provenance=Provenance.DERIVED,
-    source="Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
-    "itself), Sec. 3.2 after Theorem 2: '(22) shows that after training, the transformer learns "
-    "to output the given labels of the first N tokens in each prompt, and ... predicts the labels"
-    " of the rest K - N tokens by implementing the ridge regression given in (20)'; Sec. 4: "
-    "'after sufficient training, the output of the transformer y-hat converges to y-hat*' (eqs. "
-    "(20)-(22) are lost in the copy)",
     statement="max_{k<=N} |y-hat_k - y_k| <= sqrt(2 Delta ||y||^2 / lambda_min(G)), -> 0 with Delta",
-    quick=dict(config="small", H_over_N=2, steps=3000, prompts=100, search=(3, 2, 2, 2, 4, 1, 100)),
-    choices={
-        "steps": Choice(
-            3000,
-            range=(1000, 9000),
-            basis="plausible",
-            reason="our GD budget before the copy is checked: a factor 3 either side",
-        ),
-        "search": SEARCH,
-    },
-    paper={"steps": 20_000, "search": (6, 3, 3, 2, 6, 10, 300)},
-    experiment="default-step GD runs",
-    seeds=Seeds.EVERY,
-    consistency=True,
-    tex=r"$\max_{k\le N}|\hat y_k-y_k|\le\sqrt{2\Delta\|y\|^2/\lambda_{\min}(G)}\to0$ with $\Delta$ "
-    r"(the prompt labels are copied)",
+    profiles=Profiles(
+        quick=dict(config="small", H_over_N=2, prompts=100),
+        paper={"steps": 20_000, "search": (6, 3, 3, 2, 6, 10, 300)},
+    ),
+    seeds=SeedPlan(Seeds.EVERY, experiment="default-step GD runs"),
+    expect=Expect(consistency=True),
     search=Search(
         ratio="max_{k<=N} |y-hat_k - y_k| / sqrt(2 Delta(theta) ||y||^2 / lambda_min(G))",
         space=THETA_PROMPT,
         budget="search",
     ),
-    plot=dict(
-        x="Delta",
-        curves=[("max_copy_error", "largest copy error over prompts")],
-        theory="copy_bound",
-        theory_label=r"Thm 2's bound at that prompt, $\sqrt{2\Delta/\lambda_{\min}(G)}\,\|y\|$",
-        xlabel=r"$\Delta=L(\theta_t)-L^*$ along GD",
-        ylabel=r"$\max_{k\leq N}|\hat y_k-y_k|$",
-        logx=True,
-        logy=True,
+    choices=_THM2_COPY_CHOICES,
+    report=Report(
+        r"$\max_{k\le N}|\hat y_k-y_k|\le\sqrt{2\Delta\|y\|^2/\lambda_{\min}(G)}\to0$ with $\Delta$ "
+        r"(the prompt labels are copied)",
+        Plot(
+            x="Delta",
+            curves=[("max_copy_error", "largest copy error over prompts")],
+            theory="copy_bound",
+            theory_label=r"Thm 2's bound at that prompt, $\sqrt{2\Delta/\lambda_{\min}(G)}\,\|y\|$",
+            xlabel=r"$\Delta=L(\theta_t)-L^*$ along GD",
+            ylabel=r"$\max_{k\leq N}|\hat y_k-y_k|$",
+            logx=True,
+            logy=True,
+        ),
     ),
 )
 def thm2_copy(
@@ -352,40 +385,52 @@ def _settle(ts: list[int], errs: list[float], eps: float) -> int | None:
     return None if above[-1] == ts[-1] else above[-1] + 1
 
 
+_THM2_ITERS_SOURCE = (
+    "Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
+    "itself), Sec. 3.2, Theorem 2: 'for any eps > 0 and delta in (0, 1), if the number of "
+    "training iterates satisfies (21)' ((21) is lost in the copy)"
+)
+_THM2_ITERS_CHOICES = {
+    "delta": Choice(
+        0.01,
+        range=(0.001, 0.1),
+        basis="paper's range",
+        reason="Theorem 2 holds with probability 1 - delta for every delta in (0, 1): 1e-3 to 0.1",
+    )
+}
+
+
 @claim(
     "yang2024.thm2.iters",
-    reference="Theorem 2, eq. (21) (iteration complexity; re-derived sufficient T); derivation Sect. 6.3",
+    Source(
+        "Theorem 2, eq. (21) (iteration complexity; re-derived sufficient T); derivation Sect. 6.3",
+        Provenance.RECONSTRUCTED,
+        quote=_THM2_ITERS_SOURCE,
+    ),
     kind=Kind.UPPER,
-    provenance=Provenance.RECONSTRUCTED,
-    source="Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
-    "itself), Sec. 3.2, Theorem 2: 'for any eps > 0 and delta in (0, 1), if the number of "
-    "training iterates satisfies (21)' ((21) is lost in the copy)",
     statement="T >= ln(Delta(0) Y_delta / (K lambda_min(G) eps)) / ln(1/rho) iterations suffice for "
     "(1/(2K)) ||y-hat - y-hat*||^2 <= eps on prompts with ||lambda|| <= B",
     assumptions=("||y||^2 <= Y_delta (the probability-(1 - delta) event of Theorem 2)",),
-    quick={"config": "small", "H_over_N": 2, "eps": 1e-2, "delta": 0.01, "prompts": 100, "steps": 10_000},
-    choices={
-        "delta": Choice(
-            0.01,
-            range=(0.001, 0.1),
-            basis="paper's range",
-            reason="Theorem 2 holds with probability 1 - delta for every delta in (0, 1): 1e-3 to 0.1",
+    profiles=Profiles(
+        quick={"config": "small", "H_over_N": 2, "eps": 1e-2, "prompts": 100, "steps": 10_000},
+        paper={"eps": 1e-4, "steps": 20_000},
+    ),
+    seeds=SeedPlan(Seeds.EVERY),
+    expect=Expect(consistency=True),
+    choices=_THM2_ITERS_CHOICES,
+    report=Report(
+        r"eq.~(21): $T\ge\ln\frac{\Delta(0)Y_\delta}{K\lambda_{\min}(G)\epsilon}/\ln\frac1\rho$ iterations "
+        r"give $\frac1{2K}\|\hat y-\hat y^*\|^2\le\epsilon$ when $\|\lambda\|\le B$",
+        Plot(
+            x="t",
+            curves=[("max_error", "largest error over prompts")],
+            const=1e-2,
+            theory_label=r"target $\epsilon=10^{-2}$ (quick profile)",
+            xlabel="GD step $t$",
+            ylabel=r"$\frac{1}{2K}\|\hat y-\hat y^*\|^2$",
+            logx=True,
+            logy=True,
         ),
-    },
-    paper={"eps": 1e-4, "steps": 20_000},
-    seeds=Seeds.EVERY,
-    consistency=True,
-    tex=r"eq.~(21): $T\ge\ln\frac{\Delta(0)Y_\delta}{K\lambda_{\min}(G)\epsilon}/\ln\frac1\rho$ iterations "
-    r"give $\frac1{2K}\|\hat y-\hat y^*\|^2\le\epsilon$ when $\|\lambda\|\le B$",
-    plot=dict(
-        x="t",
-        curves=[("max_error", "largest error over prompts")],
-        const=1e-2,
-        theory_label=r"target $\epsilon=10^{-2}$ (quick profile)",
-        xlabel="GD step $t$",
-        ylabel=r"$\frac{1}{2K}\|\hat y-\hat y^*\|^2$",
-        logx=True,
-        logy=True,
     ),
 )
 def thm2_iters(

@@ -23,9 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from verify.core.conditions import FAILS, Conditions
-from verify.core.judge import judge
-from verify.core.record import Evidence, Kind, Verdict
+from verify.core import FAILS, Conditions, Evidence, Kind, Verdict, decide
 from verify.numerics.fit import RateFit, fit_rate
 
 _ORDER = (Verdict.ERROR, Verdict.VIOLATED, Verdict.INCONCLUSIVE, Verdict.HOLDS)
@@ -57,7 +55,7 @@ def rate_times(T0: float, lo_T0: float, hi_T0: float, per_decade: int = PER_DECA
 
 
 def _judged(p: float, fit: RateFit, tol: float) -> tuple[Verdict, float | None, list[str]]:
-    return judge(Kind.RATE, Evidence(theory=p, measured=fit, tol=tol))
+    return decide(Kind.RATE, Evidence(theory=p, measured=fit, tol=tol))[:3]
 
 
 def _rank(verdict: Verdict, slack: float | None) -> tuple[int, float]:

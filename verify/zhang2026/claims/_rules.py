@@ -1,6 +1,6 @@
 """Pass rules shared by several claims of the paper (each claim lists the ones it reads)."""
 
-from verify.core.record import Rule
+from verify.core import Rule
 
 SLOPE_CF = Rule(
     0.05,

@@ -3,67 +3,81 @@ the 2-scalar reduction that the long runs use. They test the code, not the paper
 
 from __future__ import annotations
 
-from verify.core import Choice, Ctx, Evidence, Kind, Provenance, claim
-from verify.core.record import Rule, Seeds
+from verify.core import (
+    Choice,
+    Ctx,
+    Evidence,
+    Expect,
+    Kind,
+    Profiles,
+    Provenance,
+    Report,
+    Rule,
+    SeedPlan,
+    Seeds,
+    Source,
+    claim,
+)
 from verify.zhang2026 import experiments as E
 from verify.zhang2026.claims._rates import RateParts
 from verify.zhang2026.claims._rules import MC_Z
 
-
-@claim(
-    "zhang2026.closedform",
-    reference="derivation Sect. 4.1-4.3 (reference model: closed-form population losses and gradients)",
-    kind=Kind.UPPER,
-    provenance=Provenance.DERIVED,
-    statement="closed-form population loss matches Monte Carlo (|MC-CF| <= 4 SE); hand gradients match "
-    "central differences (rel. err <= 1e-6)",
-    assumptions=("iid input entries with finite variance", "Gaussian inputs for the dual-kernel form"),
-    quick=dict(D=8, K=2, M=2, d=3, N=20_000),
-    paper=dict(N=400_000),
-    seeds=Seeds.EVERY,
-    consistency=True,
-    rules=dict(
-        mc_z=MC_Z,
-        grad_rtol=Rule(
+_CLOSEDFORM_CHOICES = {
+    "mc_z": Choice(
+        MC_Z,
+        range=(3.0, 5.0),
+        basis="plausible",
+        reason="how many standard errors a Monte Carlo estimate may miss the closed form: 3 to 5",
+    ),
+    "grad_rtol": Choice(
+        Rule(
             1e-6,
             "relative error of hand gradients against central differences",
             "reconstruction pass criterion",
         ),
-        grad_eps=Rule(1e-5, "central-difference step of the gradient check"),
+        range=(1e-7, 1e-5),
+        basis="plausible",
+        reason="central differences at eps = 1e-5 are accurate to about eps^2 = 1e-10 plus round-off "
+        "1e-16 / eps: a decade either side of ours",
+    ),
+    "grad_eps": Choice(
+        Rule(1e-5, "central-difference step of the gradient check"),
+        range=(1e-6, 1e-4),
+        basis="plausible",
+        reason="the difference step: a decade either side (truncation eps^2 vs round-off 1e-16 / eps)",
+    ),
+    "grad_failed_r": Choice(
+        Rule(2.0, "normalised violation given to a failed gradient check (> 1: violated)"),
+        basis="single",
+        reason="only a bookkeeping value above 1 marking a failed gradient check as violated; any value "
+        "above 1 gives the same verdict",
+    ),
+}
+
+
+@claim(
+    "zhang2026.closedform",
+    Source(
+        "derivation Sect. 4.1-4.3 (reference model: closed-form population losses and gradients)",
+        Provenance.DERIVED,
+    ),
+    kind=Kind.UPPER,
+    statement="closed-form population loss matches Monte Carlo (|MC-CF| <= 4 SE); hand gradients match "
+    "central differences (rel. err <= 1e-6)",
+    assumptions=("iid input entries with finite variance", "Gaussian inputs for the dual-kernel form"),
+    profiles=Profiles(quick=dict(D=8, K=2, M=2, d=3, N=20_000), paper=dict(N=400_000)),
+    seeds=SeedPlan(Seeds.EVERY),
+    expect=Expect(consistency=True),
+    rules=dict(
         grad_atol_rel=Rule(
             1e-9, "absolute floor of the gradient check per unit of |loss| (round-off of the differences)"
-        ),
-        grad_failed_r=Rule(2.0, "normalised violation given to a failed gradient check (> 1: violated)"),
+        )
     ),
-    choices={
-        "mc_z": Choice(
-            4.0,
-            range=(3.0, 5.0),
-            basis="plausible",
-            reason="how many standard errors a Monte Carlo estimate may miss the closed form: 3 to 5",
-        ),
-        "grad_rtol": Choice(
-            1e-6,
-            range=(1e-7, 1e-5),
-            basis="plausible",
-            reason="central differences at eps = 1e-5 are accurate to about eps^2 = 1e-10 plus round-off "
-            "1e-16 / eps: a decade either side of ours",
-        ),
-        "grad_eps": Choice(
-            1e-5,
-            range=(1e-6, 1e-4),
-            basis="plausible",
-            reason="the difference step: a decade either side (truncation eps^2 vs round-off 1e-16 / eps)",
-        ),
-        "grad_failed_r": Choice(
-            2.0,
-            basis="single",
-            reason="only a bookkeeping value above 1 marking a failed gradient check as violated; any value "
-            "above 1 gives the same verdict",
-        ),
-    },
-    tex=r"the closed-form population loss equals Monte Carlo ($|\mathrm{MC}-\mathrm{CF}|\le4$ SE); hand "
-    r"gradients equal central differences (relative error $\le10^{-6}$)",
+    choices=_CLOSEDFORM_CHOICES,
+    report=Report(
+        r"the closed-form population loss equals Monte Carlo ($|\mathrm{MC}-\mathrm{CF}|\le4$ SE); hand "
+        r"gradients equal central differences (relative error $\le10^{-6}$)"
+    ),
 )
 def closedform(ctx: Ctx, *, D: int, K: int, M: int, d: int, N: int) -> Evidence:
     """Consistency check of the code (a closed form against Monte Carlo, hand gradients against finite
@@ -87,30 +101,27 @@ def closedform(ctx: Ctx, *, D: int, K: int, M: int, d: int, N: int) -> Evidence:
     return parts.evidence(headline=parts.worst_name(), params=dict(cases=len(mc_z)))
 
 
+_P_INVARIANCE_CHOICES = {
+    "atol": Choice(
+        Rule(1e-10, "max difference of (A, W_V) between choices of P", "reconstruction pass criterion"),
+        range=(1e-12, 1e-8),
+        basis="plausible",
+        reason="round-off level over 300 steps: a factor 100 either side of ours",
+    )
+}
+
+
 @claim(
     "zhang2026.P_invariance",
-    reference="derivation Sect. 4.2 (reference model: invariance under the orthogonal P)",
+    Source("derivation Sect. 4.2 (reference model: invariance under the orthogonal P)", Provenance.DERIVED),
     kind=Kind.IDENTITY,
-    provenance=Provenance.DERIVED,
     statement="the trajectory (A, W_V) is the same for every orthogonal P",
     assumptions=("P^T P = I",),
-    quick=dict(D=8, K=2, M=2, d=3, eta=0.1, steps=300),
-    paper=dict(steps=1000),
-    seeds=Seeds.EVERY,
-    batched=True,
-    consistency=True,
-    rules=dict(
-        atol=Rule(1e-10, "max difference of (A, W_V) between choices of P", "reconstruction pass criterion")
-    ),
-    choices={
-        "atol": Choice(
-            1e-10,
-            range=(1e-12, 1e-8),
-            basis="plausible",
-            reason="round-off level over 300 steps: a factor 100 either side of ours",
-        ),
-    },
-    tex=r"the trajectory $(A^{(t)},W_V^{(t)})$ is the same for every orthogonal $P$",
+    profiles=Profiles(quick=dict(D=8, K=2, M=2, d=3, eta=0.1, steps=300), paper=dict(steps=1000)),
+    seeds=SeedPlan(Seeds.EVERY, batched=True),
+    expect=Expect(consistency=True),
+    choices=_P_INVARIANCE_CHOICES,
+    report=Report(r"the trajectory $(A^{(t)},W_V^{(t)})$ is the same for every orthogonal $P$"),
 )
 def P_invariance(ctx: Ctx, *, D: int, K: int, M: int, d: int, eta: float, steps: int) -> list[Evidence]:
     """Consistency check of the code: with P^T P = I the W_KQ step is algebraically the logit step
@@ -125,30 +136,29 @@ def P_invariance(ctx: Ctx, *, D: int, K: int, M: int, d: int, eta: float, steps:
     ]
 
 
+_SCALAR_REDUCTION_CHOICES = {
+    "atol": Choice(
+        Rule(1e-9, "max deviation of the recursion from full-matrix GD", "reconstruction pass criterion"),
+        range=(1e-11, 1e-7),
+        basis="plausible",
+        reason="round-off level over 1000 steps: a factor 100 either side of ours",
+    )
+}
+
+
 @claim(
     "zhang2026.scalar_reduction",
-    reference="derivation Sect. 4.4 (reference model: the 2-scalar (C1, g) reduction)",
+    Source("derivation Sect. 4.4 (reference model: the 2-scalar (C1, g) reduction)", Provenance.DERIVED),
     kind=Kind.IDENTITY,
-    provenance=Provenance.DERIVED,
     statement="full-matrix population GD equals the 2-scalar (C1, g) recursion",
     assumptions=("uniform-K S*", "zero init"),
-    quick=dict(D=10, K=3, M=3, d=4, eta=0.1, sx2=1.3, steps=1000),
-    paper=dict(steps=100_000),
-    seeds=Seeds.EVERY,
-    batched=True,
-    consistency=True,
-    rules=dict(
-        atol=Rule(1e-9, "max deviation of the recursion from full-matrix GD", "reconstruction pass criterion")
+    profiles=Profiles(
+        quick=dict(D=10, K=3, M=3, d=4, eta=0.1, sx2=1.3, steps=1000), paper=dict(steps=100_000)
     ),
-    choices={
-        "atol": Choice(
-            1e-9,
-            range=(1e-11, 1e-7),
-            basis="plausible",
-            reason="round-off level over 1000 steps: a factor 100 either side of ours",
-        ),
-    },
-    tex=r"full-matrix population GD equals the two-scalar $(C_1,g)$ recursion",
+    seeds=SeedPlan(Seeds.EVERY, batched=True),
+    expect=Expect(consistency=True),
+    choices=_SCALAR_REDUCTION_CHOICES,
+    report=Report(r"full-matrix population GD equals the two-scalar $(C_1,g)$ recursion"),
 )
 def scalar_reduction(
     ctx: Ctx, *, D: int, K: int, M: int, d: int, eta: float, sx2: float, steps: int

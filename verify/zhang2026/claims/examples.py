@@ -6,8 +6,24 @@ from __future__ import annotations
 import numpy as np
 
 from bounds import zhang2026 as B
-from verify.core import Alternative, Choice, Ctx, Evidence, Kind, Provenance, Verdict, claim
-from verify.core.record import Rule, Seeds
+from verify.core import (
+    Alternative,
+    Choice,
+    Ctx,
+    Evidence,
+    Expect,
+    Kind,
+    Plot,
+    Profiles,
+    Provenance,
+    Report,
+    Rule,
+    SeedPlan,
+    Seeds,
+    Source,
+    Verdict,
+    claim,
+)
 from verify.zhang2026 import data as D
 from verify.zhang2026 import experiments as E
 from verify.zhang2026.claims._rates import DECAY_WORLD, RateParts, fit_decades, rate_times
@@ -22,89 +38,87 @@ def _teacher(name: str, n: int, K: int, rng: np.random.Generator) -> np.ndarray:
     return D.example(name, n, K)
 
 
+_EXAMPLES_CHOICES = {
+    "M": Choice(
+        2,
+        options=(2, 4),
+        basis="plausible",
+        reason="the output dimension is not fixed by the paper (with linear sigma the dynamics see V* "
+        "only through ||V*||_F)",
+    ),
+    "d": Choice(3, options=(3, 6), basis="plausible", reason="the token dimension is not fixed by the paper"),
+    "eta": Choice(
+        0.1,
+        range=(0.05, 0.1),
+        basis="plausible",
+        reason="the paper's step is not recovered; from half ours up to ours, the largest round value "
+        "below the group-sparse example's stable step 2 D K/||V*||_F^2 = 0.111",
+    ),
+    "vnorm": Choice(
+        12.0,
+        range=(6.0, 12.0),
+        basis="plausible",
+        reason="||V*||_F is not fixed by the paper; from half ours (4x the steps) up to ours, near the "
+        "largest that keeps eta = 0.1 stable for the group-sparse example",
+    ),
+    "tmax_T0": Choice(
+        1000,
+        range=(300, 3000),
+        basis="plausible",
+        reason="the horizon in T_0, a third of ours to 3 x ours (about 3x the cost)",
+    ),
+    "leaky": Choice(
+        False,
+        options=(False, True),
+        basis="plausible",
+        reason="the paper's synthetic experiments use linear sigma and leaky ReLU; quick judges linear, "
+        "the paper profile both",
+    ),
+    "slope_tol": Choice(
+        SLOPE_MC,
+        range=(0.05, 0.25),
+        basis="plausible",
+        reason="the rate rule's half-width for Monte Carlo / SGD curves: from half ours to 0.25, half "
+        "the distance to the competing exponent -1/2",
+    ),
+    "max_entry": Choice(
+        MAX_ENTRY,
+        range=(0.02, 0.1),
+        basis="plausible",
+        reason="what 'A -> S*' asks at a finite T_max: from 2% to 10% of an entry",
+    ),
+}
+
+
 @claim(
     "zhang2026.examples",
-    reference="Examples 2.1-2.4; Fig. 2 heatmaps ([S])",
+    Source("Examples 2.1-2.4; Fig. 2 heatmaps ([S])", Provenance.EXACT_FROM_REVIEWS),
     kind=Kind.UPPER,
-    provenance=Provenance.EXACT_FROM_REVIEWS,
     statement="each example is a member of the teacher class and the full model recovers it: top-K of every "
     "column of A = G_i, max |A - S*| <= 0.05, tail exponent -1",
     assumptions=("zero init", "Gaussian inputs", "linear sigma (quick); and leaky ReLU (paper)"),
-    quick=dict(M=2, d=3, eta=0.1, vnorm=12.0, tmax_T0=1000, leaky=False, step_decay=False),
-    paper=dict(leaky=True),
-    expect_paper=Verdict.INCONCLUSIVE,
-    seeds=Seeds.POOLED,
+    profiles=Profiles(quick=dict(step_decay=False), paper=dict(leaky=True)),
+    seeds=SeedPlan(Seeds.POOLED),
+    expect=Expect(paper=Verdict.INCONCLUSIVE),
     alternative=Alternative(world=DECAY_WORLD, overrides={"step_decay": True}),
-    rules=dict(max_entry=MAX_ENTRY, slope_tol=SLOPE_MC),
-    choices={
-        "M": Choice(
-            2,
-            options=(2, 4),
-            basis="plausible",
-            reason="the output dimension is not fixed by the paper (with linear sigma the dynamics see V* "
-            "only through ||V*||_F)",
+    choices=_EXAMPLES_CHOICES,
+    report=Report(
+        r"each of Examples 2.1--2.4 is in the teacher class and is recovered: the top-$K$ entries of every "
+        r"column of $A^{(T)}$ are $G_i$, $\max|A-S^*|\le0.05$, tail exponent $-1$",
+        Plot.rate(
+            -1.0,
+            "",
+            [
+                ("conv_pool_linear_excess_first", r"conv + pool ($D=16$, $K=4$)"),
+                ("gcn_cycle_linear_excess_first", r"cycle GCN ($D=8$, $K=3$)"),
+                ("selection_linear_excess_first", r"selection ($D=8$, $K=2$)"),
+                ("group_sparse_linear_excess_first", r"group-sparse ($D=8$, $K=1$)"),
+            ],
+            r"$T\,/\,T_0$",
+            r"excess loss $\mathcal{E}(T)$, first seed",
+            symbol="T",
+            grid=(10.0, 10**0.25),
         ),
-        "d": Choice(
-            3, options=(3, 6), basis="plausible", reason="the token dimension is not fixed by the paper"
-        ),
-        "eta": Choice(
-            0.1,
-            range=(0.05, 0.1),
-            basis="plausible",
-            reason="the paper's step is not recovered; from half ours up to ours, the largest round value "
-            "below the group-sparse example's stable step 2 D K/||V*||_F^2 = 0.111",
-        ),
-        "vnorm": Choice(
-            12.0,
-            range=(6.0, 12.0),
-            basis="plausible",
-            reason="||V*||_F is not fixed by the paper; from half ours (4x the steps) up to ours, near the "
-            "largest that keeps eta = 0.1 stable for the group-sparse example",
-        ),
-        "tmax_T0": Choice(
-            1000,
-            range=(300, 3000),
-            basis="plausible",
-            reason="the horizon in T_0, a third of ours to 3 x ours (about 3x the cost)",
-        ),
-        "leaky": Choice(
-            False,
-            options=(False, True),
-            basis="plausible",
-            reason="the paper's synthetic experiments use linear sigma and leaky ReLU; quick judges linear, "
-            "the paper profile both",
-        ),
-        "slope_tol": Choice(
-            0.1,
-            range=(0.05, 0.25),
-            basis="plausible",
-            reason="the rate rule's half-width for Monte Carlo / SGD curves: from half ours to 0.25, half "
-            "the distance to the competing exponent -1/2",
-        ),
-        "max_entry": Choice(
-            0.05,
-            range=(0.02, 0.1),
-            basis="plausible",
-            reason="what 'A -> S*' asks at a finite T_max: from 2% to 10% of an entry",
-        ),
-    },
-    tex=r"each of Examples 2.1--2.4 is in the teacher class and is recovered: the top-$K$ entries of every "
-    r"column of $A^{(T)}$ are $G_i$, $\max|A-S^*|\le0.05$, tail exponent $-1$",
-    plot=dict(
-        x="",
-        grid=(10.0, 10**0.25),
-        curves=[
-            ("conv_pool_linear_excess_first", r"conv + pool ($D=16$, $K=4$)"),
-            ("gcn_cycle_linear_excess_first", r"cycle GCN ($D=8$, $K=3$)"),
-            ("selection_linear_excess_first", r"selection ($D=8$, $K=2$)"),
-            ("group_sparse_linear_excess_first", r"group-sparse ($D=8$, $K=1$)"),
-        ],
-        slope=-1.0,
-        theory_label="theory: $T^{-1}$",
-        xlabel=r"$T\,/\,T_0$",
-        ylabel=r"excess loss $\mathcal{E}(T)$, first seed",
-        logx=True,
-        logy=True,
     ),
 )
 def examples(
@@ -157,75 +171,81 @@ def examples(
     return parts.evidence(series=series)
 
 
+_DIGITS_CHOICES = {
+    "M": Choice(
+        4,
+        options=(2, 4, 8),
+        basis="plausible",
+        reason="the number of filters (the paper's trained CNN filters are not recovered): 2 to 8 PCA "
+        "filters",
+    ),
+    "steps": Choice(
+        3000,
+        range=(1000, 10_000),
+        basis="plausible",
+        reason="the length of training (not recovered; the paper profile's 10^5 is the long end): a "
+        "third of ours to about 3x the cost",
+    ),
+    "vscales": Choice(
+        (5.0, 10.0, 20.0, 50.0),
+        options=((5.0, 10.0, 20.0, 50.0), (2.0, 5.0, 10.0, 20.0, 50.0, 100.0)),
+        basis="plausible",
+        reason="the teacher scale is not recovered, so the sweep must span small to large filters: ours "
+        "or a wider one (a sweep without small teachers would leave out the scales the paper may use)",
+    ),
+    "cos_drop": Choice(
+        Rule(
+            0.02,
+            "largest fall of cos(W_V, V*) below its running maximum ('stays high'; 0.02 absorbs wiggles)",
+            "[P] reviewer 2 / [S]: rises early and stays high",
+        ),
+        range=(0.01, 0.1),
+        basis="plausible",
+        reason="how large a fall below the running maximum still 'stays high': 0.01 to 0.1",
+    ),
+}
+
+
 @claim(
     "zhang2026.digits",
-    reference="MNIST experiment ([S]; reviewer 2: early directional alignment), on a digits stand-in",
+    Source(
+        "MNIST experiment ([S]; reviewer 2: early directional alignment), on a digits stand-in",
+        Provenance.RECONSTRUCTED,
+        quote="cos(W_V, V*) > 0.9 on MNIST: "
+        + NOTE
+        + "; early directional alignment: reviewer 2 in "
+        + REVIEWS,
+    ),
     kind=Kind.UPPER,
-    provenance=Provenance.RECONSTRUCTED,
-    source="cos(W_V, V*) > 0.9 on MNIST: " + NOTE + "; early directional alignment: reviewer 2 in " + REVIEWS,
     statement="conv + 3x3 avg-pool teacher on real images: cos(W_V, V*) rises early and stays high (> 0.9 at "
     "the end, no drop), the attention approaches S*, border rows are recovered worse than interior rows; "
     "judged at every teacher scale of a sweep (the paper's scale is not recovered)",
     assumptions=("scikit-learn's bundled digits (the data extra)", "linear sigma, PCA filters as V*"),
-    quick=dict(M=4, vscales=(5.0, 10.0, 20.0, 50.0), steps=3000),
-    paper=dict(vscales=(5.0, 10.0, 20.0, 50.0), steps=100_000),
-    expect=Verdict.VIOLATED,
+    profiles=Profiles(paper=dict(vscales=(5.0, 10.0, 20.0, 50.0), steps=100_000)),
+    expect=Expect(Verdict.VIOLATED),
     alternative=Alternative(
         world="a small teacher only, ||v*_m|| = 5 (the teacher scale is not recovered): the attention "
         "learns slowly and the alignment dips",
         overrides={"vscales": (5.0,)},
     ),
-    rules=dict(
-        cos_final=Rule(0.9, "cos(W_V, V*) at the end of training at least this", "[S]: cos > 0.9"),
-        cos_drop=Rule(
-            0.02,
-            "largest fall of cos(W_V, V*) below its running maximum ('stays high'; 0.02 absorbs wiggles)",
-            "[P] reviewer 2 / [S]: rises early and stays high",
+    rules=dict(cos_final=Rule(0.9, "cos(W_V, V*) at the end of training at least this", "[S]: cos > 0.9")),
+    choices=_DIGITS_CHOICES,
+    report=Report(
+        r"conv + $3\times3$ avg-pool teacher on real images (a digits stand-in for MNIST): "
+        r"$\cos(W_V,V^*)$ rises early and stays high ($>0.9$ at the end, no drop), $A\to S^*$, border rows "
+        r"are recovered worse than interior rows",
+        Plot(
+            x="t",
+            curves=[
+                ("vscale_5_cos", r"$\|v^*_m\|=5$"),
+                ("vscale_50_cos", r"$\|v^*_m\|=50$"),
+            ],
+            const=0.9,
+            theory_label=r"claim: $\cos>0.9$ at the end",
+            xlabel="GD step $t$",
+            ylabel=r"$\cos(W_V,V^*)$",
+            logx=True,
         ),
-    ),
-    choices={
-        "M": Choice(
-            4,
-            options=(2, 4, 8),
-            basis="plausible",
-            reason="the number of filters (the paper's trained CNN filters are not recovered): 2 to 8 PCA "
-            "filters",
-        ),
-        "steps": Choice(
-            3000,
-            range=(1000, 10_000),
-            basis="plausible",
-            reason="the length of training (not recovered; the paper profile's 10^5 is the long end): a "
-            "third of ours to about 3x the cost",
-        ),
-        "vscales": Choice(
-            (5.0, 10.0, 20.0, 50.0),
-            options=((5.0, 10.0, 20.0, 50.0), (2.0, 5.0, 10.0, 20.0, 50.0, 100.0)),
-            basis="plausible",
-            reason="the teacher scale is not recovered, so the sweep must span small to large filters: ours "
-            "or a wider one (a sweep without small teachers would leave out the scales the paper may use)",
-        ),
-        "cos_drop": Choice(
-            0.02,
-            range=(0.01, 0.1),
-            basis="plausible",
-            reason="how large a fall below the running maximum still 'stays high': 0.01 to 0.1",
-        ),
-    },
-    tex=r"conv + $3\times3$ avg-pool teacher on real images (a digits stand-in for MNIST): "
-    r"$\cos(W_V,V^*)$ rises early and stays high ($>0.9$ at the end, no drop), $A\to S^*$, border rows "
-    r"are recovered worse than interior rows",
-    plot=dict(
-        x="t",
-        curves=[
-            ("vscale_5_cos", r"$\|v^*_m\|=5$"),
-            ("vscale_50_cos", r"$\|v^*_m\|=50$"),
-        ],
-        const=0.9,
-        theory_label=r"claim: $\cos>0.9$ at the end",
-        xlabel="GD step $t$",
-        ylabel=r"$\cos(W_V,V^*)$",
-        logx=True,
     ),
 )
 def digits(ctx: Ctx, *, M: int, vscales: tuple[float, ...], steps: int) -> Evidence:
@@ -276,93 +296,95 @@ def digits(ctx: Ctx, *, M: int, vscales: tuple[float, ...], steps: int) -> Evide
     return parts.evidence(headline=parts.worst_name(), notes=notes, series=series)
 
 
+_FULLTF_CHOICES = {
+    "D": Choice(8, options=(8, 12), basis="plausible", reason="the ablation's sizes are not recovered"),
+    "M": Choice(2, options=(2, 4), basis="plausible", reason="the ablation's sizes are not recovered"),
+    "eta": Choice(
+        0.1,
+        range=(0.05, 0.2),
+        basis="plausible",
+        reason="the paper's step is not recovered: halved or doubled (stable step 0.5 here)",
+    ),
+    "vnorm": Choice(
+        4.0,
+        range=(2.0, 8.0),
+        basis="plausible",
+        reason="||V*||_F is not fixed by the paper: halved or doubled",
+    ),
+    "N": Choice(
+        100,
+        range=(50, 300),
+        basis="plausible",
+        reason="the online batch (the paper profile's 1000 is the long end): half ours to 3x (the cost)",
+    ),
+    "steps": Choice(
+        1000,
+        range=(500, 3000),
+        basis="plausible",
+        reason="the length of training: from half ours (22 T_0, the attention has left uniform) to the "
+        "paper profile's 3000",
+    ),
+    "share": Choice(
+        Rule(0.9, "share of the squared norm in the expected block", "attncheck (exploratory)"),
+        range=(0.8, 0.95),
+        basis="plausible",
+        reason="'the parameters concentrate in the block' read as a share of the squared norm: 80% to "
+        "95% (ours, exploratory)",
+    ),
+    "attn_decay": Choice(
+        Rule(
+            1.0,
+            "max |S(W_KQ[d:, d:]) - S*| at T_max over its value at T_max / 10 (the attention is still "
+            "approaching S*; at zero init the error is 1/K - 1/D)",
+        ),
+        basis="single",
+        reason="'still falling' is the ratio of the error at T_max to T_max / 10 below 1; another bound "
+        "states something else",
+    ),
+}
+
+
 @claim(
     "zhang2026.fullTF",
-    reference="full one-layer TF ablation ([S]: parameter heatmaps justify position-only attention)",
+    Source(
+        "full one-layer TF ablation ([S]: parameter heatmaps justify position-only attention)",
+        Provenance.THIRD_PARTY,
+        quote=NOTE,
+    ),
     kind=Kind.UPPER,
-    provenance=Provenance.THIRD_PARTY,
-    source=NOTE,
     statement="a full one-layer TF on Z = [X; P] from zero init, linear sigma and leaky ReLU: >= 90% of "
     "||W_V||^2 in the feature block and of ||W_KQ||^2 in the position-position block, and the attention of "
     "that block recovers S* (the top-K entries of every column on G_i, max |S(W_KQ) - S*| still falling)",
     assumptions=("zero init", "online GD with fresh Gaussian batches of N inputs (population surrogate)"),
-    quick=dict(
-        D=8, K=2, M=2, d=3, eta=0.1, vnorm=4.0, N=100, steps=1000, acts=("linear", "leaky"), mixing="position"
+    profiles=Profiles(
+        quick=dict(K=2, d=3, acts=("linear", "leaky"), mixing="position"), paper=dict(N=1000, steps=3000)
     ),
-    paper=dict(N=1000, steps=3000),
-    seeds=Seeds.EVERY,
+    seeds=SeedPlan(Seeds.EVERY),
     alternative=Alternative(
         world="a teacher that mixes tokens by their content, S(X) = column-softmax(X^T X) (reviewer 4's "
         "contrast with Wang et al. 2024, where the attention must read the input): the updates of W_KQ go "
         "to its feature block",
         overrides={"mixing": "content"},
     ),
-    rules=dict(
-        share=Rule(0.9, "share of the squared norm in the expected block", "attncheck (exploratory)"),
-        attn_decay=Rule(
-            1.0,
-            "max |S(W_KQ[d:, d:]) - S*| at T_max over its value at T_max / 10 (the attention is still "
-            "approaching S*; at zero init the error is 1/K - 1/D)",
+    choices=_FULLTF_CHOICES,
+    report=Report(
+        r"a full one-layer transformer on $Z=[X;P]$ from zero initialisation (linear $\sigma$ and leaky "
+        r"ReLU) puts at least 90\% of $\|W_V\|^2$ in the feature block and of $\|W_{KQ}\|^2$ in the "
+        r"position-position block, whose attention recovers $S^*$ (the top-$K$ entries of every column on "
+        r"$G_i$, $\max|S(W_{KQ})-S^*|$ still falling)",
+        Plot(
+            x="t",
+            curves=[
+                ("linear_attn_err", r"full TF, linear $\sigma$"),
+                ("leaky_attn_err", r"full TF, leaky ReLU"),
+            ],
+            theory="position_only_attn_err",
+            theory_label=r"position-only model (linear $\sigma$, population GD)",
+            xlabel="GD step $t$",
+            ylabel=r"$\max|S(W_{KQ})-S^*|$, first seed",
+            logx=True,
+            logy=True,
         ),
-    ),
-    choices={
-        "D": Choice(8, options=(8, 12), basis="plausible", reason="the ablation's sizes are not recovered"),
-        "M": Choice(2, options=(2, 4), basis="plausible", reason="the ablation's sizes are not recovered"),
-        "eta": Choice(
-            0.1,
-            range=(0.05, 0.2),
-            basis="plausible",
-            reason="the paper's step is not recovered: halved or doubled (stable step 0.5 here)",
-        ),
-        "vnorm": Choice(
-            4.0,
-            range=(2.0, 8.0),
-            basis="plausible",
-            reason="||V*||_F is not fixed by the paper: halved or doubled",
-        ),
-        "N": Choice(
-            100,
-            range=(50, 300),
-            basis="plausible",
-            reason="the online batch (the paper profile's 1000 is the long end): half ours to 3x (the cost)",
-        ),
-        "steps": Choice(
-            1000,
-            range=(500, 3000),
-            basis="plausible",
-            reason="the length of training: from half ours (22 T_0, the attention has left uniform) to the "
-            "paper profile's 3000",
-        ),
-        "share": Choice(
-            0.9,
-            range=(0.8, 0.95),
-            basis="plausible",
-            reason="'the parameters concentrate in the block' read as a share of the squared norm: 80% to "
-            "95% (ours, exploratory)",
-        ),
-        "attn_decay": Choice(
-            1.0,
-            basis="single",
-            reason="'still falling' is the ratio of the error at T_max to T_max / 10 below 1; another bound "
-            "states something else",
-        ),
-    },
-    tex=r"a full one-layer transformer on $Z=[X;P]$ from zero initialisation (linear $\sigma$ and leaky "
-    r"ReLU) puts at least 90\% of $\|W_V\|^2$ in the feature block and of $\|W_{KQ}\|^2$ in the "
-    r"position-position block, whose attention recovers $S^*$ (the top-$K$ entries of every column on "
-    r"$G_i$, $\max|S(W_{KQ})-S^*|$ still falling)",
-    plot=dict(
-        x="t",
-        curves=[
-            ("linear_attn_err", r"full TF, linear $\sigma$"),
-            ("leaky_attn_err", r"full TF, leaky ReLU"),
-        ],
-        theory="position_only_attn_err",
-        theory_label=r"position-only model (linear $\sigma$, population GD)",
-        xlabel="GD step $t$",
-        ylabel=r"$\max|S(W_{KQ})-S^*|$, first seed",
-        logx=True,
-        logy=True,
     ),
 )
 def fullTF(

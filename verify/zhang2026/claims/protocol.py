@@ -8,93 +8,106 @@ import numpy as np
 
 from bounds import zhang2026 as B
 from bounds.mp import to_float
-from verify.core import Alternative, Choice, Ctx, Evidence, Kind, Provenance, claim
-from verify.core.record import Rule, Seeds
+from verify.core import (
+    Alternative,
+    Choice,
+    Ctx,
+    Evidence,
+    Kind,
+    Plot,
+    Profiles,
+    Provenance,
+    Report,
+    Rule,
+    SeedPlan,
+    Seeds,
+    Source,
+    claim,
+)
 from verify.zhang2026 import experiments as E
 from verify.zhang2026.claims._rates import DECAY_WORLD, RateParts, fit_decades, rate_times
 from verify.zhang2026.claims._rules import CONST_2PC, MAX_ENTRY, SLOPE_CF, SLOPE_MC
 
+_PROTOCOL_CHOICES = {
+    "eta": Choice(
+        0.1,
+        range=(0.05, 0.15),
+        basis="plausible",
+        reason="the step is ours: half to 1.5x (stable step 2 min(K/D, D K/||V*||_F^2) = 1.0)",
+    ),
+    "vnorm": Choice(
+        4.0,
+        range=(3.0, 8.0),
+        basis="plausible",
+        reason="||V*||_F is ours: 3 (1.8x the steps) to the paper profile's 8",
+    ),
+    "batch": Choice(
+        100,
+        range=(50, 300),
+        basis="plausible",
+        reason="the online batch (the paper profile's 1000 is the long end): half ours to 3x (the cost)",
+    ),
+    "tau": Choice(
+        0.1,
+        range=(0.03, 0.3),
+        basis="plausible",
+        reason="the label noise level is not recovered: 0.03 to 0.3 of a unit-variance input",
+    ),
+    "tmax_T0": Choice(
+        1000,
+        range=(300, 3000),
+        basis="plausible",
+        reason="the horizon in T_0: a third of ours to 3x (the cost)",
+    ),
+    "slope_tol": Choice(
+        SLOPE_MC,
+        range=(0.05, 0.25),
+        basis="plausible",
+        reason="the rate rule's half-width for Monte Carlo / SGD curves: from half ours to 0.25, half "
+        "the distance to the competing exponent -1/2",
+    ),
+    "max_entry": Choice(
+        MAX_ENTRY,
+        range=(0.02, 0.1),
+        basis="plausible",
+        reason="what 'A -> S*' asks at a finite T_max: from 2% to 10% of an entry",
+    ),
+    "value_err": Choice(
+        Rule(0.05, "||W_V - V*||_F / ||V*||_F at T_max, worst seed", "same scale as max_entry"),
+        range=(0.02, 0.1),
+        basis="plausible",
+        reason="what 'W_V -> V*' asks at a finite T_max: 2% to 10% relative",
+    ),
+}
+
 
 @claim(
     "zhang2026.protocol",
-    reference="Thm 3.1(a)-(c) under the experiments' protocol (online mini-batches, Gaussian label noise; "
-    "Fig. 2(a))",
+    Source(
+        "Thm 3.1(a)-(c) under the experiments' protocol (online mini-batches, Gaussian label noise; "
+        "Fig. 2(a))",
+        Provenance.RECONSTRUCTED,
+    ),
     kind=Kind.UPPER,
-    provenance=Provenance.RECONSTRUCTED,
     statement="trained by online mini-batch SGD on noisy labels, the excess decays as T^-1 and the model "
     "recovers V* and S*",
     assumptions=("Gaussian inputs and label noise", "linear sigma", "zero init"),
-    quick=dict(D=4, K=2, M=2, d=3, eta=0.1, vnorm=4.0, batch=100, tau=0.1, tmax_T0=1000, step_decay=False),
-    paper=dict(D=8, vnorm=8.0, batch=1000),
-    seeds=Seeds.POOLED,
-    alternative=Alternative(world="online SGD, " + DECAY_WORLD, overrides={"step_decay": True}),
-    rules=dict(
-        slope_tol=SLOPE_MC,
-        max_entry=MAX_ENTRY,
-        value_err=Rule(0.05, "||W_V - V*||_F / ||V*||_F at T_max, worst seed", "same scale as max_entry"),
+    profiles=Profiles(
+        quick=dict(D=4, K=2, M=2, d=3, step_decay=False), paper=dict(D=8, vnorm=8.0, batch=1000)
     ),
-    choices={
-        "eta": Choice(
-            0.1,
-            range=(0.05, 0.15),
-            basis="plausible",
-            reason="the step is ours: half to 1.5x (stable step 2 min(K/D, D K/||V*||_F^2) = 1.0)",
+    seeds=SeedPlan(Seeds.POOLED),
+    alternative=Alternative(world="online SGD, " + DECAY_WORLD, overrides={"step_decay": True}),
+    choices=_PROTOCOL_CHOICES,
+    report=Report(
+        r"trained by online mini-batch SGD on noisy labels, $\mathcal{E}(T)\sim T^{-1}$ and the model "
+        r"recovers $V^*$ and $S^*$",
+        Plot.rate(
+            -1.0,
+            "t",
+            [("excess", "online SGD, label noise")],
+            "SGD steps $T$",
+            r"excess loss $\mathcal{E}(T)$",
         ),
-        "vnorm": Choice(
-            4.0,
-            range=(3.0, 8.0),
-            basis="plausible",
-            reason="||V*||_F is ours: 3 (1.8x the steps) to the paper profile's 8",
-        ),
-        "batch": Choice(
-            100,
-            range=(50, 300),
-            basis="plausible",
-            reason="the online batch (the paper profile's 1000 is the long end): half ours to 3x (the cost)",
-        ),
-        "tau": Choice(
-            0.1,
-            range=(0.03, 0.3),
-            basis="plausible",
-            reason="the label noise level is not recovered: 0.03 to 0.3 of a unit-variance input",
-        ),
-        "tmax_T0": Choice(
-            1000,
-            range=(300, 3000),
-            basis="plausible",
-            reason="the horizon in T_0: a third of ours to 3x (the cost)",
-        ),
-        "slope_tol": Choice(
-            0.1,
-            range=(0.05, 0.25),
-            basis="plausible",
-            reason="the rate rule's half-width for Monte Carlo / SGD curves: from half ours to 0.25, half "
-            "the distance to the competing exponent -1/2",
-        ),
-        "max_entry": Choice(
-            0.05,
-            range=(0.02, 0.1),
-            basis="plausible",
-            reason="what 'A -> S*' asks at a finite T_max: from 2% to 10% of an entry",
-        ),
-        "value_err": Choice(
-            0.05,
-            range=(0.02, 0.1),
-            basis="plausible",
-            reason="what 'W_V -> V*' asks at a finite T_max: 2% to 10% relative",
-        ),
-    },
-    tex=r"trained by online mini-batch SGD on noisy labels, $\mathcal{E}(T)\sim T^{-1}$ and the model "
-    r"recovers $V^*$ and $S^*$",
-    plot=dict(
-        x="t",
-        curves=[("excess", "online SGD, label noise")],
-        slope=-1.0,
-        theory_label="theory: $T^{-1}$",
-        xlabel="SGD steps $T$",
-        ylabel=r"excess loss $\mathcal{E}(T)$",
-        logx=True,
-        logy=True,
     ),
 )
 def protocol(
@@ -146,99 +159,93 @@ def protocol(
     return parts.evidence(notes=[note], series={"t": tt.tolist(), "excess": ex.tolist()})
 
 
+_ASYM_INIT_CHOICES = {
+    "eta": Choice(
+        0.1,
+        range=(0.05, 0.2),
+        basis="plausible",
+        reason="the step is ours: halved or doubled, below the stable step 0.5",
+    ),
+    "vnorm": Choice(
+        8.0,
+        range=(6.0, 12.0),
+        basis="plausible",
+        reason="||V*||_F is ours: 6 (1.8x the steps) to 12 (stable step 2 D K/||V*||_F^2 = 0.22)",
+    ),
+    "scale": Choice(
+        0.1,
+        range=(0.01, 0.3),
+        basis="plausible",
+        reason="'small' init (the premise: well below the teacher's scale): 1% to 30% of ||V*||_F",
+    ),
+    "tmax_T0": Choice(
+        1000,
+        range=(300, 3000),
+        basis="plausible",
+        reason="the horizon in T_0: a third of ours to 3x (the paper profile's 10^4 is the long end)",
+    ),
+    "slope_tol": Choice(
+        SLOPE_CF,
+        range=(0.025, 0.25),
+        basis="plausible",
+        reason="the rate rule's half-width: from half ours to 0.25, half the distance to the competing "
+        "exponent -1/2",
+    ),
+    "const": Choice(
+        CONST_2PC,
+        options=((0.99, 1.01), (0.98, 1.02), (0.95, 1.05)),
+        basis="plausible",
+        reason="how close T excess must be to the derived limit at a finite T_max: 1%, 2% (ours) or 5%",
+    ),
+    "vs_reduction": Choice(
+        Rule(0.01, "|excess / excess of the zero-init reduction - 1| at T_max, worst seed"),
+        range=(0.003, 0.03),
+        basis="plausible",
+        reason="how close to the zero-init reduction at T_max: 0.3% to 3%",
+    ),
+    "spread_decay": Choice(
+        Rule(0.5, "within-column spread of the attention at T_max / at 10 T_0 (it decays), worst seed"),
+        range=(0.25, 0.75),
+        basis="plausible",
+        reason="how much the off-support spread must fall from 10 T_0 to T_max: to 1/4 to 3/4",
+    ),
+    "resid": Choice(
+        Rule(1e-10, "Lemma C.2 residual at T_max, worst seed (round-off level)"),
+        range=(1e-11, 1e-8),
+        basis="plausible",
+        reason="a round-off margin for the Lemma C.2 residual at T_max: 10x tighter to 100x looser; the "
+        "measured residual (1e-5 at 10 T_0, at most 2.9e-16 at T_max, seeds 0-2) stays far below the "
+        "tight end, and the loose end still asks it to fall three decades from 10 T_0",
+    ),
+}
+
+
 @claim(
     "zhang2026.asym_init",
-    reference="Thm 3.1 beyond its zero initialisation (the stability of the reduction, derivation Sect. 4.4)",
+    Source(
+        "Thm 3.1 beyond its zero initialisation (the stability of the reduction, derivation Sect. 4.4)",
+        Provenance.DERIVED,
+    ),
     kind=Kind.UPPER,
-    provenance=Provenance.DERIVED,
     statement="from a small non-zero, non-symmetric init, full-matrix GD approaches the symmetric two-level "
     "dynamics: excess ~ T^-1 with the same constant, W_V re-aligns with V*, the attention's spread within "
     "the support and off it decays",
     assumptions=("linear sigma", "Gaussian inputs", "init scale well below the teacher's"),
-    quick=dict(D=8, K=2, M=2, d=3, eta=0.1, vnorm=8.0, scale=0.1, tmax_T0=1000, step_decay=False),
-    paper=dict(tmax_T0=10_000),
-    seeds=Seeds.POOLED,
+    profiles=Profiles(quick=dict(D=8, K=2, M=2, d=3, step_decay=False), paper=dict(tmax_T0=10_000)),
+    seeds=SeedPlan(Seeds.POOLED),
     alternative=Alternative(world=DECAY_WORLD, overrides={"step_decay": True}),
-    rules=dict(
-        slope_tol=SLOPE_CF,
-        const=CONST_2PC,
-        vs_reduction=Rule(0.01, "|excess / excess of the zero-init reduction - 1| at T_max, worst seed"),
-        resid=Rule(1e-10, "Lemma C.2 residual at T_max, worst seed (round-off level)"),
-        spread_decay=Rule(
-            0.5, "within-column spread of the attention at T_max / at 10 T_0 (it decays), worst seed"
+    choices=_ASYM_INIT_CHOICES,
+    report=Report(
+        r"from a small non-zero, non-symmetric initialisation, full-matrix GD approaches the symmetric "
+        r"two-level dynamics: $\mathcal{E}(T)\sim T^{-1}$ with the same constant, $W_V$ re-aligns with "
+        r"$V^*$, the attention's spread decays",
+        Plot.rate(
+            -1.0,
+            "t",
+            [("excess", "non-symmetric initialisation")],
+            "GD steps $T$",
+            r"excess loss $\mathcal{E}(T)$",
         ),
-    ),
-    choices={
-        "eta": Choice(
-            0.1,
-            range=(0.05, 0.2),
-            basis="plausible",
-            reason="the step is ours: halved or doubled, below the stable step 0.5",
-        ),
-        "vnorm": Choice(
-            8.0,
-            range=(6.0, 12.0),
-            basis="plausible",
-            reason="||V*||_F is ours: 6 (1.8x the steps) to 12 (stable step 2 D K/||V*||_F^2 = 0.22)",
-        ),
-        "scale": Choice(
-            0.1,
-            range=(0.01, 0.3),
-            basis="plausible",
-            reason="'small' init (the premise: well below the teacher's scale): 1% to 30% of ||V*||_F",
-        ),
-        "tmax_T0": Choice(
-            1000,
-            range=(300, 3000),
-            basis="plausible",
-            reason="the horizon in T_0: a third of ours to 3x (the paper profile's 10^4 is the long end)",
-        ),
-        "slope_tol": Choice(
-            0.05,
-            range=(0.025, 0.25),
-            basis="plausible",
-            reason="the rate rule's half-width: from half ours to 0.25, half the distance to the competing "
-            "exponent -1/2",
-        ),
-        "const": Choice(
-            (0.98, 1.02),
-            options=((0.99, 1.01), (0.98, 1.02), (0.95, 1.05)),
-            basis="plausible",
-            reason="how close T excess must be to the derived limit at a finite T_max: 1%, 2% (ours) or 5%",
-        ),
-        "vs_reduction": Choice(
-            0.01,
-            range=(0.003, 0.03),
-            basis="plausible",
-            reason="how close to the zero-init reduction at T_max: 0.3% to 3%",
-        ),
-        "spread_decay": Choice(
-            0.5,
-            range=(0.25, 0.75),
-            basis="plausible",
-            reason="how much the off-support spread must fall from 10 T_0 to T_max: to 1/4 to 3/4",
-        ),
-        "resid": Choice(
-            1e-10,
-            range=(1e-11, 1e-8),
-            basis="plausible",
-            reason="a round-off margin for the Lemma C.2 residual at T_max: 10x tighter to 100x looser; the "
-            "measured residual (1e-5 at 10 T_0, at most 2.9e-16 at T_max, seeds 0-2) stays far below the "
-            "tight end, and the loose end still asks it to fall three decades from 10 T_0",
-        ),
-    },
-    tex=r"from a small non-zero, non-symmetric initialisation, full-matrix GD approaches the symmetric "
-    r"two-level dynamics: $\mathcal{E}(T)\sim T^{-1}$ with the same constant, $W_V$ re-aligns with "
-    r"$V^*$, the attention's spread decays",
-    plot=dict(
-        x="t",
-        curves=[("excess", "non-symmetric initialisation")],
-        slope=-1.0,
-        theory_label="theory: $T^{-1}$",
-        xlabel="GD steps $T$",
-        ylabel=r"excess loss $\mathcal{E}(T)$",
-        logx=True,
-        logy=True,
     ),
 )
 def asym_init(

@@ -6,61 +6,77 @@ import numpy as np
 
 from bounds import zhang2026 as B
 from bounds.mp import to_float
-from verify.core import Alternative, Choice, Ctx, Evidence, Kind, Provenance, claim
-from verify.core.record import Rule, Seeds
+from verify.core import (
+    Alternative,
+    Choice,
+    Ctx,
+    Evidence,
+    Expect,
+    Kind,
+    Plot,
+    Profiles,
+    Provenance,
+    Report,
+    Rule,
+    SeedPlan,
+    Seeds,
+    Source,
+    claim,
+)
 from verify.numerics.fit import fit_loglog
 from verify.zhang2026 import experiments as E
 from verify.zhang2026.claims._rates import RateParts
 
-
-@claim(
-    "zhang2026.DeqK",
-    source=(
-        "ICLR 2026 reviews of the paper (OpenReview forum ukiRIdgoIF), reviewer 1's question 3 (D ="
-        " K); class (A)"
-    ),
-    reference="reviewer 1 Q3 (D = K); derived closed form, derivation Sect. 6.5",
-    kind=Kind.UPPER,
-    provenance=Provenance.QUESTION,
-    statement="D = K: W_KQ stays 0 and excess(t) = 1/2 sx2 ||V*||^2 (1 - eta sx2)^(2t) (linear, not 1/T)",
-    assumptions=("S* = 1 1^T / D", "linear sigma", "zero init"),
-    quick=dict(D=4, M=2, d=3, eta=0.02, sx2=1.0, steps=200),
-    seeds=Seeds.EVERY,
-    batched=True,
-    consistency=True,
-    rules=dict(
-        rel_err=Rule(
+_DEQK_SOURCE = (
+    "ICLR 2026 reviews of the paper (OpenReview forum ukiRIdgoIF), reviewer 1's question 3 (D = K); class (A)"
+)
+_DEQK_CHOICES = {
+    "rel_err": Choice(
+        Rule(
             1e-10,
             "relative error of the excess against the geometric formula",
             "reconstruction pass criterion",
         ),
-        kq=Rule(1e-14, "max |W_KQ^(t)| (it stays exactly 0 up to round-off)"),
+        range=(1e-12, 1e-8),
+        basis="plausible",
+        reason="float64 round-off of a geometric formula over 200 steps (3e-14 measured): a factor 100 "
+        "either side of ours",
     ),
-    choices={
-        "rel_err": Choice(
-            1e-10,
-            range=(1e-12, 1e-8),
-            basis="plausible",
-            reason="float64 round-off of a geometric formula over 200 steps (3e-14 measured): a factor 100 "
-            "either side of ours",
+    "kq": Choice(
+        Rule(1e-14, "max |W_KQ^(t)| (it stays exactly 0 up to round-off)"),
+        range=(1e-15, 1e-12),
+        basis="plausible",
+        reason="W_KQ stays exactly 0 up to round-off: 1e-15 to 1e-12",
+    ),
+}
+
+
+@claim(
+    "zhang2026.DeqK",
+    Source(
+        "reviewer 1 Q3 (D = K); derived closed form, derivation Sect. 6.5",
+        Provenance.QUESTION,
+        quote=_DEQK_SOURCE,
+    ),
+    kind=Kind.UPPER,
+    statement="D = K: W_KQ stays 0 and excess(t) = 1/2 sx2 ||V*||^2 (1 - eta sx2)^(2t) (linear, not 1/T)",
+    assumptions=("S* = 1 1^T / D", "linear sigma", "zero init"),
+    profiles=Profiles(quick=dict(D=4, M=2, d=3, eta=0.02, sx2=1.0, steps=200)),
+    seeds=SeedPlan(Seeds.EVERY, batched=True),
+    expect=Expect(consistency=True),
+    choices=_DEQK_CHOICES,
+    report=Report(
+        r"$D=K$: $W_{KQ}$ stays $0$ and $\mathcal{E}(t)=\frac12\sigma_x^2\|V^*\|^2(1-\eta\sigma_x^2)^{2t}$ "
+        r"(geometric decay, not $1/T$)",
+        Plot(
+            x="t",
+            curves=[("excess", "measured excess")],
+            theory="theory",
+            theory_label=r"closed form $\propto(1-\eta\sigma_x^2)^{2t}$",
+            xlabel="GD step $t$",
+            ylabel=r"excess loss $\mathcal{E}(t)$",
+            logy=True,
         ),
-        "kq": Choice(
-            1e-14,
-            range=(1e-15, 1e-12),
-            basis="plausible",
-            reason="W_KQ stays exactly 0 up to round-off: 1e-15 to 1e-12",
-        ),
-    },
-    tex=r"$D=K$: $W_{KQ}$ stays $0$ and $\mathcal{E}(t)=\frac12\sigma_x^2\|V^*\|^2(1-\eta\sigma_x^2)^{2t}$ "
-    r"(geometric decay, not $1/T$)",
-    plot=dict(
-        x="t",
-        curves=[("excess", "measured excess")],
-        theory="theory",
-        theory_label=r"closed form $\propto(1-\eta\sigma_x^2)^{2t}$",
-        xlabel="GD step $t$",
-        ylabel=r"excess loss $\mathcal{E}(t)$",
-        logy=True,
     ),
 )
 def DeqK(ctx: Ctx, *, D: int, M: int, d: int, eta: float, sx2: float, steps: int) -> list[Evidence]:
@@ -96,30 +112,29 @@ def _deqk_evidence(ctx: Ctx, ex: np.ndarray, th: np.ndarray, kq: float, steps: i
     )
 
 
+_K0_SOURCE = (
+    "ICLR 2026 reviews of the paper (OpenReview forum ukiRIdgoIF), reviewer 1's question 4 (K = 0); class (A)"
+)
+_K0_CHOICES = {
+    "tol": Choice(
+        Rule(0.0, "exact: the W_V gradient carries the factor <S*, A> = 0"),
+        basis="single",
+        reason="exact: the W_V gradient carries the factor <S*, A> = 0, so nothing may move",
+    )
+}
+
+
 @claim(
     "zhang2026.K0",
-    source=(
-        "ICLR 2026 reviews of the paper (OpenReview forum ukiRIdgoIF), reviewer 1's question 4 (K ="
-        " 0); class (A)"
-    ),
-    reference="reviewer 1 Q4 (K = 0); derivation Sect. 6.6",
+    Source("reviewer 1 Q4 (K = 0); derivation Sect. 6.6", Provenance.QUESTION, quote=_K0_SOURCE),
     kind=Kind.IDENTITY,
-    provenance=Provenance.QUESTION,
     statement="K = 0 (S* = 0): W_V stays 0 and the excess is 0 for all t (zero init is optimal)",
     assumptions=("linear sigma", "zero init"),
-    quick=dict(D=8, M=2, d=3, eta=0.1, steps=200),
-    seeds=Seeds.EVERY,
-    batched=True,
-    consistency=True,
-    rules=dict(tol=Rule(0.0, "exact: the W_V gradient carries the factor <S*, A> = 0")),
-    choices={
-        "tol": Choice(
-            0.0,
-            basis="single",
-            reason="exact: the W_V gradient carries the factor <S*, A> = 0, so nothing may move",
-        ),
-    },
-    tex=r"$K=0$ ($S^*=0$): $W_V$ stays $0$ and $\mathcal{E}(t)=0$ for all $t$",
+    profiles=Profiles(quick=dict(D=8, M=2, d=3, eta=0.1, steps=200)),
+    seeds=SeedPlan(Seeds.EVERY, batched=True),
+    expect=Expect(consistency=True),
+    choices=_K0_CHOICES,
+    report=Report(r"$K=0$ ($S^*=0$): $W_V$ stays $0$ and $\mathcal{E}(t)=0$ for all $t$"),
 )
 def K0(ctx: Ctx, *, D: int, M: int, d: int, eta: float, steps: int) -> list[Evidence]:
     """Consistency check of the code: the W_V gradient carries the factor <S*, A> = 0 and the W_KQ gradient
@@ -140,62 +155,60 @@ def K0(ctx: Ctx, *, D: int, M: int, d: int, eta: float, steps: int) -> list[Evid
     ]
 
 
+_STEPSIZE_CHOICES = {
+    "D": Choice(8, options=(8, 16), basis="plausible", reason="the statement is for any D > K"),
+    "K": Choice(2, options=(1, 2, 4), basis="plausible", reason="any support size 1 <= K < D"),
+    "vnorm": Choice(
+        2.0,
+        range=(1.0, 8.0),
+        basis="plausible",
+        reason="||V*||_F is not fixed: 1 to 8, where the heuristic's second term D K/||V*||_F^2 "
+        "takes over from K/D",
+    ),
+    "steps": Choice(
+        3000, range=(1000, 9000), basis="plausible", reason="the length of the run: a third to 3x"
+    ),
+    "factors": Choice(
+        Rule(
+            (0.25, 0.5, 1.0),
+            "step sizes judged, as multiples of the heuristic bound",
+            "reconstruction pass criterion",
+        ),
+        options=((1.0,), (0.25, 0.5, 1.0), (0.1, 0.25, 0.5, 0.75, 1.0)),
+        basis="plausible",
+        reason="the steps judged, as multiples of the heuristic bound: the statement is for every eta "
+        "up to the bound, so any grid in (0, 1] that holds the bound itself: the bound alone, ours, or "
+        "a finer grid from 0.1",
+    ),
+    "monotone_rtol": Choice(
+        Rule(1e-12, "an increase of the excess below this relative round-off is not an increase"),
+        range=(1e-13, 1e-10),
+        basis="plausible",
+        reason="a round-off margin for 'non-increasing': 10x tighter to 100x looser; every run over the "
+        "declared ranges and factors decreases by at least 1.3e-5 of the excess per step (our check), "
+        "far above the loose end, so a rise that passes needs to be below 1e-10 relative, i.e. round-off",
+    ),
+}
+
+
 @claim(
     "zhang2026.stepsize",
-    reference="step-size condition ([S]); derived heuristic, derivation Sect. 6.9",
+    Source("step-size condition ([S]); derived heuristic, derivation Sect. 6.9", Provenance.DERIVED),
     kind=Kind.QUALITATIVE,
-    provenance=Provenance.DERIVED,
     statement="GD is monotone for eta <= 1/2 min(K/(sx2 D), D K/(sx2 ||V*||^2)); the paper's "
     "eta <= O(1/(M D^(5/2))) is far from necessary",
     assumptions=("linear sigma", "zero init", "uniform-K S*"),
-    quick=dict(D=8, K=2, M=2, vnorm=2.0, steps=3000, mu=0.0),
+    profiles=Profiles(quick=dict(M=2, mu=0.0)),
     alternative=Alternative(
         world="inputs with mean 1 (Exp(1), the paper's OOD law; d = 3): the mean term adds the curvature "
         "mu^2 D d to the W_V dynamics, which the heuristic leaves out",
         overrides={"mu": 1.0},
     ),
-    rules=dict(
-        factors=Rule(
-            (0.25, 0.5, 1.0),
-            "step sizes judged, as multiples of the heuristic bound",
-            "reconstruction pass criterion",
-        ),
-        monotone_rtol=Rule(
-            1e-12, "an increase of the excess below this relative round-off is not an increase"
-        ),
+    choices=_STEPSIZE_CHOICES,
+    report=Report(
+        r"GD is monotone for $\eta\le\frac12\min(K/(\sigma_x^2D),\,DK/(\sigma_x^2\|V^*\|^2))$; the "
+        r"paper's $\eta\le O(1/(MD^{5/2}))$ is far from necessary"
     ),
-    choices={
-        "D": Choice(8, options=(8, 16), basis="plausible", reason="the statement is for any D > K"),
-        "K": Choice(2, options=(1, 2, 4), basis="plausible", reason="any support size 1 <= K < D"),
-        "vnorm": Choice(
-            2.0,
-            range=(1.0, 8.0),
-            basis="plausible",
-            reason="||V*||_F is not fixed: 1 to 8, where the heuristic's second term D K/||V*||_F^2 "
-            "takes over from K/D",
-        ),
-        "steps": Choice(
-            3000, range=(1000, 9000), basis="plausible", reason="the length of the run: a third to 3x"
-        ),
-        "factors": Choice(
-            (0.25, 0.5, 1.0),
-            options=((1.0,), (0.25, 0.5, 1.0), (0.1, 0.25, 0.5, 0.75, 1.0)),
-            basis="plausible",
-            reason="the steps judged, as multiples of the heuristic bound: the statement is for every eta "
-            "up to the bound, so any grid in (0, 1] that holds the bound itself: the bound alone, ours, or "
-            "a finer grid from 0.1",
-        ),
-        "monotone_rtol": Choice(
-            1e-12,
-            range=(1e-13, 1e-10),
-            basis="plausible",
-            reason="a round-off margin for 'non-increasing': 10x tighter to 100x looser; every run over the "
-            "declared ranges and factors decreases by at least 1.3e-5 of the excess per step (our check), "
-            "far above the loose end, so a rise that passes needs to be below 1e-10 relative, i.e. round-off",
-        ),
-    },
-    tex=r"GD is monotone for $\eta\le\frac12\min(K/(\sigma_x^2D),\,DK/(\sigma_x^2\|V^*\|^2))$; the "
-    r"paper's $\eta\le O(1/(MD^{5/2}))$ is far from necessary",
 )
 def stepsize(ctx: Ctx, *, D: int, K: int, M: int, vnorm: float, steps: int, mu: float) -> Evidence:
     """DERIVED heuristic (not a proven bound) from the curvature of the C1 and logit dynamics;

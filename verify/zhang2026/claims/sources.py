@@ -11,8 +11,24 @@ import numpy as np
 
 from bounds import zhang2026 as B
 from bounds.mp import to_float
-from verify.core import Alternative, Choice, Ctx, Evidence, Kind, Provenance, Verdict, claim
-from verify.core.record import Rule, Seeds
+from verify.core import (
+    Alternative,
+    Choice,
+    Ctx,
+    Evidence,
+    Expect,
+    Kind,
+    Plot,
+    Profiles,
+    Provenance,
+    Report,
+    Rule,
+    SeedPlan,
+    Seeds,
+    Source,
+    Verdict,
+    claim,
+)
 from verify.zhang2026 import experiments as E
 from verify.zhang2026 import model as Mo
 from verify.zhang2026.claims._rates import fit_decades
@@ -25,13 +41,78 @@ from verify.zhang2026.claims.thm31 import stable_step, tail_limits
 GAINS = {"unit": lambda D: 1.0, "inv_D": lambda D: 1.0 / D**2}
 
 
+_NOTE_KD4_CHOICES = {
+    "K": Choice(2, options=(2, 4), basis="plausible", reason="the statement is at any fixed K"),
+    "p_norm": Choice(
+        "unit",
+        options=("unit", "inv_D"),
+        basis="plausible",
+        reason="the reviews state an orthogonal P (P^T P = I, ours); the paper's normalisation is not "
+        "recovered, and P^T P = I/D is the reading under which our derivation gives the note's D^4 "
+        "(the alternative world): the finding rests on the first reading. At our sizes the second "
+        "needs 1.6e9 GD steps (its T_0 is D^2 times ours), past ``step_budget``: inconclusive there; "
+        "the alternative world runs it at D <= 32",
+    ),
+    "step_budget": Choice(
+        10**8,
+        range=(10**7, 10**9),
+        basis="plausible",
+        reason="the most GD steps of the scalar reduction the D sweep may take (about 1 min of CPU per "
+        "10^8): P^T P = I takes at most 2.3e6 over the declared ranges, so any budget from 10^7 to "
+        "10^9 (about 10 min) runs it; a sweep past the budget is inconclusive, not run",
+    ),
+    "eta": Choice(
+        0.02,
+        range=(0.01, 0.05),
+        basis="plausible",
+        reason="the statement is at any fixed step: from the paper profile's 0.01 to 0.05, below the "
+        "stable step 2 K/D = 0.0625 at D = 64",
+    ),
+    "vnorm": Choice(
+        8.0,
+        range=(4.0, 16.0),
+        basis="plausible",
+        reason="||V*||_F is not fixed (the tail constant does not depend on it): halved or doubled "
+        "(16 keeps eta below the stable step 2 D K/||V*||_F^2 = 0.125 at D = 8)",
+    ),
+    "tmax_T0": Choice(
+        100,
+        range=(30, 300),
+        basis="plausible",
+        reason="where T excess is read, in T_0: a third of ours to 3x (the paper profile's 1000 is the "
+        "long end)",
+    ),
+    "D_max": Choice(
+        64,
+        range=(32, 90),
+        basis="plausible",
+        reason="the end of the D sweep: from 32 (the alternative world's) to 90 (about 2x the cost; the "
+        "paper profile's 128 is the long end)",
+    ),
+    "exponent_tol": Choice(
+        Rule(
+            0.5,
+            "rate rule: tolerance of the D exponent, half the largest allowed (|4 - 2| / 2): holds separates "
+            "the note's D^4 from our derivation's D^2",
+            "attncheck",
+        ),
+        range=(0.2, 1.0),
+        basis="plausible",
+        reason="the rate rule's half-width: from 0.2 to 1.0, the largest that still separates the note's "
+        "D^4 from our D^2",
+    ),
+}
+
+
 @claim(
     "zhang2026.note.KD4",
-    reference="Thm 3.1(c) lower bound as the paper note states it (Theta(K D^4 / (eta T))); our constant: "
-    "derivation Sect. 6.3",
+    Source(
+        "Thm 3.1(c) lower bound as the paper note states it (Theta(K D^4 / (eta T))); our constant: "
+        "derivation Sect. 6.3",
+        Provenance.THIRD_PARTY,
+        quote=NOTE,
+    ),
     kind=Kind.RATE,
-    provenance=Provenance.THIRD_PARTY,
-    source=NOTE,
     statement="the excess loss is Theta(K D^4 / (eta T)): at fixed K and eta, the tail constant "
     "lim T excess(T) grows like D^4 (judged with the orthogonal P the reviews state, P^T P = I, and the "
     "note's 1/sqrt(D) logits)",
@@ -42,9 +123,8 @@ GAINS = {"unit": lambda D: 1.0, "inv_D": lambda D: 1.0 / D**2}
         "P^T P = I, 1/sqrt(D) logits",
         "a stable constant step: eta < 2 min(K/D, D K/||V*||_F^2) at every D",
     ),
-    quick=dict(K=2, eta=0.02, vnorm=8.0, tmax_T0=100, D_max=64, p_norm="unit", step_budget=10**8),
-    paper=dict(tmax_T0=1000, D_max=128, eta=0.01, step_budget=10**9),
-    expect=Verdict.VIOLATED,
+    profiles=Profiles(paper=dict(tmax_T0=1000, D_max=128, eta=0.01, step_budget=10**9)),
+    expect=Expect(Verdict.VIOLATED),
     alternative=Alternative(
         world="positional encodings normalised to P^T P = I/D (the paper's normalisation is not recovered): "
         "the logit step shrinks by D^2, the constant is D^3 K (D-K)/(4 eta) and the note's D^4 holds (run "
@@ -52,81 +132,18 @@ GAINS = {"unit": lambda D: 1.0, "inv_D": lambda D: 1.0 / D**2}
         overrides={"p_norm": "inv_D", "D_max": 32, "tmax_T0": 30, "eta": 0.1},
         expect=Verdict.HOLDS,
     ),
-    rules=dict(
-        exponent_tol=Rule(
-            0.5,
-            "rate rule: tolerance of the D exponent, half the largest allowed (|4 - 2| / 2): holds separates "
-            "the note's D^4 from our derivation's D^2",
-            "attncheck",
-        )
-    ),
-    choices={
-        "K": Choice(2, options=(2, 4), basis="plausible", reason="the statement is at any fixed K"),
-        "p_norm": Choice(
-            "unit",
-            options=("unit", "inv_D"),
-            basis="plausible",
-            reason="the reviews state an orthogonal P (P^T P = I, ours); the paper's normalisation is not "
-            "recovered, and P^T P = I/D is the reading under which our derivation gives the note's D^4 "
-            "(the alternative world): the finding rests on the first reading. At our sizes the second "
-            "needs 1.6e9 GD steps (its T_0 is D^2 times ours), past ``step_budget``: inconclusive there; "
-            "the alternative world runs it at D <= 32",
+    choices=_NOTE_KD4_CHOICES,
+    report=Report(
+        r"the excess loss is $\Theta(KD^4/(\eta T))$: at fixed $K$, $\eta$ the tail constant "
+        r"$\lim_T T\,\mathcal{E}(T)$ grows like $D^4$ (orthogonal $P$, $1/\sqrt D$ logits)",
+        Plot.rate(
+            4.0,
+            "D",
+            [("T_excess", r"measured $T\,\mathcal{E}(T)$ at $T_{\max}$")],
+            "$D$",
+            r"$T\,\mathcal{E}(T)$",
+            theory_label="the note: $D^4$",
         ),
-        "step_budget": Choice(
-            10**8,
-            range=(10**7, 10**9),
-            basis="plausible",
-            reason="the most GD steps of the scalar reduction the D sweep may take (about 1 min of CPU per "
-            "10^8): P^T P = I takes at most 2.3e6 over the declared ranges, so any budget from 10^7 to "
-            "10^9 (about 10 min) runs it; a sweep past the budget is inconclusive, not run",
-        ),
-        "eta": Choice(
-            0.02,
-            range=(0.01, 0.05),
-            basis="plausible",
-            reason="the statement is at any fixed step: from the paper profile's 0.01 to 0.05, below the "
-            "stable step 2 K/D = 0.0625 at D = 64",
-        ),
-        "vnorm": Choice(
-            8.0,
-            range=(4.0, 16.0),
-            basis="plausible",
-            reason="||V*||_F is not fixed (the tail constant does not depend on it): halved or doubled "
-            "(16 keeps eta below the stable step 2 D K/||V*||_F^2 = 0.125 at D = 8)",
-        ),
-        "tmax_T0": Choice(
-            100,
-            range=(30, 300),
-            basis="plausible",
-            reason="where T excess is read, in T_0: a third of ours to 3x (the paper profile's 1000 is the "
-            "long end)",
-        ),
-        "D_max": Choice(
-            64,
-            range=(32, 90),
-            basis="plausible",
-            reason="the end of the D sweep: from 32 (the alternative world's) to 90 (about 2x the cost; the "
-            "paper profile's 128 is the long end)",
-        ),
-        "exponent_tol": Choice(
-            0.5,
-            range=(0.2, 1.0),
-            basis="plausible",
-            reason="the rate rule's half-width: from 0.2 to 1.0, the largest that still separates the note's "
-            "D^4 from our D^2",
-        ),
-    },
-    tex=r"the excess loss is $\Theta(KD^4/(\eta T))$: at fixed $K$, $\eta$ the tail constant "
-    r"$\lim_T T\,\mathcal{E}(T)$ grows like $D^4$ (orthogonal $P$, $1/\sqrt D$ logits)",
-    plot=dict(
-        x="D",
-        curves=[("T_excess", r"measured $T\,\mathcal{E}(T)$ at $T_{\max}$")],
-        slope=4.0,
-        theory_label="the note: $D^4$",
-        xlabel="$D$",
-        ylabel=r"$T\,\mathcal{E}(T)$",
-        logx=True,
-        logy=True,
     ),
 )
 def note_KD4(
@@ -181,66 +198,67 @@ def note_KD4(
     )
 
 
+_NOTE_STEPSIZE_CHOICES = {
+    "const": Choice(
+        1.0,
+        range=(0.1, 10.0),
+        basis="plausible",
+        reason="the constant of the note's O(.) is not recovered: a decade either side of 1 (at 10 the "
+        "step at D = 8 is 0.028, still below our stable step 0.5)",
+    ),
+    "M": Choice(2, options=(1, 2, 4), basis="plausible", reason="the output dimension is not fixed"),
+    "vnorm": Choice(
+        4.0,
+        range=(2.0, 8.0),
+        basis="plausible",
+        reason="||V*||_F is not fixed by the note: halved or doubled",
+    ),
+    "steps": Choice(
+        3000,
+        range=(1000, 9000),
+        basis="plausible",
+        reason="the length of the run (the paper profile's 3 10^4 is the long end): a third to 3x",
+    ),
+    "Ds": Choice(
+        (8, 16, 32),
+        options=((8, 16, 32), (8, 16, 32, 64)),
+        basis="plausible",
+        reason="the D sweep: ours or with the paper profile's D = 64",
+    ),
+    "monotone_rtol": Choice(
+        Rule(1e-12, "an increase of the excess below this relative round-off is not an increase"),
+        range=(1e-13, 1e-10),
+        basis="plausible",
+        reason="a round-off margin for 'non-increasing': 10x tighter to 100x looser; every run over the "
+        "declared ranges decreases by at least 4.7e-8 of the excess per step (our check), far above "
+        "the loose end, so a rise that passes needs to be below 1e-10 relative, i.e. round-off",
+    ),
+}
+
+
 @claim(
     "zhang2026.note.stepsize",
-    reference="Thm 3.1's step-size condition as the paper note states it (eta <= O(M^-1 D^-5/2)); our "
-    "stable step: derivation Sect. 6.9",
+    Source(
+        "Thm 3.1's step-size condition as the paper note states it (eta <= O(M^-1 D^-5/2)); our "
+        "stable step: derivation Sect. 6.9",
+        Provenance.THIRD_PARTY,
+        quote=NOTE,
+    ),
     kind=Kind.QUALITATIVE,
-    provenance=Provenance.THIRD_PARTY,
-    source=NOTE,
     statement="GD at eta = c / (M D^(5/2)) (the note's condition, constant c = 1) decreases the excess "
     "monotonically and ends below the initial excess, for every D of the sweep",
     assumptions=("linear sigma", "zero init", "uniform-K S*", "the constant of O(.) is not recovered: c = 1"),
-    quick=dict(K=2, M=2, vnorm=4.0, steps=3000, Ds=(8, 16, 32), const=1.0),
-    paper=dict(steps=30_000, Ds=(8, 16, 32, 64)),
+    profiles=Profiles(quick=dict(K=2), paper=dict(steps=30_000, Ds=(8, 16, 32, 64))),
     alternative=Alternative(
         world="a step 256 times the condition (c = 256; 0.71 at D = 8, M = 2), above our derived stable step "
         "(0.5 there): GD overshoots and the excess rises at some step",
         overrides={"const": 256.0},
     ),
-    rules=dict(
-        monotone_rtol=Rule(
-            1e-12, "an increase of the excess below this relative round-off is not an increase"
-        )
+    choices=_NOTE_STEPSIZE_CHOICES,
+    report=Report(
+        r"GD at $\eta=c/(MD^{5/2})$ (the note's condition, $c=1$) decreases the excess monotonically, for "
+        r"every $D$ of the sweep"
     ),
-    choices={
-        "const": Choice(
-            1.0,
-            range=(0.1, 10.0),
-            basis="plausible",
-            reason="the constant of the note's O(.) is not recovered: a decade either side of 1 (at 10 the "
-            "step at D = 8 is 0.028, still below our stable step 0.5)",
-        ),
-        "M": Choice(2, options=(1, 2, 4), basis="plausible", reason="the output dimension is not fixed"),
-        "vnorm": Choice(
-            4.0,
-            range=(2.0, 8.0),
-            basis="plausible",
-            reason="||V*||_F is not fixed by the note: halved or doubled",
-        ),
-        "steps": Choice(
-            3000,
-            range=(1000, 9000),
-            basis="plausible",
-            reason="the length of the run (the paper profile's 3 10^4 is the long end): a third to 3x",
-        ),
-        "Ds": Choice(
-            (8, 16, 32),
-            options=((8, 16, 32), (8, 16, 32, 64)),
-            basis="plausible",
-            reason="the D sweep: ours or with the paper profile's D = 64",
-        ),
-        "monotone_rtol": Choice(
-            1e-12,
-            range=(1e-13, 1e-10),
-            basis="plausible",
-            reason="a round-off margin for 'non-increasing': 10x tighter to 100x looser; every run over the "
-            "declared ranges decreases by at least 4.7e-8 of the excess per step (our check), far above "
-            "the loose end, so a rise that passes needs to be below 1e-10 relative, i.e. round-off",
-        ),
-    },
-    tex=r"GD at $\eta=c/(MD^{5/2})$ (the note's condition, $c=1$) decreases the excess monotonically, for "
-    r"every $D$ of the sweep",
 )
 def note_stepsize(
     ctx: Ctx, *, K: int, M: int, vnorm: float, steps: int, Ds: tuple[int, ...], const: float
@@ -302,76 +320,77 @@ def _t_ood(D: int, K: int, step: float, v2: float, r1: list[float], eps: float) 
     return None
 
 
+_REVIEW_VDEP_CHOICES = {
+    "eta": Choice(
+        0.02,
+        range=(0.01, 0.03),
+        basis="plausible",
+        reason="the fixed step of the statement: from half ours to just below the stable step at "
+        "||V*||_F = 32 (2 D K/||V*||_F^2 = 0.031)",
+    ),
+    "eps": Choice(
+        0.5,
+        range=(0.17, 1.0),
+        basis="plausible",
+        reason="the accuracy is any fixed one (the paper profile's 0.05 is the long end): from 1.0 to "
+        "0.17 (the time grows like 1/eps, about 3x the cost)",
+    ),
+    "vnorm_max": Choice(
+        32.0,
+        range=(16.0, 32.0),
+        basis="plausible",
+        reason="the end of the ||V*||_F sweep: 32 is the largest at which eta = 0.02 stays stable, 16 "
+        "halves the range",
+    ),
+    "exponent_tol": Choice(
+        Rule(
+            0.5,
+            "rate rule: tolerance of the exponent in ||V*||_F; half the largest allowed (|0 - 2| / 2): "
+            "separates 0 from ||V*||^2 and from Thm 3.1's ||V*||^-2",
+            "attncheck",
+        ),
+        range=(0.25, 1.0),
+        basis="plausible",
+        reason="the rate rule's half-width: from half ours to 1.0, the largest that separates 0 from "
+        "||V*||^2",
+    ),
+}
+
+
 @claim(
     "zhang2026.review.Vdep",
-    reference="reviewer 1, weakness 6: Thm 3.1's time bound ~ 1/||V*||^2, Thm 3.2's ~ ||V*||^2; OOD gap "
-    "in closed form: derivation Sect. 5.4 (iii)",
-    kind=Kind.RATE,
-    provenance=Provenance.QUESTION,
-    source=reviewers(
-        "reviewer 1 (weakness 6: why Thm 3.2's time bound grows like ||V*||^2 while Thm 3.1's "
-        "falls like 1/||V*||^2)"
+    Source(
+        "reviewer 1, weakness 6: Thm 3.1's time bound ~ 1/||V*||^2, Thm 3.2's ~ ||V*||^2; OOD gap "
+        "in closed form: derivation Sect. 5.4 (iii)",
+        Provenance.QUESTION,
+        quote=reviewers(
+            "reviewer 1 (weakness 6: why Thm 3.2's time bound grows like ||V*||^2 while Thm 3.1's "
+            "falls like 1/||V*||^2)"
+        ),
     ),
+    kind=Kind.RATE,
     statement="at a fixed step the number of GD steps until the OOD gap B(T) (Exp(1) tokens) is below a "
     "fixed accuracy does not grow with ||V*||_F (exponent 0), unlike a time growing like ||V*||^2",
     assumptions=("linear sigma", "zero init", "uniform-K S*", "a fixed stable step for every teacher scale"),
-    quick=dict(D=8, K=2, M=2, d=3, eta=0.02, eps=0.5, vnorm_max=32.0, step_scaling=False),
-    paper=dict(eps=0.05),
-    seeds=Seeds.POOLED,
+    profiles=Profiles(quick=dict(D=8, K=2, M=2, d=3, step_scaling=False), paper=dict(eps=0.05)),
+    seeds=SeedPlan(Seeds.POOLED),
     alternative=Alternative(
         world="a step that shrinks like 1/||V*||_F^2 (eta ||V*||_F^2 fixed, as the logit curvature "
         "D K / ||V*||_F^2 allows): the time to the accuracy grows like ||V*||^2",
         overrides={"step_scaling": True},
     ),
-    rules=dict(
-        exponent_tol=Rule(
-            0.5,
-            "rate rule: tolerance of the exponent in ||V*||_F; half the largest allowed (|0 - 2| / 2): "
-            "separates 0 from ||V*||^2 and from Thm 3.1's ||V*||^-2",
-            "attncheck",
-        )
-    ),
-    choices={
-        "eta": Choice(
-            0.02,
-            range=(0.01, 0.03),
-            basis="plausible",
-            reason="the fixed step of the statement: from half ours to just below the stable step at "
-            "||V*||_F = 32 (2 D K/||V*||_F^2 = 0.031)",
+    choices=_REVIEW_VDEP_CHOICES,
+    report=Report(
+        r"at a fixed step the number of GD steps until the OOD gap $B(T)$ ($\mathrm{Exp}(1)$ tokens) is "
+        r"below a fixed accuracy does not grow with $\|V^*\|_F$ (exponent $0$)",
+        Plot.rate(
+            0.0,
+            "vnorm",
+            [("T_ood", r"steps to $B(T)\leq\epsilon$, first seed")],
+            r"$\|V^*\|_F$",
+            r"$T_{\mathrm{OOD}}(\epsilon)$",
+            theory_label="exponent $0$",
         ),
-        "eps": Choice(
-            0.5,
-            range=(0.17, 1.0),
-            basis="plausible",
-            reason="the accuracy is any fixed one (the paper profile's 0.05 is the long end): from 1.0 to "
-            "0.17 (the time grows like 1/eps, about 3x the cost)",
-        ),
-        "vnorm_max": Choice(
-            32.0,
-            range=(16.0, 32.0),
-            basis="plausible",
-            reason="the end of the ||V*||_F sweep: 32 is the largest at which eta = 0.02 stays stable, 16 "
-            "halves the range",
-        ),
-        "exponent_tol": Choice(
-            0.5,
-            range=(0.25, 1.0),
-            basis="plausible",
-            reason="the rate rule's half-width: from half ours to 1.0, the largest that separates 0 from "
-            "||V*||^2",
-        ),
-    },
-    tex=r"at a fixed step the number of GD steps until the OOD gap $B(T)$ ($\mathrm{Exp}(1)$ tokens) is "
-    r"below a fixed accuracy does not grow with $\|V^*\|_F$ (exponent $0$)",
-    plot=dict(
-        x="vnorm",
-        curves=[("T_ood", r"steps to $B(T)\leq\epsilon$, first seed")],
-        slope=0.0,
-        theory_label="exponent $0$",
-        xlabel=r"$\|V^*\|_F$",
-        ylabel=r"$T_{\mathrm{OOD}}(\epsilon)$",
-        logx=True,
-        logy=True,
     ),
 )
 def review_Vdep(

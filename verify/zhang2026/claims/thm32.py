@@ -12,8 +12,23 @@ from typing import NamedTuple
 import numpy as np
 
 from bounds import zhang2026 as B
-from verify.core import Choice, Ctx, Evidence, Kind, Provenance, claim
-from verify.core.record import Rule, Search, Seeds
+from verify.core import (
+    Choice,
+    Ctx,
+    Evidence,
+    Expect,
+    Kind,
+    Plot,
+    Profiles,
+    Provenance,
+    Report,
+    Rule,
+    Search,
+    SeedPlan,
+    Seeds,
+    Source,
+    claim,
+)
 from verify.zhang2026 import experiments as E
 from verify.zhang2026.claims._rates import RateParts, fit_decades, rate_times
 from verify.zhang2026.claims._rules import MC_Z, SLOPE_MC
@@ -59,17 +74,75 @@ def _curves(
     return Curves(tt, by_kind, V, S, sc)
 
 
+_THM32_OOD_CHOICES = {
+    "eta": Choice(
+        0.1,
+        range=(0.05, 0.2),
+        basis="plausible",
+        reason="the step is ours: halved or doubled (stable step 0.5 at ||V*||_F = 4)",
+    ),
+    "vnorm": Choice(
+        4.0,
+        range=(2.0, 8.0),
+        basis="plausible",
+        reason="||V*||_F is not fixed by the paper: halved or doubled",
+    ),
+    "tau": Choice(
+        0.5,
+        range=(0.25, 1.0),
+        basis="plausible",
+        reason="the OOD label noise, which sets the teacher's OOD loss A_T = 1/2 M D tau^2 (not "
+        "recovered): halved or doubled",
+    ),
+    "N": Choice(
+        20_000,
+        range=(10_000, 60_000),
+        basis="plausible",
+        reason="the Monte Carlo sample (the paper profile's 10^5 is the long end): half to 3x (the cost)",
+    ),
+    "tmax_T0": Choice(
+        10_000,
+        range=(3000, 30_000),
+        basis="plausible",
+        reason="the horizon in T_0: from 3000 to 3x ours (the paper profile's 10^5 is the long end)",
+    ),
+    "slope_tol": Choice(
+        SLOPE_MC,
+        range=(0.05, 0.25),
+        basis="plausible",
+        reason="the rate rule's half-width for Monte Carlo curves: from half ours to 0.25, half the "
+        "distance between -1/2 and the competing -1",
+    ),
+    "attain": Choice(
+        Rule(
+            0.99,
+            "the worst law's L_OOD - A_T over eps(T) = B + 2 sqrt(A_T B) at T_max, least over seeds: at "
+            "most 1 by Cauchy-Schwarz on the sample, 1 - O(eps^2) for the aligned law; a deviation "
+            "correlated with X~ but not aligned with the student's error (V* X~ 1 1^T / D) reaches 0.86 "
+            "to 0.97",
+            "attncheck",
+        ),
+        range=(0.95, 0.999),
+        basis="plausible",
+        reason="'attains eps(T)' read as a ratio at least this at T_max (1 - O(eps^2) for the aligned "
+        "law): 0.95 to 0.999",
+    ),
+}
+
+
 @claim(
     "zhang2026.thm32.ood",
-    reference="Thm 3.2 ([S]: its class of OOD laws); Fig. 2(b) ([S]: late slope about -1/2); eps(T), B(T) "
-    "and the worst label law: derivation Sect. 5.4",
+    Source(
+        "Thm 3.2 ([S]: its class of OOD laws); Fig. 2(b) ([S]: late slope about -1/2); eps(T), B(T) "
+        "and the worst label law: derivation Sect. 5.4",
+        Provenance.DERIVED,
+        quote="the OOD class (input and response columns with bounded second moments; labels need not come "
+        "from the teacher) and the late OOD slope about -1/2 (Fig. 2(b)) are stated by "
+        + NOTE
+        + "; the exponential OOD data by reviewer 1 in "
+        + REVIEWS,
+    ),
     kind=Kind.UPPER,
-    provenance=Provenance.DERIVED,
-    source="the OOD class (input and response columns with bounded second moments; labels need not come "
-    "from the teacher) and the late OOD slope about -1/2 (Fig. 2(b)) are stated by "
-    + NOTE
-    + "; the exponential OOD data by reviewer 1 in "
-    + REVIEWS,
     statement="over Thm 3.2's class of OOD laws, at the teacher's OOD loss A_T: the OOD gap B(T) = 1/2 "
     "E||f*(X~) - TF(X~)||^2 decays as T^-1 (teacher + independent-noise labels: L_OOD - A_T = B), and the "
     "class's worst label law (our construction: a fixed deviation from the teacher along the student's "
@@ -78,90 +151,29 @@ def _curves(
     "T^-1/2, the notes' late slope (the paper's own eps(T) and the label law of its Fig. 2(b) are not "
     "recovered)",
     assumptions=("linear sigma", "W_V = C1 V* (Lemma C.2)", "OOD inputs with finite second moments"),
-    quick=dict(D=8, K=2, M=2, d=3, eta=0.1, vnorm=4.0, tau=0.5, N=20_000, tmax_T0=10_000, aligned=1.0),
-    paper=dict(N=100_000, tmax_T0=100_000),
-    seeds=Seeds.POOLED,
-    rules=dict(
-        slope_tol=SLOPE_MC,
-        attain=Rule(
-            0.99,
-            "the worst law's L_OOD - A_T over eps(T) = B + 2 sqrt(A_T B) at T_max, least over seeds: at "
-            "most 1 by Cauchy-Schwarz on the sample, 1 - O(eps^2) for the aligned law; a deviation "
-            "correlated with X~ but not aligned with the student's error (V* X~ 1 1^T / D) reaches 0.86 "
-            "to 0.97",
-            "attncheck",
-        ),
-    ),
-    consistency=True,
-    choices={
-        "eta": Choice(
-            0.1,
-            range=(0.05, 0.2),
-            basis="plausible",
-            reason="the step is ours: halved or doubled (stable step 0.5 at ||V*||_F = 4)",
-        ),
-        "vnorm": Choice(
-            4.0,
-            range=(2.0, 8.0),
-            basis="plausible",
-            reason="||V*||_F is not fixed by the paper: halved or doubled",
-        ),
-        "tau": Choice(
-            0.5,
-            range=(0.25, 1.0),
-            basis="plausible",
-            reason="the OOD label noise, which sets the teacher's OOD loss A_T = 1/2 M D tau^2 (not "
-            "recovered): halved or doubled",
-        ),
-        "N": Choice(
-            20_000,
-            range=(10_000, 60_000),
-            basis="plausible",
-            reason="the Monte Carlo sample (the paper profile's 10^5 is the long end): half to 3x (the cost)",
-        ),
-        "tmax_T0": Choice(
-            10_000,
-            range=(3000, 30_000),
-            basis="plausible",
-            reason="the horizon in T_0: from 3000 to 3x ours (the paper profile's 10^5 is the long end)",
-        ),
-        "slope_tol": Choice(
-            0.1,
-            range=(0.05, 0.25),
-            basis="plausible",
-            reason="the rate rule's half-width for Monte Carlo curves: from half ours to 0.25, half the "
-            "distance between -1/2 and the competing -1",
-        ),
-        "attain": Choice(
-            0.99,
-            range=(0.95, 0.999),
-            basis="plausible",
-            reason="'attains eps(T)' read as a ratio at least this at T_max (1 - O(eps^2) for the aligned "
-            "law): 0.95 to 0.999",
-        ),
-    },
-    tex=r"over Thm 3.2's class of OOD laws: the OOD gap $B(T)=\frac12\mathbb{E}\|f^*(\tilde X)-"
-    r"\mathrm{TF}(\tilde X)\|^2$ decays like $T^{-1}$ (independent label noise: $L_{\mathrm{OOD}}-A_T=B$); "
-    r"the class's worst label law (ours) attains our derived $\epsilon(T)=B+2\sqrt{A_TB}$ and gives "
-    r"$L_{\mathrm{OOD}}-A_T\sim T^{-1/2}$ (the paper's $\epsilon(T)$ and the label law of its Fig.~2(b) are "
-    r"not recovered)",
-    plot=[
-        dict(
-            x="t",
-            curves=[
+    profiles=Profiles(quick=dict(D=8, K=2, M=2, d=3, aligned=1.0), paper=dict(N=100_000, tmax_T0=100_000)),
+    seeds=SeedPlan(Seeds.POOLED),
+    expect=Expect(consistency=True),
+    choices=_THM32_OOD_CHOICES,
+    report=Report(
+        r"over Thm 3.2's class of OOD laws: the OOD gap $B(T)=\frac12\mathbb{E}\|f^*(\tilde X)-"
+        r"\mathrm{TF}(\tilde X)\|^2$ decays like $T^{-1}$ (independent label noise: "
+        r"$L_{\mathrm{OOD}}-A_T=B$); the class's worst label law (ours) attains our derived "
+        r"$\epsilon(T)=B+2\sqrt{A_TB}$ and gives $L_{\mathrm{OOD}}-A_T\sim T^{-1/2}$ (the paper's "
+        r"$\epsilon(T)$ and the label law of its Fig.~2(b) are not recovered)",
+        Plot.rate(
+            -1.0,
+            "t",
+            [
                 ("exp_B", "Exp(1) tokens"),
                 ("exp_centred_B", "centred Exp(1) tokens"),
                 ("correlated_B", "AR(1) Gaussian tokens"),
             ],
-            slope=-1.0,
-            theory_label="theory: $T^{-1}$",
-            xlabel="GD steps $T$",
-            ylabel=r"OOD gap $B(T)$",
-            logx=True,
-            logy=True,
+            "GD steps $T$",
+            r"OOD gap $B(T)$",
             title="independent labels",
         ),
-        dict(
+        Plot(
             x="t",
             curves=[("exp_L_worst", r"$L_{\mathrm{OOD}}-A_T$, worst law, Exp(1) tokens")],
             theory="exp_eps",
@@ -172,7 +184,7 @@ def _curves(
             logy=True,
             title="worst label law of the class",
         ),
-    ],
+    ),
 )
 def thm32_ood(
     ctx: Ctx,
@@ -249,53 +261,55 @@ def thm32_ood(
     return parts.evidence(series=series, params=dict(T_max=int(tt[-1])))
 
 
+_THM32_BOUNDS_CHOICES = {
+    "mc_z": Choice(
+        MC_Z,
+        range=(3.0, 5.0),
+        basis="plausible",
+        reason="how many standard errors a Monte Carlo value may miss the closed form: 3 to 5",
+    ),
+    "search": Choice(
+        (1, 100),
+        options=((1, 100), (3, 100), (1, 300)),
+        basis="plausible",
+        reason="the worst-case search's budget (starts, L-BFGS-B iterations; the paper profile's "
+        "(10, 300) is the long end): ours, 3 starts or 3x the iterations",
+    ),
+    "se_margin": Choice(
+        Rule(3.0, "Monte Carlo values are compared with the bounds at mean + this many SE"),
+        range=(2.0, 4.0),
+        basis="plausible",
+        reason="the Monte Carlo margin (in standard errors) before comparing with a bound: 2 to 4",
+    ),
+}
+
+
 @claim(
     "zhang2026.thm32.bounds",
-    reference="Thm 3.2 ([S]); its bound and the forms of B: derivation Sect. 5.4",
+    Source("Thm 3.2 ([S]); its bound and the forms of B: derivation Sect. 5.4", Provenance.DERIVED),
     kind=Kind.UPPER,
-    provenance=Provenance.DERIVED,
     statement="(i) L_OOD <= (sqrt(A_T) + sqrt(B))^2; (ii) B <= 1/2 ||V*||_op^2 ||S* - C1 A||_op^2 "
     "E||X~||_F^2; (iii) B = tr(V* Sigma V*^T) / (sx2 ||V*||^2) excess_ID + D/2 (1 - C1)^2 ||V* mu||^2 "
     "(iid tokens)",
     assumptions=("linear sigma", "W_V = C1 V* (Lemma C.2)", "OOD inputs with finite second moments"),
-    quick=dict(D=8, K=2, M=2, d=3, eta=0.1, vnorm=4.0, tau=0.5, N=10_000, tmax_T0=1000, search=(1, 100)),
-    paper=dict(N=100_000, search=(10, 300)),
-    seeds=Seeds.EVERY,
-    consistency=True,
-    rules=dict(
-        mc_z=MC_Z,
-        se_margin=Rule(3.0, "Monte Carlo values are compared with the bounds at mean + this many SE"),
+    profiles=Profiles(
+        quick=dict(D=8, K=2, M=2, d=3, eta=0.1, vnorm=4.0, tau=0.5, N=10_000, tmax_T0=1000),
+        paper=dict(N=100_000, search=(10, 300)),
     ),
-    choices={
-        "mc_z": Choice(
-            4.0,
-            range=(3.0, 5.0),
-            basis="plausible",
-            reason="how many standard errors a Monte Carlo value may miss the closed form: 3 to 5",
-        ),
-        "search": Choice(
-            (1, 100),
-            options=((1, 100), (3, 100), (1, 300)),
-            basis="plausible",
-            reason="the worst-case search's budget (starts, L-BFGS-B iterations; the paper profile's "
-            "(10, 300) is the long end): ours, 3 starts or 3x the iterations",
-        ),
-        "se_margin": Choice(
-            3.0,
-            range=(2.0, 4.0),
-            basis="plausible",
-            reason="the Monte Carlo margin (in standard errors) before comparing with a bound: 2 to 4",
-        ),
-    },
-    tex=r"(i) $L_{\mathrm{OOD}}\le(\sqrt{A_T}+\sqrt B)^2$; (ii) $B\le\frac12\|V^*\|_{\mathrm{op}}^2"
-    r"\|S^*-C_1A\|_{\mathrm{op}}^2\,\mathbb{E}\|\tilde X\|_F^2$; (iii) the closed form of $B$ for i.i.d.\ "
-    r"tokens",
+    seeds=SeedPlan(Seeds.EVERY),
+    expect=Expect(consistency=True),
     search=Search(
         ratio="(ii): B / (1/2 ||V*||_op^2 ||S* - C1 A||_op^2 E||X~||_F^2)",
         space="every law of X~ with finite second moments at the trained state of the last checkpoint "
         "(C1, g at T_max): a point mass X~ = X (the worst law; the ratio of a mixture is at most its "
         "components' largest), X (d, D) on the unit sphere (both sides are homogeneous in X); starts N(0, 1)",
         budget="search",
+    ),
+    choices=_THM32_BOUNDS_CHOICES,
+    report=Report(
+        r"(i) $L_{\mathrm{OOD}}\le(\sqrt{A_T}+\sqrt B)^2$; (ii) "
+        r"$B\le\frac12\|V^*\|_{\mathrm{op}}^2\|S^*-C_1A\|_{\mathrm{op}}^2\,\mathbb{E}\|\tilde X\|_F^2$; "
+        r"(iii) the closed form of $B$ for i.i.d.\ tokens"
     ),
 )
 def thm32_bounds(

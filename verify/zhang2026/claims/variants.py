@@ -6,122 +6,126 @@ import numpy as np
 
 from bounds import zhang2026 as B
 from bounds.mp import to_float
-from verify.core import Alternative, Choice, Ctx, Evidence, Kind, Provenance, claim
-from verify.core.conditions import FAILS
-from verify.core.record import Rule, Seeds
+from verify.core import (
+    FAILS,
+    Alternative,
+    Choice,
+    Ctx,
+    Evidence,
+    Kind,
+    Plot,
+    Profiles,
+    Provenance,
+    Report,
+    Rule,
+    SeedPlan,
+    Seeds,
+    Source,
+    claim,
+)
 from verify.zhang2026 import data as Da
 from verify.zhang2026 import experiments as E
 from verify.zhang2026.claims._rates import DECAY_WORLD, RateParts, fit_decades, rate_times
 from verify.zhang2026.claims._rules import CONST_2PC, REDUCTION, SLOPE_CF, SLOPE_MC
 
-
-@claim(
-    "zhang2026.nongauss",
-    source=(
-        "ICLR 2026 reviews of the paper (OpenReview forum ukiRIdgoIF), reviewer 1's question on "
-        "non-Gaussian data; class (A)"
+_NONGAUSS_SOURCE = (
+    "ICLR 2026 reviews of the paper (OpenReview forum ukiRIdgoIF), reviewer 1's question on "
+    "non-Gaussian data; class (A)"
+)
+_NONGAUSS_CHOICES = {
+    "eta": Choice(
+        0.1,
+        range=(0.05, 0.15),
+        basis="plausible",
+        reason="the step is ours: from half to 1.5x (raw Gumbel runs at eta / 2 for the mean term's "
+        "stability; the stable step without the mean is 1.0 here)",
     ),
-    reference="reviewer 1 (t / Gumbel data); beyond Thm 3.1's Gaussian inputs; derivation Sect. 6.7",
-    kind=Kind.UPPER,
-    provenance=Provenance.QUESTION,
-    statement="trained by online SGD on standardised t(5) or raw (non-centred) Gumbel inputs, the excess "
-    "still decays as T^-1 with the Gaussian tail constant D K (D-K)/(4 eta); raw Gumbel breaks the Lemma "
-    "C.2 alignment at t = 1",
-    assumptions=("iid entries, finite variance", "linear sigma", "eta below the mean-term stability limit"),
-    quick=dict(
-        D=4,
-        K=2,
-        M=2,
-        d=3,
-        eta=0.1,
-        vnorm=4.0,
-        batch=100,
-        tmax_T0=1000,
-        kinds=("t5", "gumbel_raw"),
-        step_decay=False,
+    "vnorm": Choice(
+        4.0,
+        range=(3.0, 8.0),
+        basis="plausible",
+        reason="||V*||_F is ours: 3 (1.8x the steps) to the paper profile's 8",
     ),
-    paper=dict(D=8, vnorm=8.0, batch=1000, kinds=("t5", "gumbel", "gumbel_raw")),
-    seeds=Seeds.POOLED,
-    alternative=Alternative(world="online SGD, " + DECAY_WORLD, overrides={"step_decay": True}),
-    rules=dict(
-        slope_tol=SLOPE_MC,
-        const=Rule(
+    "batch": Choice(
+        100,
+        range=(50, 300),
+        basis="plausible",
+        reason="the online batch (the paper profile's 1000 is the long end): half ours to 3x (the cost)",
+    ),
+    "tmax_T0": Choice(
+        1000,
+        range=(300, 3000),
+        basis="plausible",
+        reason="the horizon in T_0: a third of ours to 3x (the cost)",
+    ),
+    "slope_tol": Choice(
+        SLOPE_MC,
+        range=(0.05, 0.25),
+        basis="plausible",
+        reason="the rate rule's half-width for Monte Carlo / SGD curves: from half ours to 0.25, half "
+        "the distance to the competing exponent -1/2",
+    ),
+    "const": Choice(
+        Rule(
             (0.9, 1.1),
             "online SGD at 10^3 T_0: mean over seeds of T_max excess / constant within 10% (population GD is "
             "within 1-5% there)",
             "reconstruction pass criterion (its Monte Carlo-level window for constants)",
         ),
-        misaligned=Rule(1e-3, "raw Gumbel: alignment residual at t = 1 at least this (Lemma C.2 broken)"),
+        options=((0.95, 1.05), (0.9, 1.1), (0.8, 1.2)),
+        basis="plausible",
+        reason="the Monte Carlo-level window for a constant at a finite T_max: 5%, 10% (ours) or 20%",
     ),
-    choices={
-        "eta": Choice(
-            0.1,
-            range=(0.05, 0.15),
-            basis="plausible",
-            reason="the step is ours: from half to 1.5x (raw Gumbel runs at eta / 2 for the mean term's "
-            "stability; the stable step without the mean is 1.0 here)",
+    "kinds": Choice(
+        ("t5", "gumbel_raw"),
+        options=(("t5", "gumbel_raw"), ("t5", "gumbel", "gumbel_raw")),
+        basis="plausible",
+        reason="reviewer 1 names t and Gumbel data without degrees of freedom or centring: the laws "
+        "of the statement (standardised t(5), raw Gumbel), or with the centred, standardised Gumbel "
+        "too (the paper profile's set; 1.5x the cost)",
+    ),
+    "misaligned": Choice(
+        Rule(1e-3, "raw Gumbel: alignment residual at t = 1 at least this (Lemma C.2 broken)"),
+        range=(1e-4, 1e-2),
+        basis="plausible",
+        reason="how large a residual 'breaks' the alignment (round-off is 1e-16): 1e-4 to 1e-2",
+    ),
+}
+
+
+@claim(
+    "zhang2026.nongauss",
+    Source(
+        "reviewer 1 (t / Gumbel data); beyond Thm 3.1's Gaussian inputs; derivation Sect. 6.7",
+        Provenance.QUESTION,
+        quote=_NONGAUSS_SOURCE,
+    ),
+    kind=Kind.UPPER,
+    statement="trained by online SGD on standardised t(5) or raw (non-centred) Gumbel inputs, the excess "
+    "still decays as T^-1 with the Gaussian tail constant D K (D-K)/(4 eta); raw Gumbel breaks the Lemma "
+    "C.2 alignment at t = 1",
+    assumptions=("iid entries, finite variance", "linear sigma", "eta below the mean-term stability limit"),
+    profiles=Profiles(
+        quick=dict(D=4, K=2, M=2, d=3, step_decay=False),
+        paper=dict(D=8, vnorm=8.0, batch=1000, kinds=("t5", "gumbel", "gumbel_raw")),
+    ),
+    seeds=SeedPlan(Seeds.POOLED),
+    alternative=Alternative(world="online SGD, " + DECAY_WORLD, overrides={"step_decay": True}),
+    choices=_NONGAUSS_CHOICES,
+    report=Report(
+        r"trained by online SGD on standardised $t(5)$ or raw (non-centred) Gumbel inputs, "
+        r"$\mathcal{E}(T)\sim T^{-1}$ with the Gaussian constant $DK(D-K)/(4\eta)$; raw Gumbel breaks "
+        r"Lemma C.2's alignment at $t=1$",
+        Plot.rate(
+            -1.0,
+            "t5_t",
+            [
+                ("t5_excess_first", "$t(5)$ inputs, first seed"),
+                dict(y="gumbel_raw_excess_first", x="gumbel_raw_t", label="raw Gumbel inputs, first seed"),
+            ],
+            "SGD steps $T$",
+            r"excess loss $\mathcal{E}(T)$",
         ),
-        "vnorm": Choice(
-            4.0,
-            range=(3.0, 8.0),
-            basis="plausible",
-            reason="||V*||_F is ours: 3 (1.8x the steps) to the paper profile's 8",
-        ),
-        "batch": Choice(
-            100,
-            range=(50, 300),
-            basis="plausible",
-            reason="the online batch (the paper profile's 1000 is the long end): half ours to 3x (the cost)",
-        ),
-        "tmax_T0": Choice(
-            1000,
-            range=(300, 3000),
-            basis="plausible",
-            reason="the horizon in T_0: a third of ours to 3x (the cost)",
-        ),
-        "slope_tol": Choice(
-            0.1,
-            range=(0.05, 0.25),
-            basis="plausible",
-            reason="the rate rule's half-width for Monte Carlo / SGD curves: from half ours to 0.25, half "
-            "the distance to the competing exponent -1/2",
-        ),
-        "const": Choice(
-            (0.9, 1.1),
-            options=((0.95, 1.05), (0.9, 1.1), (0.8, 1.2)),
-            basis="plausible",
-            reason="the Monte Carlo-level window for a constant at a finite T_max: 5%, 10% (ours) or 20%",
-        ),
-        "kinds": Choice(
-            ("t5", "gumbel_raw"),
-            options=(("t5", "gumbel_raw"), ("t5", "gumbel", "gumbel_raw")),
-            basis="plausible",
-            reason="reviewer 1 names t and Gumbel data without degrees of freedom or centring: the laws "
-            "of the statement (standardised t(5), raw Gumbel), or with the centred, standardised Gumbel "
-            "too (the paper profile's set; 1.5x the cost)",
-        ),
-        "misaligned": Choice(
-            1e-3,
-            range=(1e-4, 1e-2),
-            basis="plausible",
-            reason="how large a residual 'breaks' the alignment (round-off is 1e-16): 1e-4 to 1e-2",
-        ),
-    },
-    tex=r"trained by online SGD on standardised $t(5)$ or raw (non-centred) Gumbel inputs, "
-    r"$\mathcal{E}(T)\sim T^{-1}$ with the Gaussian constant $DK(D-K)/(4\eta)$; raw Gumbel breaks "
-    r"Lemma C.2's alignment at $t=1$",
-    plot=dict(
-        x="t5_t",
-        curves=[
-            ("t5_excess_first", "$t(5)$ inputs, first seed"),
-            dict(y="gumbel_raw_excess_first", x="gumbel_raw_t", label="raw Gumbel inputs, first seed"),
-        ],
-        slope=-1.0,
-        theory_label="theory: $T^{-1}$",
-        xlabel="SGD steps $T$",
-        ylabel=r"excess loss $\mathcal{E}(T)$",
-        logx=True,
-        logy=True,
     ),
 )
 def nongauss(
@@ -185,121 +189,112 @@ def nongauss(
     return parts.evidence(notes=notes, series=series)
 
 
+_NONUNIFORMS_SOURCE = (
+    "ICLR 2026 reviews of the paper (OpenReview forum ukiRIdgoIF), reviewer 4's question on a "
+    "non-uniform S*; class (A)"
+)
+_NONUNIFORMS_CHOICES = {
+    "eta": Choice(
+        0.1,
+        range=(0.05, 0.2),
+        basis="plausible",
+        reason="the step is ours: halved or doubled, below the stable step of the 3-support (0.75)",
+    ),
+    "vnorm": Choice(
+        8.0,
+        range=(4.0, 12.0),
+        basis="plausible",
+        reason="||V*||_F is ours: half (4x the steps) to 1.5x",
+    ),
+    "tmax_T0": Choice(
+        3000,
+        range=(1000, 9000),
+        basis="plausible",
+        reason="the horizon of (a) in T_0: from 1000 to 3x ours (the paper profile's 3 10^4 is the long end)",
+    ),
+    "steps_dense": Choice(
+        5000,
+        range=(3000, 15_000),
+        basis="plausible",
+        reason="the budget of (b) (about 3400 steps reach 1e-12, errata): 3000 to 3x ours",
+    ),
+    "steps_floor": Choice(
+        3000,
+        range=(1000, 9000),
+        basis="plausible",
+        reason="where the gap to the floor of (c) is read: a third of ours to 3x",
+    ),
+    "slope_tol": Choice(
+        SLOPE_CF,
+        range=(0.025, 0.25),
+        basis="plausible",
+        reason="the rate rule's half-width: from half ours to 0.25, half the distance to the competing "
+        "exponent -1/2",
+    ),
+    "const": Choice(
+        CONST_2PC,
+        options=((0.99, 1.01), (0.98, 1.02), (0.95, 1.05)),
+        basis="plausible",
+        reason="how close T excess must be to the derived limit at a finite T_max: 1%, 2% (ours) or 5%",
+    ),
+    "dense_below": Choice(
+        Rule(1e-12, "dense S*: the excess counts as reached 0 below this", "reconstruction pass criterion"),
+        range=(1e-13, 1e-9),
+        basis="plausible",
+        reason="'converges exponentially' read as reaching this excess within the budget: 1e-13 "
+        "(near round-off) to 1e-9",
+    ),
+    "gap_ratio": Choice(
+        Rule(0.5, "gap to the floor at steps_floor at most this times the gap at steps_floor / 10"),
+        range=(0.25, 0.75),
+        basis="plausible",
+        reason="how much the gap to the floor must shrink over a decade of steps: 1/4 to 3/4",
+    ),
+    "reduction": Choice(
+        REDUCTION,
+        range=(1e-10, 1e-7),
+        basis="plausible",
+        reason="a round-off margin for the full matrix against the circulant reduction of (a): 10x "
+        "tighter to 100x looser; the measured deviation (at most 3.6e-15, seeds 0-2) stays far below the "
+        "tight end, and 1e-7 still tells an exact reduction from an approximate one",
+    ),
+    "below_floor": Choice(
+        Rule(1e-9, "relative amount GD may go below the minimised floor (optimiser round-off)"),
+        range=(1e-10, 1e-7),
+        basis="plausible",
+        reason="the optimiser's round-off allowed below the L-BFGS floor of (c): 10x tighter to 100x "
+        "looser; GD ends above the floor (relative excess below it 0 at seeds 0-2), and 1e-7 is still "
+        "far below any real crossing of a floor of order 1",
+    ),
+}
+
+
 @claim(
     "zhang2026.nonuniformS",
-    source=(
-        "ICLR 2026 reviews of the paper (OpenReview forum ukiRIdgoIF), reviewer 4's question on a "
-        "non-uniform S*; class (A)"
+    Source(
+        "reviewer 4 (non-uniform S); derivation Sect. 6.8", Provenance.QUESTION, quote=_NONUNIFORMS_SOURCE
     ),
-    reference="reviewer 4 (non-uniform S); derivation Sect. 6.8",
     kind=Kind.UPPER,
-    provenance=Provenance.QUESTION,
     statement="non-uniform S*: weighted K-support keeps Theta(1/T) and the constant; dense S* converges "
     "exponentially; unequal column sums leave a positive floor",
     assumptions=("linear sigma", "zero init"),
-    quick=dict(
-        D=8, M=2, d=3, eta=0.1, vnorm=8.0, tmax_T0=3000, steps_dense=5000, steps_floor=3000, step_decay=False
+    profiles=Profiles(
+        quick=dict(D=8, M=2, d=3, step_decay=False),
+        paper=dict(tmax_T0=30_000, steps_dense=100_000, steps_floor=100_000),
     ),
-    paper=dict(tmax_T0=30_000, steps_dense=100_000, steps_floor=100_000),
-    seeds=Seeds.EVERY,
-    batched=True,
+    seeds=SeedPlan(Seeds.EVERY, batched=True),
     alternative=Alternative(world="(a) " + DECAY_WORLD, overrides={"step_decay": True}),
-    rules=dict(
-        reduction=REDUCTION,
-        slope_tol=SLOPE_CF,
-        const=CONST_2PC,
-        dense_below=Rule(
-            1e-12, "dense S*: the excess counts as reached 0 below this", "reconstruction pass criterion"
+    choices=_NONUNIFORMS_CHOICES,
+    report=Report(
+        r"non-uniform $S^*$: a weighted $K$-support keeps $\Theta(1/T)$ and its constant, a dense $S^*$ "
+        r"converges exponentially, unequal column sums leave a positive floor",
+        Plot.rate(
+            -1.0,
+            "a_t",
+            [("a_excess", r"weighted support $(0.6,0.3,0.1)$")],
+            "GD steps $T$",
+            r"excess loss $\mathcal{E}(T)$",
         ),
-        below_floor=Rule(1e-9, "relative amount GD may go below the minimised floor (optimiser round-off)"),
-        gap_ratio=Rule(0.5, "gap to the floor at steps_floor at most this times the gap at steps_floor / 10"),
-    ),
-    choices={
-        "eta": Choice(
-            0.1,
-            range=(0.05, 0.2),
-            basis="plausible",
-            reason="the step is ours: halved or doubled, below the stable step of the 3-support (0.75)",
-        ),
-        "vnorm": Choice(
-            8.0,
-            range=(4.0, 12.0),
-            basis="plausible",
-            reason="||V*||_F is ours: half (4x the steps) to 1.5x",
-        ),
-        "tmax_T0": Choice(
-            3000,
-            range=(1000, 9000),
-            basis="plausible",
-            reason="the horizon of (a) in T_0: from 1000 to 3x ours (the paper profile's 3 10^4 is the long "
-            "end)",
-        ),
-        "steps_dense": Choice(
-            5000,
-            range=(3000, 15_000),
-            basis="plausible",
-            reason="the budget of (b) (about 3400 steps reach 1e-12, errata): 3000 to 3x ours",
-        ),
-        "steps_floor": Choice(
-            3000,
-            range=(1000, 9000),
-            basis="plausible",
-            reason="where the gap to the floor of (c) is read: a third of ours to 3x",
-        ),
-        "slope_tol": Choice(
-            0.05,
-            range=(0.025, 0.25),
-            basis="plausible",
-            reason="the rate rule's half-width: from half ours to 0.25, half the distance to the competing "
-            "exponent -1/2",
-        ),
-        "const": Choice(
-            (0.98, 1.02),
-            options=((0.99, 1.01), (0.98, 1.02), (0.95, 1.05)),
-            basis="plausible",
-            reason="how close T excess must be to the derived limit at a finite T_max: 1%, 2% (ours) or 5%",
-        ),
-        "dense_below": Choice(
-            1e-12,
-            range=(1e-13, 1e-9),
-            basis="plausible",
-            reason="'converges exponentially' read as reaching this excess within the budget: 1e-13 "
-            "(near round-off) to 1e-9",
-        ),
-        "gap_ratio": Choice(
-            0.5,
-            range=(0.25, 0.75),
-            basis="plausible",
-            reason="how much the gap to the floor must shrink over a decade of steps: 1/4 to 3/4",
-        ),
-        "reduction": Choice(
-            1e-9,
-            range=(1e-10, 1e-7),
-            basis="plausible",
-            reason="a round-off margin for the full matrix against the circulant reduction of (a): 10x "
-            "tighter to 100x looser; the measured deviation (at most 3.6e-15, seeds 0-2) stays far below the "
-            "tight end, and 1e-7 still tells an exact reduction from an approximate one",
-        ),
-        "below_floor": Choice(
-            1e-9,
-            range=(1e-10, 1e-7),
-            basis="plausible",
-            reason="the optimiser's round-off allowed below the L-BFGS floor of (c): 10x tighter to 100x "
-            "looser; GD ends above the floor (relative excess below it 0 at seeds 0-2), and 1e-7 is still "
-            "far below any real crossing of a floor of order 1",
-        ),
-    },
-    tex=r"non-uniform $S^*$: a weighted $K$-support keeps $\Theta(1/T)$ and its constant, a dense $S^*$ "
-    r"converges exponentially, unequal column sums leave a positive floor",
-    plot=dict(
-        x="a_t",
-        curves=[("a_excess", r"weighted support $(0.6,0.3,0.1)$")],
-        slope=-1.0,
-        theory_label="theory: $T^{-1}$",
-        xlabel="GD steps $T$",
-        ylabel=r"excess loss $\mathcal{E}(T)$",
-        logx=True,
-        logy=True,
     ),
 )
 def nonuniformS(
