@@ -18,7 +18,8 @@ import pytest
 from tests.support import baseline_results
 from verify.core import Alternative, Ctx, Evidence, Expect, Kind, Profiles, Provenance, Report, Source, claim
 from verify.core.gate import DEFAULT_BASELINE
-from verify.core.registry import _unregister, loading, registry
+from verify.core.papers import loading
+from verify.core.registry import _unregister, registry
 
 FILES = {
     "toy5paper/__init__.py": '''

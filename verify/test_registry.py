@@ -90,7 +90,7 @@ def test_third_party_and_question_claims_name_their_source() -> None:
 
 def test_every_claim_about_a_paper_declares_its_choices() -> None:
     """The values a claim uses that its paper does not fix are declared (``choices=``), each with its
-    range or options and why (:class:`verify.core.choices.Choice` refuses one without): a reader sees
+    range or options and why (:class:`verify.core.record.Choice` refuses one without): a reader sees
     which verdicts our choices decide (``attncheck run --robust``)."""
     bare = [cid for cid, c in builtin_registry().items() if not c.record.consistency and not c.record.choices]
     assert not bare, f"claims about a paper with no declared choices: {bare}"

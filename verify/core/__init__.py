@@ -9,7 +9,6 @@ This module is the one door: claim modules, paper plugins and the author's guide
 (``tests/test_facade.py``), never from the submodules.
 """
 
-from verify.core.choices import Choice
 from verify.core.conditions import FAILS, Conditions
 from verify.core.context import Ctx
 from verify.core.declare import Expect, Profiles, Report, SeedPlan, Source
@@ -19,6 +18,7 @@ from verify.core.papers import PaperInfo
 from verify.core.parallel import run_claims
 from verify.core.record import (
     Alternative,
+    Choice,
     ClaimRecord,
     Curve,
     Evidence,

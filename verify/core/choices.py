@@ -3,7 +3,7 @@
 A :class:`Choice` (``@claim(choices={name: Choice(...)})``) is one keyword parameter of the claim (its
 value is the parameter's quick value) or one of its pass rules (``Choice(Rule(...), ...)``: the rule is
 declared there, once): the value used, the range a careful reader would accept (``range=(lo, hi)``) or
-the set of admissible options (``options=``), why, and on what basis (:data:`BASES`).
+the set of admissible options (``options=``), why, and on what basis (:data:`verify.core.record.BASES`).
 
 A robust run (``run_claim(..., robust=True)``, ``attncheck run --robust``) judges the claim again at
 the ends of each range (at each other option of a set), one choice at a time, every other value as
@@ -27,129 +27,13 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from verify.core.record import Rule, Verdict, to_jsonable
+from verify.core.record import Choice, Rule, Verdict, is_int, same, to_jsonable
 
-#: What a choice's value and range rest on: the paper's own value, the paper's own range, a range a
-#: careful reader would accept, our pilot run, or the only admissible value (its reason says why).
-BASES = ("paper", "paper's range", "plausible", "pilot", "single")
 #: Bisection stops when its bracket is at most this fraction of the value-to-end span (log span for
 #: a geometric range): 6 steps.
 RESOLUTION = 1 / 64
 #: The keys of a ``depends_on`` entry.
 ENTRY_KEYS = ("choice", "end", "verdict", "at", "below", "above")
-
-
-def _real(x: Any) -> bool:
-    return isinstance(to_jsonable(x), int | float) and not isinstance(to_jsonable(x), bool)
-
-
-def _is_int(x: Any) -> bool:
-    return isinstance(to_jsonable(x), int) and not isinstance(to_jsonable(x), bool)
-
-
-@dataclass(frozen=True, kw_only=True)
-class Choice:
-    """A value a claim uses that its paper does not fix: a keyword parameter or a pass rule.
-
-    value: the value used: a keyword parameter's quick value, or a pass rule (:class:`Rule`: the
-    rule's value is then the choice's, and ``rule`` keeps the rule with its own reason and source);
-    range: ``(lo, hi)``, lo < hi, the admissible values (integers when ``value`` is an int); options:
-    the admissible values of a finite set (at least two, ``value`` among them); reason: why that
-    range; basis: one of :data:`BASES`; a ``"single"`` choice has neither range nor options (its
-    reason says why a reader cannot pick another value), every other choice exactly one.
-    """
-
-    value: Any = field(kw_only=False)
-    reason: str
-    basis: str
-    range: tuple[Any, Any] | None = None
-    options: tuple[Any, ...] | None = None
-    rule: Rule | None = field(default=None, init=False, repr=False)
-
-    def __post_init__(self) -> None:
-        if isinstance(self.value, Rule):
-            object.__setattr__(self, "rule", self.value)
-            object.__setattr__(self, "value", self.value.value)
-        if self.basis not in BASES:
-            raise ValueError(f"Choice.basis must be one of {BASES}, got {self.basis!r}")
-        if not (isinstance(self.reason, str) and self.reason.strip()):
-            raise ValueError(f"Choice.reason must say why the range is admissible, got {self.reason!r}")
-        to_jsonable(self.value)  # TypeError for a value no result can hold
-        given = (self.range is not None) + (self.options is not None)
-        if self.basis == "single":
-            if given:
-                raise ValueError("Choice: a 'single' choice has no range or options (its reason says why)")
-            return
-        if given != 1:
-            raise ValueError(f"Choice (basis {self.basis!r}): give exactly one of range=(lo, hi) or options=")
-        if self.range is not None:
-            self._check_range()
-        else:
-            self._check_options()
-
-    def _check_range(self) -> None:
-        if not (isinstance(self.range, tuple | list) and len(self.range) == 2):
-            raise TypeError(f"Choice.range must be a pair (lo, hi), got {self.range!r}")
-        if not _real(self.value):
-            raise TypeError(f"Choice.value of a range must be a real number, got {self.value!r}")
-        integer = _is_int(self.value)
-        for end in self.range:
-            if not (_is_int(end) if integer else _real(end)):
-                kind = "integers (the value is an int)" if integer else "real numbers"
-                raise TypeError(f"Choice.range ends must be {kind}, got {self.range!r}")
-            if not math.isfinite(end):
-                raise ValueError(f"Choice.range ends must be finite, got {self.range!r}")
-        lo, hi = (int(e) if integer else float(e) for e in self.range)
-        if not lo < hi:
-            raise ValueError(f"Choice.range must have lo < hi, got ({lo!r}, {hi!r})")
-        if not lo <= self.value <= hi:
-            raise ValueError(f"Choice.value {self.value!r} lies outside its range ({lo!r}, {hi!r})")
-        object.__setattr__(self, "range", (lo, hi))
-
-    def _check_options(self) -> None:
-        if isinstance(self.options, str) or not isinstance(self.options, Iterable):
-            raise TypeError(f"Choice.options must be a sequence of values, got {self.options!r}")
-        opts = tuple(self.options)
-        keys = [repr(to_jsonable(o)) for o in opts]
-        if len(opts) < 2 or len(set(keys)) != len(keys):
-            raise ValueError(f"Choice.options must hold at least two distinct values, got {opts!r}")
-        if repr(to_jsonable(self.value)) not in keys:
-            raise ValueError(f"Choice.value {self.value!r} is not one of its options {opts!r}")
-        object.__setattr__(self, "options", opts)
-
-    def ends(self) -> list[Any]:
-        """The points judged besides the value: the range's ends, or the other options, in order."""
-        if self.range is not None:
-            return [e for e in self.range if e != self.value]
-        return [o for o in self.options or () if not same(o, self.value)]
-
-    @property
-    def geometric(self) -> bool:
-        """A range bisected geometrically: both ends > 0 and spanning more than 10x."""
-        return self.range is not None and self.range[0] > 0 and self.range[1] > 10 * self.range[0]
-
-    def describe(self) -> str:
-        """The admissible values in words."""
-        if self.range is not None:
-            return f"[{self.range[0]:g}, {self.range[1]:g}]"
-        if self.options is not None:
-            return "{" + ", ".join(repr(o) for o in self.options) + "}"
-        return "this value only"
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "value": to_jsonable(self.value),
-            "range": None if self.range is None else list(self.range),
-            "options": None if self.options is None else to_jsonable(list(self.options)),
-            "reason": self.reason,
-            "basis": self.basis,
-        }
-
-
-def same(a: Any, b: Any) -> bool:
-    """The same value as a result stores it (a tuple and its list alike), an int never a float."""
-    ja, jb = to_jsonable(a), to_jsonable(b)
-    return ja == jb and isinstance(ja, int) == isinstance(jb, int)
 
 
 def declare_choices(
@@ -240,7 +124,7 @@ def judge(
 def _bisect(ch: Choice, end: Any, v_end: Verdict, base: Verdict, verdict: Callable[[Any], Verdict]) -> dict:
     """Bisect between the value (verdict ``base``) and ``end`` (verdict ``v_end``) for the change."""
     a, b, vb = ch.value, end, v_end
-    integer = _is_int(ch.value)
+    integer = is_int(ch.value)
     span = math.log(end / a) if ch.geometric else end - a
     while True:
         width = math.log(b / a) if ch.geometric else b - a
@@ -274,10 +158,8 @@ def depends_text(entry: Mapping[str, Any], base: Verdict | str) -> str:
 
 
 __all__ = [
-    "BASES",
     "ENTRY_KEYS",
     "RESOLUTION",
-    "Choice",
     "Robustness",
     "declare_choices",
     "depends_text",

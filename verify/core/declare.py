@@ -6,7 +6,7 @@
 - :class:`Expect` -- the verdict expected (per profile), a consistency check, a rival reading;
 - :class:`Report` -- the statement in LaTeX and the figure's panels (:class:`~verify.core.record.Plot`).
 
-The choices (:class:`~verify.core.choices.Choice`) are the fifth: a choice of a keyword parameter
+The choices (:class:`~verify.core.record.Choice`) are the fifth: a choice of a keyword parameter
 supplies its quick value, a choice of a pass rule (``Choice(Rule(...), ...)``) declares the rule.
 """
 

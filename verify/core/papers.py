@@ -12,13 +12,17 @@ The entry-point name must equal ``PAPER.key`` and the prefix of every claim id o
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import metadata, resources
 from types import ModuleType
 
 GROUP = "attncheck.papers"
+#: The keys of the paper plugins being imported (innermost last): a claim registered meanwhile is theirs.
+_LOADING: list[str] = []
 
 
 @dataclass(frozen=True)
@@ -73,9 +77,23 @@ def _load(ep: metadata.EntryPoint) -> Paper:
         raise PluginError(f"paper plugin {ep.name!r} ({ep.value}) cannot be loaded: {cause}") from exc
 
 
-def _load_unchecked(ep: metadata.EntryPoint) -> Paper:
-    from verify.core.registry import loading  # the registry imports this module lazily too
+@contextlib.contextmanager
+def loading(key: str) -> Iterator[None]:
+    """The claims registered inside belong to paper ``key`` (a plugin's package and claims are
+    imported inside it; :func:`loading_paper` tells the registry)."""
+    _LOADING.append(key)
+    try:
+        yield
+    finally:
+        _LOADING.pop()
 
+
+def loading_paper() -> str | None:
+    """The key of the paper plugin being imported (the innermost), or None."""
+    return _LOADING[-1] if _LOADING else None
+
+
+def _load_unchecked(ep: metadata.EntryPoint) -> Paper:
     with loading(ep.name):  # a claim registered while the plugin imports is the paper's
         return _import(ep)
 
@@ -127,4 +145,14 @@ def paper_info(key: str) -> PaperInfo:
     return reg[key].info
 
 
-__all__ = ["GROUP", "Paper", "PaperInfo", "PluginError", "builtin_papers", "paper_info", "papers"]
+__all__ = [
+    "GROUP",
+    "Paper",
+    "PaperInfo",
+    "PluginError",
+    "builtin_papers",
+    "loading",
+    "loading_paper",
+    "paper_info",
+    "papers",
+]

@@ -7,18 +7,16 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import mpmath
 import numpy as np
 
 from bounds.mp import in_float_range
-
-if TYPE_CHECKING:
-    from verify.core.choices import Choice
 
 
 class Kind(StrEnum):
@@ -96,6 +94,124 @@ class Rule:
 
     def as_dict(self) -> dict[str, Any]:
         return {"value": to_jsonable(self.value), "reason": self.reason, "source": self.source}
+
+
+#: What a choice's value and range rest on: the paper's own value, the paper's own range, a range a
+#: careful reader would accept, our pilot run, or the only admissible value (its reason says why).
+BASES = ("paper", "paper's range", "plausible", "pilot", "single")
+
+
+def is_real(x: Any) -> bool:
+    return isinstance(to_jsonable(x), int | float) and not isinstance(to_jsonable(x), bool)
+
+
+def is_int(x: Any) -> bool:
+    return isinstance(to_jsonable(x), int) and not isinstance(to_jsonable(x), bool)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Choice:
+    """A value a claim uses that its paper does not fix: a keyword parameter or a pass rule.
+
+    value: the value used: a keyword parameter's quick value, or a pass rule (:class:`Rule`: the
+    rule's value is then the choice's, and ``rule`` keeps the rule with its own reason and source);
+    range: ``(lo, hi)``, lo < hi, the admissible values (integers when ``value`` is an int); options:
+    the admissible values of a finite set (at least two, ``value`` among them); reason: why that
+    range; basis: one of :data:`BASES`; a ``"single"`` choice has neither range nor options (its
+    reason says why a reader cannot pick another value), every other choice exactly one.
+    """
+
+    value: Any = field(kw_only=False)
+    reason: str
+    basis: str
+    range: tuple[Any, Any] | None = None
+    options: tuple[Any, ...] | None = None
+    rule: Rule | None = field(default=None, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.value, Rule):
+            object.__setattr__(self, "rule", self.value)
+            object.__setattr__(self, "value", self.value.value)
+        if self.basis not in BASES:
+            raise ValueError(f"Choice.basis must be one of {BASES}, got {self.basis!r}")
+        if not (isinstance(self.reason, str) and self.reason.strip()):
+            raise ValueError(f"Choice.reason must say why the range is admissible, got {self.reason!r}")
+        to_jsonable(self.value)  # TypeError for a value no result can hold
+        given = (self.range is not None) + (self.options is not None)
+        if self.basis == "single":
+            if given:
+                raise ValueError("Choice: a 'single' choice has no range or options (its reason says why)")
+            return
+        if given != 1:
+            raise ValueError(f"Choice (basis {self.basis!r}): give exactly one of range=(lo, hi) or options=")
+        if self.range is not None:
+            self._check_range()
+        else:
+            self._check_options()
+
+    def _check_range(self) -> None:
+        if not (isinstance(self.range, tuple | list) and len(self.range) == 2):
+            raise TypeError(f"Choice.range must be a pair (lo, hi), got {self.range!r}")
+        if not is_real(self.value):
+            raise TypeError(f"Choice.value of a range must be a real number, got {self.value!r}")
+        integer = is_int(self.value)
+        for end in self.range:
+            if not (is_int(end) if integer else is_real(end)):
+                kind = "integers (the value is an int)" if integer else "real numbers"
+                raise TypeError(f"Choice.range ends must be {kind}, got {self.range!r}")
+            if not math.isfinite(end):
+                raise ValueError(f"Choice.range ends must be finite, got {self.range!r}")
+        lo, hi = (int(e) if integer else float(e) for e in self.range)
+        if not lo < hi:
+            raise ValueError(f"Choice.range must have lo < hi, got ({lo!r}, {hi!r})")
+        if not lo <= self.value <= hi:
+            raise ValueError(f"Choice.value {self.value!r} lies outside its range ({lo!r}, {hi!r})")
+        object.__setattr__(self, "range", (lo, hi))
+
+    def _check_options(self) -> None:
+        if isinstance(self.options, str) or not isinstance(self.options, Iterable):
+            raise TypeError(f"Choice.options must be a sequence of values, got {self.options!r}")
+        opts = tuple(self.options)
+        keys = [repr(to_jsonable(o)) for o in opts]
+        if len(opts) < 2 or len(set(keys)) != len(keys):
+            raise ValueError(f"Choice.options must hold at least two distinct values, got {opts!r}")
+        if repr(to_jsonable(self.value)) not in keys:
+            raise ValueError(f"Choice.value {self.value!r} is not one of its options {opts!r}")
+        object.__setattr__(self, "options", opts)
+
+    def ends(self) -> list[Any]:
+        """The points judged besides the value: the range's ends, or the other options, in order."""
+        if self.range is not None:
+            return [e for e in self.range if e != self.value]
+        return [o for o in self.options or () if not same(o, self.value)]
+
+    @property
+    def geometric(self) -> bool:
+        """A range bisected geometrically: both ends > 0 and spanning more than 10x."""
+        return self.range is not None and self.range[0] > 0 and self.range[1] > 10 * self.range[0]
+
+    def describe(self) -> str:
+        """The admissible values in words."""
+        if self.range is not None:
+            return f"[{self.range[0]:g}, {self.range[1]:g}]"
+        if self.options is not None:
+            return "{" + ", ".join(repr(o) for o in self.options) + "}"
+        return "this value only"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "value": to_jsonable(self.value),
+            "range": None if self.range is None else list(self.range),
+            "options": None if self.options is None else to_jsonable(list(self.options)),
+            "reason": self.reason,
+            "basis": self.basis,
+        }
+
+
+def same(a: Any, b: Any) -> bool:
+    """The same value as a result stores it (a tuple and its list alike), an int never a float."""
+    ja, jb = to_jsonable(a), to_jsonable(b)
+    return ja == jb and isinstance(ja, int) == isinstance(jb, int)
 
 
 @dataclass(frozen=True)
@@ -359,7 +475,7 @@ class ClaimRecord:
     (:func:`verify.core.summary.readings`); expect_paper: the verdict expected in the paper profile when
     it differs from ``expect`` (then the quick profile's): a claim decided only at paper sizes, or one
     whose paper-size verdict is a documented result of its own (:meth:`expected`); choices: the values
-    the paper leaves open (:class:`~verify.core.choices.Choice`, by parameter or rule name), over which
+    the paper leaves open (:class:`~verify.core.record.Choice`, by parameter or rule name), over which
     a robust run judges the verdict.
     """
 

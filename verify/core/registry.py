@@ -6,20 +6,21 @@ Paper packages are plugins (:mod:`verify.core.papers`, entry-point group ``attnc
 
 from __future__ import annotations
 
-import contextlib
 import fnmatch
 import functools
 import inspect
 import math
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from importlib import metadata
 from typing import Any
 
-from verify.core.choices import Choice, declare_choices
+from verify.core.choices import declare_choices
 from verify.core.declare import Expect, Profiles, Report, SeedPlan, Source
+from verify.core.papers import GROUP, loading_paper, papers
 from verify.core.record import (
     Alternative,
+    Choice,
     ClaimRecord,
     Evidence,
     Kind,
@@ -32,8 +33,6 @@ from verify.core.record import (
 ClaimFn = Callable[..., Evidence]
 
 _REGISTRY: dict[str, Claim] = {}
-#: The keys of the paper plugins being imported (innermost last): a claim registered meanwhile is theirs.
-_LOADING: list[str] = []
 #: Provenance tags of a claim about the paper itself: such a claim names its alternative world.
 PAPER_TAGS = frozenset(
     {
@@ -86,7 +85,7 @@ def claim(
     consistency check, a rival reading (:class:`~verify.core.declare.Expect`); rules: the named pass
     rules that are no choice of ours (:class:`~verify.core.record.Rule`, read with ``ctx.rule(name)``);
     choices: the values the paper leaves open, over which ``--robust`` judges the verdict
-    (:class:`~verify.core.choices.Choice`, by keyword-parameter name, its value the quick one; or
+    (:class:`~verify.core.record.Choice`, by keyword-parameter name, its value the quick one; or
     ``Choice(Rule(...), ...)`` by rule name, which declares the rule); alternative: the nearest plausible
     world in which the statement is false, and how the claim runs it
     (:class:`~verify.core.record.Alternative`): a claim about a paper names one (its falsifier runs it
@@ -205,8 +204,6 @@ def _check_signature(claim_id: str, fn: ClaimFn, named: set[str]) -> None:
 @functools.cache
 def _paper_packages() -> dict[str, str]:
     """Installed paper packages: module name (``verify.wu2023``) -> paper key (``wu2023``)."""
-    from verify.core.papers import GROUP
-
     return {ep.value.split(":", 1)[0]: ep.name for ep in metadata.entry_points(group=GROUP)}
 
 
@@ -217,18 +214,7 @@ def _owner(fn: ClaimFn) -> str | None:
     for package, key in _paper_packages().items():
         if module == package or module.startswith(package + "."):
             return key
-    return _LOADING[-1] if _LOADING else None
-
-
-@contextlib.contextmanager
-def loading(key: str) -> Iterator[None]:
-    """The claims registered inside belong to paper ``key`` (:mod:`verify.core.papers` imports a
-    plugin's package and claims inside it)."""
-    _LOADING.append(key)
-    try:
-        yield
-    finally:
-        _LOADING.pop()
+    return loading_paper()
 
 
 def _check_paper_claim(
@@ -335,8 +321,6 @@ def series_problems(rec: ClaimRecord, series: Mapping[str, Any]) -> list[str]:
 
 def load_all() -> None:
     """Import the claims of every installed paper plugin so they register."""
-    from verify.core.papers import papers
-
     papers()
 
 
@@ -382,7 +366,6 @@ __all__ = [
     "claim",
     "get_claim",
     "load_all",
-    "loading",
     "match_claims",
     "registry",
     "series_problems",
