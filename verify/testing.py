@@ -21,8 +21,9 @@ and pytest runs, for every claim of the paper, the checks below at the session's
 - ``stability@1000``, ``@2000``, ``@3000``, for a claim with random draws: its expected verdict at
   three further seed sets, each of the claim's own size from that base (:data:`STABILITY_BASES`);
 - ``alternative``, for a claim about the paper (not a consistency check): in its alternative world it
-  is ``violated`` (the verdict the world expects); skipped where the claim leaves its premises at the
-  profile's sizes (expected ``out_of_regime``): it is judged, and falsified, in the paper profile;
+  gives the verdict that world expects (``violated``; ``holds`` for the world in which an expected
+  violation would hold); skipped where the claim leaves its premises at the profile's sizes (expected
+  ``out_of_regime``): it is judged, and falsified, in the paper profile;
 - ``robust``, for an expected violation of the paper's own statement: the run judged it over the
   claim's choices (robust, or naming the choice that decides it), or says which choice this profile
   moves;
