@@ -7,11 +7,8 @@ default otherwise), ``thorough`` (many examples; for a night run). Select with
 
 from __future__ import annotations
 
-import functools
 import json
 import os
-import tempfile
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -24,8 +21,8 @@ from verify.core.declare import Source
 from verify.core.papers import builtin_papers
 from verify.core.record import Kind, Provenance, Result, Verdict, from_jsonable
 from verify.core.registry import Claim, _unregister, claim, registry
-from verify.core.results import result_from_json, result_to_dict, result_to_json
-from verify.core.runner import run_claim
+from verify.core.results import result_to_dict
+from verify.testing import cached_run as cached_run  # the claim battery's session cache, re-exported
 
 _SLOW_OK = [HealthCheck.too_slow, HealthCheck.data_too_large]
 settings.register_profile(
@@ -49,42 +46,6 @@ def load_hypothesis_profile() -> str:
 def claim_profile() -> str:
     """The claim profile tests run at: ``$ATTNCHECK_PROFILE`` (default quick)."""
     return check_choice(PROFILE_ENV, os.environ.get(PROFILE_ENV, "quick"), PROFILES)
-
-
-@functools.cache
-def cached_run(claim_id: str, profile: str = "quick", seed: int = 0) -> Result:
-    """``run_claim`` at the profile's defaults, computed once per test session, as the default run
-    judges it (a violation of the paper's own statement judged over the claim's choices).
-
-    The baseline gate and the claim tests share these runs; callers must not mutate the result.
-    Under pytest-xdist the workers of one session share them too, through JSON files in a folder
-    of the session (:func:`_shared`): the first worker to ask runs the claim, the others read it.
-    """
-    uid = os.environ.get("PYTEST_XDIST_TESTRUNUID")
-    if uid is None:
-        return run_claim(claim_id, profile=profile, seed=seed, robust="findings")
-    return _shared(Path(tempfile.gettempdir()) / f"attncheck-runs-{uid}", claim_id, profile, seed)
-
-
-def _shared(folder: Path, claim_id: str, profile: str, seed: int, wait: float = 900.0) -> Result:
-    """The run of ``claim_id`` from ``folder``, computing and publishing it when no worker has claimed
-    it (an exclusive lock file); a worker that waits longer than ``wait`` seconds runs it itself."""
-    folder.mkdir(parents=True, exist_ok=True)
-    out = folder / f"{claim_id}-{profile}-{seed}.json"
-    try:
-        os.close(os.open(out.with_suffix(".lock"), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
-    except FileExistsError:  # another worker runs it: wait for its result
-        deadline = time.monotonic() + wait
-        while time.monotonic() < deadline:
-            if out.exists():
-                return result_from_json(out.read_text(encoding="utf-8"))
-            time.sleep(0.05)
-        return run_claim(claim_id, profile=profile, seed=seed, robust="findings")
-    r = run_claim(claim_id, profile=profile, seed=seed, robust="findings")
-    tmp = out.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_text(result_to_json(r), encoding="utf-8")
-    os.replace(tmp, out)  # readers never see a half-written file
-    return r
 
 
 def without_times(r: Result) -> dict:

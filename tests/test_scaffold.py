@@ -1,6 +1,6 @@
 """``attncheck new``: the skeleton of a plugin, installed from outside the repo beside the four papers,
 is listed, run (and violated in its alternative world), reported, documented and baselined, and its
-own tests pass."""
+own tests (the claim battery) pass."""
 
 from __future__ import annotations
 
@@ -85,5 +85,7 @@ def test_the_skeleton_installs_and_runs_beside_the_four_papers(installed, tmp_pa
         assert gate.returncode == 0, gate.stderr
 
     own = skeleton / "smith2027" / "test_smith2027.py"
-    tests = _run(py, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(own), cwd=skeleton)
+    tests = _run(py, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider", str(own), cwd=skeleton)
     assert tests.returncode == 0, tests.stdout[-2000:]
+    # the claim battery: verdict, stability at three seed sets, alternative; the paper profile skipped
+    assert "5 passed, 1 skipped" in tests.stdout and "paper-scale; run with --runslow" in tests.stdout

@@ -9,7 +9,8 @@ The skeleton is the smallest plugin the registry accepts (docs/authoring.md expl
 - ``<key>/claims.py`` -- one example claim (an upper bound on a least-squares gradient, every seed, with
   its alternative world), imported by the core to register it;
 - ``<key>/errata.md`` -- what the code does differently from the paper, shown in the report;
-- ``<key>/test_<key>.py`` -- the claim at its expected verdict and violated in its alternative world.
+- ``<key>/test_<key>.py`` -- the claim battery (:func:`verify.testing.parametrize_with_claims`) on its
+  claims: the verdict its record expects, at other seed sets too, and violated in its alternative world.
 """
 
 from __future__ import annotations
@@ -110,17 +111,15 @@ _FILES = {
         What the code does differently from the paper, and every finding, with numbers.
         """,
     "{key}/test_{key}.py": '''
-        """{key}'s claims at their expected verdicts, and violated in their alternative worlds."""
+        """{key}'s claims under attncheck's claim battery (verify.testing): each claim's verdict, its
+        stability at other seed sets, its alternative world and its paper profile."""
 
-        from verify.core import Verdict, run_claim
-
-
-        def test_gradbound_holds() -> None:
-            assert run_claim("{key}.gradbound").verdict == Verdict.HOLDS
+        from verify.testing import Check, parametrize_with_claims
 
 
-        def test_gradbound_is_violated_in_its_alternative_world() -> None:
-            assert run_claim("{key}.gradbound", world="alternative").verdict == Verdict.VIOLATED
+        @parametrize_with_claims("{key}")
+        def test_claim(check: Check) -> None:
+            check()
         ''',
 }
 

@@ -1,5 +1,5 @@
-"""Claims of Deora et al. 2023/24 as tests: every claim's verdict over its quick seed set (the recorded
-expectation), property-based runs of the DERIVED claims over seeds and sizes, and for every claim that
+"""Claims of Deora et al. 2023/24 as tests: the claim battery (:mod:`verify.testing`) on every claim,
+property-based runs of the DERIVED claims over seeds and sizes, and for every claim that
 is not a consistency check a MEASUREMENT-SIDE change (a wrong model, a wrong data law, a wrong scaling,
 a perturbed measured quantity) that flips its verdict: :data:`FALSIFIERS` names the test of each."""
 
@@ -14,13 +14,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bounds import deora2023 as B
-from tests.support import cached_run
 from verify.core import Kind, Provenance, Verdict, run_claim
 from verify.core.record import Seeds
 from verify.core.registry import registry
 from verify.deora2023 import data as D
 from verify.deora2023 import experiments as E
 from verify.deora2023 import model as M
+from verify.testing import Check, parametrize_with_claims
+
+
+@parametrize_with_claims("deora2023")
+def test_claim(check: Check) -> None:
+    check()
+
 
 IDS = sorted(cid for cid in registry() if cid.startswith("deora2023."))
 PLANNED_IDS = {
@@ -61,25 +67,6 @@ def test_every_planned_claim_is_registered() -> None:
         rec = registry()[cid].record
         assert isinstance(rec.provenance, Provenance)
         assert rec.provenance in (Provenance.DERIVED, Provenance.RECONSTRUCTED)
-
-
-@pytest.mark.parametrize("cid", IDS)
-def test_claim_verdict_at_seed0(cid: str, profile: str) -> None:
-    """The claim reaches its recorded verdict over its seed set from seed 0 (``holds``; ``vacuous`` for the
-    head-count conditions, at every seed; ``inconclusive``, ``violated`` or ``out_of_regime`` where the
-    record says why, see errata.md "Verdict rules with positive evidence")."""
-    r = cached_run(cid, profile, 0)
-    assert r.verdict != Verdict.ERROR, r.notes
-    assert r.verdict == registry()[cid].record.expect, r.notes
-    if r.verdict == Verdict.VACUOUS and r.per_seed:  # an expected vacuity shows at every seed
-        assert {row["verdict"] for row in r.per_seed} == {"vacuous"}, r.per_seed
-
-
-def test_falsifiers_cover_every_paper_claim() -> None:
-    paper = {cid for cid in IDS if not registry()[cid].record.consistency}
-    assert set(FALSIFIERS) == paper
-    for name in FALSIFIERS.values():
-        assert callable(globals().get(name)) and name.startswith("test_"), name
 
 
 def test_seed_modes_follow_the_statements() -> None:

@@ -38,9 +38,9 @@ def _falsifiers() -> dict[str, tuple[object, str]]:
 
 
 def test_every_built_in_paper_claim_has_a_fault_injection_test() -> None:
-    """Beside its alternative world (verify/test_alternatives.py), every claim of a paper that keeps a
-    ``FALSIFIERS`` table has a test that injects a fault (a wrong bound, gradient or model) and sees it
-    caught."""
+    """Beside its alternative world (the claim battery's check ``alternative``, verify/testing.py), every
+    claim of a paper that keeps a ``FALSIFIERS`` table has a test that injects a fault (a wrong bound,
+    gradient or model) and sees it caught."""
     fals = _falsifiers()
     keyed = {key for key in builtin_papers() if hasattr(_test_module(key), "FALSIFIERS")}
     missing = sorted(

@@ -1,7 +1,7 @@
-"""Claims of Wu et al. 2023 as tests: every claim's verdict over its quick seed set (the recorded
-expectation), the documented findings at a second seed set, property-based runs of the exact claims,
-and for every claim that is not a consistency check a measurement-side change (a wrong model, a
-wrong data law, a perturbed measured quantity) that flips its verdict (``FALSIFIERS``)."""
+"""Claims of Wu et al. 2023 as tests: the claim battery (:mod:`verify.testing`) on every claim,
+property-based runs of the exact claims, and for every claim that is not a consistency check a
+measurement-side change (a wrong model, a wrong data law, a perturbed measured quantity) that flips its
+verdict (``FALSIFIERS``)."""
 
 from __future__ import annotations
 
@@ -15,27 +15,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bounds import wu2023 as B
-from tests.support import cached_run
-from verify.core import Provenance, Verdict, run_claim
-from verify.core.registry import registry
+from verify.core import Verdict, run_claim
 from verify.numerics import gd as G
+from verify.testing import Check, cached_run, parametrize_with_claims
 from verify.wu2023 import data as Dt
 from verify.wu2023 import experiments as E
 from verify.wu2023 import model as M
 
-IDS = sorted(cid for cid in registry() if cid.startswith("wu2023."))
-FINDINGS = {
-    "wu2023.thm1.order": "the reconstructed Thm 1 conditions need about N^2.6 (super-quadratic)",
-    "wu2023.thm2.order": "the reconstructed Thm 2 conditions need about N^2.9, not the reviews' N",
-    "wu2023.assump3.tail": "digit covariances are more alike than Gaussian tokens' (c-hat 0.65x rows, 0.26x "
-    "4x4 patches)",
-    "wu2023.thm1.tight": "answer to the reviewer (QUESTION): at N <= d/4 the minimal width hardly grows "
-    "with N (slope about 0, 95% interval below 1.8), so N^2 is not tight at these sizes",
-    "wu2023.thm1.tight.dgrow": "answer to the reviewer (QUESTION): with d = 4N the minimal width grows like "
-    "N^0.7-0.8 (95% intervals inside [0.18, 1.24]), far below N^2",
-    "wu2023.thm2.tight": "answer to the reviewer (QUESTION): at N <= d/4 the minimal width hardly grows "
-    "with N (slope about 0, 95% interval below 0.8), so N is not tight at these sizes",
-}
+
+@parametrize_with_claims("wu2023")
+def test_claim(check: Check) -> None:
+    check()
+
 
 #: claim id -> the test below that flips its verdict by a measurement-side change.
 FALSIFIERS: dict[str, str] = {
@@ -70,45 +61,6 @@ FALSIFIERS: dict[str, str] = {
     "wu2023.thm2.tight": "test_tightness_claims_follow_the_training_law",
     "wu2023.thm1.tight.dgrow": "test_tightness_claims_follow_the_training_law",
 }
-
-
-def _params(cid: str) -> list:
-    exp = registry()[cid].record.expect
-    if exp == Verdict.VIOLATED:
-        return [pytest.param(cid, marks=pytest.mark.xfail(strict=True, reason=FINDINGS[cid]))]
-    return [cid]
-
-
-def test_all_findings_are_documented() -> None:
-    violated = {c for c in IDS if registry()[c].record.expect == Verdict.VIOLATED}
-    assert violated == set(FINDINGS)
-    assert len(IDS) >= 23
-
-
-def test_every_paper_claim_has_a_falsifier() -> None:
-    paper = {c for c in IDS if not registry()[c].record.consistency}
-    assert set(FALSIFIERS) == paper
-    assert all(callable(globals().get(name)) and name.startswith("test_") for name in FALSIFIERS.values())
-
-
-@pytest.mark.parametrize("cid", [p for c in IDS for p in _params(c)])
-def test_claim_verdict_at_seed0(cid: str, profile: str) -> None:
-    """The claim reaches its recorded verdict over its seed set from 0; a VIOLATED finding is an
-    xfail(strict) on `holds`."""
-    r = cached_run(cid, profile, 0)
-    rec = registry()[cid].record
-    assert r.verdict != Verdict.ERROR, r.notes
-    assert isinstance(rec.provenance, Provenance)
-    if rec.expect == Verdict.VIOLATED:
-        assert r.verdict == Verdict.HOLDS, r.notes
-    else:
-        assert r.verdict == rec.expect, r.notes
-
-
-@pytest.mark.parametrize("cid", sorted(FINDINGS))
-def test_findings_are_violated_at_another_seed_set(cid: str) -> None:
-    """A finding must show at every seed set, not only the default one."""
-    assert run_claim(cid, seed=10).verdict == Verdict.VIOLATED
 
 
 # -------------------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
-"""Claim tests for Yang et al. 2024: every claim reaches its expected verdict over its seed set at the
-session's profile, documented findings are violated at every seed, and every claim that is not a
-consistency check is made to fail by a measurement-side change (``FALSIFIERS``: a wrong model, a
-wrong data law, a wrong scaling or a perturbed measured quantity, not only a scaled bound)."""
+"""Claim tests for Yang et al. 2024: the claim battery (:mod:`verify.testing`) on every claim, and every
+claim that is not a consistency check is made to fail by a measurement-side change (``FALSIFIERS``: a
+wrong model, a wrong data law, a wrong scaling or a perturbed measured quantity, not only a scaled
+bound)."""
 
 from __future__ import annotations
 
@@ -11,12 +11,19 @@ import numpy as np
 import pytest
 
 from bounds import yang2024 as B
-from tests.support import cached_run, without_times
+from tests.support import without_times
 from verify.core import Verdict, run_claim
 from verify.core.registry import registry
+from verify.testing import Check, parametrize_with_claims
 from verify.yang2024 import data as D
 from verify.yang2024 import experiments as E
 from verify.yang2024 import model as M
+
+
+@parametrize_with_claims("yang2024")
+def test_claim(check: Check) -> None:
+    check()
+
 
 IDS = sorted(c for c in registry() if c.startswith("yang2024."))
 PLANNED_IDS = {
@@ -29,16 +36,6 @@ PLANNED_IDS = {
     "yang2024.exp.fig2", "yang2024.thm2.iters", "yang2024.subset",
     "yang2024.heads.stall", "yang2024.heads.tuned",
 }  # fmt: skip
-#: documented expected-violated claims and why (each must be violated at every seed of its set)
-FINDINGS = {
-    "yang2024.fig3": "paper's statement: the expected gap is not monotone in |N - m| (it peaks near m)",
-    "yang2024.fig3.near": "paper's statement, weaker reading: at tau = 0.001 the gap is largest next to m",
-    "yang2024.heads.speed": "reconstruction mismatch: our rate bound guarantees fewer iterations as H grows",
-    "yang2024.subset": "referee question answered: on a prompt of other tokens the trained model is no ridge",
-    "yang2024.heads.stall": "paper's statement (Fig. 4) under GD: at H = N - 1 the loss keeps descending",
-    "yang2024.heads.tuned": "paper's statement (Sec. 3.3) under GD, step tuned per H: larger H, fewer steps",
-}
-
 #: every claim that is not a consistency check -> the test below that flips its verdict by a
 #: measurement-side change
 FALSIFIERS: dict[str, str] = {
@@ -75,43 +72,6 @@ def fresh_cache() -> Iterator[None]:
 
 def test_every_planned_claim_is_registered() -> None:
     assert PLANNED_IDS <= set(IDS), sorted(PLANNED_IDS - set(IDS))
-
-
-def test_falsifiers_cover_every_paper_claim() -> None:
-    paper_claims = {c for c in IDS if not registry()[c].record.consistency}
-    assert set(FALSIFIERS) == paper_claims, sorted(set(FALSIFIERS) ^ paper_claims)
-    for name in FALSIFIERS.values():
-        assert callable(globals().get(name)) and name.startswith("test_"), name
-
-
-def test_findings_are_the_expected_violated_claims() -> None:
-    assert {c for c in IDS if registry()[c].record.expect == Verdict.VIOLATED} == set(FINDINGS)
-
-
-@pytest.mark.parametrize("cid", [c for c in IDS if c not in FINDINGS])
-def test_claim_verdict(cid: str, profile: str) -> None:
-    r = cached_run(cid, profile)
-    assert r.verdict == r.expected, (r.verdict, r.notes)
-    assert r.provenance is not None
-
-
-@pytest.mark.parametrize("cid", sorted(FINDINGS))
-def test_findings_are_violated_at_every_seed(cid: str, profile: str) -> None:
-    r = cached_run(cid, profile)
-    assert r.verdict == Verdict.VIOLATED, (r.verdict, r.notes)
-    assert r.per_seed and {p["verdict"] for p in r.per_seed} == {"violated"}, r.per_seed
-
-
-@pytest.mark.parametrize("cid", sorted(FINDINGS))
-@pytest.mark.xfail(strict=True, reason="documented finding (see FINDINGS and the errata)")
-def test_finding_claims_hold(cid: str, profile: str) -> None:
-    assert cached_run(cid, profile).verdict == Verdict.HOLDS
-
-
-@pytest.mark.parametrize("cid", sorted(FINDINGS))
-def test_findings_are_violated_at_another_seed_set(cid: str) -> None:
-    """A finding must show at every seed set, not only the default one (seeds 10-12 here)."""
-    assert run_claim(cid, seed=10).verdict == Verdict.VIOLATED
 
 
 def test_results_are_bit_identical_for_a_seed() -> None:

@@ -1,0 +1,280 @@
+"""One test battery for the claims of any paper: ``@parametrize_with_claims(paper)``.
+
+Modelled on scikit-learn's ``parametrize_with_checks``. A paper's test file (a plugin's too) reads::
+
+    from verify.testing import parametrize_with_claims
+
+    @parametrize_with_claims("wu2023")
+    def test_claim(check):
+        check()
+
+and pytest runs, for every claim of the paper, the checks below at the session's claim profile
+(``$ATTNCHECK_PROFILE``, default quick), each with the id ``<claim id>-<check>``:
+
+- ``verdict``: over its seed set from 0, the claim reaches the verdict its record expects, on
+  positive evidence (a rate's interval inside or outside its band, a probability's Clopper-Pearson
+  bound on the target's side, a bound judged on an interval by its hard side); an expected violation
+  or vacuity of a statement for every draw shows at every seed;
+- ``holds``, for an expected violation (a finding, an answer, a reconstruction mismatch): the
+  statement holds, ``xfail(strict=True)`` with the reason read from the record;
+- ``finding@10``, for an expected violation with random draws: violated at the seed set from 10 too;
+- ``stability@1000``, ``@2000``, ``@3000``, for a claim with random draws: its expected verdict at
+  three further seed sets, each of the claim's own size from that base (:data:`STABILITY_BASES`);
+- ``alternative``, for a claim about the paper (not a consistency check): in its alternative world it
+  gives the verdict that world expects (``violated``; ``holds`` for the world in which an expected
+  violation would hold); skipped where the claim leaves its premises at the profile's sizes (expected
+  ``out_of_regime``): it is judged, and falsified, in the paper profile;
+- ``robust``, for an expected violation of the paper's own statement: the run judged it over the
+  claim's choices (robust, or naming the choice that decides it), or says which choice this profile
+  moves;
+- ``paper``, marked ``slow`` and skipped unless pytest runs with ``--runslow`` (a plugin declares both
+  in its conftest.py, docs/authoring.md): the verdict the record expects in the paper profile.
+
+The checks of one claim share one run at the profile's defaults (:func:`cached_run`, which the
+baseline gate's tests share too); :func:`claim_checks` gives the same checks as plain callables.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import pickle
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from verify.core import ClaimRecord, Provenance, Result, Seeds, Verdict, registry, run_claim
+
+#: The base seeds of the three further seed sets of the stability checks. A seed set is below 1000
+#: seeds, so the sets are disjoint from each other and from the default one (base 0).
+STABILITY_BASES = (1000, 2000, 3000)
+
+#: The base seed of the second seed set at which an expected violation must show.
+FINDING_BASE = 10
+
+#: Provenance tags of the papers' own statements: the default run judges a violation of one over the
+#: claim's choices (the core's ``PAPERS_OWN``, which its facade does not export).
+_PAPERS_OWN = (Provenance.EXACT, Provenance.EXACT_FROM_REVIEWS, Provenance.THIRD_PARTY)
+
+#: The skip of a paper-scale check: its reason (attncheck's conftest.py gives the same) and condition.
+_SLOW = "paper-scale; run with --runslow"
+_NO_RUNSLOW = "not config.getoption('--runslow', False)"
+
+_PAPER_JUDGES = "it is judged, and falsified, in the paper profile"
+
+
+# ------------------------------------------------------------------------------------------ the run
+
+
+def cached_run(claim_id: str, profile: str = "quick", seed: int = 0) -> Result:
+    """``run_claim`` at the profile's defaults over the seed set from ``seed``, as the default run judges
+    it (a violation of the paper's own statement judged over the claim's choices), computed once per
+    test session; callers must not mutate it.
+
+    Under pytest-xdist the workers of one session share the runs through files in a folder of the
+    session (:func:`_shared`): the first worker to ask runs the claim, the others read it.
+    """
+    return _cached(claim_id, profile, seed)
+
+
+@functools.cache
+def _cached(claim_id: str, profile: str, seed: int) -> Result:
+    uid = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    if uid is None:
+        return _default_run(claim_id, profile, seed)
+    return _shared(Path(tempfile.gettempdir()) / f"attncheck-runs-{uid}", claim_id, profile, seed)
+
+
+def _default_run(claim_id: str, profile: str, seed: int) -> Result:
+    return run_claim(claim_id, profile=profile, seed=seed, robust="findings")
+
+
+def _shared(folder: Path, claim_id: str, profile: str, seed: int, wait: float = 900.0) -> Result:
+    """The run of ``claim_id`` from ``folder`` (private to this user, named by the session's random id),
+    computing and publishing it when no worker has claimed it (an exclusive lock file); a worker that
+    waits longer than ``wait`` seconds runs it itself."""
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    out = folder / f"{claim_id}-{profile}-{seed}.pickle"
+    try:
+        os.close(os.open(out.with_suffix(".lock"), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+    except FileExistsError:  # another worker runs it: wait for its result
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline:
+            if out.exists():
+                return pickle.loads(out.read_bytes())
+            time.sleep(0.05)
+        return _default_run(claim_id, profile, seed)
+    r = _default_run(claim_id, profile, seed)
+    tmp = out.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_bytes(pickle.dumps(r))
+    os.replace(tmp, out)  # readers never see a half-written file
+    return r
+
+
+# ------------------------------------------------------------------------------------------ the checks
+
+
+def _verdict(rec: ClaimRecord, profile: str) -> None:
+    r = cached_run(rec.id, profile)
+    assert r.verdict != Verdict.ERROR, f"{rec.id} errs: {r.notes}"
+    assert r.verdict == r.expected, f"{rec.id}: {r.verdict}, expected {r.expected}: {r.notes}"
+    if r.verdict in (Verdict.VIOLATED, Verdict.VACUOUS) and rec.seeds == Seeds.EVERY:
+        verdicts = {row["verdict"] for row in r.per_seed}
+        assert verdicts == {str(r.verdict)}, f"{rec.id}: not {r.verdict} at every seed: {r.per_seed}"
+    _rests_on_evidence(r)
+
+
+def _rests_on_evidence(r: Result) -> None:
+    """The verdict rests on positive evidence, read from the decision the result records."""
+    d, where = r.decision or {}, (r.claim_id, r.decision)
+    if d.get("rule") == "rate" and r.verdict in (Verdict.HOLDS, Verdict.VIOLATED):
+        (lo, hi), (blo, bhi) = d["interval"], d["band"]
+        inside, outside = blo <= lo and hi <= bhi, hi < blo or lo > bhi
+        assert inside if r.verdict == Verdict.HOLDS else outside, where
+        assert d["tol"] > 0 and bhi - blo == pytest.approx(2 * d["tol"]), where
+    if d.get("rule") == "probability" and r.verdict in (Verdict.HOLDS, Verdict.VIOLATED):
+        lo, hi = d["interval"]
+        assert lo >= d["target"] if r.verdict == Verdict.HOLDS else hi < d["target"], where
+    if d.get("rule") in ("upper", "lower") and "interval" in d:
+        upper = d["rule"] == "upper"
+        assert d["hard_side"] == ("upper end" if upper else "lower end"), where
+        assert d["sided"] in ("one-sided", "two-sided") and 0 < d["level"] < 1, where
+        (lo, hi), t = d["interval"], d["theory"]
+        if r.verdict == Verdict.HOLDS:
+            assert d["side"] == d["hard_side"] and (hi <= t if upper else lo >= t), where
+        if r.verdict == Verdict.VIOLATED:
+            assert d["side"] != d["hard_side"] and (lo > t if upper else hi < t), where
+
+
+def _holds(rec: ClaimRecord, profile: str) -> None:
+    r = cached_run(rec.id, profile)
+    assert r.verdict == Verdict.HOLDS, f"{rec.id}: {r.verdict}: {r.notes}"
+
+
+def _at_seeds(rec: ClaimRecord, profile: str, base: int) -> None:
+    r = run_claim(rec.id, profile=profile, seed=base)
+    assert r.verdict == r.expected, (
+        f"{rec.id} at seeds from {base}: {r.verdict}, expected {r.expected}; " + "; ".join(r.notes[:4])
+    )
+
+
+def _alternative(rec: ClaimRecord, profile: str) -> None:
+    alt = rec.alternative
+    assert alt is not None, f"{rec.id} names no alternative world"
+    if alt.rejudged:
+        judged = cached_run(rec.id, profile).alternative
+        assert judged is not None, f"{rec.id}: the run did not judge its alternative"
+        verdict = judged["verdict"]
+    else:
+        verdict = run_claim(rec.id, profile=profile, world="alternative").verdict
+    assert verdict == alt.expect, f"{rec.id}: in its alternative world ({alt.describe()}) it is {verdict}"
+
+
+def _robust(rec: ClaimRecord, profile: str) -> None:
+    r = cached_run(rec.id, profile)
+    if r.robust is None:
+        why = [n for n in r.notes if n.startswith("robustness: not judged")]
+        assert why and "this run moves" in why[-1], f"{rec.id}: not judged over its choices: {why}"
+    else:
+        assert r.robust or r.depends_on, f"{rec.id}: not robust, but names no choice that decides it"
+
+
+def _paper(rec: ClaimRecord) -> None:
+    r = run_claim(rec.id, profile="paper", seed=0)
+    assert r.verdict != Verdict.ERROR, f"{rec.id} errs: {r.notes}"
+    assert r.verdict == r.expected, f"{rec.id}: {r.verdict} (expected {r.expected}): {r.notes}"
+
+
+@dataclass(frozen=True)
+class Check:
+    """One check of the battery on one claim: calling it runs it (an AssertionError when it fails).
+
+    claim_id, name: what it checks (its id is ``<claim_id>-<name>``); run: the check itself; xfail: why
+    it is expected to fail (strictly), read from the record; skip: why it does not run at this profile;
+    slow: a paper-scale run.
+    """
+
+    claim_id: str
+    name: str
+    run: Callable[[], None]
+    xfail: str = ""
+    skip: str = ""
+    slow: bool = False
+
+    @property
+    def id(self) -> str:
+        return f"{self.claim_id}-{self.name}"
+
+    def __call__(self) -> None:
+        self.run()
+
+    def param(self) -> object:
+        """This check as a ``pytest.param`` with its marks (xfail strict, skip, slow)."""
+        marks = []
+        if self.xfail:
+            marks.append(pytest.mark.xfail(strict=True, reason=self.xfail))
+        if self.skip:
+            marks.append(pytest.mark.skip(reason=self.skip))
+        if self.slow:  # skipped without --runslow also where no conftest.py skips `slow` (a plugin)
+            marks += [pytest.mark.slow, pytest.mark.skipif(_NO_RUNSLOW, reason=_SLOW)]
+        return pytest.param(self, id=self.id, marks=marks)
+
+
+def _expected_violation(rec: ClaimRecord) -> str:
+    """Why the claim is expected to be violated, from its record."""
+    return f"expected violated ({rec.provenance}, {rec.reference}): {rec.statement}; see the errata"
+
+
+def _checks_of(rec: ClaimRecord, profile: str) -> list[Check]:
+    """The battery's checks of the claim ``rec`` at ``profile`` (the module docstring lists them)."""
+    expect, seeded = rec.expected(profile), rec.seeds != Seeds.NONE
+
+    def check(name: str, fn: Callable[..., None], *args: object, **marks: str | bool) -> Check:
+        return Check(rec.id, name, functools.partial(fn, rec, *args), **marks)
+
+    checks = [check("verdict", _verdict, profile)]
+    if expect == Verdict.VIOLATED:
+        checks.append(check("holds", _holds, profile, xfail=_expected_violation(rec)))
+        if seeded:
+            checks.append(check(f"finding@{FINDING_BASE}", _at_seeds, profile, FINDING_BASE))
+    if seeded:
+        checks += [check(f"stability@{base}", _at_seeds, profile, base) for base in STABILITY_BASES]
+    if not rec.consistency:
+        skip = ""
+        if expect == Verdict.OUT_OF_REGIME and profile != "paper":
+            skip = f"{rec.id} leaves its premises at {profile} sizes: {_PAPER_JUDGES}"
+        checks.append(check("alternative", _alternative, profile, skip=skip))
+    if expect == Verdict.VIOLATED and rec.provenance in _PAPERS_OWN:
+        checks.append(check("robust", _robust, profile))
+    checks.append(check("paper", _paper, slow=True))
+    return checks
+
+
+def claim_checks(paper: str, profile: str | None = None) -> list[Check]:
+    """The battery's checks of every claim of ``paper`` (its key) at ``profile`` (default: the session's,
+    ``$ATTNCHECK_PROFILE`` or quick), claim by claim in id order."""
+    records = [c.record for c in registry().values() if c.record.paper == paper]
+    if not records:
+        raise LookupError(f"no claims of paper {paper!r}; `attncheck list` shows them")
+    profile = profile or os.environ.get("ATTNCHECK_PROFILE", "quick")
+    return [check for rec in records for check in _checks_of(rec, profile)]
+
+
+def parametrize_with_claims(paper: str) -> pytest.MarkDecorator:
+    """``pytest.mark.parametrize("check", ...)`` over :func:`claim_checks` of ``paper``, each check with
+    its id and marks: the test it decorates calls ``check()``."""
+    return pytest.mark.parametrize("check", [c.param() for c in claim_checks(paper)])
+
+
+__all__ = [
+    "FINDING_BASE",
+    "STABILITY_BASES",
+    "Check",
+    "cached_run",
+    "claim_checks",
+    "parametrize_with_claims",
+]
