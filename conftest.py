@@ -26,7 +26,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--runslow",
         action="store_true",
         default=False,
-        help="also run tests marked slow (paper-scale sizes)",
+        help="also run tests marked slow (paper-scale sizes, further stability seed sets)",
     )
 
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 
 from tests.support import toy_claim, toy_cleanup  # noqa: F401 (toy_cleanup: autouse fixture)
-from verify.core import Alternative, Choice, Ctx, Evidence, Kind, Seeds, Verdict
-from verify.testing import Check, claim_checks
+from verify.core import Alternative, Choice, Ctx, Evidence, Expect, Kind, Profiles, SeedPlan, Seeds, Verdict
+from verify.testing import STABILITY_BASES, Check, claim_checks, default_base
 
-EVERY = dict(seeds=Seeds.EVERY, n_seeds={"quick": 3, "paper": 10})
+EVERY = dict(seeds=SeedPlan(Seeds.EVERY, quick=3, paper=10))
 
 
 def _checks(paper: str, profile: str = "quick") -> dict[str, Check]:
@@ -22,7 +22,7 @@ def _marks(check: Check) -> list[str]:
 
 
 def test_a_deterministic_consistency_check_gets_its_verdict_and_paper_profile() -> None:
-    @toy_claim("toyb1.identity", kind=Kind.IDENTITY, consistency=True)
+    @toy_claim("toyb1.identity", kind=Kind.IDENTITY, expect=Expect(consistency=True))
     def identity(ctx: Ctx) -> Evidence:
         """toy"""
         return Evidence(theory=1.0, measured=1.0, rtol=1e-12)
@@ -51,14 +51,25 @@ def test_a_seeded_claim_about_a_paper_gets_stability_and_its_alternative_world()
     ]
     for name in ("verdict", "stability@1000", "alternative"):
         checks[name]()
+    # one further seed set by default, fixed by the claim's id; the other two with --runslow
+    slow = {b for b in STABILITY_BASES if checks[f"stability@{b}"].slow}
+    assert slow == set(STABILITY_BASES) - {default_base("toyb2.upper")}
+    assert _marks(checks[f"stability@{min(slow)}"]) == ["slow", "skipif"]
+
+
+def test_the_default_stability_bases_spread_over_the_three() -> None:
+    from tests.support import builtin_registry
+
+    ids = [cid for cid, c in builtin_registry().items() if c.record.seeds != Seeds.NONE]
+    counts = [sum(default_base(cid) == b for cid in ids) for b in STABILITY_BASES]
+    assert min(counts) >= len(ids) // 5, counts
 
 
 def test_an_expected_violation_is_a_strict_xfail_with_its_records_reason() -> None:
     @toy_claim(
         "toyb3.finding",
         kind=Kind.LOWER,
-        expect=Verdict.VIOLATED,
-        quick=dict(m=0.5),
+        expect=Expect(Verdict.VIOLATED),
         choices={"m": Choice(0.5, range=(0.4, 0.6), basis="plausible", reason="a toy's measurement")},
         alternative=Alternative("a measurement above the bound", overrides={"m": 2.0}, expect=Verdict.HOLDS),
         **EVERY,
@@ -69,7 +80,7 @@ def test_an_expected_violation_is_a_strict_xfail_with_its_records_reason() -> No
 
     checks = _checks("toyb3")
     assert list(checks) == [
-        "verdict", "holds", "finding@10", "stability@1000", "stability@2000", "stability@3000",
+        "verdict", "holds", "stability@1000", "stability@2000", "stability@3000",
         "alternative", "robust", "paper",
     ]  # fmt: skip
     holds = checks["holds"]
@@ -78,15 +89,16 @@ def test_an_expected_violation_is_a_strict_xfail_with_its_records_reason() -> No
     assert xfail.name == "xfail" and xfail.kwargs == {"strict": True, "reason": holds.xfail}
     with pytest.raises(AssertionError, match=r"toyb3\.finding: violated"):
         holds()
-    for name in ("verdict", "finding@10", "stability@3000", "alternative", "robust"):
+    assert not any(checks[f"stability@{b}"].slow for b in STABILITY_BASES)  # a finding: every set
+    for name in ("verdict", "stability@3000", "alternative", "robust"):
         checks[name]()
 
 
 def test_a_violation_of_the_papers_own_statement_must_be_judged_over_its_choices() -> None:
     @toy_claim(
         "toyb4.bare",
-        expect=Verdict.VIOLATED,
-        quick=dict(m=2.0),
+        expect=Expect(Verdict.VIOLATED),
+        profiles=Profiles(quick=dict(m=2.0)),
         alternative=Alternative("a measurement below the bound", overrides={"m": 0.5}, expect=Verdict.HOLDS),
     )
     def bare(ctx: Ctx, *, m: float) -> Evidence:
@@ -118,8 +130,7 @@ def test_the_checks_fail_when_the_claim_does_not_reach_its_record() -> None:
 def test_a_claim_out_of_its_regime_is_falsified_in_the_paper_profile_only() -> None:
     @toy_claim(
         "toyb6.regime",
-        expect=Verdict.OUT_OF_REGIME,
-        expect_paper=Verdict.HOLDS,
+        expect=Expect(Verdict.OUT_OF_REGIME, paper=Verdict.HOLDS),
         alternative=Alternative("x", factor=4.0),
     )
     def regime(ctx: Ctx) -> Evidence:

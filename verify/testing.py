@@ -17,9 +17,11 @@ and pytest runs, for every claim of the paper, the checks below at the session's
   or vacuity of a statement for every draw shows at every seed;
 - ``holds``, for an expected violation (a finding, an answer, a reconstruction mismatch): the
   statement holds, ``xfail(strict=True)`` with the reason read from the record;
-- ``finding@10``, for an expected violation with random draws: violated at the seed set from 10 too;
 - ``stability@1000``, ``@2000``, ``@3000``, for a claim with random draws: its expected verdict at
-  three further seed sets, each of the claim's own size from that base (:data:`STABILITY_BASES`);
+  three further seed sets, each of the claim's own size from that base (:data:`STABILITY_BASES`). An
+  expected violation (a finding must show at every seed set) runs all three by default; any other
+  claim runs one of them by default (:func:`default_base`, fixed by its id) and the other two with
+  ``--runslow`` (marked ``slow``), which keeps the default suite within its time on 2 cores;
 - ``alternative``, for a claim about the paper (not a consistency check): in its alternative world it
   gives the verdict that world expects (``violated``; ``holds`` for the world in which an expected
   violation would hold); skipped where the claim leaves its premises at the profile's sizes (expected
@@ -41,6 +43,7 @@ import os
 import pickle
 import tempfile
 import time
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,9 +56,6 @@ from verify.core import ClaimRecord, Provenance, Result, Seeds, Verdict, registr
 #: seeds, so the sets are disjoint from each other and from the default one (base 0).
 STABILITY_BASES = (1000, 2000, 3000)
 
-#: The base seed of the second seed set at which an expected violation must show.
-FINDING_BASE = 10
-
 #: Provenance tags of the papers' own statements: the default run judges a violation of one over the
 #: claim's choices (the core's ``PAPERS_OWN``, which its facade does not export).
 _PAPERS_OWN = (Provenance.EXACT, Provenance.EXACT_FROM_REVIEWS, Provenance.THIRD_PARTY)
@@ -63,6 +63,8 @@ _PAPERS_OWN = (Provenance.EXACT, Provenance.EXACT_FROM_REVIEWS, Provenance.THIRD
 #: The skip of a paper-scale check: its reason (attncheck's conftest.py gives the same) and condition.
 _SLOW = "paper-scale; run with --runslow"
 _NO_RUNSLOW = "not config.getoption('--runslow', False)"
+#: The skip of a further stability seed set of a claim that is no expected violation.
+_FURTHER = "a further stability seed set (one runs by default); run with --runslow"
 
 _PAPER_JUDGES = "it is judged, and falsified, in the paper profile"
 
@@ -195,7 +197,7 @@ class Check:
 
     claim_id, name: what it checks (its id is ``<claim_id>-<name>``); run: the check itself; xfail: why
     it is expected to fail (strictly), read from the record; skip: why it does not run at this profile;
-    slow: a paper-scale run.
+    slow: run only with ``--runslow`` (a paper-scale run, or a further stability seed set).
     """
 
     claim_id: str
@@ -220,8 +222,15 @@ class Check:
         if self.skip:
             marks.append(pytest.mark.skip(reason=self.skip))
         if self.slow:  # skipped without --runslow also where no conftest.py skips `slow` (a plugin)
-            marks += [pytest.mark.slow, pytest.mark.skipif(_NO_RUNSLOW, reason=_SLOW)]
+            reason = _SLOW if self.name == "paper" else _FURTHER
+            marks += [pytest.mark.slow, pytest.mark.skipif(_NO_RUNSLOW, reason=reason)]
         return pytest.param(self, id=self.id, marks=marks)
+
+
+def default_base(claim_id: str) -> int:
+    """The one stability base a claim that is no expected violation runs by default: fixed by its id
+    (CRC-32), so it does not move when claims are added, and spread evenly over the three bases."""
+    return STABILITY_BASES[zlib.crc32(claim_id.encode()) % len(STABILITY_BASES)]
 
 
 def _expected_violation(rec: ClaimRecord) -> str:
@@ -239,10 +248,10 @@ def _checks_of(rec: ClaimRecord, profile: str) -> list[Check]:
     checks = [check("verdict", _verdict, profile)]
     if expect == Verdict.VIOLATED:
         checks.append(check("holds", _holds, profile, xfail=_expected_violation(rec)))
-        if seeded:
-            checks.append(check(f"finding@{FINDING_BASE}", _at_seeds, profile, FINDING_BASE))
     if seeded:
-        checks += [check(f"stability@{base}", _at_seeds, profile, base) for base in STABILITY_BASES]
+        every = expect == Verdict.VIOLATED  # a finding shows at every seed set
+        further = [] if every else [b for b in STABILITY_BASES if b != default_base(rec.id)]
+        checks += [check(f"stability@{b}", _at_seeds, profile, b, slow=b in further) for b in STABILITY_BASES]
     if not rec.consistency:
         skip = ""
         if expect == Verdict.OUT_OF_REGIME and profile != "paper":
@@ -271,10 +280,10 @@ def parametrize_with_claims(paper: str) -> pytest.MarkDecorator:
 
 
 __all__ = [
-    "FINDING_BASE",
     "STABILITY_BASES",
     "Check",
     "cached_run",
     "claim_checks",
+    "default_base",
     "parametrize_with_claims",
 ]
