@@ -1,7 +1,8 @@
 """The registered claims of Wu et al. 2023, one module per part of the paper. Importing this package
 registers every claim. Theory values come from :mod:`bounds.wu2023` (called through the module
 attribute ``B`` so tests can substitute a wrong bound), measured values from
-:mod:`verify.wu2023.experiments`; claims never judge: the runner applies the rule of the kind."""
+:mod:`verify.wu2023.experiments`; claims never judge: the runner applies the rule of the kind.
+What two or more claim modules share is in :mod:`.common`; no claim module imports another."""
 
 from verify.wu2023.claims import (
     alpha,

@@ -1,4 +1,5 @@
-"""What several wu2023 claim modules share: the evidence of a rate claim ("X scales like n^p")."""
+"""What several wu2023 claim modules share: the evidence of a rate claim ("X scales like n^p") and
+the public summary behind the THIRD-PARTY training and Figure 9 claims."""
 
 from __future__ import annotations
 
@@ -41,3 +42,10 @@ def rate_evidence(
         series={"x": list(x), "geo_mean": mean.tolist(), **(series or {})},
         notes=list(notes),
     )
+
+
+#: The public summary behind the THIRD-PARTY training claims.
+LINER_SOURCE = (
+    "liner.com review page of 'On the Convergence of Encoder-only Shallow Transformers' (an AI-generated "
+    "summary of the paper); class (B)"
+)

@@ -34,8 +34,7 @@ from verify.core import (
 )
 from verify.numerics.fit import fit_loglog
 from verify.wu2023 import experiments as E
-from verify.wu2023.claims.common import rate_evidence
-from verify.wu2023.claims.training import LINER_SOURCE
+from verify.wu2023.claims.common import LINER_SOURCE, rate_evidence
 
 #: Where the Figure 9 statements come from (issue 25 item 2, issue 29).
 FIG9_SOURCE = LINER_SOURCE.replace(

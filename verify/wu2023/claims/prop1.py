@@ -33,9 +33,7 @@ from verify.core import (
 from verify.numerics.worstcase import WorstCase
 from verify.wu2023 import experiments as E
 from verify.wu2023 import model as M
-
-_CRITERION = "reconstruction pass criterion"
-
+from verify.wu2023.claims.common import CRITERION as _CRITERION
 
 #: The search space of ``wu2023.pl`` and ``wu2023.ntk.floor``: every theta on the seed's data.
 _THETA_SPACE = (

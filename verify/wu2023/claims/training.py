@@ -27,13 +27,7 @@ from verify.core import (
 from verify.numerics.fit import fit_rate
 from verify.wu2023 import experiments as E
 from verify.wu2023.claims.common import CRITERION as _CRITERION
-from verify.wu2023.claims.common import rate_evidence
-
-#: The public summary behind the THIRD-PARTY training claims.
-LINER_SOURCE = (
-    "liner.com review page of 'On the Convergence of Encoder-only Shallow Transformers' (an AI-generated "
-    "summary of the paper); class (B)"
-)
+from verify.wu2023.claims.common import LINER_SOURCE, rate_evidence
 
 #: The alternative world of the claims that compare configurations at one common step.
 _OWN_STEP = Alternative(
