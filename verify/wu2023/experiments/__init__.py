@@ -1,15 +1,16 @@
 """Experiments of the wu2023 claims, one module per claim module (``experiments/ntk.py`` serves
 ``claims/ntk.py``) over :mod:`.runs`, what two or more of them share:
 
-- ``runs``: seeded set-ups, GD alone and batched, the sweep point and the pooled sweep, Prop. 1's
-  quantities at init and along a run, the width-threshold data summary, the array worst-case search;
-- ``alpha``, ``assumptions``, ``attention``, ``fig9``, ``gradients``, ``ntk``, ``prop1``,
-  ``tightness``, ``training``, ``widths``: what only the claim module of that name uses
-  (``claims/common.py`` needs none).
+- ``runs``: seeded set-ups, GD alone and batched, the sweep point and the pooled sweep, Prop. 1's quantities
+  at init and along a run, the width-threshold data summary, the array worst-case search;
+- ``alpha``, ``assumptions``, ``attention``, ``gradients``, ``ntk``, ``prop1``, ``tightness``, ``training``,
+  ``widths``: what only the claim module of that name uses;
+- ``fig9``: the Fig. 9 runs, one set that the claims of ``claims/fig9.py`` and ``claims/fig9_ntk.py`` share
+  (through ``claims/common.py``, experiment "fig9").
 
-A section module imports only ``runs``, never another section. This package re-exports the names the
-claims and tests use, so ``E.name`` (``from verify.wu2023 import experiments as E``) finds each; a test
-that patches a name a function looks up patches the module that function lives in (``E.training``).
+A section module imports only ``runs``, never another section. This package re-exports the names the claims
+and tests use, so ``E.name`` (``from verify.wu2023 import experiments as E``) finds each; a test that patches
+a name a function looks up patches the module that function lives in (``E.training``).
 """
 
 from verify.wu2023.experiments.alpha import (
