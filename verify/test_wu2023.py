@@ -480,11 +480,11 @@ def test_vacuity_is_measured_not_hard_coded(monkeypatch) -> None:
 def test_stepsize_catches_a_sublinear_lambda_max(monkeypatch) -> None:
     """lambda_max growing like N^0.6 gives a stable step like N^-0.6: violated; exactly like N holds."""
     monkeypatch.setattr(
-        E.training, "lam_max", lambda model, th, batch: batch.N**0.6 * (1 + 0.01 * abs(batch.X[0, 0, 0]))
+        E.stepsize, "lam_max", lambda model, th, batch: batch.N**0.6 * (1 + 0.01 * abs(batch.X[0, 0, 0]))
     )
     _no_longer_holds("wu2023.review.stepsize")
     monkeypatch.setattr(
-        E.training, "lam_max", lambda model, th, batch: batch.N * (1 + 0.01 * abs(batch.X[0, 0, 0]))
+        E.stepsize, "lam_max", lambda model, th, batch: batch.N * (1 + 0.01 * abs(batch.X[0, 0, 0]))
     )
     assert _verdict("wu2023.review.stepsize") == Verdict.HOLDS
 

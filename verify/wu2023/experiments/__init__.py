@@ -3,8 +3,8 @@
 
 - ``runs``: seeded set-ups, GD alone and batched, the sweep point and the pooled sweep, Prop. 1's quantities
   at init and along a run, the width-threshold data summary, the array worst-case search;
-- ``alpha``, ``assumptions``, ``attention``, ``gradients``, ``ntk``, ``prop1``, ``tightness``, ``training``,
-  ``widths``: what only the claim module of that name uses;
+- ``alpha``, ``assumptions``, ``attention``, ``gradients``, ``ntk``, ``prop1``, ``stepsize``, ``tightness``,
+  ``training``, ``widths``: what only the claim module of that name uses;
 - ``fig9``: the Fig. 9 runs, one set that the claims of ``claims/fig9.py`` and ``claims/fig9_ntk.py`` share
   (through ``claims/common.py``, experiment "fig9").
 
@@ -62,13 +62,9 @@ from verify.wu2023.experiments.runs import (
     thm_width_fn,
     threshold,
 )
+from verify.wu2023.experiments.stepsize import stable_step
 from verify.wu2023.experiments.tightness import PremisePoint, premise_run, width_protocol
-from verify.wu2023.experiments.training import (
-    common_scaling_step,
-    gd_sweep,
-    init_rate_runs,
-    stable_step,
-)
+from verify.wu2023.experiments.training import common_scaling_step, gd_sweep, init_rate_runs
 from verify.wu2023.experiments.widths import width_orders
 
 __all__ = [
