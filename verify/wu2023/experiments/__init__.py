@@ -1,16 +1,18 @@
 """Experiments of the wu2023 claims, one module per claim module (``experiments/ntk.py`` serves
 ``claims/ntk.py``) over :mod:`.runs`, what two or more of them share:
 
-- ``runs``: seeded set-ups, GD alone and batched, the sweep point and the pooled sweep, Prop. 1's quantities
-  at init and along a run, the width-threshold data summary, the array worst-case search;
-- ``alpha``, ``assumptions``, ``attention``, ``gradients``, ``ntk``, ``prop1``, ``stepsize``, ``tightness``,
-  ``training``, ``widths``: what only the claim module of that name uses;
+- ``runs``: seeded set-ups (the set-up of a Prop. 1 run among them), GD alone and batched, the sweep point and
+  the pooled sweep, Prop. 1's quantities at init and along a run, the width-threshold data summary, the array
+  worst-case search;
+- ``alpha``, ``assumptions``, ``attention``, ``gradients``, ``ntk``, ``prop1_proof``, ``stepsize``,
+  ``tightness``, ``training``, ``widths``: what only the claim module of that name uses;
 - ``fig9``: the Fig. 9 runs, one set that the claims of ``claims/fig9.py`` and ``claims/fig9_ntk.py`` share
   (through ``claims/common.py``, experiment "fig9").
 
-A section module imports only ``runs``, never another section. This package re-exports the names the claims
-and tests use, so ``E.name`` (``from verify.wu2023 import experiments as E``) finds each; a test that patches
-a name a function looks up patches the module that function lives in (``E.training``).
+``claims/prop1.py`` needs only ``runs``. A section module imports only ``runs``, never another section. This
+package re-exports the names the claims and tests use, so ``E.name`` (``from verify.wu2023 import experiments
+as E``) finds each; a test that patches a name a function looks up patches the module that function lives in
+(``E.training``).
 """
 
 from verify.wu2023.experiments.alpha import (
@@ -33,9 +35,8 @@ from verify.wu2023.experiments.attention import (
 from verify.wu2023.experiments.fig9 import Fig9Point, fig9_runs
 from verify.wu2023.experiments.gradients import softmax_lip_ratio
 from verify.wu2023.experiments.ntk import ntk_limit_err, ntk_mineig_ratio, ntk_rate_run
-from verify.wu2023.experiments.prop1 import (
+from verify.wu2023.experiments.prop1_proof import (
     feature_jacobian,
-    gd_setup,
     lipschitz_ratios,
     lipschitz_search,
     ntk_floor_ratio,
@@ -49,6 +50,7 @@ from verify.wu2023.experiments.runs import (
     array_search,
     c_ratio_sweep,
     data_summary,
+    gd_setup,
     inverse_lam_max_step,
     lam_max,
     make_setup,
