@@ -17,6 +17,7 @@ from verify.wu2023.claims import (
     stepsize,
     tightness,
     training,
+    width_order,
     widths,
 )
 
@@ -33,5 +34,6 @@ __all__ = [
     "stepsize",
     "tightness",
     "training",
+    "width_order",
     "widths",
 ]

@@ -5,14 +5,14 @@
   the pooled sweep, Prop. 1's quantities at init and along a run, the width-threshold data summary, the array
   worst-case search;
 - ``alpha``, ``assumptions``, ``attention``, ``gradients``, ``ntk``, ``prop1_proof``, ``stepsize``,
-  ``tightness``, ``training``, ``widths``: what only the claim module of that name uses;
+  ``tightness``, ``training``, ``width_order``: what only the claim module of that name uses;
 - ``fig9``: the Fig. 9 runs, one set that the claims of ``claims/fig9.py`` and ``claims/fig9_ntk.py`` share
   (through ``claims/common.py``, experiment "fig9").
 
-``claims/prop1.py`` needs only ``runs``. A section module imports only ``runs``, never another section. This
-package re-exports the names the claims and tests use, so ``E.name`` (``from verify.wu2023 import experiments
-as E``) finds each; a test that patches a name a function looks up patches the module that function lives in
-(``E.training``).
+``claims/prop1.py`` and ``claims/widths.py`` need only ``runs``. A section module imports only ``runs``, never
+another section. This package re-exports the names the claims and tests use, so ``E.name`` (``from
+verify.wu2023 import experiments as E``) finds each; a test that patches a name a function looks up patches
+the module that function lives in (``E.training``).
 """
 
 from verify.wu2023.experiments.alpha import (
@@ -67,7 +67,7 @@ from verify.wu2023.experiments.runs import (
 from verify.wu2023.experiments.stepsize import stable_step
 from verify.wu2023.experiments.tightness import PremisePoint, premise_run, width_protocol
 from verify.wu2023.experiments.training import common_scaling_step, gd_sweep, init_rate_runs
-from verify.wu2023.experiments.widths import width_orders
+from verify.wu2023.experiments.width_order import width_orders
 
 __all__ = [
     "XAVIER",
