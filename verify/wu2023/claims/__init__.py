@@ -6,6 +6,7 @@ What two or more claim modules share is in :mod:`.common`; no claim module impor
 
 from verify.wu2023.claims import (
     alpha,
+    alpha_gram,
     assumptions,
     attention,
     fig9,
@@ -23,6 +24,7 @@ from verify.wu2023.claims import (
 
 __all__ = [
     "alpha",
+    "alpha_gram",
     "assumptions",
     "attention",
     "fig9",

@@ -4,8 +4,8 @@
 - ``runs``: seeded set-ups (the set-up of a Prop. 1 run among them), GD alone and batched, the sweep point and
   the pooled sweep, Prop. 1's quantities at init and along a run, the width-threshold data summary, the array
   worst-case search;
-- ``alpha``, ``assumptions``, ``attention``, ``gradients``, ``ntk``, ``prop1_proof``, ``stepsize``,
-  ``tightness``, ``training``, ``width_order``: what only the claim module of that name uses;
+- ``alpha``, ``alpha_gram``, ``assumptions``, ``attention``, ``gradients``, ``ntk``, ``prop1_proof``,
+  ``stepsize``, ``tightness``, ``training``, ``width_order``: what only the claim module of that name uses;
 - ``fig9``: the Fig. 9 runs, one set that the claims of ``claims/fig9.py`` and ``claims/fig9_ntk.py`` share
   (through ``claims/common.py``, experiment "fig9").
 
@@ -15,15 +15,8 @@ verify.wu2023 import experiments as E``) finds each; a test that patches a name 
 the module that function lives in (``E.training``).
 """
 
-from verify.wu2023.experiments.alpha import (
-    XAVIER,
-    ConcPoint,
-    alpha_he_lecun,
-    alpha_sq,
-    conc_gap,
-    conc_point,
-    hermite_gap,
-)
+from verify.wu2023.experiments.alpha import XAVIER, ConcPoint, alpha_he_lecun, alpha_sq, conc_gap, conc_point
+from verify.wu2023.experiments.alpha_gram import hermite_gap
 from verify.wu2023.experiments.assumptions import assumption3, covariance_tails, digits_gd_run, tail_constant
 from verify.wu2023.experiments.attention import (
     PoolingPoint,
