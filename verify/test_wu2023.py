@@ -432,11 +432,11 @@ def test_vacuity_is_measured_not_hard_coded(monkeypatch) -> None:
 def test_stepsize_catches_a_sublinear_lambda_max(monkeypatch) -> None:
     """lambda_max growing like N^0.6 gives a stable step like N^-0.6: violated; exactly like N holds."""
     monkeypatch.setattr(
-        E.training, "lam_max", lambda model, th, batch: batch.N**0.6 * (1 + 0.01 * abs(batch.X[0, 0, 0]))
+        E.stepsize, "lam_max", lambda model, th, batch: batch.N**0.6 * (1 + 0.01 * abs(batch.X[0, 0, 0]))
     )
     _no_longer_holds("wu2023.review.stepsize")
     monkeypatch.setattr(
-        E.training, "lam_max", lambda model, th, batch: batch.N * (1 + 0.01 * abs(batch.X[0, 0, 0]))
+        E.stepsize, "lam_max", lambda model, th, batch: batch.N * (1 + 0.01 * abs(batch.X[0, 0, 0]))
     )
     assert _verdict("wu2023.review.stepsize") == Verdict.HOLDS
 
@@ -449,7 +449,7 @@ def test_order_claims_hold_for_a_threshold_of_the_claimed_order(monkeypatch) -> 
     assert _verdict("wu2023.thm2.order") == Verdict.HOLDS
     monkeypatch.setattr(B, "thm1_width", lambda s, **k: mpmath.mpf(s.N) ** 3 * 1e6 * s.trG / s.N)
     cheap = lambda seed, key, N, d, d_s, *a: B.DataSummary(N, d, d_s, 1.0, 1.0, 1.0, 1.0, float(N))  # noqa: E731
-    monkeypatch.setattr(E.widths, "data_summary", cheap)
+    monkeypatch.setattr(E.width_order, "data_summary", cheap)
     big = dict(Ns=[128, 256, 512, 1024], d_fixed=1024)
     assert _verdict("wu2023.thm1.order.cubic", **big) == Verdict.HOLDS
     monkeypatch.setattr(B, "thm1_width", lambda s, **k: mpmath.mpf(s.N) ** 2 * 1e6)

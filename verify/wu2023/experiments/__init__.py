@@ -1,27 +1,24 @@
 """Experiments of the wu2023 claims, one module per claim module (``experiments/ntk.py`` serves
 ``claims/ntk.py``) over :mod:`.runs`, what two or more of them share:
 
-- ``runs``: seeded set-ups, GD alone and batched, the sweep point and the pooled sweep, Prop. 1's
-  quantities at init and along a run, the width-threshold data summary, the array worst-case search;
-- ``alpha``, ``assumptions``, ``attention``, ``fig9``, ``gradients``, ``ntk``, ``prop1``,
-  ``tightness``, ``training``, ``widths``: what only the claim module of that name uses
-  (``claims/common.py`` needs none).
+- ``runs``: seeded set-ups (the set-up of a Prop. 1 run among them), GD alone and batched, the sweep
+  point and the pooled sweep, Prop. 1's quantities at init and along a run, the width-threshold data
+  summary, the array worst-case search;
+- ``alpha``, ``alpha_gram``, ``assumptions``, ``attention``, ``d_below_n``, ``gradients``, ``ntk``,
+  ``prop1_proof``, ``stepsize``, ``tightness``, ``training``, ``width_order``: what only the claim module
+  of that name uses;
+- ``fig9``: the Fig. 9 runs, one set that the claims of ``claims/fig9.py`` and ``claims/fig9_ntk.py``
+  share (through ``claims/common.py``, experiment "fig9").
 
-A section module imports only ``runs``, never another section. This package re-exports the names the
-claims and tests use, so ``E.name`` (``from verify.wu2023 import experiments as E``) finds each; a test
-that patches a name a function looks up patches the module that function lives in (``E.training``).
+``claims/prop1.py`` and ``claims/widths.py`` need only ``runs``. A section module imports only ``runs``,
+never another section. This package re-exports the names the claims and tests use, so ``E.name``
+(``from verify.wu2023 import experiments as E``) finds each; a test that patches a name a function looks
+up patches the module that function lives in (``E.stepsize``).
 """
 
-from verify.wu2023.experiments.alpha import (
-    XAVIER,
-    ConcPoint,
-    alpha_he_lecun,
-    alpha_sq,
-    conc_gap,
-    conc_point,
-    hermite_gap,
-)
-from verify.wu2023.experiments.assumptions import assumption3, covariance_tails, digits_gd_run, tail_constant
+from verify.wu2023.experiments.alpha import XAVIER, ConcPoint, alpha_he_lecun, alpha_sq, conc_gap, conc_point
+from verify.wu2023.experiments.alpha_gram import hermite_gap
+from verify.wu2023.experiments.assumptions import assumption3, covariance_tails, tail_constant
 from verify.wu2023.experiments.attention import (
     PoolingPoint,
     pooling_gap,
@@ -29,12 +26,12 @@ from verify.wu2023.experiments.attention import (
     qk_sweep,
     s_dev_sweep,
 )
+from verify.wu2023.experiments.d_below_n import digits_gd_run
 from verify.wu2023.experiments.fig9 import Fig9Point, fig9_runs
 from verify.wu2023.experiments.gradients import softmax_lip_ratio
 from verify.wu2023.experiments.ntk import ntk_limit_err, ntk_mineig_ratio, ntk_rate_run
-from verify.wu2023.experiments.prop1 import (
+from verify.wu2023.experiments.prop1_proof import (
     feature_jacobian,
-    gd_setup,
     lipschitz_ratios,
     lipschitz_search,
     ntk_floor_ratio,
@@ -48,6 +45,7 @@ from verify.wu2023.experiments.runs import (
     array_search,
     c_ratio_sweep,
     data_summary,
+    gd_setup,
     inverse_lam_max_step,
     lam_max,
     make_setup,
@@ -61,14 +59,10 @@ from verify.wu2023.experiments.runs import (
     thm_width_fn,
     threshold,
 )
+from verify.wu2023.experiments.stepsize import stable_step
 from verify.wu2023.experiments.tightness import PremisePoint, premise_run, width_protocol
-from verify.wu2023.experiments.training import (
-    common_scaling_step,
-    gd_sweep,
-    init_rate_runs,
-    stable_step,
-)
-from verify.wu2023.experiments.widths import width_orders
+from verify.wu2023.experiments.training import common_scaling_step, gd_sweep, init_rate_runs
+from verify.wu2023.experiments.width_order import width_orders
 
 __all__ = [
     "XAVIER",

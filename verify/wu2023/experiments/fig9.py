@@ -1,5 +1,6 @@
-"""Experiments of :mod:`verify.wu2023.claims.fig9`: the Fig. 9 runs (loss, weight movement and NTK
-drift along GD), batched over seeds and kept for the process so the Fig. 9 claims share them."""
+"""Experiments of :mod:`verify.wu2023.claims.fig9` and :mod:`verify.wu2023.claims.fig9_ntk`: the Fig. 9
+runs (loss, weight movement and NTK drift along GD), batched over seeds and kept for the process so the
+Fig. 9 claims share them (through :func:`verify.wu2023.claims.common.fig9_rows`)."""
 
 from __future__ import annotations
 

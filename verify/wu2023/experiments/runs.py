@@ -73,6 +73,14 @@ def inverse_lam_max_step(s: Setup) -> float:
     return 1.0 / lam_max(s.model, s.theta0, s.batch)
 
 
+def gd_setup(
+    seed: int, N: int, d: int, d_s: int, d_m: int, p: float, init: str, regime: str
+) -> tuple[Setup, float]:
+    """The set-up of key 0 and its step gamma = 1/lambda_max(K_0)."""
+    s = make_setup(seed, 0, N=N, d=d, d_s=d_s, d_m=d_m, tau0_power=p, init=init, regime=regime)
+    return s, inverse_lam_max_step(s)
+
+
 def run_gd(
     s: Setup,
     gamma: float,

@@ -1,5 +1,5 @@
-"""Experiments of :mod:`verify.wu2023.claims.training`: GD per width (speed and laziness), the three
-inits and the two scalings of tau0 under one step, and the stable step of the linearised model."""
+"""Experiments of :mod:`verify.wu2023.claims.training`: GD per width (speed and laziness), and the three
+inits and the two scalings of tau0 under one step."""
 
 from __future__ import annotations
 
@@ -91,13 +91,6 @@ def gd_sweep(
     out = ctx.map(gd_point, [point(w, s) for w in widths for s in ctx.seed_set])
     n = len(ctx.seed_set)
     return [out[i * n : (i + 1) * n] for i in range(len(widths))]
-
-
-def stable_step(p: Point) -> float:
-    """The largest stable GD step of the linearised model: 2 / lambda_max(K_0) for the sum loss, 2 N /
-    lambda_max(K_0) for the mean loss (its Gauss-Newton Hessian is K_0 / N)."""
-    s = p.setup()
-    return (p.N if p.loss_norm == "mean" else 1) * 2.0 / lam_max(s.model, s.theta0, s.batch)
 
 
 def run_gd_runs(setups: Sequence[Setup], gammas: Sequence[float], steps: int, **kw: Any) -> list[Trajectory]:

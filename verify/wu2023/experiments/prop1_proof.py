@@ -1,6 +1,6 @@
-"""Experiments of :mod:`verify.wu2023.claims.prop1`: the set-up of a Prop. 1 run, the Lipschitz
-constants rho and z on random pairs in the ball, and the worst-case searches over theta (and the tokens)
-of the Lipschitz, NTK-floor and PL ratios."""
+"""Experiments of :mod:`verify.wu2023.claims.prop1_proof`: the Lipschitz constants rho and z on random
+pairs in the ball, and the worst-case searches over theta (and the tokens) of the Lipschitz, NTK-floor and
+PL ratios. The claims' GD runs start from :func:`.runs.gd_setup`, which ``claims/prop1.py`` uses too."""
 
 from __future__ import annotations
 
@@ -13,15 +13,7 @@ from bounds import wu2023 as B
 from verify.numerics.worstcase import WorstCase, worst_case
 from verify.wu2023 import data as D
 from verify.wu2023 import model as M
-from verify.wu2023.experiments.runs import Setup, inverse_lam_max_step, make_setup, spectral_norms
-
-
-def gd_setup(
-    seed: int, N: int, d: int, d_s: int, d_m: int, p: float, init: str, regime: str
-) -> tuple[Setup, float]:
-    """The set-up of key 0 and its step gamma = 1/lambda_max(K_0)."""
-    s = make_setup(seed, 0, N=N, d=d, d_s=d_s, d_m=d_m, tau0_power=p, init=init, regime=regime)
-    return s, inverse_lam_max_step(s)
+from verify.wu2023.experiments.runs import Setup, make_setup, spectral_norms
 
 
 def lipschitz_ratios(s: Setup, rng: np.random.Generator, pairs: int) -> tuple[float, float]:

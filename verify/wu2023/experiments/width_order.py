@@ -1,5 +1,5 @@
-"""Experiments of :mod:`verify.wu2023.claims.widths`: the widths Thms 1 and 2 require per data draw,
-swept over N."""
+"""Experiments of :mod:`verify.wu2023.claims.width_order`: the widths Thms 1 and 2 require per data
+draw, swept over N."""
 
 from __future__ import annotations
 
