@@ -31,7 +31,7 @@ from verify.core import (
 from verify.deora2023 import data as D
 from verify.deora2023 import experiments as E
 from verify.deora2023 import model as M
-from verify.deora2023.claims.searches import search_choice
+from verify.deora2023.claims.common import search_choice
 from verify.numerics.fit import fit_rate
 
 _REAL_ULINEAR_CHOICES = {

@@ -27,7 +27,7 @@ from verify.core import (
     claim,
 )
 from verify.deora2023 import experiments as E
-from verify.deora2023.claims.searches import search_choice
+from verify.deora2023.claims.common import search_choice
 from verify.numerics.fit import fit_rate
 
 

@@ -3,7 +3,7 @@
 - ``runs``: what several sections share (the mixture problem, GD with snapshots, NTK margins, the random
   derivative cases, the worst-case search scaffold);
 - ``derivatives``, ``model_bounds``, ``self_bounded``, ``training``, ``generalization``, ``ntk``, ``rates``,
-  ``heads``: the experiments of the claim module of the same name (``claims/searches.py`` needs none).
+  ``heads``: the experiments of the claim module of the same name.
 
 Section modules import ``runs`` only, never each other. This package re-exports the names the claims and
 tests use (``E.name``). Sweep points are frozen dataclasses and workers module-level functions, so

@@ -1,4 +1,5 @@
-"""The declared choice of a worst-case search's budget, shared by the claims that search."""
+"""What several deora2023 claim modules share: the choice of a worst-case search's budget (every module that
+searches). Claim modules import this module, never each other."""
 
 from __future__ import annotations
 
