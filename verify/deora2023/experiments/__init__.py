@@ -1,9 +1,9 @@
 """Experiments of the deora2023 claims, one module per claim module of ``verify/deora2023/claims``:
 
 - ``runs``: what several sections share (the mixture problem, GD with snapshots, NTK margins, the random
-  derivative cases, the worst-case search scaffold);
-- ``derivatives``, ``model_bounds``, ``self_bounded``, ``training``, ``generalization``, ``ntk``, ``rates``,
-  ``heads``: the experiments of the claim module of the same name.
+  derivative cases, the worst-case search scaffold and the box of the loss-level searches);
+- ``derivatives``, ``model_bounds``, ``self_bounded``, ``quasiconvex``, ``training``, ``generalization``,
+  ``ntk``, ``rates``, ``heads``: the experiments of the claim module of the same name.
 
 Section modules import ``runs`` only, never each other. This package re-exports the names the claims and
 tests use (``E.name``). Sweep points are frozen dataclasses and workers module-level functions, so
@@ -53,6 +53,7 @@ from verify.deora2023.experiments.ntk import (
     taylor_ratio_search,
     taylor_ratios,
 )
+from verify.deora2023.experiments.quasiconvex import quasiconvex_pairs, quasiconvex_search
 from verify.deora2023.experiments.rates import (
     LazyPoint,
     LazySweep,
@@ -79,8 +80,6 @@ from verify.deora2023.experiments.self_bounded import (
     WcSweep,
     loss_point,
     loss_ratio_search,
-    quasiconvex_pairs,
-    quasiconvex_search,
     sbgrad_ratios,
     sbwc_ratio,
     smooth_ratios,
