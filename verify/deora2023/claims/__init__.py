@@ -21,6 +21,7 @@ from verify.deora2023.claims import (
     rates,
     self_bounded,
     training,
+    training_heads,
 )
 
 __all__ = [
@@ -33,4 +34,5 @@ __all__ = [
     "rates",
     "self_bounded",
     "training",
+    "training_heads",
 ]

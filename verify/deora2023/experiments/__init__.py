@@ -3,7 +3,8 @@
 - ``runs``: what several sections share (the mixture problem, GD with snapshots, NTK margins, the random
   derivative cases, the worst-case search scaffold and the box of the loss-level searches);
 - ``derivatives``, ``model_bounds``, ``self_bounded``, ``quasiconvex``, ``training``, ``generalization``,
-  ``ntk``, ``rates``, ``heads``: the experiments of the claim module of the same name.
+  ``ntk``, ``rates``, ``heads``: the experiments of the claim module of the same name
+  (``claims/training_heads.py`` reads the runs of ``training``).
 
 Section modules import ``runs`` only, never each other. This package re-exports the names the claims and
 tests use (``E.name``). Sweep points are frozen dataclasses and workers module-level functions, so
