@@ -14,6 +14,7 @@ Importing this package registers every claim.
 from verify.deora2023.claims import (
     derivatives,
     generalization,
+    generalization_rates,
     heads,
     model_bounds,
     ntk,
@@ -27,6 +28,7 @@ from verify.deora2023.claims import (
 __all__ = [
     "derivatives",
     "generalization",
+    "generalization_rates",
     "heads",
     "model_bounds",
     "ntk",

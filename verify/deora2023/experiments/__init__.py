@@ -3,8 +3,8 @@
 - ``runs``: what several sections share (the mixture problem, GD with snapshots, NTK margins, the random
   derivative cases, the worst-case search scaffold and the box of the loss-level searches);
 - ``derivatives``, ``model_bounds``, ``self_bounded``, ``quasiconvex``, ``training``, ``generalization``,
-  ``ntk``, ``rates``, ``heads``: the experiments of the claim module of the same name
-  (``claims/training_heads.py`` reads the runs of ``training``).
+  ``generalization_rates``, ``ntk``, ``rates``, ``heads``: the experiments of the claim module of the same
+  name (``claims/training_heads.py`` reads the runs of ``training``).
 
 Section modules import ``runs`` only, never each other. This package re-exports the names the claims and
 tests use (``E.name``). Sweep points are frozen dataclasses and workers module-level functions, so
@@ -16,17 +16,14 @@ hash: a parallel map returns the serial result, so the mapper never changes the 
 from __future__ import annotations
 
 from verify.deora2023.experiments.derivatives import kappa3_ratios, softmax_ratio_search, softmax_ratios
-from verify.deora2023.experiments.generalization import (
+from verify.deora2023.experiments.generalization import GenDatasets, gen_datasets, gen_gap, shared_test_se
+from verify.deora2023.experiments.generalization_rates import (
     GapPoint,
     GapSweep,
-    GenDatasets,
     GenRatePoint,
     gap_point,
     gap_sweep,
-    gen_datasets,
-    gen_gap,
     gen_rate_point,
-    shared_test_se,
 )
 from verify.deora2023.experiments.heads import HeadsPoint, heads_point
 from verify.deora2023.experiments.model_bounds import (
