@@ -3,8 +3,8 @@
 - ``runs``: what several sections share (the mixture problem, GD with snapshots, NTK margins, the random
   derivative cases, the worst-case search scaffold and the box of the loss-level searches);
 - ``derivatives``, ``model_bounds``, ``self_bounded``, ``quasiconvex``, ``training``, ``generalization``,
-  ``generalization_rates``, ``ntk``, ``rates``, ``heads``: the experiments of the claim module of the same
-  name (``claims/training_heads.py`` reads the runs of ``training``).
+  ``generalization_rates``, ``realizability``, ``ntk``, ``mixture``, ``rates``, ``heads``: the experiments
+  of the claim module of the same name (``claims/training_heads.py`` reads the runs of ``training``).
 
 Section modules import ``runs`` only, never each other. This package re-exports the names the claims and
 tests use (``E.name``). Sweep points are frozen dataclasses and workers module-level functions, so
@@ -26,6 +26,7 @@ from verify.deora2023.experiments.generalization_rates import (
     gen_rate_point,
 )
 from verify.deora2023.experiments.heads import HeadsPoint, heads_point
+from verify.deora2023.experiments.mixture import NoisyMarginPoint, noisy_margin_trial
 from verify.deora2023.experiments.model_bounds import (
     ScalingSweep,
     grad_ratio,
@@ -36,21 +37,7 @@ from verify.deora2023.experiments.model_bounds import (
     scaling_sweep,
     trained_problem,
 )
-from verify.deora2023.experiments.ntk import (
-    TAYLOR_LAM_MIN,
-    NoisyMarginPoint,
-    NtkGramPoint,
-    NtkSweep,
-    noisy_margin_trial,
-    ntk_gram_point,
-    ntk_gram_w0,
-    ntk_margin_w0,
-    ntk_setup,
-    ntk_sweep,
-    phi_along_theta_star_w0,
-    taylor_ratio_search,
-    taylor_ratios,
-)
+from verify.deora2023.experiments.ntk import NtkGramPoint, NtkSweep, ntk_gram_point, ntk_sweep
 from verify.deora2023.experiments.quasiconvex import quasiconvex_pairs, quasiconvex_search
 from verify.deora2023.experiments.rates import (
     LazyPoint,
@@ -58,6 +45,15 @@ from verify.deora2023.experiments.rates import (
     decaying_gd_losses,
     lazy_point,
     lazy_sweep,
+)
+from verify.deora2023.experiments.realizability import (
+    TAYLOR_LAM_MIN,
+    ntk_gram_w0,
+    ntk_margin_w0,
+    ntk_setup,
+    phi_along_theta_star_w0,
+    taylor_ratio_search,
+    taylor_ratios,
 )
 from verify.deora2023.experiments.runs import (
     _rng,
