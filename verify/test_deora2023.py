@@ -585,7 +585,7 @@ def test_gen_gap_claims_catch_flat_gap(monkeypatch: pytest.MonkeyPatch, fresh: N
         g1, l1, g2, l2, k = orig(p)
         return g1 * p.n, l1, g2 * p.n, l2, k
 
-    monkeypatch.setattr(E.generalization, "gap_point", flat)  # looked up by E.gap_sweep
+    monkeypatch.setattr(E.generalization_rates, "gap_point", flat)  # looked up by E.gap_sweep
     kw = dict(ns=(10, 20, 40, 80, 160), datasets=2, test_size=200)
     assert _verdict("deora2023.gen.gap", **kw) == Verdict.VIOLATED
     assert _verdict("deora2023.gen.gap.loss", **kw) == Verdict.VIOLATED

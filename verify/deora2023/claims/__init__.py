@@ -14,21 +14,31 @@ Importing this package registers every claim.
 from verify.deora2023.claims import (
     derivatives,
     generalization,
+    generalization_rates,
     heads,
+    mixture,
     model_bounds,
     ntk,
+    quasiconvex,
     rates,
+    realizability,
     self_bounded,
     training,
+    training_heads,
 )
 
 __all__ = [
     "derivatives",
     "generalization",
+    "generalization_rates",
     "heads",
+    "mixture",
     "model_bounds",
     "ntk",
+    "quasiconvex",
     "rates",
+    "realizability",
     "self_bounded",
     "training",
+    "training_heads",
 ]

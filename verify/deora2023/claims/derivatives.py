@@ -23,7 +23,7 @@ from verify.core import (
 )
 from verify.deora2023 import experiments as E
 from verify.deora2023 import model as M
-from verify.deora2023.claims.searches import search_choice
+from verify.deora2023.claims.common import search_choice
 from verify.numerics.gradcheck import check_grad, check_hvp
 
 _GRAD_CHOICES = {

@@ -26,7 +26,7 @@ from verify.core import (
     claim,
 )
 from verify.deora2023 import experiments as E
-from verify.deora2023.claims.searches import search_choice
+from verify.deora2023.claims.common import search_choice
 from verify.numerics.fit import RateFit, fit_rate
 
 _GRADBOUND_CHOICES = {

@@ -1,9 +1,10 @@
 """Experiments of the deora2023 claims, one module per claim module of ``verify/deora2023/claims``:
 
 - ``runs``: what several sections share (the mixture problem, GD with snapshots, NTK margins, the random
-  derivative cases, the worst-case search scaffold);
-- ``derivatives``, ``model_bounds``, ``self_bounded``, ``training``, ``generalization``, ``ntk``, ``rates``,
-  ``heads``: the experiments of the claim module of the same name (``claims/searches.py`` needs none).
+  derivative cases, the worst-case search scaffold and the box of the loss-level searches);
+- ``derivatives``, ``model_bounds``, ``self_bounded``, ``quasiconvex``, ``training``, ``generalization``,
+  ``generalization_rates``, ``realizability``, ``ntk``, ``mixture``, ``rates``, ``heads``: the experiments
+  of the claim module of the same name (``claims/training_heads.py`` reads the runs of ``training``).
 
 Section modules import ``runs`` only, never each other. This package re-exports the names the claims and
 tests use (``E.name``). Sweep points are frozen dataclasses and workers module-level functions, so
@@ -15,19 +16,17 @@ hash: a parallel map returns the serial result, so the mapper never changes the 
 from __future__ import annotations
 
 from verify.deora2023.experiments.derivatives import kappa3_ratios, softmax_ratio_search, softmax_ratios
-from verify.deora2023.experiments.generalization import (
+from verify.deora2023.experiments.generalization import GenDatasets, gen_datasets, gen_gap, shared_test_se
+from verify.deora2023.experiments.generalization_rates import (
     GapPoint,
     GapSweep,
-    GenDatasets,
     GenRatePoint,
     gap_point,
     gap_sweep,
-    gen_datasets,
-    gen_gap,
     gen_rate_point,
-    shared_test_se,
 )
 from verify.deora2023.experiments.heads import HeadsPoint, heads_point
+from verify.deora2023.experiments.mixture import NoisyMarginPoint, noisy_margin_trial
 from verify.deora2023.experiments.model_bounds import (
     ScalingSweep,
     grad_ratio,
@@ -38,27 +37,23 @@ from verify.deora2023.experiments.model_bounds import (
     scaling_sweep,
     trained_problem,
 )
-from verify.deora2023.experiments.ntk import (
-    TAYLOR_LAM_MIN,
-    NoisyMarginPoint,
-    NtkGramPoint,
-    NtkSweep,
-    noisy_margin_trial,
-    ntk_gram_point,
-    ntk_gram_w0,
-    ntk_margin_w0,
-    ntk_setup,
-    ntk_sweep,
-    phi_along_theta_star_w0,
-    taylor_ratio_search,
-    taylor_ratios,
-)
+from verify.deora2023.experiments.ntk import NtkGramPoint, NtkSweep, ntk_gram_point, ntk_sweep
+from verify.deora2023.experiments.quasiconvex import quasiconvex_pairs, quasiconvex_search
 from verify.deora2023.experiments.rates import (
     LazyPoint,
     LazySweep,
     decaying_gd_losses,
     lazy_point,
     lazy_sweep,
+)
+from verify.deora2023.experiments.realizability import (
+    TAYLOR_LAM_MIN,
+    ntk_gram_w0,
+    ntk_margin_w0,
+    ntk_setup,
+    phi_along_theta_star_w0,
+    taylor_ratio_search,
+    taylor_ratios,
 )
 from verify.deora2023.experiments.runs import (
     _rng,
@@ -79,8 +74,6 @@ from verify.deora2023.experiments.self_bounded import (
     WcSweep,
     loss_point,
     loss_ratio_search,
-    quasiconvex_pairs,
-    quasiconvex_search,
     sbgrad_ratios,
     sbwc_ratio,
     smooth_ratios,

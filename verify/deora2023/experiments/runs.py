@@ -1,10 +1,12 @@
 """The set-ups and runs that several sections of deora2023 share: the data-and-initialisation problem,
 full-batch GD with snapshots, the parameter-space helpers, the NTK margins (the SVM of derivation Sect. 11),
-the random cases of the derivative checks, and the scaffold of the worst-case searches.
+the random cases of the derivative checks, and the scaffold of the worst-case searches (with the box
+of the loss-level searches).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 
@@ -218,3 +220,36 @@ def polar_U(u: np.ndarray, root: float, T: int, d: int) -> np.ndarray:
     U = np.zeros((1, T, d))
     U[0, : u.size // d] = (root / 2) ** 2 * (u / np.linalg.norm(u)).reshape(-1, d)
     return U
+
+
+#: Box of the loss-level searches: U entries (polar: ||U||_F) and R below LOSS_BOX, so that |y Phi| stays
+#: far below the ~745 where the logistic loss underflows to 0.
+LOSS_BOX = 10.0
+#: Smallest token radius of the loss-level searches (R -> 0 is a limit of some of their worst cases).
+LOSS_R_MIN = 1e-6
+
+
+def _soft_clamp(v: float, lo: float, hi: float) -> float:
+    """lo + softplus(v - lo) - softplus(v - hi): about v between lo and hi, smoothly into (lo, hi)."""
+    return lo + float(np.logaddexp(0.0, v - lo) - np.logaddexp(0.0, v - hi))
+
+
+def bounded_point(
+    z: np.ndarray, H: int, T: int, d: int, polar: bool
+) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """theta and one sample X from z = (U, W, x, r) (``polar``: (u, l, W, x, r)), of size
+    :func:`bounded_dim`: U = b tanh(z_U / b) entrywise (``polar``: U = ||U||_F u/||u|| with ||U||_F =
+    b tanh(l^2 / b), so that U = 0, a kink of beta_3, is a smooth point), W = z_W / R^2 (attention logits of
+    order z_W at any R), X = R x / max_t ||x_t|| with log R = r smoothly clamped (:func:`_soft_clamp`) to
+    (log R_min, log b); b = :data:`LOSS_BOX`, R_min = :data:`LOSS_R_MIN`."""
+    u, root, W, x, r = split_z(z, (H * T * d, int(polar), H * d * d, T * d, 1))
+    R = math.exp(_soft_clamp(float(r[0]), math.log(LOSS_R_MIN), math.log(LOSS_BOX)))
+    if polar:
+        U = LOSS_BOX * math.tanh(float(root[0]) ** 2 / LOSS_BOX) * u / np.linalg.norm(u)
+    else:
+        U = LOSS_BOX * np.tanh(u / LOSS_BOX)
+    return {"U": U.reshape(H, T, d), "W": W.reshape(H, d, d) / R**2}, R * unit_tokens(x, T, d)
+
+
+def bounded_dim(H: int, T: int, d: int, polar: bool) -> int:
+    return H * T * d + int(polar) + H * d * d + T * d + 1

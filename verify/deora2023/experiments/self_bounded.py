@@ -1,6 +1,6 @@
-"""Experiments of ``claims/self_bounded.py`` (.sbgrad, .sbwc, .sbwc.Hlaw, .smooth, .quasiconvex): the
-self-bounded gradient along GD, the quasi-convexity pairs, the Hessian of L at GD iterates and random
-points (exact or by one-sided bounds), and the loss-level worst-case searches.
+"""Experiments of ``claims/self_bounded.py`` (.sbgrad, .sbwc, .sbwc.Hlaw, .smooth): the self-bounded
+gradient along GD, the Hessian of L at GD iterates and random points (exact or by one-sided bounds), and
+the loss-level worst-case searches.
 """
 
 from __future__ import annotations
@@ -11,21 +11,19 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.special import expit
 
 from bounds import deora2023 as B
-from bounds.checks import check_int
 from verify.core.context import Mapper, serial_map
 from verify.deora2023 import data as D
 from verify.deora2023 import model as M
 from verify.deora2023.experiments.runs import (
+    LOSS_BOX,
     ONE_LABEL,
     _rng,
-    dist,
+    bounded_dim,
+    bounded_point,
     make_problem,
     run_gd,
-    split_z,
-    unit_tokens,
     value_norm_max,
     worst_case_search,
 )
@@ -65,70 +63,6 @@ def sbgrad_ratios(
         for _ in range(random_points)
     ]
     return traj.extras["ratio"], rand
-
-
-@dataclass(frozen=True)
-class QuasiconvexPairs:
-    """Per used pair (c < c_max) the ratios of the inner-product inequality (r1) and of the segment
-    maximum (r2) to their bounds; ``used`` of ``pairs`` drawn."""
-
-    r1: list[float]
-    r2: list[float]
-    used: int
-
-
-def qc_c(th: Params, th2: Params, R: float) -> float:
-    """c = kappa D^2 with D = ||theta - theta'|| and kappa = beta_3(R, larger endpoint value norm)/sqrt(H)
-    (max_h ||U_h|| on the segment is at most its value at an endpoint)."""
-    H, T, _ = M.check_params(th)
-    kappa = B.weak_convexity_modulus(B.beta3(T, R, max(value_norm_max(th), value_norm_max(th2))), H)
-    return kappa * dist(th, th2) ** 2
-
-
-def qc_inner_ratio(th: Params, th2: Params, X: np.ndarray, y: np.ndarray, c: float) -> float:
-    """(1-a) L(t) / (<grad L(t), t-t'> + (1+a) L(t')): above 1 iff the inner-product inequality fails
-    (inf when the denominator is not positive)."""
-    L1, g1 = M.loss_and_grad(th, X, y)
-    L2 = M.loss(th2, X, y)
-    inner = sum(float(np.sum(g1[k] * (th[k] - th2[k]))) for k in th)
-    a = B.qc_a(c)
-    den = inner + (1 + a) * L2
-    return (B.qc_inner_lower(L1, L2, c) + (1 + a) * L2) / den if den > 0 else math.inf
-
-
-def qc_segment_ratio(
-    th: Params, th2: Params, X: np.ndarray, y: np.ndarray, c: float, seg_points: int
-) -> float:
-    """max_seg L (1 - c/2) / max(L(t), L(t')), the segment maximum on ``seg_points`` points (their losses in
-    one batched pass, each point's the bits of :func:`verify.deora2023.model.loss` at it)."""
-    s = np.linspace(0, 1, seg_points)[:, None, None, None]
-    U, W = ((1.0 - s) * th[k] + s * th2[k] for k in ("U", "W"))  # lerp at every point
-    seg = float(np.max(M.loss_and_grad_batched(U, W, X[None], y[None], grad=False)[0]))
-    return seg / B.qc_segment_max(max(M.loss(th, X, y), M.loss(th2, X, y)), c)
-
-
-def quasiconvex_pairs(
-    seed: int, H: int, n: int, pairs: int, seg_points: int, c_max: float
-) -> QuasiconvexPairs:
-    """Pairs theta = theta_0 + N(0, 0.1^2), theta' = theta + D u (u a unit direction, D log-uniform in
-    [0.01, 2]); c = :func:`qc_c`; pairs with c >= c_max are skipped (the inequalities assume c < 1)."""
-    pr = make_problem(_rng(seed, 1), _rng(seed, 2), n=n, H=H)
-    X, y, R = pr.X, pr.y, pr.R
-    rng = _rng(seed, 3)
-    used, r1s, r2s = 0, [], []
-    for _ in range(check_int("pairs", pairs)):
-        th = {k: v + 0.1 * rng.standard_normal(v.shape) for k, v in pr.params0.items()}
-        u = {k: rng.standard_normal(v.shape) for k, v in th.items()}
-        nu = math.sqrt(sum(float(np.sum(v**2)) for v in u.values()))
-        Dist = float(np.exp(rng.uniform(np.log(0.01), np.log(2.0))))
-        th2 = {k: th[k] + Dist * u[k] / nu for k in th}
-        c = qc_c(th, th2, R)
-        if c >= c_max:
-            continue
-        used += 1
-        r1s.append(qc_inner_ratio(th, th2, X, y, c))
-        r2s.append(qc_segment_ratio(th, th2, X, y, c, seg_points))
-    return QuasiconvexPairs(r1s, r2s, used)
 
 
 @dataclass(frozen=True)
@@ -224,38 +158,6 @@ def wc_sweep(s: WcSweep) -> list[dict[str, float]]:
 
 # ---- loss-level worst-case searches (verify/numerics/worstcase.py) ------------------------------------
 
-#: Box of the loss-level searches: U entries (polar: ||U||_F) and R below LOSS_BOX, so that |y Phi| stays
-#: far below the ~745 where the logistic loss underflows to 0.
-LOSS_BOX = 10.0
-#: Smallest token radius of the loss-level searches (R -> 0 is a limit of some of their worst cases).
-LOSS_R_MIN = 1e-6
-
-
-def _soft_clamp(v: float, lo: float, hi: float) -> float:
-    """lo + softplus(v - lo) - softplus(v - hi): about v between lo and hi, smoothly into (lo, hi)."""
-    return lo + float(np.logaddexp(0.0, v - lo) - np.logaddexp(0.0, v - hi))
-
-
-def _bounded_point(
-    z: np.ndarray, H: int, T: int, d: int, polar: bool
-) -> tuple[dict[str, np.ndarray], np.ndarray]:
-    """theta and one sample X from z = (U, W, x, r) (``polar``: (u, l, W, x, r)), of size
-    :func:`_bounded_dim`: U = b tanh(z_U / b) entrywise (``polar``: U = ||U||_F u/||u|| with ||U||_F =
-    b tanh(l^2 / b), so that U = 0, a kink of beta_3, is a smooth point), W = z_W / R^2 (attention logits of
-    order z_W at any R), X = R x / max_t ||x_t|| with log R = r smoothly clamped (:func:`_soft_clamp`) to
-    (log R_min, log b); b = :data:`LOSS_BOX`, R_min = :data:`LOSS_R_MIN`."""
-    u, root, W, x, r = split_z(z, (H * T * d, int(polar), H * d * d, T * d, 1))
-    R = math.exp(_soft_clamp(float(r[0]), math.log(LOSS_R_MIN), math.log(LOSS_BOX)))
-    if polar:
-        U = LOSS_BOX * math.tanh(float(root[0]) ** 2 / LOSS_BOX) * u / np.linalg.norm(u)
-    else:
-        U = LOSS_BOX * np.tanh(u / LOSS_BOX)
-    return {"U": U.reshape(H, T, d), "W": W.reshape(H, d, d) / R**2}, R * unit_tokens(x, T, d)
-
-
-def _bounded_dim(H: int, T: int, d: int, polar: bool) -> int:
-    return H * T * d + int(polar) + H * d * d + T * d + 1
-
 
 def _curvature(params: dict[str, np.ndarray], X: np.ndarray) -> dict[str, float]:
     """:func:`wc_point` of one sample with label +1, exact (dense eigh)."""
@@ -263,7 +165,7 @@ def _curvature(params: dict[str, np.ndarray], X: np.ndarray) -> dict[str, float]
     return wc_point(WcPoint(params, X, ONE_LABEL, M.n_params(H, T, d)))
 
 
-#: The loss-level searches: name -> (ratio at (theta, X) given rtol, polar U (:func:`_bounded_point`)).
+#: The loss-level searches: name -> (ratio at (theta, X) given rtol, polar U (:func:`bounded_point`)).
 #: sbwc is attained at U = 0 (polar); the others lie where U is not small.
 LOSS_RATIOS: dict[str, tuple[Callable[..., float], bool]] = {
     "sbwc": (lambda p, X, rtol: sbwc_ratio(_curvature(p, X)), True),
@@ -275,7 +177,7 @@ LOSS_RATIOS: dict[str, tuple[Callable[..., float], bool]] = {
 def loss_point(w: WorstCase) -> dict[str, float]:
     """The :func:`wc_point` at the argument of a :func:`loss_ratio_search` result (replays its z)."""
     a = w.argument
-    params, X = _bounded_point(np.array(w.z), int(a["H"]), int(a["T"]), int(a["d"]), bool(a["polar"]))
+    params, X = bounded_point(np.array(w.z), int(a["H"]), int(a["T"]), int(a["d"]), bool(a["polar"]))
     return _curvature(params, X)
 
 
@@ -290,7 +192,7 @@ def loss_ratio_search(
     rtol: float = 0.0,
 ) -> WorstCase:
     """Worst case of a loss-level ratio (:data:`LOSS_RATIOS`) over every theta and a one-sample data set
-    (X, y = +1) in the box of :func:`_bounded_point`: ``which`` is "sbwc" (:func:`sbwc_ratio`), "smooth"
+    (X, y = +1) in the box of :func:`bounded_point`: ``which`` is "sbwc" (:func:`sbwc_ratio`), "smooth"
     (the larger of the two :func:`smooth_ratios`; both from the exact dense Hessian of L, :func:`wc_point`)
     or "sbgrad" (:func:`sbgrad_ratio`, divided by 1 + rtol: it is attained as y Phi -> infinity, where
     float64 lands on either side of 1). One sample loses nothing: each bound is a sum over samples of
@@ -299,39 +201,7 @@ def loss_ratio_search(
     measure, polar = LOSS_RATIOS[which]
 
     def ratio(z: np.ndarray) -> float:
-        return float(measure(*_bounded_point(z, H, T, d, polar), rtol))
+        return float(measure(*bounded_point(z, H, T, d, polar), rtol))
 
     arg = {"ratio": which, "H": H, "T": T, "d": d, "polar": polar, "box": LOSS_BOX, "rtol": rtol}
-    return worst_case_search(ratio, _bounded_dim(H, T, d, polar), rng, starts, maxiter, arg)
-
-
-def _qc_distance(params: Params, R: float, c: float) -> float:
-    """The D with kappa_hi(D) D^2 = c, kappa_hi(D) = beta_3(R, u + D)/sqrt(H) >= the kappa of any pair at
-    distance D (u = max_h ||U_h|| of theta): the real root of a cubic increasing on D > 0."""
-    H, T, _ = M.check_params(params)
-    A = B.weak_convexity_modulus(B.beta3(T, R, value_norm_max(params)), H)  # the D^2 coefficient
-    C = 2 * math.sqrt(T) * R**5 / math.sqrt(H)  # the D^3 coefficient: beta_3 is affine in u
-    roots = np.roots([C, A, 0.0, -c])
-    return float(max(r.real for r in roots if abs(r.imag) <= 1e-12 * abs(r) and r.real > 0))
-
-
-def quasiconvex_search(
-    rng: np.random.Generator, H: int, T: int, d: int, starts: int, maxiter: int, c_max: float
-) -> WorstCase:
-    """Worst case of the inner-product inequality (:func:`qc_inner_ratio`) over every theta, unit direction
-    u and one-sample data set (X, y = +1) in the box of :func:`_bounded_point`, theta' = theta + D u with
-    D from c_hi = c_max sigmoid(z_c) (:func:`_qc_distance`), so that c = kappa D^2 <= c_hi < c_max:
-    z = (theta and X as in the box, u, z_c)."""
-    p = M.n_params(H, T, d)
-    sizes = (_bounded_dim(H, T, d, False), p, 1)
-
-    def ratio(z: np.ndarray) -> float:
-        point, u, zc = split_z(z, sizes)
-        th, X = _bounded_point(point, H, T, d, False)
-        R = D.token_radius(X)
-        step = _qc_distance(th, R, c_max * float(expit(zc[0]))) * u / np.linalg.norm(u)
-        th2 = {k: v + s for (k, v), s in zip(th.items(), M.unpack(step, H, T, d).values(), strict=True)}
-        return qc_inner_ratio(th, th2, X, ONE_LABEL, qc_c(th, th2, R))
-
-    arg = {"H": H, "T": T, "d": d, "box": LOSS_BOX, "c_max": c_max}
-    return worst_case_search(ratio, sum(sizes), rng, starts, maxiter, arg)
+    return worst_case_search(ratio, bounded_dim(H, T, d, polar), rng, starts, maxiter, arg)
