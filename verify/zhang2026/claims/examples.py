@@ -26,9 +26,17 @@ from verify.core import (
 )
 from verify.zhang2026 import data as D
 from verify.zhang2026 import experiments as E
-from verify.zhang2026.claims._rates import DECAY_WORLD, RateParts, fit_decades, rate_times
-from verify.zhang2026.claims._rules import MAX_ENTRY, SLOPE_MC
-from verify.zhang2026.claims._sources import NOTE, REVIEWS
+from verify.zhang2026.claims.common import (
+    DECAY_WORLD,
+    MAX_ENTRY_CHOICE,
+    NOTE,
+    REVIEWS,
+    SGD_BATCH,
+    SLOPE_MC_CHOICE,
+    RateParts,
+    fit_decades,
+    rate_times,
+)
 
 
 def _teacher(name: str, n: int, K: int, rng: np.random.Generator) -> np.ndarray:
@@ -74,19 +82,8 @@ _EXAMPLES_CHOICES = {
         reason="the paper's synthetic experiments use linear sigma and leaky ReLU; quick judges linear, "
         "the paper profile both",
     ),
-    "slope_tol": Choice(
-        SLOPE_MC,
-        range=(0.05, 0.25),
-        basis="plausible",
-        reason="the rate rule's half-width for Monte Carlo / SGD curves: from half ours to 0.25, half "
-        "the distance to the competing exponent -1/2",
-    ),
-    "max_entry": Choice(
-        MAX_ENTRY,
-        range=(0.02, 0.1),
-        basis="plausible",
-        reason="what 'A -> S*' asks at a finite T_max: from 2% to 10% of an entry",
-    ),
+    "slope_tol": SLOPE_MC_CHOICE,
+    "max_entry": MAX_ENTRY_CHOICE,
 }
 
 
@@ -311,12 +308,7 @@ _FULLTF_CHOICES = {
         basis="plausible",
         reason="||V*||_F is not fixed by the paper: halved or doubled",
     ),
-    "N": Choice(
-        100,
-        range=(50, 300),
-        basis="plausible",
-        reason="the online batch (the paper profile's 1000 is the long end): half ours to 3x (the cost)",
-    ),
+    "N": SGD_BATCH,
     "steps": Choice(
         1000,
         range=(500, 3000),

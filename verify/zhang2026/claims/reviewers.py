@@ -25,7 +25,7 @@ from verify.core import (
 )
 from verify.numerics.fit import fit_loglog
 from verify.zhang2026 import experiments as E
-from verify.zhang2026.claims._rates import RateParts
+from verify.zhang2026.claims.common import RateParts
 
 _DEQK_SOURCE = (
     "ICLR 2026 reviews of the paper (OpenReview forum ukiRIdgoIF), reviewer 1's question 3 (D = K); class (A)"

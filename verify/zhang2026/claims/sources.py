@@ -31,8 +31,7 @@ from verify.core import (
 )
 from verify.zhang2026 import experiments as E
 from verify.zhang2026 import model as Mo
-from verify.zhang2026.claims._rates import fit_decades
-from verify.zhang2026.claims._sources import NOTE, reviewers
+from verify.zhang2026.claims.common import NOTE, fit_decades, reviewers
 from verify.zhang2026.claims.thm31 import stable_step, tail_limits
 
 #: Logit-step gain per positional normalisation (derivation Sect. 4.2 and 6.3): "unit" P^T P = I with

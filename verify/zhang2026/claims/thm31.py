@@ -33,9 +33,19 @@ from verify.core import (
 )
 from verify.numerics.fit import fit_loglog
 from verify.zhang2026 import experiments as E
-from verify.zhang2026.claims._rates import DECAY_WORLD, RateParts, fit_decades, rate_times, worst_rate
-from verify.zhang2026.claims._rules import CONST_2PC, MAX_ENTRY, SLOPE_CF
-from verify.zhang2026.claims._sources import NOTE, reviewers
+from verify.zhang2026.claims.common import (
+    CONST_2PC,
+    DECAY_WORLD,
+    MAX_ENTRY,
+    NOTE,
+    SLOPE_CF,
+    SLOPE_CF_CHOICE,
+    RateParts,
+    fit_decades,
+    rate_times,
+    reviewers,
+    worst_rate,
+)
 
 CIRCULANT = [("circulant", 8, 2), ("circulant", 12, 3), ("circulant", 16, 4)]
 ACTS = ("linear", "leaky")
@@ -223,13 +233,7 @@ _THM31_RATE_CHOICES = {
         reason="the horizon in T_0 (the paper profile's 10^5 is the long end); the rate is asymptotic, "
         "so a reader may take any horizon past the transient, from 3000 to 3 x ours",
     ),
-    "slope_tol": Choice(
-        SLOPE_CF,
-        range=(0.025, 0.25),
-        basis="plausible",
-        reason="the rate rule's half-width: from half ours to 0.25, half the distance to the competing "
-        "exponent -1/2",
-    ),
+    "slope_tol": SLOPE_CF_CHOICE,
 }
 
 
