@@ -1,5 +1,6 @@
 """The claims of Zhang, Zhao, Gu, Cao (ICLR 2026), one module per part of the paper; importing this
-package registers every ``zhang2026.*`` claim. What several modules share is in :mod:`.common`.
+package registers every ``zhang2026.*`` claim. What several modules share is in :mod:`.common` (no claim
+module imports another).
 
 Seeds. Claims whose measurement draws random numbers (V*, P, Monte Carlo samples, SGD batches) declare
 how their seeds combine: ``every`` for statements about every draw, ``pooled`` for rates fitted across
@@ -19,11 +20,15 @@ flagged ``consistency=True``: they test the code and are counted apart from the 
 from verify.zhang2026.claims import (
     closed_forms,
     examples,
+    full_tf,
     invariants,
+    mnist,
     protocol,
     reviewers,
-    sources,
+    stepsize,
     thm31,
+    thm31_constant,
+    thm31_tstar,
     thm32,
     variants,
 )
@@ -31,11 +36,15 @@ from verify.zhang2026.claims import (
 __all__ = [
     "closed_forms",
     "examples",
+    "full_tf",
     "invariants",
+    "mnist",
     "protocol",
     "reviewers",
-    "sources",
+    "stepsize",
     "thm31",
+    "thm31_constant",
+    "thm31_tstar",
     "thm32",
     "variants",
 ]

@@ -1,9 +1,11 @@
-"""What two or more of zhang2026's claim modules share.
+"""What two or more of zhang2026's claim modules share (no claim module imports another; each imports
+what it reads from here).
 
 - Sources: where the THIRD-PARTY and QUESTION statements of the paper come from, and how reliable each
   source is (the ``source=`` of a claim; the docs and the report print it).
 - Pass rules and choices that several claims declare alike (each claim lists the ones it reads).
 - Rates: the rate conditions of claims over several curves or next to other conditions (below).
+- Theorem 3.1's tails: the activations, the (C1, g) sweep point and the stable step of the tail claims.
 
 Rates. Several claims judge one statement "X ~ T^p" on several curves (four examples times two
 activations, three input laws, ...) or next to other conditions (a constant, a max-entry tolerance).
@@ -28,8 +30,11 @@ from typing import Any
 
 import numpy as np
 
+from bounds import zhang2026 as B
+from bounds.mp import to_float
 from verify.core import FAILS, Choice, Conditions, Evidence, Kind, Rule, Verdict, decide
 from verify.numerics.fit import RateFit, fit_rate
+from verify.zhang2026 import experiments as E
 
 # ------------------------------------------------------------------------------- sources
 #: The four ICLR 2026 reviews: OpenReview forum ukiRIdgoIF (submission 23129); a public copy of all four
@@ -242,3 +247,22 @@ SGD_TMAX_T0 = Choice(
     basis="plausible",
     reason="the horizon in T_0: a third of ours to 3x (the cost)",
 )
+
+
+# ------------------------------------------------------------------------------- Theorem 3.1's tails
+#: The activations of the Thm 3.1 tail claims: linear sigma and leaky ReLU (slope 0.1).
+ACTS = ("linear", "leaky")
+
+
+def curve_point(
+    D: int, K: int, eta: float, v2: float, act: str, times: np.ndarray, t_decay: float = 0.0
+) -> E.CurvePoint:
+    """The (C1, g) sweep point of D, K, eta, v2 = ||V*||_F^2 and ``act`` at unit input variance, sampled
+    at ``times``; t_decay: the step schedule (0: constant)."""
+    return E.CurvePoint(D, K, eta, 1.0, v2, act, tuple(int(t) for t in times), t_decay)
+
+
+def stable_step(D: int, K: int, v2: float) -> float:
+    """The largest stable constant step of the (C1, g) dynamics, 2 / curvature of both: 4 x
+    bounds.zhang2026.eta_heuristic = 2 min(K / D, D K / ||V*||_F^2) (sx2 = 1; derivation Sect. 6.9)."""
+    return 4.0 * to_float(B.eta_heuristic(D, K, 1.0, v2))
