@@ -437,7 +437,7 @@ def test_digits_stand_in_geometry() -> None:
 def test_rate_parts_never_mask_a_violation() -> None:
     from verify.core.judge import judge
     from verify.core.record import Kind, Verdict
-    from verify.zhang2026.claims._rates import RateParts, fit_decades, rate_times
+    from verify.zhang2026.claims.common import RateParts, fit_decades, rate_times
 
     x = rate_times(1.0, 10, 1e4)
     good, flat = x**-1.0, x**-1.0 + 1e-3

@@ -164,7 +164,7 @@ def test_Tstar_flips_with_a_step_shrinking_in_D(monkeypatch) -> None:
     _flips(
         monkeypatch,
         "zhang2026.thm31.Tstar",
-        E.thm31,  # onset_sweep looks scalar_curve up in its own module
+        E.thm31_tstar,  # onset_sweep looks scalar_curve up in its own module
         "scalar_curve",
         _curve_with(lambda p, orig: orig(replace(p, eta=p.eta * (8 / p.D) ** 0.5))),
     )
@@ -299,7 +299,7 @@ def test_stepsize_flips_with_a_larger_step(monkeypatch) -> None:
     """GD run at 40x the step it reports (a wrong scaling of the measured run)."""
     orig = E.scalar_run
     bad = lambda D, K, eta, *a, **k: orig(D, K, 40 * eta, *a, **k)  # noqa: E731
-    _flips(monkeypatch, "zhang2026.stepsize", E.runs, "scalar_run", bad, steps=300)  # inside monotone_run
+    _flips(monkeypatch, "zhang2026.stepsize", E.stepsize, "scalar_run", bad, steps=300)  # inside monotone_run
 
 
 def test_KD4_finding_is_the_exponent(monkeypatch) -> None:

@@ -1,5 +1,6 @@
 """The claims of Zhang, Zhao, Gu, Cao (ICLR 2026), one module per part of the paper; importing this
-package registers every ``zhang2026.*`` claim.
+package registers every ``zhang2026.*`` claim. What several modules share is in :mod:`.common` (no claim
+module imports another).
 
 Seeds. Claims whose measurement draws random numbers (V*, P, Monte Carlo samples, SGD batches) declare
 how their seeds combine: ``every`` for statements about every draw, ``pooled`` for rates fitted across
@@ -7,7 +8,7 @@ seeds; the long tail runs through the exact (C1, g) reduction are deterministic 
 
 Rates. Every "X ~ T^p" statement is judged by the shared rate rule (:mod:`verify.core.judge`) on a
 grid of 4 times per decade with 5-point windows, so each local slope spans one decade
-(:mod:`verify.zhang2026.claims._rates`). A claim with one statement on several curves is a ``rate``
+(:mod:`verify.zhang2026.claims.common`). A claim with one statement on several curves is a ``rate``
 claim showing its least favourable curve; a claim with other conditions too (a constant, a max-entry
 tolerance) is an ``upper`` claim over normalised violations whose headline is the paper's quantity (the
 least favourable slope, or the constant furthest from its window).
@@ -19,11 +20,15 @@ flagged ``consistency=True``: they test the code and are counted apart from the 
 from verify.zhang2026.claims import (
     closed_forms,
     examples,
+    full_tf,
     invariants,
+    mnist,
     protocol,
     reviewers,
-    sources,
+    stepsize,
     thm31,
+    thm31_constant,
+    thm31_tstar,
     thm32,
     variants,
 )
@@ -31,11 +36,15 @@ from verify.zhang2026.claims import (
 __all__ = [
     "closed_forms",
     "examples",
+    "full_tf",
     "invariants",
+    "mnist",
     "protocol",
     "reviewers",
-    "sources",
+    "stepsize",
     "thm31",
+    "thm31_constant",
+    "thm31_tstar",
     "thm32",
     "variants",
 ]

@@ -19,8 +19,7 @@ from verify.core import (
     claim,
 )
 from verify.zhang2026 import experiments as E
-from verify.zhang2026.claims._rates import RateParts
-from verify.zhang2026.claims._rules import MC_Z
+from verify.zhang2026.claims.common import MC_Z, RateParts
 
 _CLOSEDFORM_CHOICES = {
     "mc_z": Choice(

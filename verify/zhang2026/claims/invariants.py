@@ -21,8 +21,7 @@ from verify.core import (
     claim,
 )
 from verify.zhang2026 import experiments as E
-from verify.zhang2026.claims._rates import RateParts
-from verify.zhang2026.claims._sources import reviewers
+from verify.zhang2026.claims.common import RateParts, reviewers
 
 ROUNDOFF = "reconstruction pass criterion (round-off level)"
 

@@ -25,8 +25,19 @@ from verify.core import (
     claim,
 )
 from verify.zhang2026 import experiments as E
-from verify.zhang2026.claims._rates import DECAY_WORLD, RateParts, fit_decades, rate_times
-from verify.zhang2026.claims._rules import CONST_2PC, MAX_ENTRY, SLOPE_CF, SLOPE_MC
+from verify.zhang2026.claims.common import (
+    CONST_CHOICE,
+    DECAY_WORLD,
+    MAX_ENTRY_CHOICE,
+    SGD_BATCH,
+    SGD_TMAX_T0,
+    SGD_VNORM,
+    SLOPE_CF_CHOICE,
+    SLOPE_MC_CHOICE,
+    RateParts,
+    fit_decades,
+    rate_times,
+)
 
 _PROTOCOL_CHOICES = {
     "eta": Choice(
@@ -35,43 +46,17 @@ _PROTOCOL_CHOICES = {
         basis="plausible",
         reason="the step is ours: half to 1.5x (stable step 2 min(K/D, D K/||V*||_F^2) = 1.0)",
     ),
-    "vnorm": Choice(
-        4.0,
-        range=(3.0, 8.0),
-        basis="plausible",
-        reason="||V*||_F is ours: 3 (1.8x the steps) to the paper profile's 8",
-    ),
-    "batch": Choice(
-        100,
-        range=(50, 300),
-        basis="plausible",
-        reason="the online batch (the paper profile's 1000 is the long end): half ours to 3x (the cost)",
-    ),
+    "vnorm": SGD_VNORM,
+    "batch": SGD_BATCH,
     "tau": Choice(
         0.1,
         range=(0.03, 0.3),
         basis="plausible",
         reason="the label noise level is not recovered: 0.03 to 0.3 of a unit-variance input",
     ),
-    "tmax_T0": Choice(
-        1000,
-        range=(300, 3000),
-        basis="plausible",
-        reason="the horizon in T_0: a third of ours to 3x (the cost)",
-    ),
-    "slope_tol": Choice(
-        SLOPE_MC,
-        range=(0.05, 0.25),
-        basis="plausible",
-        reason="the rate rule's half-width for Monte Carlo / SGD curves: from half ours to 0.25, half "
-        "the distance to the competing exponent -1/2",
-    ),
-    "max_entry": Choice(
-        MAX_ENTRY,
-        range=(0.02, 0.1),
-        basis="plausible",
-        reason="what 'A -> S*' asks at a finite T_max: from 2% to 10% of an entry",
-    ),
+    "tmax_T0": SGD_TMAX_T0,
+    "slope_tol": SLOPE_MC_CHOICE,
+    "max_entry": MAX_ENTRY_CHOICE,
     "value_err": Choice(
         Rule(0.05, "||W_V - V*||_F / ||V*||_F at T_max, worst seed", "same scale as max_entry"),
         range=(0.02, 0.1),
@@ -184,19 +169,8 @@ _ASYM_INIT_CHOICES = {
         basis="plausible",
         reason="the horizon in T_0: a third of ours to 3x (the paper profile's 10^4 is the long end)",
     ),
-    "slope_tol": Choice(
-        SLOPE_CF,
-        range=(0.025, 0.25),
-        basis="plausible",
-        reason="the rate rule's half-width: from half ours to 0.25, half the distance to the competing "
-        "exponent -1/2",
-    ),
-    "const": Choice(
-        CONST_2PC,
-        options=((0.99, 1.01), (0.98, 1.02), (0.95, 1.05)),
-        basis="plausible",
-        reason="how close T excess must be to the derived limit at a finite T_max: 1%, 2% (ours) or 5%",
-    ),
+    "slope_tol": SLOPE_CF_CHOICE,
+    "const": CONST_CHOICE,
     "vs_reduction": Choice(
         Rule(0.01, "|excess / excess of the zero-init reduction - 1| at T_max, worst seed"),
         range=(0.003, 0.03),

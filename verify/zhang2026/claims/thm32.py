@@ -30,9 +30,7 @@ from verify.core import (
     claim,
 )
 from verify.zhang2026 import experiments as E
-from verify.zhang2026.claims._rates import RateParts, fit_decades, rate_times
-from verify.zhang2026.claims._rules import MC_Z, SLOPE_MC
-from verify.zhang2026.claims._sources import NOTE, REVIEWS
+from verify.zhang2026.claims.common import MC_Z, NOTE, REVIEWS, SLOPE_MC, RateParts, fit_decades, rate_times
 
 KINDS = ("exp", "exp_centred", "correlated")
 

@@ -25,8 +25,19 @@ from verify.core import (
 )
 from verify.zhang2026 import data as Da
 from verify.zhang2026 import experiments as E
-from verify.zhang2026.claims._rates import DECAY_WORLD, RateParts, fit_decades, rate_times
-from verify.zhang2026.claims._rules import CONST_2PC, REDUCTION, SLOPE_CF, SLOPE_MC
+from verify.zhang2026.claims.common import (
+    CONST_CHOICE,
+    DECAY_WORLD,
+    REDUCTION,
+    SGD_BATCH,
+    SGD_TMAX_T0,
+    SGD_VNORM,
+    SLOPE_CF_CHOICE,
+    SLOPE_MC_CHOICE,
+    RateParts,
+    fit_decades,
+    rate_times,
+)
 
 _NONGAUSS_SOURCE = (
     "ICLR 2026 reviews of the paper (OpenReview forum ukiRIdgoIF), reviewer 1's question on "
@@ -40,31 +51,10 @@ _NONGAUSS_CHOICES = {
         reason="the step is ours: from half to 1.5x (raw Gumbel runs at eta / 2 for the mean term's "
         "stability; the stable step without the mean is 1.0 here)",
     ),
-    "vnorm": Choice(
-        4.0,
-        range=(3.0, 8.0),
-        basis="plausible",
-        reason="||V*||_F is ours: 3 (1.8x the steps) to the paper profile's 8",
-    ),
-    "batch": Choice(
-        100,
-        range=(50, 300),
-        basis="plausible",
-        reason="the online batch (the paper profile's 1000 is the long end): half ours to 3x (the cost)",
-    ),
-    "tmax_T0": Choice(
-        1000,
-        range=(300, 3000),
-        basis="plausible",
-        reason="the horizon in T_0: a third of ours to 3x (the cost)",
-    ),
-    "slope_tol": Choice(
-        SLOPE_MC,
-        range=(0.05, 0.25),
-        basis="plausible",
-        reason="the rate rule's half-width for Monte Carlo / SGD curves: from half ours to 0.25, half "
-        "the distance to the competing exponent -1/2",
-    ),
+    "vnorm": SGD_VNORM,
+    "batch": SGD_BATCH,
+    "tmax_T0": SGD_TMAX_T0,
+    "slope_tol": SLOPE_MC_CHOICE,
     "const": Choice(
         Rule(
             (0.9, 1.1),
@@ -224,19 +214,8 @@ _NONUNIFORMS_CHOICES = {
         basis="plausible",
         reason="where the gap to the floor of (c) is read: a third of ours to 3x",
     ),
-    "slope_tol": Choice(
-        SLOPE_CF,
-        range=(0.025, 0.25),
-        basis="plausible",
-        reason="the rate rule's half-width: from half ours to 0.25, half the distance to the competing "
-        "exponent -1/2",
-    ),
-    "const": Choice(
-        CONST_2PC,
-        options=((0.99, 1.01), (0.98, 1.02), (0.95, 1.05)),
-        basis="plausible",
-        reason="how close T excess must be to the derived limit at a finite T_max: 1%, 2% (ours) or 5%",
-    ),
+    "slope_tol": SLOPE_CF_CHOICE,
+    "const": CONST_CHOICE,
     "dense_below": Choice(
         Rule(1e-12, "dense S*: the excess counts as reached 0 below this", "reconstruction pass criterion"),
         range=(1e-13, 1e-9),

@@ -1,4 +1,4 @@
-"""Experiments of ``claims/reviewers.py``: the edge cases D = K and K = 0, and the largest stable step."""
+"""Experiments of ``claims/reviewers.py``: the edge cases D = K and K = 0."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from bounds.mp import to_float
 from verify.core import Ctx
 from verify.zhang2026 import data as D
 from verify.zhang2026 import model as M
-from verify.zhang2026.experiments.runs import Size, population_gd_batched, scalar_run, seeds_of, stacked
+from verify.zhang2026.experiments.runs import Size, population_gd_batched, seeds_of, stacked
 
 
 def deqk_run(
@@ -50,20 +50,3 @@ def k0_drift(ctx: Ctx, sz: Size, eta: float, steps: int) -> list[float]:
         max(float(np.abs(r.W_V).max()), float(np.abs(r.W_KQ).max()), float(np.abs(r.excess).max()))
         for r in runs
     ]
-
-
-def largest_stable_eta(n: int, K: int, eta0: float, v2: float, steps: int) -> float | None:
-    """The largest eta0 * 2^k (k < 12) whose run stays finite and ends below the initial excess."""
-    largest = None
-    for k in range(0, 12):
-        eta = eta0 * 2**k
-        try:
-            with np.errstate(all="ignore"):
-                r = scalar_run(n, K, eta, [steps], 1.0, v2)
-            fine = bool(np.isfinite(r.excess[-1]) and r.excess[-1] < M.scalar_excess(0, 0, n, K, 1.0, v2))
-        except (OverflowError, ValueError):
-            fine = False
-        if not fine:
-            break
-        largest = eta
-    return largest

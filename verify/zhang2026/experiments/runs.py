@@ -1,6 +1,7 @@
 """The shared set-ups and GD runs of zhang2026 (what two or more claim modules use): population GD, the
-scalar (C1, g) recursion and its non-centred extension, the online-SGD worker (module-level, so ``ctx.map``
-runs it on any backend bit-identically), the problem set-ups, the step schedule, time grids and T_0."""
+scalar (C1, g) recursion with its sweep point, the scalar-curve and online-SGD workers (module-level, so
+``ctx.map`` runs them on any backend bit-identically), the problem set-ups, the step schedule, time grids
+and T_0."""
 
 from __future__ import annotations
 
@@ -225,62 +226,46 @@ def scalar_run(
     return ScalarRun(np.array(ts, dtype=np.float64), arr[:, 0], arr[:, 1], arr[:, 2], arr[:, 3])
 
 
-def scalar_run_mean(
-    V: np.ndarray, D: int, K: int, eta: float, times: Sequence[int], sx2: float = 1.0, mu: float = 0.0
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Linear sigma, uniform-K S*, iid entries of mean ``mu`` and variance ``sx2`` (raw Gumbel, Exp(1)):
-    W_V = alpha V* + beta V* 1 1^T stays in this 2-dimensional span (the mean term of
-    :func:`~verify.zhang2026.model.linear_loss_grad` is -mu^2 D (V* - W_V) 1 1^T) and the attention
-    keeps two levels with gap g:
+@dataclass(frozen=True)
+class CurvePoint:
+    """One scalar-reduction run of a sweep: sizes D, K, step eta, input variance sx2, v2 = ||V*||_F^2,
+    activation ``act`` ("linear" or "leaky"), sampling times; t_decay and logit_gain as in
+    :func:`scalar_run` (defaults: the paper's constant step, P^T P = I)."""
 
-        alpha <- alpha - eta sx2 D (|a|^2 alpha - u),
-        beta  <- beta - eta (sx2 D |a|^2 beta - mu^2 D (1 - alpha - beta d)),
-        g     <- g - eta u v sx2 (|W_V|^2 (u - v) - <V*, W_V> / K).
+    D: int
+    K: int
+    eta: float
+    sx2: float
+    v2: float
+    act: str
+    times: tuple[int, ...]
+    t_decay: float = 0.0
+    logit_gain: float = 1.0
 
-    Returns (excess, alpha, beta, g) at ``times``; the Lemma C.2 residual is
-    |beta| ||V* 1 1^T|| / ||W_V||."""
-    V = check_array("V", V, ndim=2)
-    D, K = check_int("D", D, low=2), check_int("K", K, low=1)
-    if K >= D:
-        raise ValueError(f"K must lie in [1, D-1], got K={K}, D={D}")
-    eta, sx2, mu = check_positive("eta", eta), check_positive("sx2", sx2), check_real("mu", mu)
-    ts = checked_times(times, low=0)
-    d = V.shape[1]
-    vv, w1 = float(np.vdot(V, V)), float(np.sum(V.sum(axis=1) ** 2))
-    DmK, invK, m2D, exp = float(D - K), 1.0 / K, mu * mu * D, math.exp
-    al = be = g = 0.0
-    t_now, out = 0, []
-    for t in ts:
-        for _ in range(t - t_now):
-            e = exp(g)
-            den = K * e + DmK
-            u = e / den
-            v = 1.0 / den
-            na2 = K * u * u + DmK * v * v
-            ww = al * al * vv + 2.0 * al * be * w1 + be * be * d * w1
-            vw = al * vv + be * w1
-            gd = sx2 * (ww * (u - v) - vw * invK)
-            al, be = (
-                al - eta * sx2 * D * (na2 * al - u),
-                be - eta * (sx2 * D * na2 * be - m2D * (1.0 - al - be * d)),
-            )
-            g = g - eta * u * v * gd
-        t_now = t
-        u, v = M.scalar_state(g, D, K)
-        na2 = K * u * u + DmK * v * v
-        ww = al * al * vv + 2.0 * al * be * w1 + be * be * d * w1
-        vw = al * vv + be * w1
-        ex = 0.5 * sx2 * D * (vv * invK - 2.0 * vw * u + ww * na2)
-        ex += 0.5 * m2D * (1.0 - al - be * d) ** 2 * w1
-        out.append((ex, al, be, g))
-    arr = np.array(out, dtype=np.float64).reshape(-1, 4)
-    return arr[:, 0], arr[:, 1], arr[:, 2], arr[:, 3]
+
+def scalar_curve(p: CurvePoint) -> dict[str, list]:
+    """ctx.map worker: the (C1, g) recursion at ``p``, as plain lists (t, excess, C1, g, eps)."""
+    act = LIN if p.act == "linear" else LEAKY
+    r = scalar_run(p.D, p.K, p.eta, list(p.times), p.sx2, p.v2, act, p.t_decay, p.logit_gain)
+    return {
+        "t": r.times.tolist(),
+        "excess": r.excess.tolist(),
+        "C1": r.C1.tolist(),
+        "g": r.g.tolist(),
+        "eps": r.eps.tolist(),
+    }
 
 
 def log_times(t_lo: int, t_max: int, per_decade: int = 10) -> np.ndarray:
     """About ``per_decade`` log-spaced integer times per decade over [t_lo, t_max] (at least 3)."""
     n = max(3, int(per_decade * math.log10(t_max / t_lo)) + 1)
     return np.unique(np.round(np.logspace(math.log10(t_lo), math.log10(t_max), n)).astype(int))
+
+
+def log_grid(steps: int, per_decade: int = 4) -> np.ndarray:
+    """Log-spaced integer times 1 .. steps, ``per_decade`` per decade (never past ``steps``)."""
+    k = np.arange(0, round(per_decade * math.log10(steps)) + 1)
+    return np.unique(np.minimum(np.round(10.0 ** (k / per_decade)).astype(int), steps))
 
 
 def onset(D: int, K: int, eta: float, sx2: float, v2: float) -> float:
@@ -321,33 +306,6 @@ def seeds_of(ctx: Ctx) -> list[Ctx]:
 def stacked(rows: Sequence[Sequence[np.ndarray]]) -> list[np.ndarray]:
     """The runs' arrays stacked on a leading run axis: rows of (V, S, P, ...) -> [V (n, ...), S, P, ...]."""
     return [np.stack(col) for col in zip(*rows, strict=True)]
-
-
-def monotone_run(
-    n: int,
-    K: int,
-    eta: float,
-    v2: float,
-    steps: int,
-    rtol: float,
-    mu: float = 0.0,
-    shape: tuple[int, int] = (2, 3),
-) -> tuple[bool, float]:
-    """(the excess is finite and non-increasing at every step up to relative round-off rtol, final excess)
-    of the linear scalar recursion at step size eta. mu != 0: inputs of mean mu (unit variance) through
-    :func:`scalar_run_mean`, with V* of ``shape`` (M, d), equal entries and ||V*||_F^2 = v2 (V* 1 along
-    the mean term)."""
-    try:
-        with np.errstate(all="ignore"):
-            if mu:
-                V = np.full(shape, math.sqrt(v2 / (shape[0] * shape[1])))
-                ex = scalar_run_mean(V, n, K, eta, list(range(steps + 1)), 1.0, mu)[0]
-            else:
-                ex = scalar_run(n, K, eta, list(range(steps + 1)), 1.0, v2).excess
-        inc = ~(np.diff(ex) <= rtol * ex[:-1])
-        return bool(np.all(np.isfinite(ex)) and not inc.any()), float(ex[-1])
-    except (OverflowError, ValueError):
-        return False, float("nan")
 
 
 @dataclass(frozen=True)

@@ -1,16 +1,15 @@
-"""Experiments of ``claims/thm31.py``: the scalar-reduction sweep point and its ``ctx.map`` worker, and
-the onset time T_on of the excess's tail."""
+"""Experiments of ``claims/thm31_tstar.py``: the onset time T_on of the excess's 1/T tail, our proxy for
+Theorem 3.1's T*, over a sweep of scalar-reduction runs."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
 from verify.core import Ctx
-from verify.zhang2026.experiments.runs import LEAKY, LIN, onset, scalar_run
+from verify.zhang2026.experiments.runs import CurvePoint, onset, scalar_curve
 
 
 def t_on(t: np.ndarray, y: np.ndarray, thresh: float, per_octave: int = 8) -> float:
@@ -22,36 +21,6 @@ def t_on(t: np.ndarray, y: np.ndarray, thresh: float, per_octave: int = 8) -> fl
     if k >= ls.size:
         return float("nan")
     return float(t[k])
-
-
-@dataclass(frozen=True)
-class CurvePoint:
-    """One scalar-reduction run of a sweep: sizes D, K, step eta, input variance sx2, v2 = ||V*||_F^2,
-    activation ``act`` ("linear" or "leaky"), sampling times; t_decay and logit_gain as in
-    :func:`scalar_run` (defaults: the paper's constant step, P^T P = I)."""
-
-    D: int
-    K: int
-    eta: float
-    sx2: float
-    v2: float
-    act: str
-    times: tuple[int, ...]
-    t_decay: float = 0.0
-    logit_gain: float = 1.0
-
-
-def scalar_curve(p: CurvePoint) -> dict[str, list]:
-    """ctx.map worker: the (C1, g) recursion at ``p``, as plain lists (t, excess, C1, g, eps)."""
-    act = LIN if p.act == "linear" else LEAKY
-    r = scalar_run(p.D, p.K, p.eta, list(p.times), p.sx2, p.v2, act, p.t_decay, p.logit_gain)
-    return {
-        "t": r.times.tolist(),
-        "excess": r.excess.tolist(),
-        "C1": r.C1.tolist(),
-        "g": r.g.tolist(),
-        "eps": r.eps.tolist(),
-    }
 
 
 def onset_sweep(

@@ -1,9 +1,16 @@
-"""Rate conditions of the paper's claims, judged by the shared rate rule (:mod:`verify.core.judge`).
+"""What two or more of zhang2026's claim modules share (no claim module imports another; each imports
+what it reads from here).
 
-Several claims judge one statement "X ~ T^p" on several curves (four examples times two activations,
-three input laws, ...) or next to other conditions (a constant, a max-entry tolerance). Each curve's
-:class:`~verify.numerics.fit.RateFit` is judged by the shared rate rule, unchanged; this module only
-combines the verdicts:
+- Sources: where the THIRD-PARTY and QUESTION statements of the paper come from, and how reliable each
+  source is (the ``source=`` of a claim; the docs and the report print it).
+- Pass rules and choices that several claims declare alike (each claim lists the ones it reads).
+- Rates: the rate conditions of claims over several curves or next to other conditions (below).
+- Theorem 3.1's tails: the activations, the (C1, g) sweep point and the stable step of the tail claims.
+
+Rates. Several claims judge one statement "X ~ T^p" on several curves (four examples times two
+activations, three input laws, ...) or next to other conditions (a constant, a max-entry tolerance).
+Each curve's :class:`~verify.numerics.fit.RateFit` is judged by the shared rate rule
+(:mod:`verify.core.judge`), unchanged; this module only combines the verdicts:
 
 - :func:`worst_rate`: a ``rate`` claim over several curves of one statement; the evidence is the
   least favourable curve's fit (violated before inconclusive before holds, then the smallest slack),
@@ -23,9 +30,56 @@ from typing import Any
 
 import numpy as np
 
-from verify.core import FAILS, Conditions, Evidence, Kind, Verdict, decide
+from bounds import zhang2026 as B
+from bounds.mp import to_float
+from verify.core import FAILS, Choice, Conditions, Evidence, Kind, Rule, Verdict, decide
 from verify.numerics.fit import RateFit, fit_rate
+from verify.zhang2026 import experiments as E
 
+# ------------------------------------------------------------------------------- sources
+#: The four ICLR 2026 reviews: OpenReview forum ukiRIdgoIF (submission 23129); a public copy of all four
+#: sits in the public repository index under id 62095747931. Class (A): independent reviewers.
+REVIEWS = (
+    "the ICLR 2026 OpenReview reviews of the paper (forum ukiRIdgoIF, submission 23129; public copy: "
+    "repository index id 62095747931); class (A), independent reviewers"
+)
+#: An LLM-written English paper note (public repository index id 61482435700; a Chinese version is id
+#: 60778695311). Class (B): an AI-generated summary, lower reliability.
+NOTE = (
+    "an LLM-written paper note on the paper (public repository index id 61482435700); class (B), an "
+    "AI-generated summary, lower reliability"
+)
+
+
+def reviewers(what: str) -> str:
+    """The reviews as the source of ``what`` (which reviewer states what)."""
+    return f"{what}, in {REVIEWS}"
+
+
+# ------------------------------------------------------------------------------- pass rules
+SLOPE_CF = Rule(
+    0.05,
+    "rate rule: tolerance of the last local slope (over one decade) for closed-form (deterministic) curves",
+    "reconstruction pass criterion (half-width of its tail-slope window)",
+)
+SLOPE_MC = Rule(
+    0.1,
+    "rate rule: tolerance of the last local slope for Monte Carlo and online-SGD curves",
+    "reconstruction pass criterion (half-width of its tail-slope window)",
+)
+REDUCTION = Rule(
+    1e-9,
+    "max deviation of an exact reduction from full-matrix GD (round-off level)",
+    "reconstruction pass criterion",
+)
+CONST_2PC = Rule(
+    (0.98, 1.02), "T excess(T) / derived tail constant within 2%", "reconstruction pass criterion"
+)
+MC_Z = Rule(4.0, "max |Monte Carlo - closed form| in standard errors", "reconstruction pass criterion")
+MAX_ENTRY = Rule(0.05, "max |A - S*| at T_max", "reconstruction pass criterion")
+
+
+# ------------------------------------------------------------------------------- rates
 _ORDER = (Verdict.ERROR, Verdict.VIOLATED, Verdict.INCONCLUSIVE, Verdict.HOLDS)
 #: Time grids have PER_DECADE points per decade and every rate fit uses WINDOW points, so each local
 #: slope spans one decade. With a 3-point window (1 residual degree of freedom, t quantile 12.7) the
@@ -140,3 +194,75 @@ class RateParts(Conditions):
         if pending and not ev.measured > 1.0 and ev.inconclusive is None:
             ev.inconclusive = "the rate rule is inconclusive (not yet asymptotic) for: " + "; ".join(pending)
         return ev
+
+
+# ------------------------------------------------------------------------------- shared choices
+#: The rate rule's half-width for Monte Carlo and online-SGD curves (competing exponent -1/2).
+SLOPE_MC_CHOICE = Choice(
+    SLOPE_MC,
+    range=(0.05, 0.25),
+    basis="plausible",
+    reason="the rate rule's half-width for Monte Carlo / SGD curves: from half ours to 0.25, half "
+    "the distance to the competing exponent -1/2",
+)
+#: The rate rule's half-width for closed-form curves (competing exponent -1/2).
+SLOPE_CF_CHOICE = Choice(
+    SLOPE_CF,
+    range=(0.025, 0.25),
+    basis="plausible",
+    reason="the rate rule's half-width: from half ours to 0.25, half the distance to the competing "
+    "exponent -1/2",
+)
+#: What "A -> S*" asks of the largest entry of A - S* at a finite T_max.
+MAX_ENTRY_CHOICE = Choice(
+    MAX_ENTRY,
+    range=(0.02, 0.1),
+    basis="plausible",
+    reason="what 'A -> S*' asks at a finite T_max: from 2% to 10% of an entry",
+)
+#: How close T excess(T) must come to the derived tail constant at a finite T_max.
+CONST_CHOICE = Choice(
+    CONST_2PC,
+    options=((0.99, 1.01), (0.98, 1.02), (0.95, 1.05)),
+    basis="plausible",
+    reason="how close T excess must be to the derived limit at a finite T_max: 1%, 2% (ours) or 5%",
+)
+#: ||V*||_F, online batch and horizon of the runs on fresh mini-batches (SGD protocol, input laws,
+#: full TF).
+SGD_VNORM = Choice(
+    4.0,
+    range=(3.0, 8.0),
+    basis="plausible",
+    reason="||V*||_F is ours: 3 (1.8x the steps) to the paper profile's 8",
+)
+SGD_BATCH = Choice(
+    100,
+    range=(50, 300),
+    basis="plausible",
+    reason="the online batch (the paper profile's 1000 is the long end): half ours to 3x (the cost)",
+)
+SGD_TMAX_T0 = Choice(
+    1000,
+    range=(300, 3000),
+    basis="plausible",
+    reason="the horizon in T_0: a third of ours to 3x (the cost)",
+)
+
+
+# ------------------------------------------------------------------------------- Theorem 3.1's tails
+#: The activations of the Thm 3.1 tail claims: linear sigma and leaky ReLU (slope 0.1).
+ACTS = ("linear", "leaky")
+
+
+def curve_point(
+    D: int, K: int, eta: float, v2: float, act: str, times: np.ndarray, t_decay: float = 0.0
+) -> E.CurvePoint:
+    """The (C1, g) sweep point of D, K, eta, v2 = ||V*||_F^2 and ``act`` at unit input variance, sampled
+    at ``times``; t_decay: the step schedule (0: constant)."""
+    return E.CurvePoint(D, K, eta, 1.0, v2, act, tuple(int(t) for t in times), t_decay)
+
+
+def stable_step(D: int, K: int, v2: float) -> float:
+    """The largest stable constant step of the (C1, g) dynamics, 2 / curvature of both: 4 x
+    bounds.zhang2026.eta_heuristic = 2 min(K / D, D K / ||V*||_F^2) (sx2 = 1; derivation Sect. 6.9)."""
+    return 4.0 * to_float(B.eta_heuristic(D, K, 1.0, v2))
