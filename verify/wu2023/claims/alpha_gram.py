@@ -138,5 +138,3 @@ def alpha_psd(ctx: Ctx, *, sets: int, search: tuple[int, int, int, int, int]) ->
         worst=replace(found, typical=max(found.typical, typical)),
         notes=[f"min relative gap: random {worst:.3g}, at the searched worst case {searched:.3g}"],
     )
-
-

@@ -210,5 +210,3 @@ def fig9_weights(
             )
         )
     return out
-
-

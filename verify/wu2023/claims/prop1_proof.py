@@ -263,5 +263,3 @@ def lipschitz(
         worst=replace(found, typical=max(found.typical, worst_rho)),
         notes=notes,
     )
-
-

@@ -388,5 +388,3 @@ def scaling_rate(
             f"paired differences (d_m^-1 minus d_m^-1/2) at d_m = {widths[-1]} per seed: {diff.tolist()}",
         ],
     )
-
-

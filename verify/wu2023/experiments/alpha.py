@@ -104,4 +104,3 @@ def alpha_sq(p: Point) -> float:
     )
     v = xavier_variances(p.d, p.d_m) if xavier else None
     return M.sigma_min_sq(model.features(shared_init(p.seed, p.key, model, v), batch))
-

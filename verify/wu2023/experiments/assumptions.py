@@ -55,4 +55,3 @@ def covariance_tails(X: np.ndarray, power: float) -> dict[str, float]:
         "max": float(u.max()),
         "above_0.9": float(np.mean(u > 0.9)),
     }
-
