@@ -24,6 +24,7 @@ from verify.core import (
     claim,
 )
 from verify.yang2024 import experiments as E
+from verify.yang2024.claims.common import FULL_TEXT
 
 NS_QUICK = (10, 14, 18, 20, 22, 26, 30)  # the paper's N/m = 0.5 ... 1.5 at m = 20
 NS_PAPER = (50, 70, 90, 100, 110, 130, 150)  # Fig. 3: m = 100, N from 50 to 150
@@ -36,33 +37,33 @@ NS_CHOICE = Choice(
     "m = 20, ours (steps of 0.2 m, 0.1 m next to m), every 0.1 m, or every 0.25 m",
 )
 FIG3_Z = Rule(2.576, "99% normal band on each paired difference over the draws", "attncheck")
+#: the band and the number of draws of the two readings of Fig. 3 (fig3, fig3.near)
+Z_CHOICE = Choice(
+    FIG3_Z,
+    range=(1.96, 3.291),
+    basis="plausible",
+    reason="the band on each paired difference is ours: a two-sided 95% (1.96) to 99.9% (3.29) normal band",
+)
+DRAWS_CHOICE = Choice(
+    100,
+    range=(50, 300),
+    basis="plausible",
+    reason="the paper uses one dictionary; our average over nested draws, from half to three times ours (the "
+    "paper profile uses 50)",
+)
 
 
 #: The sentence the two readings of Fig. 3 read ("the closer m is to N, the better").
-_FIG3_TEXT = (
-    "Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
-    "itself), end of Sec. 3.2: 'The closer m is to N, the closer the transformer's choice of "
-    "templates is to the best possible choice, and the better the transformer's prediction will "
-    "be'; Sec. 4 and the Fig. 3 caption: the gap (1/K)||y-hat* - y-hat_best||^2 for N from 50 to "
-    "150 at m = 100, tau = 0.01 'validates that the closer N is to m, the better the "
-    "transformer's prediction is'"
+_FIG3_TEXT = FULL_TEXT + (
+    "end of Sec. 3.2: 'The closer m is to N, the closer the transformer's choice of templates is to the best "
+    "possible choice, and the better the transformer's prediction will be'; Sec. 4 and the Fig. 3 caption: "
+    "the gap (1/K)||y-hat* - y-hat_best||^2 for N from 50 to 150 at m = 100, tau = 0.01 'validates that the "
+    "closer N is to m, the better the transformer's prediction is'"
 )
 _FIG3_CHOICES = {
     "Ns": NS_CHOICE,
-    "z": Choice(
-        FIG3_Z,
-        range=(1.96, 3.291),
-        basis="plausible",
-        reason="the band on each paired difference is ours: a two-sided 95% (1.96) to 99.9% (3.29) "
-        "normal band",
-    ),
-    "draws": Choice(
-        100,
-        range=(50, 300),
-        basis="plausible",
-        reason="the paper uses one dictionary; our average over nested draws, from half to three times "
-        "ours (the paper profile uses 50)",
-    ),
+    "z": Z_CHOICE,
+    "draws": DRAWS_CHOICE,
     "K": Choice(
         60,
         range=(40, 180),
@@ -175,20 +176,8 @@ def _near_far(Ns: tuple, m: int) -> tuple[list[int], list[int]]:
 
 
 _FIG3_NEAR_CHOICES = {
-    "z": Choice(
-        FIG3_Z,
-        range=(1.96, 3.291),
-        basis="plausible",
-        reason="the band on each paired difference is ours: a two-sided 95% (1.96) to 99.9% (3.29) "
-        "normal band",
-    ),
-    "draws": Choice(
-        100,
-        range=(50, 300),
-        basis="plausible",
-        reason="the paper uses one dictionary; our average over nested draws, from half to three times "
-        "ours (the paper profile uses 50)",
-    ),
+    "z": Z_CHOICE,
+    "draws": DRAWS_CHOICE,
     "taus": Choice(
         (0.001, 0.01, 0.1),
         options=((0.001, 0.01, 0.1), (0.01,)),
@@ -267,12 +256,11 @@ def fig3_near(ctx: Ctx, *, K: int, m: int, taus: tuple, Ns: tuple, draws: int) -
     )
 
 
-_LMMSE_SOURCE = (
-    "Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
-    "itself), a referee's question of the attncheck audit (reviewer question 4), not the paper's "
-    "statement; the text: Sec. 3.2 calls the ridge (24)-(25) 'the best prediction we could hope "
-    "for'; Assumption 1 (E lambda_i = 0, E lambda_i^2 = 1, independent entries) is the premise "
-    "that makes the transformer's ridge the LMMSE estimator"
+_LMMSE_SOURCE = FULL_TEXT + (
+    "a referee's question of the attncheck audit (reviewer question 4), not the paper's statement; the text: "
+    "Sec. 3.2 calls the ridge (24)-(25) 'the best prediction we could hope for'; Assumption 1 (E lambda_i = "
+    "0, E lambda_i^2 = 1, independent entries) is the premise that makes the transformer's ridge the LMMSE "
+    "estimator"
 )
 _LMMSE_CHOICES = {
     "Ns": NS_CHOICE,

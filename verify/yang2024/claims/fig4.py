@@ -27,6 +27,7 @@ from verify.core import (
 from verify.yang2024 import data as D
 from verify.yang2024 import experiments as E
 from verify.yang2024 import model as M
+from verify.yang2024.claims.common import FULL_TEXT
 
 ROUNDOFF_REL = Rule(
     1e-12,
@@ -60,11 +61,10 @@ def _margins(seed: int, cfg: D.Config, deficits: tuple, steps: int) -> tuple[dic
     return out, at_N, notes, series
 
 
-_HEADS_HLTN_SOURCE = (
-    "Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
-    "itself), Sec. 4 on Fig. 4: 'when H < N = 30, the loss stopped descending even when it is far"
-    " from the minimal value. On the other side, the loss keeps descending when H = 30 (though "
-    "slowly)' (Adam, learning rate 1e-4, paper configuration)"
+_HEADS_HLTN_SOURCE = FULL_TEXT + (
+    "Sec. 4 on Fig. 4: 'when H < N = 30, the loss stopped descending even when it is far from the minimal "
+    "value. On the other side, the loss keeps descending when H = 30 (though slowly)' (Adam, learning rate "
+    "1e-4, paper configuration)"
 )
 _HEADS_HLTN_CHOICES = {
     "Ns": Choice(
@@ -178,8 +178,7 @@ def heads_HltN(ctx: Ctx, *, config: str, Ns: tuple, deficits: tuple, steps: int)
     )
 
 
-_HEADS_STALL_SOURCE = (
-    "Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper itself), "
+_HEADS_STALL_SOURCE = FULL_TEXT + (
     "Sec. 4 on Fig. 4: 'when H < N = 30, the loss stopped descending even when it is far from the minimal "
     "value' (their run: Adam, learning rate 1e-4, N = 30; ours: GD at the default step rule, small sizes)"
 )

@@ -27,12 +27,11 @@ from verify.core import (
 )
 from verify.yang2024 import data as D
 from verify.yang2024 import experiments as E
+from verify.yang2024.claims.common import FULL_TEXT
 
-_MULTIHEAD_H1_SOURCE = (
-    "Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
-    "itself), Sec. 3.3: 'If H = 1, the transformer could not approximate each A_{:,k} by w_{1,k} "
-    "softmax(V^T Q_1 v_k) in general since the entries of the latter vector are either all "
-    "positive or all negative'"
+_MULTIHEAD_H1_SOURCE = FULL_TEXT + (
+    "Sec. 3.3: 'If H = 1, the transformer could not approximate each A_{:,k} by w_{1,k} softmax(V^T Q_1 v_k) "
+    "in general since the entries of the latter vector are either all positive or all negative'"
 )
 _MULTIHEAD_H1_CHOICES = {
     "steps": Choice(

@@ -25,7 +25,7 @@ from verify.core import (
 )
 from verify.yang2024 import data as D
 from verify.yang2024 import experiments as E
-from verify.yang2024.claims.common import AFTER_THEOREM_2
+from verify.yang2024.claims.common import AFTER_THEOREM_2, FULL_TEXT
 
 SE_WINDOW = Rule(4, "Monte-Carlo agreement in standard errors", "attncheck")
 
@@ -88,11 +88,10 @@ def ridge_equiv(ctx: Ctx, *, cases: int) -> Evidence:
     )
 
 
-_LEMMA4_SOURCE = (
-    "Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
-    "itself), Sec. 3.2, eq. (24): lambda-hat_tau := argmin_lambda E_eps [1/(2N) sum_i (y_i - "
-    "lambda^T (f(v_i) + eps_i))^2], 'equivalent to the following ridge regression problem (see "
-    "Lemma 4 ...)' ((25) is lost in the copy)"
+_LEMMA4_SOURCE = FULL_TEXT + (
+    "Sec. 3.2, eq. (24): lambda-hat_tau := argmin_lambda E_eps [1/(2N) sum_i (y_i - lambda^T (f(v_i) + "
+    "eps_i))^2], 'equivalent to the following ridge regression problem (see Lemma 4 ...)' ((25) is lost in "
+    "the copy)"
 )
 _LEMMA4_CHOICES = {
     "se_window": Choice(
@@ -165,13 +164,11 @@ def _shapes_repdim(rng: np.random.Generator) -> tuple[int, int, float]:
     return m, N, float(10 ** rng.uniform(-3, 0))
 
 
-_REPDIM_SOURCE = (
-    "Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
-    "itself), end of Sec. 3.2: 'When N < m, the transformer tends to underfit by choosing a "
-    "lambda with small l2-norm; when N > m, the transformer tends to overfit since it "
-    "underestimates the noise level'; (20) and (25) differ 'only' in 'the coefficient of the "
-    "regularization term', the transformer 'assuming the noise level is given by m/N tau' (the "
-    "fraction is flattened in the copy)"
+_REPDIM_SOURCE = FULL_TEXT + (
+    "end of Sec. 3.2: 'When N < m, the transformer tends to underfit by choosing a lambda with small "
+    "l2-norm; when N > m, the transformer tends to overfit since it underestimates the noise level'; (20) "
+    "and (25) differ 'only' in 'the coefficient of the regularization term', the transformer 'assuming the "
+    "noise level is given by m/N tau' (the fraction is flattened in the copy)"
 )
 _REPDIM_CHOICES = {
     "equal_tol": Choice(

@@ -28,7 +28,7 @@ from verify.core import (
 )
 from verify.yang2024 import data as D
 from verify.yang2024 import experiments as E
-from verify.yang2024.claims.common import PL_FRACTION, STEP_FACTOR
+from verify.yang2024.claims.common import FULL_TEXT, PL_FRACTION, STEP_FACTOR, THEOREM_1
 
 CRITERION = "reconstruction pass criterion"
 #: the widths of the Theorem 1 runs (thm1.monotone, thm1.rate): the paper runs no Theorem 1 experiment
@@ -41,14 +41,6 @@ WIDTHS = Choice(
 )
 
 
-#: Theorem 1 as the public full text states it (its constants are lost in the copy).
-_THM1_TEXT = (
-    "Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
-    "itself), Sec. 3.1, Theorem 1: 'Suppose Assumptions 1, 2 hold. We let w_k^(0) = 0 and set the"
-    " learning rates as in (16)', eq. (16) 'eta_Q <= 1/L and eta_w = gamma^2 eta_Q'; 'the "
-    "training loss converges to its minimum value at a linear rate' (L, zeta_0, the gamma "
-    "threshold (15) and the rate (18) are lost in the copy)"
-)
 _THM1_MONOTONE_CHOICES = {
     "H_over_N": WIDTHS,
     "steps": Choice(
@@ -99,7 +91,7 @@ _THM1_MONOTONE_CHOICES = {
     Source(
         "Theorem 1, eqs. (16)-(18); GD (7a)/(7b) with eta_w = gamma^2 eta_Q, w^(0) = 0; derivation Sect. 5.2",
         Provenance.RECONSTRUCTED,
-        quote=_THM1_TEXT,
+        quote=FULL_TEXT + THEOREM_1,
     ),
     kind=Kind.QUALITATIVE,
     statement="two-step-size GD from an Assumption-2 init decreases Delta monotonically towards 0",
@@ -226,7 +218,7 @@ _THM1_RATE_CHOICES = {
         "Theorem 1, eq. (18): Delta(t) <= (1 - eta_Q gamma^2 zeta_0 / 2)^t Delta(0), for eta_Q <= 1/L; "
         "derivation Sect. 5.2",
         Provenance.RECONSTRUCTED,
-        quote=_THM1_TEXT,
+        quote=FULL_TEXT + THEOREM_1,
     ),
     kind=Kind.UPPER,
     statement="Delta(t) <= rho^t Delta(0) with rho = 1 - eta_Q gamma^2 zeta_0 / 2 [reconstructed form], "

@@ -23,15 +23,11 @@ from verify.core import (
 )
 from verify.yang2024 import data as D
 from verify.yang2024 import experiments as E
-from verify.yang2024.claims.common import PL_FRACTION, STEP_FACTOR
+from verify.yang2024.claims.common import FULL_TEXT, PL_FRACTION, STEP_FACTOR, THEOREM_1
 
 _THM1_PL_SOURCE = (
-    "Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
-    "itself), Sec. 3.1: 'Assumption 2 indicates that zeta_0 > 0'; the gamma threshold (15) and "
-    "the proof (Appendix B) are lost in the copy; Sec. 3.1, Theorem 1: 'Suppose Assumptions 1, 2 "
-    "hold. We let w_k^(0) = 0 and set the learning rates as in (16)', eq. (16) 'eta_Q <= 1/L and "
-    "eta_w = gamma^2 eta_Q'; 'the training loss converges to its minimum value at a linear rate' "
-    "(L, zeta_0, the gamma threshold (15) and the rate (18) are lost in the copy)"
+    FULL_TEXT + "Sec. 3.1: 'Assumption 2 indicates that zeta_0 > 0'; the gamma threshold (15) and the proof "
+    "(Appendix B) are lost in the copy; " + THEOREM_1
 )
 _THM1_PL_CHOICES = {
     "H_over_N": Choice(

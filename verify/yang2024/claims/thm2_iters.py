@@ -24,21 +24,23 @@ from verify.core import (
 )
 from verify.yang2024 import data as D
 from verify.yang2024 import experiments as E
-from verify.yang2024.claims.common import STEP_FACTOR
+from verify.yang2024.claims.common import FULL_TEXT, STEP_FACTOR
 
-_THM2_PROB_SOURCE = (
-    "Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
-    "itself), Sec. 3.2, Theorem 2: 'given any prompt P that satisfies Assumption 4 at the "
-    "inference time, with probability at least 1 - delta, the output of the transformer y-hat "
-    "satisfies (22)'; Assumption 4: ||lambda||_2 <= B"
+#: the probability 1 - delta of Theorem 2 (thm2.prob, thm2.iters)
+DELTA_CHOICE = Choice(
+    0.01,
+    range=(0.001, 0.1),
+    basis="paper's range",
+    reason="Theorem 2 holds with probability 1 - delta for every delta in (0, 1): 1e-3 to 0.1",
+)
+
+_THM2_PROB_SOURCE = FULL_TEXT + (
+    "Sec. 3.2, Theorem 2: 'given any prompt P that satisfies Assumption 4 at the inference time, with "
+    "probability at least 1 - delta, the output of the transformer y-hat satisfies (22)'; Assumption 4: "
+    "||lambda||_2 <= B"
 )
 _THM2_PROB_CHOICES = {
-    "delta": Choice(
-        0.01,
-        range=(0.001, 0.1),
-        basis="paper's range",
-        reason="Theorem 2 holds with probability 1 - delta for every delta in (0, 1): 1e-3 to 0.1",
-    ),
+    "delta": DELTA_CHOICE,
     "B_norm": Choice(
         2.0,
         range=(0.5, 4.0),
@@ -105,19 +107,11 @@ def _settle(ts: list[int], errs: list[float], eps: float) -> int | None:
     return None if above[-1] == ts[-1] else above[-1] + 1
 
 
-_THM2_ITERS_SOURCE = (
-    "Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
-    "itself), Sec. 3.2, Theorem 2: 'for any eps > 0 and delta in (0, 1), if the number of "
-    "training iterates satisfies (21)' ((21) is lost in the copy)"
+_THM2_ITERS_SOURCE = FULL_TEXT + (
+    "Sec. 3.2, Theorem 2: 'for any eps > 0 and delta in (0, 1), if the number of training iterates satisfies "
+    "(21)' ((21) is lost in the copy)"
 )
-_THM2_ITERS_CHOICES = {
-    "delta": Choice(
-        0.01,
-        range=(0.001, 0.1),
-        basis="paper's range",
-        reason="Theorem 2 holds with probability 1 - delta for every delta in (0, 1): 1e-3 to 0.1",
-    )
-}
+_THM2_ITERS_CHOICES = {"delta": DELTA_CHOICE}
 
 
 @claim(
