@@ -242,7 +242,7 @@ def test_heads_tuned_holds_under_a_step_rule_blind_to_H(monkeypatch: pytest.Monk
         eta_Q, lam = orig(params, problem, gamma)
         return eta_Q * params.Q.shape[0] / (2 * problem.N), lam
 
-    monkeypatch.setattr(E.heads, "step_sizes", blind)  # where descent_iterations looks it up
+    monkeypatch.setattr(E.speed, "step_sizes", blind)  # where descent_iterations looks it up
     r = _run("yang2024.heads.tuned")
     assert r.verdict == Verdict.HOLDS, r.notes
 

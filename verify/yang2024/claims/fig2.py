@@ -26,12 +26,12 @@ from verify.core import (
 from verify.yang2024 import data as D
 from verify.yang2024 import experiments as E
 from verify.yang2024 import model as M
+from verify.yang2024.claims.common import FULL_TEXT
 
-_OOD_RATIO_SOURCE = (
-    "Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
-    "itself), a referee's question of the attncheck audit (reviewer question 6), not the paper's "
-    "statement; the text: Sec. 4, OOD test tasks lambda ~ N(1_m, 4 I_m) and 'the inference loss "
-    "on the ood dataset is higher than that on the in-domain dataset'"
+_OOD_RATIO_SOURCE = FULL_TEXT + (
+    "a referee's question of the attncheck audit (reviewer question 6), not the paper's statement; the text: "
+    "Sec. 4, OOD test tasks lambda ~ N(1_m, 4 I_m) and 'the inference loss on the ood dataset is higher than "
+    "that on the in-domain dataset'"
 )
 _OOD_RATIO_CHOICES = {
     "window": Choice(
@@ -101,12 +101,11 @@ def ood_ratio(ctx: Ctx, *, config: str, H_over_N: int, steps: int, at_step: int,
     )
 
 
-_EXP_FIG2_SOURCE = (
-    "Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
-    "itself), Sec. 4 on Fig. 2: 'the three curves have the same descending trend, despite the "
-    "inference loss on the ood dataset is higher'; settings N = 30, K = 200, d = 100, m = 20, H ="
-    " 64, Adam learning rate 1e-4, the population loss (9), Q^(0) standard Gaussian, w^(0) = 0, "
-    "200 test prompts, OOD lambda ~ N(1_m, 4 I_m), inference loss (1/K)||y-hat - y-hat*||^2"
+_EXP_FIG2_SOURCE = FULL_TEXT + (
+    "Sec. 4 on Fig. 2: 'the three curves have the same descending trend, despite the inference loss on the "
+    "ood dataset is higher'; settings N = 30, K = 200, d = 100, m = 20, H = 64, Adam learning rate 1e-4, the "
+    "population loss (9), Q^(0) standard Gaussian, w^(0) = 0, 200 test prompts, OOD lambda ~ N(1_m, 4 I_m), "
+    "inference loss (1/K)||y-hat - y-hat*||^2"
 )
 _EXP_FIG2_CHOICES = {
     "H": Choice(

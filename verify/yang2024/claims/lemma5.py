@@ -25,12 +25,12 @@ from verify.numerics.gradcheck import check_grad
 from verify.yang2024 import data as D
 from verify.yang2024 import experiments as E
 from verify.yang2024 import model as M
+from verify.yang2024.claims.common import FULL_TEXT, RANK_ULPS
 
-_LEMMA5_SOURCE = (
-    "Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
-    "itself), Sec. 3.3: 'a small training error implies that sum_h w_{h,k} softmax(V^T Q_h v_k) "
-    "is close to A_{:,k}. In fact, this is the necessary and sufficient condition for the "
-    "training loss to be small. A rigorous argument is provided in Lemma 5'"
+_LEMMA5_SOURCE = FULL_TEXT + (
+    "Sec. 3.3: 'a small training error implies that sum_h w_{h,k} softmax(V^T Q_h v_k) is close to A_{:,k}. "
+    "In fact, this is the necessary and sufficient condition for the training loss to be small. A rigorous "
+    "argument is provided in Lemma 5'"
 )
 _LEMMA5_CHOICES = {
     "se_window": Choice(
@@ -89,11 +89,9 @@ def lemma5(ctx: Ctx, *, config: str, H: int, draws: int) -> Evidence:
     )
 
 
-_A_IDENTITY_SOURCE = (
-    "Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
-    "itself), Sec. 3.3, eq. (26): the 'N-by-K matrix A' holding the 'inherent information' of the"
-    " basic tasks (its formula is lost in the copy; the text's special case tau = 0, N >= m: 'A "
-    "becomes Z^dagger Z-tilde')"
+_A_IDENTITY_SOURCE = FULL_TEXT + (
+    "Sec. 3.3, eq. (26): the 'N-by-K matrix A' holding the 'inherent information' of the basic tasks (its "
+    "formula is lost in the copy; the text's special case tau = 0, N >= m: 'A becomes Z^dagger Z-tilde')"
 )
 _A_IDENTITY_CHOICES = {
     "tol": Choice(
@@ -146,10 +144,8 @@ def A_identity(ctx: Ctx, *, cases: int) -> Evidence:
     return Evidence(theory=ctx.rule("tol"), measured=worst, notes=[f"{cases} random (m, N, K-N, tau) cases"])
 
 
-_GRAD_SOURCE = (
-    "Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
-    "itself), Sec. 2, eq. (10): GD on the population loss (9) with separate step sizes eta_Q, "
-    "eta_w for Q_h and w_h"
+_GRAD_SOURCE = FULL_TEXT + (
+    "Sec. 2, eq. (10): GD on the population loss (9) with separate step sizes eta_Q, eta_w for Q_h and w_h"
 )
 _GRAD_CHOICES = {
     "rtol": Choice(
@@ -230,10 +226,9 @@ def grad(ctx: Ctx, *, config: str, H: int, n_dirs: int) -> Evidence:
     )
 
 
-_LSTAR_ATTAINED_SOURCE = (
-    "Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
-    "itself), Sec. 3.3: closeness of sum_h w_{h,k} softmax(V^T Q_h v_k) to A_{:,k} 'is the "
-    "necessary and sufficient condition for the training loss to be small' (Lemma 5)"
+_LSTAR_ATTAINED_SOURCE = FULL_TEXT + (
+    "Sec. 3.3: closeness of sum_h w_{h,k} softmax(V^T Q_h v_k) to A_{:,k} 'is the necessary and sufficient "
+    "condition for the training loss to be small' (Lemma 5)"
 )
 _LSTAR_ATTAINED_CHOICES = {
     "rel_tol": Choice(
@@ -242,12 +237,7 @@ _LSTAR_ATTAINED_CHOICES = {
         basis="plausible",
         reason="L(Q, w*) = L* to round-off of a least-squares solve: 1e-10 to 1e-6 relative",
     ),
-    "rank_ulps": Choice(
-        Rule(1e3, "rank N means sigma_min > rank_ulps eps ||C_k||_2", "attncheck"),
-        range=(10.0, 1e6),
-        basis="plausible",
-        reason="numerical rank N: sigma_min above 10 to 1e6 ulps of ||C_k||_2",
-    ),
+    "rank_ulps": RANK_ULPS,
 }
 
 

@@ -25,6 +25,7 @@ from verify.core import (
 from verify.numerics.fit import fit_rate
 from verify.yang2024 import data as D
 from verify.yang2024 import experiments as E
+from verify.yang2024.claims.common import FULL_TEXT, RANK_ULPS
 
 
 def _prop1_summary(rows: list[E.Prop1Row], Hs: list[int], betas: tuple, N: int) -> tuple[list, dict]:
@@ -43,10 +44,9 @@ def _prop1_summary(rows: list[E.Prop1Row], Hs: list[int], betas: tuple, N: int) 
     return notes, series
 
 
-_PROP1_SOURCE = (
-    "Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
-    "itself), Sec. 3.1, Proposition 1: 'Suppose Assumptions 1, 3 hold and H >= N. For any fixed "
-    "beta > 0, let Q_h^(0)(i, j) iid N(0, beta^2), then Assumption 2 holds almost surely'"
+_PROP1_SOURCE = FULL_TEXT + (
+    "Sec. 3.1, Proposition 1: 'Suppose Assumptions 1, 3 hold and H >= N. For any fixed beta > 0, let "
+    "Q_h^(0)(i, j) iid N(0, beta^2), then Assumption 2 holds almost surely'"
 )
 _PROP1_CHOICES = {
     "H_offsets": Choice(
@@ -63,12 +63,7 @@ _PROP1_CHOICES = {
         reason="Sec. 4 initialises Q^(0) standard Gaussian (beta = 1); Proposition 1 is for any Gaussian "
         "scale: the paper's 1 alone, our set, or our set with the saturating scale 10",
     ),
-    "rank_ulps": Choice(
-        Rule(1e3, "rank N means sigma_min > rank_ulps eps ||C_k||_2", "attncheck"),
-        range=(10.0, 1e6),
-        basis="plausible",
-        reason="numerical rank N: sigma_min above 10 to 1e6 ulps of ||C_k||_2",
-    ),
+    "rank_ulps": RANK_ULPS,
 }
 
 
@@ -128,11 +123,10 @@ def prop1(ctx: Ctx, *, config: str, H_offsets: tuple, betas: tuple) -> Evidence:
     )  # fmt: skip
 
 
-_PROP1_ASSUMP3_SOURCE = (
-    "Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
-    "itself), a referee's question of the attncheck audit (reviewer question 8), not the paper's "
-    "statement; the text: Sec. 3.1, Assumption 3: 'There exists one row vector x = (x_1, ..., "
-    "x_N) of the prompt token matrix V such that x_i != x_j for all i != j'"
+_PROP1_ASSUMP3_SOURCE = FULL_TEXT + (
+    "a referee's question of the attncheck audit (reviewer question 8), not the paper's statement; the text: "
+    "Sec. 3.1, Assumption 3: 'There exists one row vector x = (x_1, ..., x_N) of the prompt token matrix V "
+    "such that x_i != x_j for all i != j'"
 )
 _PROP1_ASSUMP3_CHOICES = {
     "H_over_N": Choice(
@@ -201,11 +195,10 @@ def prop1_assump3(ctx: Ctx, *, config: str, H_over_N: int, tokens: tuple) -> Evi
     )
 
 
-_ZETA0_SCALE_SOURCE = (
-    "Yang, Huang, Liang, Chi, arXiv 2408.10147, public full text of 27 Sep 2024 (the paper "
-    "itself), a referee's question of the attncheck audit (reviewer question 2), not the paper's "
-    "statement; the text: Sec. 3.1, 'Assumption 2 indicates that zeta_0 > 0' (the definition of "
-    "zeta_0, (13)-(14), is lost in the copy)"
+_ZETA0_SCALE_SOURCE = FULL_TEXT + (
+    "a referee's question of the attncheck audit (reviewer question 2), not the paper's statement; the text: "
+    "Sec. 3.1, 'Assumption 2 indicates that zeta_0 > 0' (the definition of zeta_0, (13)-(14), is lost in the "
+    "copy)"
 )
 _ZETA0_SCALE_CHOICES = {
     "H_over_N": Choice(

@@ -1,25 +1,20 @@
 """Experiments of the yang2024 claims, one module per claim module of the same name.
 
 ``runs`` holds what two or more claim modules share: problems, initialisations, the step rule, GD
-(cached), Theorem 1's quantities at initialisation, predictions against the ridge limit. Each other
-module serves the claim module of its name: ``fig2`` (Adam), ``heads`` (GD at a stable gamma, the
-fixed-Q floor and its search, GD at a step tuned per H), ``lemma5`` (Monte Carlo of the loss),
-``prop1`` (the rank sweep, zeta_0), ``ridge`` (Monte Carlo of Lemma 4, the Fig. 3 draws), ``thm1``
-(the tracked run, Hessian, round-off, PL regime) and ``thm2`` (inference and copy ratios, their
-worst-case search); claims/subset.py uses ``runs`` only. The names below are those the claims and
-tests read as ``E.name``.
+(cached; at a gamma that does not diverge; tracked for Theorem 1's premises), Theorem 1's quantities at
+initialisation, predictions against the ridge limit, the loss floor at fixed Q, the notes of diverged
+runs. Each other module serves the claim module of its name: ``fig2`` (Adam), ``fig3`` (the Fig. 3
+draws, paired differences), ``lemma5`` (Monte Carlo of the loss), ``multihead`` (the worst case of the
+orthant floor), ``prop1`` (the rank sweep, zeta_0), ``ridge`` (Monte Carlo of Lemma 4), ``speed`` (GD
+at a step tuned per H), ``thm1`` (Hessian, round-off, PL regime) and ``thm2`` (inference and copy
+ratios, their worst-case search); claims/fig4.py, subset.py, thm1_pl.py and thm2_iters.py use ``runs``
+only. The names below are those the claims and tests read as ``E.name``.
 """
 
 from verify.yang2024.experiments.fig2 import adam, first_fall
-from verify.yang2024.experiments.heads import (
-    Tuned,
-    descent_iterations,
-    fixed_Q_floor,
-    one_head_search,
-    stable_run,
-    tuned_descent,
-)
+from verify.yang2024.experiments.fig3 import fig3_draws, paired_diffs, paired_steps
 from verify.yang2024.experiments.lemma5 import lemma5_monte_carlo, random_theta
+from verify.yang2024.experiments.multihead import one_head_search
 from verify.yang2024.experiments.prop1 import (
     Prop1Point,
     Prop1Row,
@@ -28,12 +23,14 @@ from verify.yang2024.experiments.prop1 import (
     prop1_seed,
     zeta0_point,
 )
-from verify.yang2024.experiments.ridge import fig3_draws, lemma4_monte_carlo, paired_diffs, paired_steps
+from verify.yang2024.experiments.ridge import lemma4_monte_carlo
 from verify.yang2024.experiments.runs import (
     EPS,
     GAMMA,
     Run,
     canonical_run,
+    diverged_notes,
+    fixed_Q_floor,
     fmt_count,
     inference_error,
     init_for,
@@ -42,19 +39,21 @@ from verify.yang2024.experiments.runs import (
     ridge_limit,
     run_gd,
     run_gd_cached,
+    stable_run,
     step_sizes,
     thin,
     thin_t,
+    tracked_run,
 )
+from verify.yang2024.experiments.speed import Tuned, descent_iterations, tuned_descent
 from verify.yang2024.experiments.thm1 import (
     empirical_rate,
     hessian_lmax,
     monotone_violation,
     regime_end,
     roundoff,
-    tracked_run,
 )
-from verify.yang2024.experiments.thm2 import copy_error, diverged_notes, inference_ratio, theta_prompt_search
+from verify.yang2024.experiments.thm2 import copy_error, inference_ratio, theta_prompt_search
 
 __all__ = [
     "EPS",

@@ -1,6 +1,5 @@
-"""Experiments of claims/thm1.py (yang2024.thm1.monotone, thm1.rate, thm1.PL): the tracked GD run, the
-Hessian's largest Ritz value, the round-off floor of Delta, its monotonicity, the PL regime and the
-empirical rate."""
+"""Experiments of claims/thm1.py (yang2024.thm1.monotone, thm1.rate): the Hessian's largest Ritz
+value, the round-off floor of Delta, its monotonicity, the PL regime and the empirical rate."""
 
 from __future__ import annotations
 
@@ -11,18 +10,7 @@ from scipy.sparse.linalg import LinearOperator, eigsh
 
 from verify.yang2024 import data as D
 from verify.yang2024 import model as M
-from verify.yang2024.experiments.runs import EPS, GAMMA, Run, run_gd
-
-
-def tracked_run(
-    seed: int, config: D.Config, H: int, steps: int, gamma: float = GAMMA, step_factor: float = 1.0
-) -> Run:
-    """A GD run recording the PL premise min_k lambda_min(B_k^(t) B_k^(t)T) at every step, with five
-    snapshots (t = 0, T/4, ..., T) for the step-size check (:func:`hessian_lmax`)."""
-    return run_gd(
-        seed, config, H, gamma=gamma, steps=steps, track_B=True, snapshot_every=max(1, steps // 4),
-        step_factor=step_factor,
-    )  # fmt: skip
+from verify.yang2024.experiments.runs import EPS
 
 
 def hessian_lmax(params: M.Params, problem: D.Problem, gamma: float, h: float = 1e-6) -> float:

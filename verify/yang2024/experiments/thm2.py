@@ -1,6 +1,5 @@
-"""Experiments of claims/thm2.py (yang2024.thm2.limit, thm2.bound, thm2.prob, thm2.copy, thm2.iters):
-Theorem 2's inference and copy ratios, their worst case over theta and prompt, the notes of diverged
-runs."""
+"""Experiments of claims/thm2.py (yang2024.thm2.limit, thm2.bound, thm2.copy): Theorem 2's inference
+and copy ratios and their worst case over theta and prompt."""
 
 from __future__ import annotations
 
@@ -13,17 +12,7 @@ from bounds import yang2024 as B
 from verify.numerics.worstcase import WorstCase, worst_case
 from verify.yang2024 import data as D
 from verify.yang2024 import model as M
-from verify.yang2024.experiments.runs import Run, search_argument
-
-
-def diverged_notes(runs: list[tuple[int, Run]]) -> list[str]:
-    """One failed-assumption line per diverged run of ``[(H, run)]``."""
-    return [
-        f"GD diverged at H = {H}, gamma = {r.gamma:g} ({r.traj.stopped}): eta_Q is above the "
-        "paper's 1/L (NOT RECOVERED) there"
-        for H, r in runs
-        if r.diverged
-    ]
+from verify.yang2024.experiments.runs import search_argument
 
 
 def inference_ratio(params: M.Params, problem: D.Problem, y: np.ndarray) -> np.ndarray:
