@@ -145,7 +145,7 @@ _ATTN_NONDEGENERATE_CHOICES = {
         ),
     ),
 )
-def attn_nondegenerate(ctx: Ctx, *, widths: list[int], d: int, d_s: int, tau0_power: float) -> Evidence:
+def attn_degenerate_sqrt(ctx: Ctx, *, widths: list[int], d: int, d_s: int, tau0_power: float) -> Evidence:
     """Scaling discussion, tau0 = d_m^-1/2 (CLT: the logits stay random and O(1)). Kind: rate (exponent 0),
     DERIVED. measured: the rate fit as in ``wu2023.attn.degenerate`` under tau0 = d_m^-``tau0_power`` (the
     statement: 1/2; the alternative world 1)."""
