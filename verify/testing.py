@@ -66,8 +66,6 @@ _NO_RUNSLOW = "not config.getoption('--runslow', False)"
 #: The skip of a further stability seed set of a claim that is no expected violation.
 _FURTHER = "a further stability seed set (one runs by default); run with --runslow"
 
-_PAPER_JUDGES = "it is judged, and falsified, in the paper profile"
-
 
 # ------------------------------------------------------------------------------------------ the run
 
@@ -242,8 +240,8 @@ def _checks_of(rec: ClaimRecord, profile: str) -> list[Check]:
     """The battery's checks of the claim ``rec`` at ``profile`` (the module docstring lists them)."""
     expect, seeded = rec.expected(profile), rec.seeds != Seeds.NONE
 
-    def check(name: str, fn: Callable[..., None], *args: object, **marks: str | bool) -> Check:
-        return Check(rec.id, name, functools.partial(fn, rec, *args), **marks)
+    def check(name: str, fn: Callable[..., None], *args: object, **how: str | bool) -> Check:
+        return Check(rec.id, name, functools.partial(fn, rec, *args), **how)
 
     checks = [check("verdict", _verdict, profile)]
     if expect == Verdict.VIOLATED:
@@ -255,7 +253,10 @@ def _checks_of(rec: ClaimRecord, profile: str) -> list[Check]:
     if not rec.consistency:
         skip = ""
         if expect == Verdict.OUT_OF_REGIME and profile != "paper":
-            skip = f"{rec.id} leaves its premises at {profile} sizes: {_PAPER_JUDGES}"
+            skip = (
+                f"{rec.id} leaves its premises at {profile} sizes: it is judged, and falsified, in the paper "
+                "profile"
+            )
         checks.append(check("alternative", _alternative, profile, skip=skip))
     if expect == Verdict.VIOLATED and rec.provenance in _PAPERS_OWN:
         checks.append(check("robust", _robust, profile))
