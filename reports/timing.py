@@ -3,8 +3,8 @@
 Prints, from a results file, the claims' CPU time (each claim's process time, all its seeds; the
 measure that does not depend on what else the machine runs) and wall time, per paper and per claim
 (longest first, with each claim's share), and the wall time a longest-first schedule of those CPU times
-needs on ``--workers`` workers (claims run whole, as ``attncheck run --jobs``). The README's timing
-tables are this output.
+needs on ``--workers`` workers (claims run whole, as ``attncheck run --jobs``). The timing
+tables of docs/operations.md are this output.
 """
 
 from __future__ import annotations
