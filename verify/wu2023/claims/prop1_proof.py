@@ -160,7 +160,7 @@ def ntk_floor(
     every theta) over every theta on the seed's data at (N, d_s, d, d_m) = ``search[:4]`` (``search[4]``
     starts of ``search[5]`` L-BFGS-B iterations: :func:`verify.wu2023.experiments.theta_search` of
     :func:`~verify.wu2023.experiments.ntk_floor_ratio`)."""
-    worst = math.inf
+    worst, rtol = math.inf, ctx.rule("rtol")
     for init in ("lecun", "ntk"):
         for p in (0.5, 1.0):
             s, g = E.gd_setup(ctx.seed, N, d, d_s, d_m, p, init, "active")
@@ -168,9 +168,12 @@ def ntk_floor(
             for _ in range(0, steps + 1, every):
                 K = s.model.ntk(th, s.batch)
                 floor = s.model.tau1**2 * M.sigma_min_sq(s.model.features(th, s.batch))
-                worst = min(worst, float(np.linalg.eigvalsh(K)[0] / floor))
+                lam = float(np.linalg.eigvalsh(K)[0])
+                if floor > 0:
+                    worst = min(worst, lam / floor)
+                elif lam < -rtol * float(np.abs(K).max()):  # a zero floor (F rank-deficient): K must be PSD
+                    worst = -math.inf
                 th = E.run_gd(s, g, every, theta0=th).params
-    rtol = ctx.rule("rtol")
     return _searched_lower(
         worst, E.theta_search(E.ntk_floor_ratio, ctx.rng(1), ctx.seed, *search, rtol), rtol
     )
