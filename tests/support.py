@@ -16,13 +16,13 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from bounds.checks import check_choice
-from verify.core.context import PROFILE_ENV, PROFILES
 from verify.core.declare import Source
 from verify.core.papers import builtin_papers
 from verify.core.record import Kind, Provenance, Result, Verdict, from_jsonable
 from verify.core.registry import Claim, _unregister, claim, registry
 from verify.core.results import result_to_dict
 from verify.testing import cached_run as cached_run  # the claim battery's session cache, re-exported
+from verify.testing import claim_profile as claim_profile  # the session's profile, validated, re-exported
 
 _SLOW_OK = [HealthCheck.too_slow, HealthCheck.data_too_large]
 settings.register_profile(
@@ -41,11 +41,6 @@ def load_hypothesis_profile() -> str:
     name = os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")
     settings.load_profile(check_choice("HYPOTHESIS_PROFILE", name, ("ci", "dev", "thorough")))
     return name
-
-
-def claim_profile() -> str:
-    """The claim profile tests run at: ``$ATTNCHECK_PROFILE`` (default quick)."""
-    return check_choice(PROFILE_ENV, os.environ.get(PROFILE_ENV, "quick"), PROFILES)
 
 
 def without_times(r: Result) -> dict:

@@ -50,15 +50,22 @@ from pathlib import Path
 
 import pytest
 
-from verify.core import ClaimRecord, Provenance, Result, Seeds, Verdict, registry, run_claim
+from bounds.checks import check_choice
+from verify.core import (
+    PAPERS_OWN,
+    PROFILE_ENV,
+    PROFILES,
+    ClaimRecord,
+    Result,
+    Seeds,
+    Verdict,
+    registry,
+    run_claim,
+)
 
 #: The base seeds of the three further seed sets of the stability checks. A seed set is below 1000
 #: seeds, so the sets are disjoint from each other and from the default one (base 0).
 STABILITY_BASES = (1000, 2000, 3000)
-
-#: Provenance tags of the papers' own statements: the default run judges a violation of one over the
-#: claim's choices (the core's ``PAPERS_OWN``, which its facade does not export).
-_PAPERS_OWN = (Provenance.EXACT, Provenance.EXACT_FROM_REVIEWS, Provenance.THIRD_PARTY)
 
 #: The skip of a paper-scale check: its reason (attncheck's conftest.py gives the same) and condition.
 _SLOW = "paper-scale; run with --runslow"
@@ -68,6 +75,12 @@ _FURTHER = "a further stability seed set (one runs by default); run with --runsl
 
 
 # ------------------------------------------------------------------------------------------ the run
+
+
+def claim_profile() -> str:
+    """The claim profile of this test session: ``$ATTNCHECK_PROFILE`` (default quick); another value is
+    a ValueError naming the variable and the allowed profiles."""
+    return check_choice(PROFILE_ENV, os.environ.get(PROFILE_ENV, "quick"), PROFILES)
 
 
 def cached_run(claim_id: str, profile: str = "quick", seed: int = 0) -> Result:
@@ -258,7 +271,7 @@ def _checks_of(rec: ClaimRecord, profile: str) -> list[Check]:
                 "profile"
             )
         checks.append(check("alternative", _alternative, profile, skip=skip))
-    if expect == Verdict.VIOLATED and rec.provenance in _PAPERS_OWN:
+    if expect == Verdict.VIOLATED and rec.provenance in PAPERS_OWN:
         checks.append(check("robust", _robust, profile))
     checks.append(check("paper", _paper, slow=True))
     return checks
@@ -270,7 +283,7 @@ def claim_checks(paper: str, profile: str | None = None) -> list[Check]:
     records = [c.record for c in registry().values() if c.record.paper == paper]
     if not records:
         raise LookupError(f"no claims of paper {paper!r}; `attncheck list` shows them")
-    profile = profile or os.environ.get("ATTNCHECK_PROFILE", "quick")
+    profile = profile or claim_profile()
     return [check for rec in records for check in _checks_of(rec, profile)]
 
 
@@ -285,6 +298,7 @@ __all__ = [
     "Check",
     "cached_run",
     "claim_checks",
+    "claim_profile",
     "default_base",
     "parametrize_with_claims",
 ]

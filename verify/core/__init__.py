@@ -10,13 +10,14 @@ This module is the one door: claim modules, paper plugins and the author's guide
 """
 
 from verify.core.conditions import FAILS, Conditions
-from verify.core.context import Ctx
+from verify.core.context import PROFILE_ENV, PROFILES, Ctx
 from verify.core.declare import Expect, Profiles, Report, SeedPlan, Source
 from verify.core.format import fmt_sci
 from verify.core.judge import ROUNDOFF_RTOL, decide
 from verify.core.papers import PaperInfo
 from verify.core.parallel import run_claims
 from verify.core.record import (
+    PAPERS_OWN,
     Alternative,
     Choice,
     ClaimRecord,
@@ -37,6 +38,9 @@ from verify.core.runner import run_claim
 
 __all__ = [
     "FAILS",
+    "PAPERS_OWN",
+    "PROFILES",
+    "PROFILE_ENV",
     "ROUNDOFF_RTOL",
     "Alternative",
     "Choice",
