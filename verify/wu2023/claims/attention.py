@@ -37,6 +37,37 @@ _S_DEV_SEEDS = SeedPlan(Seeds.POOLED, quick=60, paper=100)
 _QK_SEEDS = SeedPlan(Seeds.POOLED, quick=20, paper=20)
 
 
+#: the token dimension of both degenerate-attention claims
+_TOKEN_D = Choice(
+    6,
+    range=(4, 16),
+    basis="plausible",
+    reason="the token dimension (ours; the law of large numbers in d_m holds at any d): 4 to 16",
+)
+#: the width ladder of both degenerate-attention claims
+_LLN_WIDTHS = Choice(
+    [16, 64, 256, 1024, 4096],
+    options=([16, 64, 256, 1024, 4096], [64, 256, 1024, 4096, 16384], [16, 64, 256, 1024]),
+    basis="plausible",
+    reason="the width ladder (ours; a law of large numbers in d_m fixes none): steps of 4, shifted"
+    " up one step or one point shorter at the top",
+)
+#: the number of examples N, shared by the claims that name it
+_EXAMPLES_N = Choice(
+    6,
+    range=(4, 10),
+    basis="plausible",
+    reason="the number of examples (ours; the paper profile's 10 is the upper end): 4 to 10",
+)
+#: the width ladder in steps of 4 from 64, shared by the claims that name it
+_WIDTHS_X4 = Choice(
+    [64, 256, 1024, 4096],
+    options=([64, 256, 1024, 4096], [32, 128, 512, 2048], [128, 512, 2048, 8192]),
+    basis="plausible",
+    reason="the width ladder (ours): steps of 4, shifted down or up by a factor 2",
+)
+
+
 _ATTN_DEGENERATE_CHOICES = {
     "tol": Choice(
         Rule(0.15, "our first criterion's slope window [-0.65, -0.35] around -1/2", CRITERION),
@@ -45,19 +76,8 @@ _ATTN_DEGENERATE_CHOICES = {
         reason="from 0.1 to 0.25 around -1/2: 0.25 is half the distance to the competing exponent 0 (the "
         "widest band that still separates the two)",
     ),
-    "d": Choice(
-        6,
-        range=(4, 16),
-        basis="plausible",
-        reason="the token dimension (ours; the law of large numbers in d_m holds at any d): 4 to 16",
-    ),
-    "widths": Choice(
-        [16, 64, 256, 1024, 4096],
-        options=([16, 64, 256, 1024, 4096], [64, 256, 1024, 4096, 16384], [16, 64, 256, 1024]),
-        basis="plausible",
-        reason="the width ladder (ours; a law of large numbers in d_m fixes none): steps of 4, shifted"
-        " up one step or one point shorter at the top",
-    ),
+    "d": _TOKEN_D,
+    "widths": _LLN_WIDTHS,
 }
 
 
@@ -103,19 +123,8 @@ _ATTN_NONDEGENERATE_CHOICES = {
         reason="from 0.1 to 0.25 around 0: 0.25 is half the distance to the competing exponent -1/2 (the "
         "widest band that still separates the two)",
     ),
-    "d": Choice(
-        6,
-        range=(4, 16),
-        basis="plausible",
-        reason="the token dimension (ours; the law of large numbers in d_m holds at any d): 4 to 16",
-    ),
-    "widths": Choice(
-        [16, 64, 256, 1024, 4096],
-        options=([16, 64, 256, 1024, 4096], [64, 256, 1024, 4096, 16384], [16, 64, 256, 1024]),
-        basis="plausible",
-        reason="the width ladder (ours; a law of large numbers in d_m fixes none): steps of 4, shifted"
-        " up one step or one point shorter at the top",
-    ),
+    "d": _TOKEN_D,
+    "widths": _LLN_WIDTHS,
 }
 
 
@@ -160,18 +169,8 @@ _QK_VANISH_CHOICES = {
         basis="plausible",
         reason="from 0.2 to 0.5 around -1: 0.5 is half the distance to the competing exponent 0",
     ),
-    "N": Choice(
-        6,
-        range=(4, 10),
-        basis="plausible",
-        reason="the number of examples (ours; the paper profile's 10 is the upper end): 4 to 10",
-    ),
-    "widths": Choice(
-        [64, 256, 1024, 4096],
-        options=([64, 256, 1024, 4096], [32, 128, 512, 2048], [128, 512, 2048, 8192]),
-        basis="plausible",
-        reason="the width ladder (ours): steps of 4, shifted down or up by a factor 2",
-    ),
+    "N": _EXAMPLES_N,
+    "widths": _WIDTHS_X4,
 }
 
 
@@ -220,18 +219,8 @@ _QK_VANISH_SQRT_CHOICES = {
         basis="plausible",
         reason="from 0.2 to 0.5 around 0: 0.5 is half the distance to the competing exponent -1",
     ),
-    "N": Choice(
-        6,
-        range=(4, 10),
-        basis="plausible",
-        reason="the number of examples (ours; the paper profile's 10 is the upper end): 4 to 10",
-    ),
-    "widths": Choice(
-        [64, 256, 1024, 4096],
-        options=([64, 256, 1024, 4096], [32, 128, 512, 2048], [128, 512, 2048, 8192]),
-        basis="plausible",
-        reason="the width ladder (ours): steps of 4, shifted down or up by a factor 2",
-    ),
+    "N": _EXAMPLES_N,
+    "widths": _WIDTHS_X4,
 }
 
 
@@ -283,12 +272,7 @@ _REVIEW_POOLING_CHOICES = {
         basis="plausible",
         reason="the token dimension (ours; the O(d_m^-1/2) law holds at any d): half to twice ours",
     ),
-    "widths": Choice(
-        [64, 256, 1024, 4096],
-        options=([64, 256, 1024, 4096], [32, 128, 512, 2048], [128, 512, 2048, 8192]),
-        basis="plausible",
-        reason="the width ladder (ours): steps of 4, shifted down or up by a factor 2",
-    ),
+    "widths": _WIDTHS_X4,
 }
 
 
