@@ -1,8 +1,8 @@
 """The report's panels show their claims: each figure's drawn data against the row's stated quantity,
 read from the figure code's own artists (not pixels).
 
-For every panel of a saved run (``tests/golden/figures.json``: claims of the default run at c06642e
-picked to cover every kind of theory mark, their notes and per-seed rows dropped;
+For every panel of a saved run (``tests/golden/figures.json``: the results of the default run at
+c06642e whose claims declare a figure, 75 claims, their notes and per-seed rows dropped;
 ``ATTNCHECK_FIGURE_RESULTS=<results.json>`` checks every panel of that run instead): the legend's box
 meets no line, marker or band; a declared theory is drawn and in view; a rate's slope guide spans the
 window its fit judged and starts above every curve; a stated fall is visible from each curve's first
