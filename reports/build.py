@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from reports.figures import make_figures, worst_figures
+from reports.figures import caption_note, make_figures, worst_figures
 from reports.latex import (
     Panel,
     RunInfo,
@@ -93,6 +93,8 @@ def build_report(
                 lab = label("fig", r.claim_id) + (f"-{i}" if i else "")
                 title = f": {plot.title}" if plot.title else ""  # declared in LaTeX-compatible mathtext
                 caption = rf"{claim_name(r.claim_id)}{title} ({escape(str(r.verdict).replace('_', ' '))})"
+                note = caption_note(plot, r.series, r.measured)
+                caption += f". {note[0].upper()}{note[1:]}" if note else ""
                 panels.append(Panel(lab, path.relative_to(out).as_posix(), caption))
                 refs.setdefault(r.claim_id, []).append(lab)
         if paper in worst:

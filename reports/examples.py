@@ -72,9 +72,13 @@ DRAWN_BY = (
     "reports/build.py",
     "reports/declarations.py",
     "reports/figures.py",
+    "reports/guides.py",
     "reports/latex.py",
+    "reports/legend.py",
     "reports/order.py",
+    "reports/panel_data.py",
     "reports/text.py",
+    "reports/ticks.py",
     "reports/typeset.py",
 )
 

@@ -1,20 +1,37 @@
 """Figures from the ``plot`` a claim declares (:class:`verify.core.record.Plot`; matplotlib, an extra).
 
 Each panel draws the claim's measured curves (markers; per-seed data as the seed mean with the seeds'
-range as a band) beside its theory (a dashed line, a reference power law, or a shaded pass band), with
-labelled axes, legends in words and the declared log axes, in Computer Modern (matplotlib's mathtext,
-``cm``), sized to sit two abreast on a portrait page. Nothing is guessed from series keys: a claim
-without a declaration gets no figure.
+range as a band) beside its theory (a dashed line, a shaded pass band, or the stated slope as a guide
+over the fit window, :mod:`reports.guides`) and the statement's own marks (a stated fall from each
+curve's start, dotted), from the statement's origin (a log x axis holding x = 0 becomes symmetric-log),
+with labelled axes, the declared log axes and a legend where it covers no data (:mod:`reports.legend`),
+in Computer Modern (matplotlib's mathtext, ``cm``), sized to sit two abreast on a portrait page.
+Nothing is guessed from series keys: a claim without a declaration gets no figure. What each panel
+draws is read by :mod:`reports.panel_data`; :func:`caption_note` says it in the caption.
 """
 
 from __future__ import annotations
 
 import logging
-import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from reports.guides import GUIDE_ABOVE, GUIDE_ABOVE_LINEAR, slope_guide
+from reports.legend import place_legend
+from reports.panel_data import (
+    Drawn,
+    curves_of,
+    finite,
+    missing_keys,
+    promises_theory,
+    slope_span,
+    theory_points,
+)
+from reports.ticks import set_ticks, tick_label
 from verify.core.record import ClaimRecord, Plot, Result
 
 logging.getLogger("fontTools").setLevel(logging.ERROR)  # cmr10's zero timestamps are harmless
@@ -41,193 +58,147 @@ STYLE = {
 FIGSIZE = (3.45, 2.05)
 THEORY_COLOR = "0.15"
 BAND_COLOR = "#9ecae1"
+#: Room left of x = 0 on a symmetric-log x axis, in units of its linear range (a marker's width).
+SYMLOG_MARGIN = 0.08
 
 
-def _finite(v: Any) -> bool:
-    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
+@dataclass(frozen=True)
+class Opened:
+    """A composed panel: the figure, its axes and legend, and whether its theory was drawn."""
+
+    fig: Any
+    ax: Any
+    legend: Any
+    theory: bool
 
 
-def _column(values: Any, n: int) -> tuple[list[float], list[float], list[float], int] | None:
-    """(centre, low, high, seeds) of a y series of length n: numbers, or rows of per-seed numbers."""
-    if not isinstance(values, list) or len(values) != n:
-        return None
-    if all(_finite(v) or v is None for v in values):
-        ys = [float(v) if v is not None else math.nan for v in values]
-        return ys, ys, ys, 1
-    if all(isinstance(row, list) and row and all(_finite(v) for v in row) for row in values):
-        mean = [sum(row) / len(row) for row in values]
-        return mean, [min(row) for row in values], [max(row) for row in values], len(values[0])
-    return None
-
-
-def _mask(xs: list[float], *cols: list[float], logx: bool, logy: bool) -> list[bool]:
-    keep = []
-    for i, x in enumerate(xs):
-        ok = _finite(x) and (x > 0 or not logx)
-        for c in cols:
-            ok = ok and math.isfinite(c[i]) and (c[i] > 0 or not logy)
-        keep.append(ok)
-    return keep
-
-
-def missing_keys(plot: Plot, series: Mapping[str, Any]) -> list[str]:
-    """The series keys ``plot`` needs that ``series`` lacks: its x and theory keys, and its curves' keys
-    when none of the curves is there (a curve of a parameter the run did not use is skipped)."""
-    need = [k for k in (plot.x, plot.theory) if k]
-    curves = [k for c in plot.curves for k in (c.x, c.y) if k]
-    present = [c for c in plot.curves if c.y in series and (c.x is None or c.x in series)]
-    return [k for k in need if k not in series] + ([] if present else [k for k in curves if k not in series])
-
-
-def _xs(plot: Plot, curve: Any, series: Mapping[str, Any]) -> Any:
-    if plot.grid is not None:
-        ys = series.get(curve.y)
-        x0, r = plot.grid
-        return [x0 * r**k for k in range(len(ys))] if isinstance(ys, list) else None
-    return series.get(curve.x or plot.x)
-
-
-def promises_theory(plot: Plot) -> bool:
-    """The panel names a theory (a series, a constant, a band, a reference slope or a theory legend)."""
-    declared = (plot.theory, plot.const, plot.band, plot.slope)
-    return any(v is not None for v in declared) or plot.theory_label != "theory"
-
-
-def draw(plot: Plot, series: Mapping[str, Any], path: Path, notes: list[str] | None = None) -> bool:
-    """Draw one panel to ``path`` (PDF); False when the series hold nothing to draw. A panel that names
-    a theory it cannot draw (no finite theory value) gets a note in ``notes``."""
+@contextmanager
+def opened(plot: Plot, series: Mapping[str, Any], measured: Any = None) -> Iterator[Opened | None]:
+    """The panel composed in :data:`STYLE` (None when the series hold nothing to draw), its figure
+    closed on exit. ``measured``: the result's measurement (a rate fit's window places the slope
+    guide). Every line carries its role as ``gid``: ``curve``, ``seeds``, ``theory``, ``fall``."""
     import matplotlib.pyplot as plt
 
     with plt.rc_context(STYLE):
+        drawn = curves_of(plot, series)
+        if not drawn.lines:
+            yield None
+            return
         fig, ax = plt.subplots(figsize=FIGSIZE)
-        drawn, band_done, first = False, False, None
-        for i, curve in enumerate(plot.curves):
-            xs = _xs(plot, curve, series)
-            if not isinstance(xs, list) or not all(_finite(x) for x in xs):
-                continue
-            col = _column(series.get(curve.y), len(xs))
-            if col is None:
-                continue
-            mid, lo, hi, n_seeds = col
-            keep = _mask(xs, mid, lo, hi, logx=plot.logx, logy=plot.logy)
-            x = [v for v, k in zip(xs, keep, strict=True) if k]
-            y = [v for v, k in zip(mid, keep, strict=True) if k]
-            if not x:
-                continue
-            color = f"C{i % 10}"
-            marker = "o" if len(x) <= 25 else None
-            label = curve.label
-            ax.plot(x, y, color=color, marker=marker, label=label, zorder=3)
-            if n_seeds > 1:
-                ylo = [v for v, k in zip(lo, keep, strict=True) if k]
-                yhi = [v for v, k in zip(hi, keep, strict=True) if k]
-                ax.fill_between(
-                    x,
-                    ylo,
-                    yhi,
-                    color=color,
-                    alpha=0.2,
-                    lw=0,
-                    label=None if band_done else f"range over {n_seeds} runs",
-                )
-                band_done = True
-            first = first or (x, y)
-            drawn = True
-        if not drawn:
+        try:
+            _draw_curves(ax, drawn)
+            theory = _theory(ax, plot, series, drawn, measured)
+            if plot.fall is not None:
+                _falls(ax, drawn, plot.fall)
+            _axes(ax, plot, drawn)
+            fig.tight_layout(pad=0.3)
+            legend = place_legend(ax, frameon=True, framealpha=0.85, edgecolor="0.8", handlelength=1.8)
+            yield Opened(fig, ax, legend, theory)
+        finally:
             plt.close(fig)
+
+
+def draw(
+    plot: Plot, series: Mapping[str, Any], path: Path, notes: list[str] | None = None, measured: Any = None
+) -> bool:
+    """Draw one panel to ``path`` (PDF, :func:`opened`); False when the series hold nothing to draw. A
+    panel that names a theory it cannot draw (no finite theory value) gets a note in ``notes``."""
+    with opened(plot, series, measured) as panel:
+        if panel is None:
             return False
-        if not _theory(ax, plot, series, first) and promises_theory(plot) and notes is not None:
+        if not panel.theory and promises_theory(plot) and notes is not None:
             notes.append(f"{path.stem}: the panel names a theory ({plot.theory_label!r}) but draws none")
-        if plot.logx:
-            ax.set_xscale("log")
-        if plot.logy:
-            ax.set_yscale("log")
-        ax.set_xlabel(plot.xlabel)
-        ax.set_ylabel(plot.ylabel)
-        xs_all = [float(v) for ln in ax.get_lines() for v in ln.get_xdata()]
-        ys_all = [float(v) for ln in ax.get_lines() for v in ln.get_ydata()]
-        _axis(ax.xaxis, plot.logx, xs_all, ticks_at_data=True)
-        _axis(ax.yaxis, plot.logy, ys_all, ticks_at_data=False)
-        ax.legend(loc="best", frameon=True, framealpha=0.85, edgecolor="0.8", handlelength=1.8)
-        fig.tight_layout(pad=0.3)
-        fig.savefig(path, metadata={"CreationDate": None})
-        plt.close(fig)
+        panel.fig.savefig(path, metadata={"CreationDate": None})
     return True
 
 
-def _tick(v: float, _pos: Any = None) -> str:
-    """A tick label in mathtext: ``20``, ``0.05``, ``2\times10^{-4}``."""
-    if v == 0:
-        return "$0$"
-    a = abs(v)
-    if 1e-3 <= a < 1e4:
-        return f"${v:g}$"
-    e = math.floor(math.log10(a))
-    m = v / 10**e
-    m_text = f"{m:.2g}"
-    return f"$10^{{{e}}}$" if m_text == "1" else f"${m_text}\\times10^{{{e}}}$"
+def _draw_curves(ax: Any, drawn: Drawn) -> None:
+    band_done = False
+    for ln in drawn.lines:
+        marker = "o" if len(ln.x) <= 25 else None
+        ax.plot(ln.x, ln.y, color=ln.color, marker=marker, label=ln.label, zorder=3, gid="curve")
+        if ln.band is not None:
+            label = None if band_done else f"range over {ln.seeds} runs"
+            ax.fill_between(ln.x, *ln.band, color=ln.color, alpha=0.2, lw=0, label=label, gid="seeds")
+            band_done = True
 
 
-def _round(v: float) -> bool:
-    """A value worth a tick label of its own: a power of two or at most two significant digits."""
-    if v <= 0:
-        return False
-    if v == int(v) and int(v) & (int(v) - 1) == 0:
-        return True
-    return float(f"{v:.2g}") == v
+def _falls(ax: Any, drawn: Drawn, fall: float) -> None:
+    """Each curve's first value / ``fall``, dotted in the curve's colour over the curve's x range."""
+    for i, ln in enumerate(drawn.lines):
+        label = rf"start / {fall:g} (the stated fall)" if i == 0 else None
+        level = [ln.y[0] / fall] * 2
+        ax.plot([ln.x[0], ln.x[-1]], level, color=ln.color, ls=":", lw=1.0, label=label, zorder=2, gid="fall")
 
 
-def _axis(axis: Any, log: bool, values: list, *, ticks_at_data: bool) -> None:
-    """Readable ticks: on a log axis spanning under two decades, ticks at 1-2-5 (or at the data's own
-    x values when they are few), plainly labelled; otherwise decades only; never minor labels."""
-    from matplotlib import ticker
-
-    vals = sorted({float(v) for v in values if _finite(v) and (v > 0 or not log)})
-    if not vals:
-        return
-    if not log:
-        axis.set_major_locator(ticker.MaxNLocator(nbins=5))
-        return
-    axis.set_minor_formatter(ticker.NullFormatter())
-    decades = math.log10(vals[-1] / vals[0]) if vals[0] > 0 else 99
-    if ticks_at_data and len(vals) <= 7 and decades < 3 and all(_round(v) for v in vals):
-        axis.set_major_locator(ticker.FixedLocator(vals))
-        axis.set_major_formatter(ticker.FuncFormatter(_tick))
-    elif decades < 2:
-        axis.set_major_locator(ticker.LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
-        axis.set_major_formatter(ticker.FuncFormatter(_tick))
-    else:
-        axis.set_major_locator(ticker.LogLocator(base=10, numticks=6))
-        axis.set_major_formatter(ticker.LogFormatterMathtext())
+def _axes(ax: Any, plot: Plot, drawn: Drawn) -> None:
+    """Scales, labels and ticks."""
+    if drawn.symlog:
+        ax.set_xscale("symlog", linthresh=drawn.linthresh, linscale=1.0)
+        ax.set_xlim(left=-SYMLOG_MARGIN * drawn.linthresh)  # no negative decades in view
+    elif plot.logx:
+        ax.set_xscale("log")
+    if plot.logy:
+        ax.set_yscale("log")
+    ax.set_xlabel(plot.xlabel)
+    ax.set_ylabel(plot.ylabel)
+    xs_all = [float(v) for ln in ax.get_lines() for v in ln.get_xdata()]
+    ys_all = [float(v) for ln in ax.get_lines() for v in ln.get_ydata()]
+    if not drawn.symlog:
+        set_ticks(ax.xaxis, plot.logx, xs_all, ticks_at_data=True)
+    set_ticks(ax.yaxis, plot.logy, ys_all, ticks_at_data=False)
 
 
-def _theory(ax: Any, plot: Plot, series: Mapping[str, Any], first: tuple[list, list] | None) -> bool:
+def _theory(ax: Any, plot: Plot, series: Mapping[str, Any], drawn: Drawn, measured: Any) -> bool:
     """Draw the panel's theory; False when there is none to draw."""
-    kw = {"color": THEORY_COLOR, "ls": "--", "lw": 1.0, "zorder": 2}
+    kw = {"color": THEORY_COLOR, "ls": "--", "lw": 1.0, "zorder": 2, "gid": "theory"}
     if plot.band is not None:
         lo, hi = plot.band
-        ax.axhspan(lo, hi, color=BAND_COLOR, alpha=0.45, lw=0, zorder=1, label=plot.theory_label)
+        ax.axhspan(
+            lo, hi, color=BAND_COLOR, alpha=0.45, lw=0, zorder=1, label=plot.theory_label, gid="theory"
+        )
     elif plot.const is not None:
         ax.axhline(plot.const, label=plot.theory_label, **kw)
     elif plot.theory is not None:
-        xs, ys = series.get(plot.x), series.get(plot.theory)
-        col = _column(ys, len(xs)) if isinstance(xs, list) else None
-        if col is None:
+        points = theory_points(plot, series, drawn)
+        if points is None:
             return False
-        keep = _mask(xs, col[0], logx=plot.logx, logy=plot.logy)
-        x = [v for v, k in zip(xs, keep, strict=True) if k]
-        y = [v for v, k in zip(col[0], keep, strict=True) if k]
-        if not x:
+        ax.plot(*points, label=plot.theory_label, **kw)
+    elif plot.slope is not None:
+        guide = slope_guide(
+            drawn.points, plot.slope, slope_span(drawn, measured), logx=plot.logx, logy=plot.logy
+        )
+        if guide is None:
             return False
-        ax.plot(x, y, label=plot.theory_label, **kw)
-    elif plot.slope is not None and first is not None:
-        x, y = first
-        x0, y0 = x[-1], y[-1]  # the reference power law is anchored at the last measured point
-        label = f"{plot.theory_label} (through the last point)"
-        ax.plot(x, [y0 * (v / x0) ** plot.slope for v in x], label=label, **kw)
+        ax.plot(*guide, label=f"{plot.theory_label} (slope guide)", **kw)
     else:
-        return False
+        return plot.fall is not None
     return True
+
+
+def caption_note(plot: Plot, series: Mapping[str, Any], measured: Any = None) -> str:
+    """What the caption says of how the panel draws its claim (LaTeX, empty when nothing needs
+    saying): the slope guide's window and anchor, the stated fall, an x axis from 0."""
+    drawn = curves_of(plot, series)
+    if not drawn.lines:
+        return ""
+    parts = []
+    if plot.slope is not None and plot.theory is None and plot.const is None and plot.band is None:
+        lo, hi, fitted = slope_span(drawn, measured)
+        where = "the judged fit window" if fitted else "the plotted range"
+        factor = GUIDE_ABOVE if plot.logy else GUIDE_ABOVE_LINEAR
+        slope = Fraction(plot.slope).limit_denominator(64)
+        parts.append(
+            rf"dashed: the stated slope ${slope}$ over {where} (from {tick_label(lo)} to "
+            rf"{tick_label(hi)}), started {factor:g} times above the highest curve there, a guide not a fit"
+        )
+    if plot.fall is not None:
+        parts.append(rf"dotted: each curve's first value divided by {tick_label(plot.fall)}, the stated fall")
+    if drawn.symlog:
+        parts.append(
+            rf"the $x$ axis starts at 0 (linear up to {tick_label(drawn.linthresh)}, logarithmic above)"
+        )
+    return "; ".join(parts)
 
 
 SKIPPED = "figures skipped: matplotlib is not installed (pip install 'attncheck[figures]')"
@@ -272,7 +243,7 @@ def make_figures(
                 notes.append(f"figure of {r.claim_id}: its series lack the declared keys {missing}")
                 continue
             path = figdir / f"{r.claim_id.replace('.', '_')}-{i}.pdf"
-            if draw(plot, r.series, path, notes):
+            if draw(plot, r.series, path, notes, r.measured):
                 paths.setdefault(r.claim_id, []).append((plot, path))
             else:  # never silently: the series are there but hold no drawable point
                 notes.append(
@@ -289,7 +260,7 @@ def draw_worst(results: Sequence[Result], path: Path) -> bool:
     import matplotlib.pyplot as plt
 
     rows = [(r.claim_id.split(".", 1)[1], r.worst) for r in results if r.worst]
-    rows = [(n, w) for n, w in rows if _finite(w.get("typical")) and _finite(w.get("ratio"))]
+    rows = [(n, w) for n, w in rows if finite(w.get("typical")) and finite(w.get("ratio"))]
     rows = [(n, w) for n, w in rows if w["typical"] > 0 and w["ratio"] > 0]
     if not rows:
         return False
@@ -308,7 +279,7 @@ def draw_worst(results: Sequence[Result], path: Path) -> bool:
         ax.set_ylim(-0.7, len(rows) - 0.3)
         ax.set_xlabel("measured / bound (lower bounds: bound / measured)")
         xs = [v for _, w in rows for v in (w["typical"], w["ratio"])] + [1.0]
-        _axis(ax.xaxis, True, xs, ticks_at_data=False)
+        set_ticks(ax.xaxis, True, xs, ticks_at_data=False)
         ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3, frameon=False, fontsize=6)
         fig.tight_layout(pad=0.3)
         fig.savefig(path, metadata={"CreationDate": None})
@@ -326,4 +297,14 @@ def worst_figures(results: Sequence[Result], out: Path) -> dict[str, Path]:
     return {p: f for p, f in paths.items() if draw_worst([r for r in results if r.paper == p], f)}
 
 
-__all__ = ["SKIPPED", "STYLE", "draw", "draw_worst", "make_figures", "missing_keys", "worst_figures"]
+__all__ = [
+    "SKIPPED",
+    "STYLE",
+    "Opened",
+    "caption_note",
+    "draw",
+    "draw_worst",
+    "make_figures",
+    "opened",
+    "worst_figures",
+]

@@ -341,11 +341,12 @@ class Plot:
     x: the series key of the x axis; curves: the measured curves (:class:`Curve`, ``(key, label)`` pairs
     or dicts); xlabel / ylabel: axis labels in matplotlib mathtext (``"$T$"``); the theory, drawn beside
     the measurement, is any of: ``theory`` (a series key drawn as a line), ``const`` (a horizontal line),
-    ``band`` ((lo, hi): a shaded pass band), ``slope`` (a reference power law x^slope through the last
-    point of the first curve: rate claims); theory_label: its legend in words; logx / logy: log axes;
-    title: an optional panel title in words; grid: (x_0, r) when the series hold no x values but were
-    taken on a geometric grid, x_k = x_0 r^k (``x`` is then ``""``). A rate claim's panel is one line,
-    :meth:`rate`.
+    ``band`` ((lo, hi): a shaded pass band), ``slope`` (the stated power law x^slope, drawn as a guide
+    over the fit window above the curves: rate claims); theory_label: its legend in words; logx / logy:
+    log axes; title: an optional panel title in words; grid: (x_0, r) when the series hold no x values
+    but were taken on a geometric grid, x_k = x_0 r^k (``x`` is then ``""``); fall: the factor by which
+    the statement says each curve falls from its first point (drawn at first value / fall in the
+    curve's colour). A rate claim's panel is one line, :meth:`rate`.
     """
 
     x: str
@@ -361,6 +362,7 @@ class Plot:
     logy: bool = False
     title: str = ""
     grid: tuple[float, float] | None = None
+    fall: float | None = None
 
     def __post_init__(self) -> None:
         curves = tuple(
@@ -377,6 +379,12 @@ class Plot:
             if not lo <= hi:
                 raise ValueError(f"plot of {self.x!r}: band must be (lo, hi) with lo <= hi, got {self.band}")
             object.__setattr__(self, "band", (float(lo), float(hi)))
+        if self.fall is not None:
+            if isinstance(self.fall, bool) or not isinstance(self.fall, int | float):
+                raise TypeError(f"plot of {self.x!r}: fall must be a number, got {self.fall!r}")
+            if not (math.isfinite(self.fall) and self.fall > 1):
+                raise ValueError(f"plot of {self.x!r}: fall must be a finite factor > 1, got {self.fall!r}")
+            object.__setattr__(self, "fall", float(self.fall))
 
     @classmethod
     def rate(
@@ -442,6 +450,7 @@ class Plot:
             "logy": self.logy,
             "title": self.title,
             "grid": list(self.grid) if self.grid else None,
+            "fall": self.fall,
         }
 
 

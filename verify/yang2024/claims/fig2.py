@@ -178,6 +178,7 @@ _EXP_FIG2_CHOICES = {
             ylabel=r"loss",
             logx=True,
             logy=True,
+            fall=100,
         ),
     ),
 )
