@@ -57,7 +57,7 @@ LINER_SOURCE = (
 # (Fig. 9's is not recovered), and every Fig. 9 claim reads one shared set of runs (experiment "fig9").
 # ------------------------------------------------------------------------------------------------------
 
-#: Where the Figure 9 statements come from (issue 25 item 2, issue 29).
+#: Where the Figure 9 statements come from.
 FIG9_SOURCE = LINER_SOURCE.replace(
     "(an AI-generated summary of the paper)",
     "(an AI-generated summary that reproduces the Figure 9 caption: linear convergence, weights changing "

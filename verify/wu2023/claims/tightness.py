@@ -248,8 +248,8 @@ def thm2_tight(
 def thm1_tight_dgrow(
     ctx: Ctx, *, Ns: list[int], d_per_N: int, d_s: int, widths: list[int], steps: int, frac: float
 ) -> Evidence:
-    """Wu et al. 2023, Thm 1 exponent 2 as a tightness hypothesis with d growing with N (issue 25 item 3:
-    the theorem widths carry d, so a fixed d hides part of their growth), a reviewer's question
+    """Wu et al. 2023, Thm 1 exponent 2 as a tightness hypothesis with d growing with N (the
+    theorem widths carry d, so a fixed d hides part of their growth), a reviewer's question
     (QUESTION: a violation answers it). Kind: rate, seeds pooled. As ``wu2023.thm1.tight`` with
     d = ``d_per_N`` N at each N instead of a fixed d."""
     return _tight(ctx, 0.5, B.THM1_WIDTH_ORDER, Ns, 0, d_s, widths, steps, frac, d_per_N)

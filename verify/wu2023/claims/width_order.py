@@ -165,7 +165,7 @@ def thm1_order(
     return _order(ctx, 0.5, B.THM1_WIDTH_ORDER, Ns, d_factor, d_power, d_s, which, ratio_widths)
 
 
-#: Where the cubic reading of Thm 1 comes from (issue 25 item 1, issue 29).
+#: Where the cubic reading of Thm 1 comes from.
 CUBIC_SOURCE = (
     "Arda, Cayci, Eryilmaz 2026, 'Finite-Time Analysis of Gradient Descent for Shallow Transformers' "
     "(arXiv 2601.16514), as summarised by chatpaper's AI section summary of that paper (the wording is the "

@@ -237,8 +237,7 @@ _HEADS_STALL_CHOICES = {
 @claim(
     "yang2024.heads.stall",
     Source(
-        "Fig. 4 and its discussion in Sec. 4 (H < N: the loss stops descending far from its minimum); "
-        "issue 25 item 7",
+        "Fig. 4 and its discussion in Sec. 4 (H < N: the loss stops descending far from its minimum)",
         Provenance.EXACT,
         quote=_HEADS_STALL_SOURCE,
     ),

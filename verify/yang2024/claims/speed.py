@@ -221,7 +221,7 @@ _HEADS_TUNED_CHOICES = {
     "yang2024.heads.tuned",
     Source(
         "Sec. 3.3 ('larger H yields slower convergence rate') and Sec. 3.1 after Theorem 1; "
-        "issue 25 item 5 (speed against H at steps tuned per H)",
+        "speed against H at steps tuned per H",
         Provenance.EXACT,
         quote=_HEADS_TUNED_SOURCE,
     ),

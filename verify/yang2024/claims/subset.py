@@ -1,4 +1,4 @@
-"""Prompts on other tokens than training (issue 25, item 6): the paper's prompts always hold the first N
+"""Prompts on other tokens than training: the paper's prompts always hold the first N
 tokens of the dictionary (Sec. 2); does the trained transformer do the ridge regression of Theorem 2 on a
 prompt made of N other tokens?"""
 
@@ -38,7 +38,7 @@ def moved_prompt(problem: D.Problem, params: M.Params, shift: int) -> tuple[D.Pr
 
 
 _SUBSET_SOURCE = (
-    "referee question of the attncheck audit (issue 25, item 6), raised by the paper's setting: "
+    "a referee's question of attncheck's audit, raised by the paper's setting: "
     "Yang, Huang, Liang, Chi, arXiv 2408.10147 (public full text of 27 Sep 2024), Sec. 2, 'each prompt "
     "P = P_lambda provides the first N tokens (with N << K) and their labels'; the paper claims nothing "
     "for other prompt tokens"
@@ -88,7 +88,7 @@ _SUBSET_CHOICES = {
     "yang2024.subset",
     Source(
         "Sec. 2 (each prompt provides the first N tokens) and Theorem 2, eqs. (20), (22) (the "
-        "ridge over the prompt's tokens); a referee's question, issue 25 item 6",
+        "ridge over the prompt's tokens); a referee's question",
         Provenance.QUESTION,
         quote=_SUBSET_SOURCE,
     ),

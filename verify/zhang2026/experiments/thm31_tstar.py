@@ -38,7 +38,7 @@ def onset_sweep(
     ``pts``: linear scalar runs to horizon_T0 T_0 sampled on a 2^(1/sample_per_octave) grid, read on a
     2^(1/per_octave) grid (log-log interpolation), so T_on is resolved to a factor 2^(1/per_octave).
     (Sampled on a 2^(1/8) grid and read on 2^(1/32), T_on jittered by about 1% from one D to the next
-    and sat up to 1.3% below its finely sampled value: errata, issue 25 item 10.) ``logit_scaling``:
+    and sat up to 1.3% below its finely sampled value.) ``logit_scaling``:
     the logits carry the 1/sqrt(D) (True; T_0 is derived for it) or not (logit gain D, the logit step
     eta instead of eta/D: derivation Sect. 6.10)."""
     points = []
