@@ -143,23 +143,16 @@ def population_loss_and_grad(
     return float(loss), g_pv, g_kq
 
 
-def task_query_risk(
-    Wpv: np.ndarray,
-    Wkq: np.ndarray,
-    X: np.ndarray,
-    lam: np.ndarray,
-    rho: float,
-    *,
-    label_in_query: bool = False,
+def bilinear(
+    Wpv: np.ndarray, Wkq: np.ndarray, X: np.ndarray, rho: float, *, label_in_query: bool = False
 ) -> np.ndarray:
-    """E over w and x_q of (y_hat - <w, x_q>)^2 per prompt covariates X (B, n, d), exact for any task law
-    with mean 0 and covariance I_d and any query law with mean 0 and covariance Lambda: with
-    w^PV_21 = w^KQ_21 = 0, y_hat = x_q^T M w is bilinear, M_jk = y_hat at (x_q, w) = (e_j, e_k) (the model
-    (3.3) itself at d^2 basis pairs), so the risk is tr((M - I)^T Lambda (M - I)). ``label_in_query``:
-    the alternative embedding that writes the query's label into E."""
+    """With w^PV_21 = w^KQ_21 = 0 the prediction on a prompt with covariates X (B, n, d) and noiseless
+    labels is bilinear, y_hat = x_q^T M w: M (B, d, d), M_jk = y_hat at (x_q, w) = (e_j, e_k), computed
+    by the model (3.3) itself. ``label_in_query``: the alternative embedding that writes the query's
+    label into E (y_hat then gains <w, x_q>)."""
     B, _, d = X.shape
     if np.any(Wpv[d, :d] != 0.0) or np.any(Wkq[d, :d] != 0.0):
-        raise ValueError("task_query_risk needs w^PV_21 = w^KQ_21 = 0 (y_hat bilinear in x_q and w)")
+        raise ValueError("bilinear needs w^PV_21 = w^KQ_21 = 0 (y_hat bilinear in x_q and w)")
     Mx = np.empty((B, d, d))
     basis = np.eye(d)
     for k in range(d):
@@ -167,5 +160,23 @@ def task_query_risk(
             xq = np.broadcast_to(basis[j], (B, d))
             yq = np.full(B, basis[j, k]) if label_in_query else None
             Mx[:, j, k] = predict(Wpv, Wkq, embed(X, X[:, :, k], xq, yq=yq), rho)
-    e = Mx - basis
+    return Mx
+
+
+def task_query_risk(Mx: np.ndarray, lam: np.ndarray) -> np.ndarray:
+    """E over w and x_q of (x_q^T M w - <w, x_q>)^2 per prompt (B,): tr((M - I)^T Lambda (M - I)), exact
+    for any task law with mean 0 and covariance I_d and any query law with mean 0 and covariance Lambda."""
+    e = Mx - np.eye(Mx.shape[1])
     return np.einsum("bji,jl,bli->b", e, lam, e)
+
+
+def query_vector(Wpv: np.ndarray, Wkq: np.ndarray, X: np.ndarray, y: np.ndarray, rho: float) -> np.ndarray:
+    """With w^PV_21 = 0 the prediction is linear in the query, y_hat = v^T x_q: v (B, d), v_j = y_hat at
+    x_q = e_j on the prompts (X, y), computed by the model (3.3) itself."""
+    B, _, d = X.shape
+    if np.any(Wpv[d, :d] != 0.0):
+        raise ValueError("query_vector needs w^PV_21 = 0 (y_hat linear in x_q)")
+    basis = np.eye(d)
+    return np.stack(
+        [predict(Wpv, Wkq, embed(X, y, np.broadcast_to(basis[j], (B, d))), rho) for j in range(d)], 1
+    )

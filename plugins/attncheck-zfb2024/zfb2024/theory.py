@@ -156,3 +156,28 @@ def limit_random(alpha: np.ndarray, beta: np.ndarray) -> tuple[np.ndarray, float
         raise ValueError("alpha and beta must be finite positive (d,) vectors")
     scale = float(np.linalg.norm(k)) ** 0.5
     return np.diag(k) / scale, scale
+
+
+def quadratic_task(
+    lam: np.ndarray, w0: np.ndarray, c: float, s: float
+) -> tuple[np.ndarray, np.ndarray, float, float]:
+    """Theorem 4.2's quantities for y = <w0, x> + c (x_1^2 - Lambda_11) + s xi, x ~ N(0, Lambda), xi ~ N(0, 1)
+    (ours, by Isserlis): a = w0 (the odd moments vanish), Sigma = (||w0||^2_Lambda + 2 c^2 Lambda_11^2 + s^2)
+    Lambda + Lambda w0 w0^T Lambda + 8 c^2 Lambda_11 u u^T with u = Lambda e_1, the best linear error
+    2 c^2 Lambda_11^2 + s^2 and E[y^2] = ||w0||^2_Lambda + that error."""
+    lam = check_spd("lam", lam)
+    l11, u, lw = float(lam[0, 0]), lam[:, 0], lam @ w0
+    best = 2 * c * c * l11 * l11 + s * s
+    sigma = (float(w0 @ lw) + best) * lam + np.outer(lw, lw) + 8 * c * c * l11 * np.outer(u, u)
+    return np.asarray(w0, float), sigma, best, float(w0 @ lw) + best
+
+
+def query_shift_risk(lam: np.ndarray, N: int, M: int, w: np.ndarray, xq: np.ndarray) -> float:
+    """Sec. 4.2's query shift, exact (ours, from (4.7)): for a fixed query x_q and task w, prompt covariates
+    from N(0, Lambda), noiseless labels, E (y_hat - <w, x_q>)^2 = (x_q^T (Gamma^-1 Lambda - I) w)^2
+    + q^T (||w||^2_Lambda Lambda + Lambda w w^T Lambda) q / M with q = Gamma^-1 x_q."""
+    M = check_count("M", M)
+    gi = np.linalg.inv(gamma(lam, N))
+    bias = float(xq @ (gi @ lam - np.eye(lam.shape[0])) @ w)
+    q, lw = gi @ xq, lam @ w
+    return bias * bias + float(q @ (float(w @ lw) * lam + np.outer(lw, lw)) @ q) / M

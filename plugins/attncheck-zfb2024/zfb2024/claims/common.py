@@ -9,9 +9,9 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
-from zfb2024 import data, dynamics, theory
 
 from verify.core import Choice, Evidence, Interval, Rule
+from zfb2024 import data, dynamics, theory
 
 #: The paper's citation prefix of every claim reference.
 V3 = "arXiv v3"
@@ -76,24 +76,31 @@ def reduced_flow(
     return s, dynamics.flow(dynamics.reduced_rhs(s.lam, N), U0, u0, t_end)
 
 
-def equivalence(batches: np.ndarray, theory_value: float, margin: float, what: str) -> Evidence:
-    """The equivalence rule on a Monte Carlo interval: ``batches`` holds K independent batch estimates
-    of a quantity whose closed form is ``theory_value``; measured = |mean - theory| / |theory| with its
-    99% interval (t, K - 1 dof), judged as an upper bound by ``margin`` (holds: the whole interval is
-    below; violated: the whole interval is above)."""
+def mc_mean(batches: np.ndarray) -> tuple[float, Interval]:
+    """The mean of K independent batch estimates (K,) and its two-sided 99% t interval (K - 1 dof)."""
     b = np.asarray(batches, dtype=np.float64)
     if b.ndim != 1 or b.size < 2:
         raise ValueError(f"batches must be (K,) with K >= 2, got shape {b.shape}")
     mean = float(b.mean())
     half = float(stats.t.ppf(0.5 + LEVEL / 2, b.size - 1) * b.std(ddof=1) / np.sqrt(b.size))
+    return mean, Interval(mean - half, mean + half, LEVEL, "two-sided")
+
+
+def equivalence(batches: np.ndarray, theory_value: float, margin: float, what: str) -> Evidence:
+    """The equivalence rule on a Monte Carlo interval: ``batches`` holds K independent batch estimates
+    of a quantity whose closed form is ``theory_value``; measured = |mean - theory| / |theory| with its
+    99% interval, judged as an upper bound by ``margin`` (holds: the whole interval is below; violated:
+    the whole interval is above)."""
+    mean, iv = mc_mean(batches)
     scale = abs(theory_value)
-    ends = sorted((abs(mean - half - theory_value) / scale, abs(mean + half - theory_value) / scale))
-    lo = 0.0 if mean - half <= theory_value <= mean + half else ends[0]
+    ends = sorted((abs(iv.lo - theory_value) / scale, abs(iv.hi - theory_value) / scale))
+    lo = 0.0 if iv.lo <= theory_value <= iv.hi else ends[0]
     return Evidence(
         theory=margin,
         measured=abs(mean - theory_value) / scale,
         interval=Interval(lo, ends[1], LEVEL, "two-sided"),
         notes=[
-            f"{what}: Monte Carlo {mean:.6g} +- {half:.2g} (99%, {b.size} batches) vs closed form {theory_value:.6g}"
+            f"{what}: Monte Carlo {mean:.6g} +- {(iv.hi - iv.lo) / 2:.2g} (99%, {len(batches)} batches) vs "
+            f"closed form {theory_value:.6g}"
         ],
     )

@@ -4,8 +4,6 @@ zero) and Lemma A.1 with (A.7) (the population loss of the reduced model)."""
 from __future__ import annotations
 
 import numpy as np
-from zfb2024 import data, model, theory
-from zfb2024.claims.common import MARGIN, V3, equivalence
 
 from verify.core import (
     Alternative,
@@ -21,6 +19,8 @@ from verify.core import (
     Source,
     claim,
 )
+from zfb2024 import data, model, theory
+from zfb2024.claims.common import MARGIN, V3, equivalence
 
 _ROUNDOFF = Choice(
     Rule(1e-12, "an exact identity in float64: the largest relative deviation over the prompts"),
@@ -141,9 +141,8 @@ def _risk_batches(
     est = []
     for _ in range(batches):
         X = data.covariates(rng, lam, (per_batch, N), law)
-        est.append(
-            0.5 * float(np.mean(model.task_query_risk(Wpv, Wkq, X, lam, N, label_in_query=label_in_query)))
-        )
+        Mx = model.bilinear(Wpv, Wkq, X, N, label_in_query=label_in_query)
+        est.append(0.5 * float(np.mean(model.task_query_risk(Mx, lam))))
     return np.array(est)
 
 
