@@ -11,5 +11,5 @@ PAPER = PaperInfo(
     venue="JMLR 25(49) 2024",
     year=2024,
     arxiv="2306.09927",
-    short="one-layer linear self-attention learns linear models in context: gradient flow, limit, risk, shifts",
+    short="linear self-attention learns linear models in context: flow, limit, risk, shifts",
 )

@@ -51,7 +51,8 @@ def covariates(
 
 @dataclass(frozen=True)
 class Prompts:
-    """B prompts: covariates X (B, n, d), labels y (B, n), query xq (B, d), its label yq (B,), task w (B, d)."""
+    """B prompts: covariates X (B, n, d), labels y (B, n), query xq (B, d), its label yq (B,), task w
+    (B, d)."""
 
     X: np.ndarray
     y: np.ndarray

@@ -109,7 +109,8 @@ def population_loss_and_grad(
     gV_A = 2 * (1 + 1 / N) * lpl @ A @ lam + 2 / N * np.trace(lam @ P) * lam @ A @ lam
     gV_A += 2 * b * np.outer(R @ a, lc)
     gV_c = 2 * b * lam @ A.T @ R @ a + 2 * lc * (aGa + b * b * phi)
-    # (2 / N) m^T h, m = E[v] = A^T Lambda a + b tr(Lambda) c, h = Hh a, Hh = tA Lambda + Lambda (A + A^T) Lambda
+    # (2 / N) m^T h, m = E[v] = A^T Lambda a + b tr(Lambda) c, h = Hh a,
+    # Hh = tA Lambda + Lambda (A + A^T) Lambda
     tA = float(np.trace(A @ lam))
     Hh = tA * lam + lam @ (A + A.T) @ lam
     m = A.T @ la + b * t * c

@@ -66,7 +66,8 @@ def sigma2_max(lam: np.ndarray, N: int) -> float:
 
 def u_lower(lam: np.ndarray, N: int, theta2: np.ndarray, sigma: float) -> float:
     """(A.14): u_{-1}(t) >= sqrt(sigma^2 ||Lambda Theta||_F^2 [2 - sqrt(d) sigma^2 ||Gamma||_op]
-    / (2 sqrt(d) ||Lambda||_op^2)); ``theta2`` = Theta Theta^T (||Lambda Theta||_F^2 = tr(Lambda^2 Theta Theta^T))."""
+    / (2 sqrt(d) ||Lambda||_op^2)); ``theta2`` = Theta Theta^T, so that
+    ||Lambda Theta||_F^2 = tr(Lambda^2 Theta Theta^T)."""
     g, d = gamma(lam, N), lam.shape[0]
     margin = 2.0 - np.sqrt(d) * sigma**2 * float(np.linalg.norm(g, 2))
     if margin <= 0.0:

@@ -154,7 +154,8 @@ def pl(
     "zfb2024.lem54.rate",
     Source(f"{V3}, Lemma 5.4 (proof, App. A.4)", Provenance.EXACT),
     kind=Kind.LOWER,
-    statement="l(t) - min l <= exp(-mu t) (l(0) - min l) for all t >= 0, i.e. -log(gap(t) / gap(0)) / t >= mu",
+    statement="l(t) - min l <= exp(-mu t) (l(0) - min l) for all t >= 0, i.e. "
+    "-log(gap(t) / gap(0)) / t >= mu",
     profiles=_SIZES,
     seeds=_FLOW,
     alternative=Alternative("a rate 1000 times the stated mu", factor=1000.0),

@@ -43,7 +43,8 @@ from zfb2024.claims.common import SIGMA_FRAC, V3, setup
             range=(0.1, 0.4),
             basis="plausible",
             reason="the step as a fraction of 1 / (||Gamma||_op ||Lambda||_op u*^2), the curvature scale at "
-            "the limit: small enough that the loss falls at every step, large enough to converge in 500 steps",
+            "the limit: small enough that the loss falls at every step, large enough to converge in 500 "
+            "steps",
         ),
         "tol": Choice(
             Rule(1e-8, "the issue's 1e-8 for the product of the trained blocks"),

@@ -189,7 +189,8 @@ def loss_constant(ctx: Ctx, *, d: int, N: int, batches: int, per_batch: int, law
     "zfb2024.corA2.min_loss",
     Source(f"{V3}, Corollary A.2 with Lemma A.1", Provenance.DERIVED),
     kind=Kind.UPPER,
-    statement="the population loss (3.8) at the limit (4.1) is L* = tr(Lambda) / 2 - tr(Lambda^2 Gamma^-1) / 2 "
+    statement="the population loss (3.8) at the limit (4.1) is "
+    "L* = tr(Lambda) / 2 - tr(Lambda^2 Gamma^-1) / 2 "
     "(Lambda = I: d (d + 1) / (2 (N + d + 1)))",
     profiles=Profiles(quick=dict(_MC, label_in_query=False)),
     seeds=SeedPlan(Seeds.EVERY),

@@ -58,10 +58,10 @@ def limit(
     "zfb2024.thm45.one_third",
     Source(f"{V3}, Theorem 4.5, consequence (4.13) and the Exp(1) example", Provenance.EXACT),
     kind=Kind.UPPER,
-    statement="for a fixed query x_q and task w, a new diagonal Exp(1) covariance and prompt x_i ~ N(0, Lambda_new), "
-    "E[y_hat | x_q, w] = k <w, x_q> with k = beta / alpha = 2 / (6 + (2 d + 10) / N) -> 1/3: one LSA layer "
-    "cannot learn linear models across covariate laws (the 1/3 is of the fixed-query law; in the joint law the "
-    "slope is 2k -> 2/3)",
+    statement="for a fixed query x_q and task w, a new diagonal Exp(1) covariance and prompt "
+    "x_i ~ N(0, Lambda_new), E[y_hat | x_q, w] = k <w, x_q> with k = beta / alpha = 2 / (6 + (2 d + 10) / N) "
+    "-> 1/3: one LSA layer cannot learn linear models across covariate laws (the 1/3 is of the fixed-query "
+    "law; in the joint law the slope is 2k -> 2/3)",
     profiles=Profiles(quick=dict(d=3, N=1000, law="fixed", batches=20, per_batch=5000)),
     seeds=SeedPlan(Seeds.EVERY),
     alternative=Alternative(

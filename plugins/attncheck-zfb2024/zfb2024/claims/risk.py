@@ -79,8 +79,9 @@ _RISK_CHOICES = {
     "zfb2024.thm42.risk_identity",
     Source(f"{V3}, Theorem 4.2, Eq. (4.6)", Provenance.EXACT),
     kind=Kind.UPPER,
-    statement="E (y_hat - y_q)^2 = min_w E(<w, x> - y)^2 + tr(Sigma Gamma^-2 Lambda) / M + [||a||^2_{G Lambda^3} "
-    "+ 2 tr(Lambda) ||a||^2_{G Lambda^2} + tr(Lambda)^2 ||a||^2_{G Lambda}] / N^2, G = Gamma^-2, for any D "
+    statement="E (y_hat - y_q)^2 = min_w E(<w, x> - y)^2 + tr(Sigma Gamma^-2 Lambda) / M + "
+    "[||a||^2_{G Lambda^3} + 2 tr(Lambda) ||a||^2_{G Lambda^2} + tr(Lambda)^2 ||a||^2_{G Lambda}] / N^2, "
+    "G = Gamma^-2, for any D "
     "with Gaussian x-marginal",
     profiles=Profiles(quick=dict(d=3, N=5, M=8, rho_test="M", batches=20, per_batch=5000)),
     seeds=SeedPlan(Seeds.EVERY),
@@ -182,7 +183,8 @@ def bound(ctx: Ctx, *, N: int, M: int, predictor: str, batches: int, per_batch: 
         measured=mean,
         interval=iv,
         notes=[
-            f"risk: Monte Carlo {mean:.6g} in [{iv.lo:.6g}, {iv.hi:.6g}] (99%); exact {exact:.6g}; bound {bnd:.6g}"
+            f"risk: Monte Carlo {mean:.6g} in [{iv.lo:.6g}, {iv.hi:.6g}] (99%); exact {exact:.6g}; "
+            f"bound {bnd:.6g}"
         ],
     )
 

@@ -65,8 +65,9 @@ def covariate_shift(
     "zfb2024.sec42.query_shift",
     Source(f"{V3}, Sec. 4.2 (query shift, (4.8)), exact form ours", Provenance.DERIVED),
     kind=Kind.UPPER,
-    statement="for a fixed query x_q from another law and prompt covariates from the training law, E (y_hat - "
-    "<w, x_q>)^2 = (x_q^T (Gamma^-1 Lambda - I) w)^2 + q^T (||w||^2_Lambda Lambda + Lambda w w^T Lambda) q / M, "
+    statement="for a fixed query x_q from another law and prompt covariates from the training law, "
+    "E (y_hat - <w, x_q>)^2 = (x_q^T (Gamma^-1 Lambda - I) w)^2 "
+    "+ q^T (||w||^2_Lambda Lambda + Lambda w w^T Lambda) q / M, "
     "q = Gamma^-1 x_q: the error vanishes as M, N -> infinity",
     profiles=Profiles(quick=dict(d=3, N=6, M=20, query_norm=5.0, cov_scale=1.0, batches=20, per_batch=5000)),
     seeds=SeedPlan(Seeds.EVERY),
