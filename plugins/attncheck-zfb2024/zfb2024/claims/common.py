@@ -29,14 +29,14 @@ SIGMA_FRAC = Choice(
 
 MARGIN = Choice(
     Rule(
-        0.01,
+        0.02,
         "equivalence margin: the 99% interval of the Monte Carlo estimate's relative deviation from the "
         "closed form must lie below it (holds) or above it (violated)",
     ),
-    range=(0.005, 0.02),
+    range=(0.01, 0.04),
     basis="plausible",
-    reason="half to twice 1%: well above the 99% half-widths of the quick samples (0.1% to 0.4%), well "
-    "below the alternative worlds' deviations (>= 10%)",
+    reason="half to twice 2%: above the 99% half-widths of the quick samples (0.2% to 1%, heavy-tailed "
+    "squared errors), well below the alternative worlds' deviations (12% and more)",
 )
 
 ODE_TOL = Choice(

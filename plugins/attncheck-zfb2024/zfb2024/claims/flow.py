@@ -113,7 +113,7 @@ def balance(
     "(2 sqrt(d) ||Lambda||_op^2)) > 0 for all t",
     profiles=_SIZES,
     seeds=_FLOW,
-    alternative=Alternative("the bound tightened 1.1-fold", factor=1.1),
+    alternative=Alternative("the bound tightened 5-fold (the measured slack is 1.7 to 3.5)", factor=5.0),
     choices=_CHOICES,
 )
 def u_lower_bound(
