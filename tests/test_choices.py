@@ -455,3 +455,19 @@ def test_a_default_run_counts_a_finding_only_when_robust(toys: None, jobs: int) 
 def test_robust_mode_is_checked(toys: None) -> None:
     with pytest.raises(ValueError, match="robust must be one of"):
         run_claims(match_claims(["toy.ch.linear"]), robust="all")
+
+
+def test_a_parameter_named_like_run_claims_first_argument_can_move() -> None:
+    """A claim parameter ``c`` (run_claim's own first argument, positional-only) takes overrides and is
+    moved by a robust run (it raised "got multiple values for argument 'c'")."""
+
+    @_toy("toy.ch.c", choices={"c": Choice(0.5, range=(0.1, 0.9), reason="r", basis="pilot")})
+    def named_c(ctx: Ctx, *, c: float) -> Evidence:
+        """c <= 1 over its whole range."""
+        return Evidence(theory=1.0, measured=c)
+
+    try:
+        assert _robust("toy.ch.c").robust is True
+        assert run_claim("toy.ch.c", c=2.0).verdict == Verdict.VIOLATED
+    finally:
+        _unregister("toy.ch.c")

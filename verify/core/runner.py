@@ -30,6 +30,7 @@ def library_versions() -> dict[str, str]:
 
 def run_claim(
     c: Claim | str,
+    /,
     *,
     profile: str = "quick",
     seed: int = 0,
@@ -57,7 +58,8 @@ def run_claim(
     robust: the verdict is judged over the record's choices too (:func:`judge_robustness`; the world
     must be ``"paper"``): always (True), never (False), or when it is a violation of the paper's own
     statement (``"findings"``, as the default run does: :func:`wants_robustness`); the result's times
-    then include those runs.
+    then include those runs. ``c`` is positional-only, so that a claim parameter named ``c`` can be
+    overridden (and moved by a robust run) like any other.
     """
     c = get_claim(c) if isinstance(c, str) else c
     check_choice("profile", profile, PROFILES)
