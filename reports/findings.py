@@ -46,10 +46,8 @@ def paper_quote(record: ClaimRecord | None) -> str:
 def evidence(r: Result) -> str:
     """What was measured against what the statement requires, in a sentence (LaTeX)."""
     theory, measured = shown(r)
-    if isinstance(measured, bool):  # a qualitative claim: the numbers are in its first note
-        text = f"Observed: {tex_value(measured)}" + (
-            f" ({prose(seed_ranges(r.notes[0]))})." if r.notes else "."
-        )
+    if isinstance(measured, bool):  # a qualitative claim: the numbers are in its notes
+        text = f"Observed: {tex_value(measured)}" + (f"; {prose(_numbers_note(r))}." if r.notes else ".")
     elif r.verdict == Verdict.VACUOUS:
         text = f"Needs {theory_cell(r, theory)}; reachable {measured_cell(r, measured)}."
     else:
@@ -57,6 +55,12 @@ def evidence(r: Result) -> str:
     if r.verdict == Verdict.INCONCLUSIVE and r.decision and r.decision.get("branch"):
         text += f" Why: {prose(str(r.decision['branch']))}."
     return text
+
+
+def _numbers_note(r: Result) -> str:
+    """The note of a qualitative claim that carries its numbers: the last one on a single seed (the
+    shown seed's summary), else the first note."""
+    return seed_ranges(next((n for n in reversed(r.notes) if n.startswith("seed ")), r.notes[0]))
 
 
 def survived(record: ClaimRecord | None) -> str:
