@@ -4,11 +4,13 @@ its first figure page, as small PNGs (pdftoppm, from poppler-utils).
     python -m reports.examples                      # run every claim (quick profile, 2 jobs), then draw
     python -m reports.examples --from results.json  # from saved results
 
-It writes the report to ``--out`` (default ``reports/out``), compiles ``main.tex`` twice with pdflatex,
-prints the page count and the overfull boxes over 1pt, and renders the three pages at the highest of
+It writes the report to ``--out`` (default ``reports/out``) and compiles twice with pdflatex both its main
+part (``main.tex``, at most :data:`MAX_MAIN_PAGES` pages) and the whole report with its appendix
+(``full.tex``); it prints each page count and every overfull box over 1pt or undefined reference (exit 1
+on any, or on a main part over its page bound), and renders the main part's three pages at the highest of
 70, 60, 50 dpi that keeps each image under 150 KB. ``stamp.json`` beside the images records what they
 show (the commit of the tree that drew them, whether it had uncommitted changes, the papers, the claim
-count, the page count); ``tests/test_examples.py`` fails when the images fall behind the tree.
+count, the page counts); ``tests/test_examples.py`` fails when the images fall behind the tree.
 """
 
 from __future__ import annotations
@@ -24,8 +26,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from reports.build import PdfError, build_report, compile_pdf
+from reports.document import main_tex
 
 EXAMPLES = Path(__file__).resolve().parent / "examples"
+#: The main part (front page, findings, every paper's table, figures and paragraphs) fits this many pages.
+MAX_MAIN_PAGES = 25
 MAX_BYTES = 150_000
 DPIS = (70, 60, 50)
 
@@ -69,14 +74,23 @@ def render(pdf: Path, page: int, target: Path) -> int:
 
 #: The modules that draw the pages: images drawn before a change to one of them are behind the tree.
 DRAWN_BY = (
+    "reports/appendix.py",
     "reports/build.py",
+    "reports/common.py",
     "reports/declarations.py",
+    "reports/document.py",
     "reports/figures.py",
+    "reports/findings.py",
+    "reports/floats.py",
+    "reports/front.py",
     "reports/guides.py",
     "reports/latex.py",
     "reports/legend.py",
     "reports/order.py",
     "reports/panel_data.py",
+    "reports/section.py",
+    "reports/table.py",
+    "reports/texnum.py",
     "reports/text.py",
     "reports/ticks.py",
     "reports/typeset.py",
@@ -100,20 +114,42 @@ def git_state(root: Path) -> tuple[str, bool] | None:
 
 
 def write_stamp(
-    dest: Path, results: Sequence, pages: int, problems: int, state: tuple[str, bool] | None
+    dest: Path, results: Sequence, pages: dict[str, int], problems: int, state: tuple[str, bool] | None
 ) -> dict:
     """Write ``dest / "stamp.json"``: what the images show and from which tree (``state``, taken
-    before anything was drawn: the images themselves are tracked files)."""
+    before anything was drawn: the images themselves are tracked files); ``pages``: the page count of
+    ``main`` (the main part) and ``full`` (with the appendix)."""
     stamp = {
         "commit": state[0] if state else None,
         "dirty": state[1] if state else None,
         "papers": sorted({r.paper for r in results}),
         "claims": len(results),
-        "pages": pages,
+        "pages": pages["main"],
+        "pages_with_appendix": pages["full"],
         "problems": problems,
     }
     (dest / "stamp.json").write_text(json.dumps(stamp, indent=2) + "\n", encoding="utf-8")
     return stamp
+
+
+def compile_both(out: Path) -> tuple[dict[str, int], list[str]]:
+    """Compile ``main.tex`` (the main part) and ``full.tex`` (with the appendix) in ``out``; their page
+    counts and the problems of both, each printed."""
+    pages: dict[str, int] = {}
+    problems: list[str] = []
+    for name in ("main", "full"):
+        try:
+            pages[name], found = compile_pdf(out, f"{name}.tex")
+        except PdfError as exc:
+            raise SystemExit(str(exc)) from None
+        print(
+            f"{out / (name + '.pdf')}: {pages[name]} pages; {len(found)} overfull boxes over 1pt or "
+            "undefined references"
+        )
+        problems += found
+        for line in found:
+            print(f"  {line}")
+    return pages, problems
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -145,16 +181,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     written = build_report(results, out, run=run, complete=complete)
     for note in written.notes:
         print(note, file=sys.stderr)
-    try:
-        pages, problems = compile_pdf(out)
-    except PdfError as exc:
-        raise SystemExit(str(exc)) from None
-    print(
-        f"{out / 'main.pdf'}: {pages} pages; {len(problems)} overfull boxes over 1pt or undefined references"
-    )
-    for line in problems:
-        print(f"  {line}")
-    first = sorted({r.paper for r in results})[0]
+    papers = sorted({r.paper for r in results})
+    (out / "full.tex").write_text(main_tex(papers, appendix=True), encoding="utf-8")
+    pages, problems = compile_both(out)
+    if pages["main"] > MAX_MAIN_PAGES:
+        problems.append(f"the main part has {pages['main']} pages, more than {MAX_MAIN_PAGES}")
+        print(f"  {problems[-1]}")
+    first = papers[0]
     targets = {
         "front.png": 1,
         "table.png": label_page(out, f"tab:{first}") or 2,

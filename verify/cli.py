@@ -3,7 +3,8 @@
     attncheck list [--json]
     attncheck docs [--out DIR] [--papers KEY[,KEY]] [--check]
     attncheck run [PATTERN ...] [--profile quick|paper] [--seed N] [--json PATH] [RUN OPTIONS]
-    attncheck report [PATTERN ...] [--profile ...] [--seed N] [--from RESULTS.json] [--out DIR] [RUN OPTIONS]
+    attncheck report [PATTERN ...] [--profile ...] [--seed N] [--from RESULTS.json] [--out DIR] [--appendix]
+                     [--pdf] [RUN OPTIONS]
     attncheck alternatives [PATTERN ...] [--profile quick|paper] [--seed N] [--json PATH] [--quiet]
     attncheck baseline check|update [--from RESULTS.json] [--baseline PATH] [--papers KEY[,KEY]]
                                     [--tolerance DEX] [RUN OPTIONS]
@@ -67,7 +68,7 @@ from verify.core.results import (
     results_lock,
     write_results,
 )
-from verify.core.summary import summary_table
+from verify.core.summary import row_class, summary_table
 from verify.docs import DEFAULT_DOCS
 
 #: ``--robust``: the verdicts judged over the claims' declared choices too (verify/core/choices.py).
@@ -171,12 +172,14 @@ def _table(rows: list[list[str]], header: list[str]) -> str:
 
 def results_table(results: list[Result], wide: bool = False) -> str:
     """The verdict table; ``wide``: every note printed, indented, under its row. A verdict that is not
-    robust to our choices is marked ``~`` (its notes say which choice decides it)."""
+    robust to our choices is marked ``~`` (its notes say which choice decides it); a referee question's
+    row says ``(answer)``, as the report's table does."""
     rows = [
         [
             r.claim_id,
             r.verdict
             + ("~" if r.robust is False else "")
+            + (" (answer)" if row_class(r) == "answer" else "")
             + ("" if r.as_expected else f" (expected {r.expected})"),
             *(fmt_value(v, limit=40) for v in shown(r)),
             fmt_slack(r.slack),
@@ -441,7 +444,9 @@ def cmd_report(args: argparse.Namespace) -> int:
         run, complete = finished(run, wall_time=time.monotonic() - args.started, complete=True), True
         write_results(out / "results.json", results, args.profile, args.seed, run=run)
         profile = f"{args.profile} ({args.profile_from})"
-    written = build_report(results, out, figures=not args.no_figures, run=run, complete=complete)
+    written = build_report(
+        results, out, figures=not args.no_figures, run=run, complete=complete, appendix=args.appendix
+    )
     _print_verdicts(results, profile)  # after the files, which a closed stdout must not cut short
     for note in written.notes:
         print(note, file=sys.stderr)
@@ -751,6 +756,11 @@ def _parser() -> argparse.ArgumentParser:
     sp.add_argument("--out", default="reports/out", help="output folder (default reports/out)")
     sp.add_argument("--no-figures", action="store_true")
     sp.add_argument("--pdf", action="store_true", help="compile main.tex to main.pdf with pdflatex (twice)")
+    sp.add_argument(
+        "--appendix",
+        action="store_true",
+        help="include the appendix (every row's parameters and notes, the errata; default: main part only)",
+    )
     sp.add_argument("--robust", action="store_true", help=ROBUST_HELP)
     sp.set_defaults(fn=cmd_report)
 

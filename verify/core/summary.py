@@ -46,6 +46,20 @@ class PaperSummary:
         return sum(self.verdicts.values())
 
 
+def row_class(r: Result) -> str:
+    """The class a result's row reads under, one word the terminal and the report both print: every
+    QUESTION row is an ``answer`` to a referee (whatever its verdict); a violation of the paper's own
+    statement is a ``finding`` (robust to our choices) or ``unsettled``; one of our reconstruction is
+    a ``mismatch``; '' for a consistency check and any other row."""
+    if r.attribution == "question":
+        return "answer"
+    if r.verdict != Verdict.VIOLATED or r.attribution == "consistency":
+        return ""
+    if r.attribution == "paper":
+        return "finding" if r.robust is True else "unsettled"
+    return "mismatch"
+
+
 def summarise(results: list[Result]) -> list[PaperSummary]:
     """One :class:`PaperSummary` per paper, in paper order."""
     out: dict[str, PaperSummary] = {}
@@ -170,4 +184,4 @@ def _unsettled(r: Result) -> str:
     return f"{r.claim_id}: {why}"
 
 
-__all__ = ["PaperSummary", "Readings", "readings", "summarise", "summary_table"]
+__all__ = ["PaperSummary", "Readings", "readings", "row_class", "summarise", "summary_table"]
