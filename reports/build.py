@@ -190,12 +190,14 @@ def compile_pdf(folder: Path, name: str = "main.tex") -> tuple[int, list[str]]:
 
 
 def pdflatex_log_problems(log: str, *, hbox_pt: float = 1.0) -> list[str]:
-    """Overfull hboxes wider than ``hbox_pt`` and undefined references in a pdflatex log."""
+    """Overfull hboxes wider than ``hbox_pt``, undefined references and floats too large for their page
+    (they run into the page number) in a pdflatex log."""
     bad = [m.group(0) for m in re.finditer(r"Overfull \\hbox \(([\d.]+)pt too wide\)[^\n]*", log)
            if float(m.group(1)) > hbox_pt]  # fmt: skip
     bad += re.findall(
         r"LaTeX Warning: (?:Reference|Hyper reference) `[^']+' on page \d+ undefined[^\n]*", log
     )
+    bad += re.findall(r"LaTeX Warning: Float too large for page[^\n]*", log)
     return bad
 
 

@@ -33,9 +33,10 @@ def label(prefix: str, claim_id: str) -> str:
 
 
 def claim_name(claim_id: str, *, paper: bool = False) -> str:
-    """The claim id in typewriter, breakable after its dots (the paper prefix dropped unless asked)."""
+    """The claim id in typewriter, breakable after its dots and underscores (the paper prefix dropped
+    unless asked)."""
     name = claim_id if paper else claim_id.split(".", 1)[-1]
-    return r"\texttt{" + escape(name).replace(".", r".\allowbreak{}") + "}"
+    return r"\texttt{" + escape(name).replace(".", r".\allowbreak{}").replace(r"\_", r"\_\allowbreak{}") + "}"
 
 
 def row_link(claim_id: str) -> str:

@@ -55,7 +55,7 @@ STYLE = {
     "pdf.fonttype": 42,
     "figure.dpi": 100,
 }
-FIGSIZE = (3.45, 2.05)
+FIGSIZE = (3.45, 1.85)
 THEORY_COLOR = "0.15"
 BAND_COLOR = "#9ecae1"
 #: Room left of x = 0 on a symmetric-log x axis, in units of its linear range (a marker's width).
@@ -185,19 +185,17 @@ def caption_note(plot: Plot, series: Mapping[str, Any], measured: Any = None) ->
     parts = []
     if plot.slope is not None and plot.theory is None and plot.const is None and plot.band is None:
         lo, hi, fitted = slope_span(drawn, measured)
-        where = "the judged fit window" if fitted else "the plotted range"
+        where = "judged fit window" if fitted else "plotted range"
         factor = GUIDE_ABOVE if plot.logy else GUIDE_ABOVE_LINEAR
         slope = Fraction(plot.slope).limit_denominator(64)
         parts.append(
-            rf"dashed: the stated slope ${slope}$ over {where} (from {tick_label(lo)} to "
-            rf"{tick_label(hi)}), started {factor:g} times above the highest curve there, a guide not a fit"
+            rf"slope guide ${slope}$ over the {where}, {tick_label(lo)} to {tick_label(hi)}, "
+            rf"{factor:g}$\times$ above the highest curve"
         )
     if plot.fall is not None:
-        parts.append(rf"dotted: each curve's first value divided by {tick_label(plot.fall)}, the stated fall")
+        parts.append(rf"dotted: each curve's first value / {tick_label(plot.fall)}, the stated fall")
     if drawn.symlog:
-        parts.append(
-            rf"the $x$ axis starts at 0 (linear up to {tick_label(drawn.linthresh)}, logarithmic above)"
-        )
+        parts.append(rf"$x$ from 0 (linear up to {tick_label(drawn.linthresh)})")
     return "; ".join(parts)
 
 

@@ -8,7 +8,10 @@ from dataclasses import dataclass
 from reports.text import escape
 
 #: Figures per float: a grid of FIG_COLS x FIG_ROWS panels.
-FIG_COLS, FIG_ROWS = 2, 3
+FIG_COLS, FIG_ROWS = 2, 4
+#: A panel's largest height (a fraction of the text height), so that FIG_ROWS rows with their captions
+#: and the float's caption fit one page whatever the panels' legends add below their axes.
+PANEL_HEIGHT = 0.185
 
 
 @dataclass(frozen=True)
@@ -32,7 +35,7 @@ def figures_tex(paper: str, panels: Sequence[Panel], *, checks: bool = False) ->
             out += [
                 r"\begin{subfigure}[t]{0.49\linewidth}",
                 r"\centering",
-                rf"\includegraphics[width=\linewidth]{{{p.path}}}",
+                rf"\includegraphics[width=\linewidth,height={PANEL_HEIGHT}\textheight,keepaspectratio]{{{p.path}}}",
                 rf"\caption{{{p.caption}}}\label{{{p.label}}}",
                 r"\end{subfigure}" + (r"\hfill" if i % FIG_COLS == 0 and i + 1 < len(chunk) else ""),
             ]
@@ -41,7 +44,8 @@ def figures_tex(paper: str, panels: Sequence[Panel], *, checks: bool = False) ->
         more = (", consistency checks" if checks else "") + (" (continued)" if start else "")
         out += [
             rf"\caption{{\texttt{{{escape(paper)}}}{more}: theory (dashed line or shaded band) against "
-            r"measurement (markers; a shaded band around them is the range over seeds).}",
+            r"measurement (markers; a shaded band around them is the range over seeds). A slope guide "
+            r"has the stated slope and starts above the curves: a guide, not a fit.}",
             r"\end{figure}",
         ]
     return "\n".join(out) + "\n"

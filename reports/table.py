@@ -26,10 +26,10 @@ from verify.core.summary import Readings, readings, row_class
 #: Table columns (portrait A4, 1.5 cm margins, \tabcolsep 4pt): header, width.
 COLUMNS = [
     ("claim", "2.7cm"),
-    ("statement", "6.5cm"),
+    ("statement", "6.1cm"),
     ("theory", "2.0cm"),
     ("measured", "2.7cm"),
-    ("verdict", "2.6cm"),
+    ("verdict", "3.0cm"),
 ]
 
 #: What the theory and measured cells of a row hold, by kind (a headline names its own quantity).

@@ -164,7 +164,7 @@ def test_yang2024_fig2_starts_at_step_0_and_shows_the_two_decades() -> None:
         curves = [_xy(ln) for ln in _lines(panel.ax, "curve")]
         assert panel.ax.get_xscale() == "symlog" and all(x[0] == 0.0 for x, _ in curves)
         assert all(math.log10(y[0] / min(y)) >= 2 for _, y in curves)
-    assert "divided by $100$" in caption_note(plot, r.series, r.measured)
+    assert "/ $100$" in caption_note(plot, r.series, r.measured)
 
 
 def test_zhang2026_rate_guide_is_off_the_curves_and_on_the_fit_window() -> None:
