@@ -73,6 +73,8 @@ DRAWN_BY = (
     "reports/declarations.py",
     "reports/figures.py",
     "reports/latex.py",
+    "reports/markdown.py",
+    "reports/mathtext.py",
     "reports/order.py",
     "reports/text.py",
     "reports/typeset.py",

@@ -17,7 +17,7 @@ from typing import Any
 
 from reports.order import reference_key
 from reports.texnum import tex_num
-from reports.text import escape, markdown_notes, prose
+from reports.text import escape, markdown_notes, prose, sentence
 from reports.typeset import DASH, measured_cell, param_value, tex_value, theory_cell
 from verify.core.format import fmt_slack, shown
 from verify.core.papers import PaperInfo, papers
@@ -446,7 +446,7 @@ def _readings_section(results: Sequence[Result], records: Mapping[str, ClaimReco
             rf"{VERDICT_WORDS.get(v, escape(v))})"
             for cid, prov, v in g.members
         )
-        lines.append(rf"\item {prose(g.statement)}: {members}. {prose(g.verdict_text)}.")
+        lines.append(rf"\item {sentence(g.statement)}: {members}. {sentence(g.verdict_text)}.")
     return [*lines, r"\end{itemize}}"]
 
 
