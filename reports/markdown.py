@@ -3,7 +3,8 @@
 The dialect of the errata and derivations: CommonMark with pipe tables and typographic quotes ("..." and
 '...' become LaTeX's quotes; an apostrophe stays one), plus inline maths ``$...$`` passed to LaTeX as
 written. A lone ``*`` is a character (``theta_*``, ``train.*``, ``eps*lambda``): emphasis is ``_..._``,
-bold ``**...**``. Raw HTML is text. Text runs go through :func:`reports.mathtext.prose` (their ASCII
+bold ``**...**``. In a table row a double bar touching a word is a norm (``||V*||_F``), not an empty cell.
+Raw HTML is text. Text runs go through :func:`reports.mathtext.prose` (their ASCII
 mathematics set as math, names holding an underscore as code), code spans through
 :func:`reports.mathtext.code`; indented code blocks are displays of ASCII mathematics, fenced ones code.
 """
@@ -56,6 +57,17 @@ def _parser() -> MarkdownIt:
 
 _MD = _parser()
 
+#: In a table row, a double bar touching a word is a norm (``||V*||_F``), not an empty cell.
+_TABLE_NORM = re.compile(r"(?<=[^\s\\|])\|\|(?!\|)|(?<=\s)\|\|(?=[^\s|])")
+
+
+def _norms_in_tables(md: str) -> str:
+    """The markdown with the norms inside table rows escaped (``\\|\\|``), so they do not split cells."""
+    return "\n".join(
+        _TABLE_NORM.sub(r"\\|\\|", line) if line.lstrip().startswith("|") else line for line in md.split("\n")
+    )
+
+
 #: LaTeX of the inline tokens other than text and line breaks.
 _INLINE: dict[str, Callable[[Token], str]] = {
     "code_inline": lambda t: code(t.content),
@@ -91,12 +103,18 @@ def _inline(tokens: Sequence[Token]) -> str:
     return "".join(out)
 
 
-def _table(tokens: Sequence[Token]) -> str:
-    """A pipe table (its tokens from ``table_open`` to ``table_close``) as a tabular of equal ragged-right
-    columns, its head row bold."""
+def _table(tokens: Sequence[Token], lines: Sequence[str]) -> str:
+    """A pipe table (its tokens from ``table_open`` to ``table_close``; ``lines``: the source) as a tabular
+    of equal ragged-right columns, its head row bold. A row with more cells than the head is an error
+    (CommonMark tables drop the excess)."""
     rows: list[list[str]] = []
     for t in tokens:
         if t.type == "tr_open":
+            line = lines[t.map[0]] if t.map else ""
+            if rows and len(re.split(r"(?<!\\)\|", line.strip().strip("|"))) > len(rows[0]):
+                raise ValueError(
+                    f"markdown: table row {line!r} has more cells than its head (a bar in a cell is \\|)"
+                )
             rows.append([])
         elif t.type == "inline":
             # a narrow column may break a quotient of two values after its slash
@@ -121,8 +139,8 @@ def _display(t: Token) -> str:
     return "\\begin{quote}\n" + " \\\\\n".join(lines) + "\n\\end{quote}\n"
 
 
-def _blocks(tokens: Sequence[Token], env: str) -> str:
-    """Block tokens as LaTeX; bullets in the list environment ``env``."""
+def _blocks(tokens: Sequence[Token], lines: Sequence[str], env: str) -> str:
+    """Block tokens (parsed from ``lines``) as LaTeX; bullets in the list environment ``env``."""
     simple = {
         "heading_open": r"\paragraph{",
         "heading_close": "}\n",
@@ -152,7 +170,7 @@ def _blocks(tokens: Sequence[Token], env: str) -> str:
             out.append(_display(t))
         elif t.type == "table_open":
             end = next(j for j in range(i, len(tokens)) if tokens[j].type == "table_close")
-            out.append(_table(tokens[i:end]))
+            out.append(_table(tokens[i:end], lines))
             i = end
         else:
             raise ValueError(f"markdown: no LaTeX for the block token {t.type!r}")
@@ -167,7 +185,8 @@ def markdown_notes(md: str, env: str = "itemize") -> str:
         raise TypeError(f"md must be a str, got {type(md).__name__}")
     if not re.fullmatch(r"[A-Za-z*]+", env):
         raise ValueError(f"env must name a LaTeX environment (letters), got {env!r}")
-    return _blocks(_MD.parse(md), env)
+    md = _norms_in_tables(md)
+    return _blocks(_MD.parse(md), md.split("\n"), env)
 
 
 __all__ = ["markdown_notes"]

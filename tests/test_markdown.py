@@ -106,6 +106,14 @@ def test_blocks() -> None:
     assert "\\begin{quote}\nL \\ensuremath{\\le} 1\n\\end{quote}" in tex
 
 
+def test_a_norm_in_a_table_is_no_cell_boundary() -> None:
+    head = "| a | b | c |\n|---|---|---|\n"
+    tex = markdown_notes(head + "| 1 | only through ||V*||_F (Lemma C.2) | open |\n")
+    assert r"1 & only through \ensuremath{\|}V*\ensuremath{\|_{F}} (Lemma C.2) & open \\" in tex
+    with pytest.raises(ValueError, match="more cells than its head"):
+        markdown_notes(head + "| 1 | 2 | 3 | 4 |\n")  # CommonMark would drop the 4
+
+
 def test_bad_input() -> None:
     with pytest.raises(TypeError, match="md must be a str"):
         markdown_notes(b"x")  # type: ignore[arg-type]
