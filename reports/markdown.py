@@ -76,7 +76,6 @@ _INLINE: dict[str, Callable[[Token], str]] = {
     "strong_close": lambda t: "}",
     "em_open": lambda t: r"\emph{",
     "em_close": lambda t: "}",
-    "hardbreak": lambda t: r"\newline ",
     "link_open": lambda t: rf"\href{{{escape(str(t.attrs['href']))}}}{{",
     "link_close": lambda t: "}",
     "image": lambda t: prose(t.content),
@@ -95,12 +94,22 @@ def _inline(tokens: Sequence[Token]) -> str:
         if run:
             out.append(prose("".join(run)))
             run.clear()
+        if t.type == "hardbreak":
+            if "".join(out).strip():  # a line to end
+                out.append(r"\newline ")
+            continue
         if t.type not in _INLINE:
             raise ValueError(f"markdown: no LaTeX for the inline token {t.type!r}")
         out.append(_INLINE[t.type](t))
     if run:
         out.append(prose("".join(run)))
     return "".join(out)
+
+
+def _guard(tex: str) -> str:
+    """A piece of LaTeX placed after ``\\item`` or ``\\\\``, whose leading bracket would open their
+    optional argument."""
+    return "{}" + tex if tex.startswith("[") else tex
 
 
 def _table(tokens: Sequence[Token], lines: Sequence[str]) -> str:
@@ -118,7 +127,9 @@ def _table(tokens: Sequence[Token], lines: Sequence[str]) -> str:
             rows.append([])
         elif t.type == "inline":
             # a narrow column may break a quotient of two values after its slash
-            rows[-1].append(re.sub(r"(?<=[)}])/(?=\\ensuremath)", r"/\\allowbreak{}", _inline(t.children)))
+            rows[-1].append(
+                _guard(re.sub(r"(?<=[)}])/(?=\\ensuremath)", r"/\\allowbreak{}", _inline(t.children)))
+            )
     n = max(len(r) for r in rows)
     col = rf">{{\raggedright\arraybackslash}}p{{\dimexpr(\linewidth-{2 * n}\tabcolsep)/{n}\relax}}"
     lines = [r"\par\noindent{\setlength{\tabcolsep}{2pt}\begin{tabular}{" + col * n + "}", r"\toprule"]
@@ -135,15 +146,18 @@ def _display(t: Token) -> str:
     """A code block as a display, one line a line: indented blocks hold ASCII mathematics, fenced ones
     code."""
     typeset = prose if t.type == "code_block" else code
-    lines = [typeset(line.strip()) for line in t.content.splitlines() if line.strip()]
+    lines = [_guard(typeset(line.strip())) for line in t.content.splitlines() if line.strip()]
     return "\\begin{quote}\n" + " \\\\\n".join(lines) + "\n\\end{quote}\n"
+
+
+#: A heading's opening and closing LaTeX: a run-in paragraph heading (no entry in the contents, whose
+#: moving argument a link or a line break would break), inside a list or quote a bold line.
+_HEADING = {False: (r"\paragraph*{", "}\n"), True: (r"\textbf{", "}\\par\n")}
 
 
 def _blocks(tokens: Sequence[Token], lines: Sequence[str], env: str) -> str:
     """Block tokens (parsed from ``lines``) as LaTeX; bullets in the list environment ``env``."""
     simple = {
-        "heading_open": r"\paragraph{",
-        "heading_close": "}\n",
         "bullet_list_open": rf"\begin{{{env}}}" + "\n",
         "bullet_list_close": rf"\end{{{env}}}" + "\n",
         "ordered_list_open": "\\begin{enumerate}\n",
@@ -160,12 +174,14 @@ def _blocks(tokens: Sequence[Token], lines: Sequence[str], env: str) -> str:
         t = tokens[i]
         if t.type in simple:
             out.append(simple[t.type])
+        elif t.type in ("heading_open", "heading_close"):
+            out.append(_HEADING[t.level > 0][t.nesting < 0])
         elif t.type == "paragraph_open":
             pass
         elif t.type == "paragraph_close":
             out.append("" if t.hidden else "\n\n")
         elif t.type == "inline":
-            out.append(_inline(t.children or []))
+            out.append(_guard(_inline(t.children or [])))
         elif t.type in ("code_block", "fence"):
             out.append(_display(t))
         elif t.type == "table_open":

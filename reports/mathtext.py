@@ -125,7 +125,10 @@ GREEK = {
 }
 _GREEK_RE = "|".join(sorted(GREEK, key=len, reverse=True))
 _SAFE = r"A-Za-z0-9 ,.+\-*/"
-_SUP = rf"\{{[{_SAFE}()]{{1,20}}\}}|\([{_SAFE}]{{1,20}}\)|-?1/\d+|-?\d+(?:\.\d+)?|-?[A-Za-z]\w{{0,3}}|\*"
+_SUP = (
+    rf"\{{[{_SAFE}()]{{1,20}}\}}|\([{_SAFE}]{{1,20}}\)"
+    r"|-?1/\d+|-?\d+(?:\.\d+)?|-?[A-Za-z][A-Za-z0-9]{0,3}|\*"
+)
 _SUB = r"\{[A-Za-z0-9 ,]{1,12}\}|[A-Za-z0-9]{1,6}|\*|[+-](?![\w(])"
 _BASE = rf"(?:{_GREEK_RE})(?![A-Za-z0-9])|[A-Za-z](?=[_^])|[A-Za-z][A-Za-z0-9]*(?=\^)|\d+(?:\.\d+)?(?=\^)"
 #: Operators whose subscript is an index (``max_i``, ``min_{k < K}``, ``argmin_lambda``).

@@ -3,6 +3,7 @@ markdown back to its words and punctuation, and every errata and derivations fil
 
 from __future__ import annotations
 
+import random
 import re
 import shutil
 import subprocess
@@ -100,7 +101,7 @@ def test_blocks() -> None:
         "# Head\n\npara\n\n- a\n  - b\n- c\n\n1. one\n\n| x | y |\n|---|---|\n| 1 | `z` |\n\n    L <= 1\n",
         env="compactlist",
     )
-    assert tex.startswith("\\paragraph{Head}\npara\n\n\\begin{compactlist}\n\\item a\\begin{compactlist}\n")
+    assert tex.startswith("\\paragraph*{Head}\npara\n\n\\begin{compactlist}\n\\item a\\begin{compactlist}\n")
     assert "\\begin{enumerate}\n\\item one\n\\end{enumerate}" in tex
     assert r"\textbf{x} & \textbf{y} \\ \midrule" in tex and r"1 & \texttt{z} \\" in tex
     assert "\\begin{quote}\nL \\ensuremath{\\le} 1\n\\end{quote}" in tex
@@ -246,26 +247,93 @@ def test_no_apostrophe_is_lost(path: Path) -> None:
     assert "`\\texttt" not in tex and "\\texttt{`" not in tex
 
 
-def test_the_errata_compile(tmp_path: Path) -> None:
-    """All four errata in one document compile with pdflatex, no overfull box over 1pt."""
+def _compile(folder: Path, body: str) -> None:
+    """``body`` in the report's preamble compiles with pdflatex, no overfull box over 1pt; skipped
+    without pdflatex."""
     pdflatex = shutil.which("pdflatex")
     if pdflatex is None:
         pytest.skip("pdflatex is not installed")
+    (folder / "doc.tex").write_text(PREAMBLE + "\\begin{document}\n" + body + "\\end{document}\n")
+    run = subprocess.run(
+        [pdflatex, "-interaction=nonstopmode", "-halt-on-error", "doc.tex"],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    log = (folder / "doc.log").read_text(errors="replace")
+    assert run.returncode == 0, log[-3000:]
+    assert not pdflatex_log_problems(log), pdflatex_log_problems(log)
+
+
+def test_the_errata_compile(tmp_path: Path) -> None:
+    """All four errata in one document compile with pdflatex, no overfull box over 1pt."""
     body = "".join(
         rf"\section*{{{p.parent.name}}}{{\notesize\raggedright" + "\n"
         f"{markdown_notes(p.read_text(), env='compactlist')}\\par}}\n"
         for p in NOTES
         if p.name == "errata.md"
     )
-    tex = PREAMBLE + "\\begin{document}\n" + body + "\\end{document}\n"
-    (tmp_path / "errata.tex").write_text(tex)
-    run = subprocess.run(
-        [pdflatex, "-interaction=nonstopmode", "-halt-on-error", "errata.tex"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    log = (tmp_path / "errata.log").read_text(errors="replace")
-    assert run.returncode == 0, log[-3000:]
-    assert not pdflatex_log_problems(log), pdflatex_log_problems(log)
+    _compile(tmp_path, body)
+
+
+#: Characters and pieces of the ASCII mathematics, LaTeX's special characters among them.
+_ALPHABET = [*"abxyzHNT019 _^*|'\"`~$%#&{}()[]<>=+-/.,\\", "sqrt(", "max_", "beta", "||", "e-5", "-hat"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_ALPHABET), max_size=40).map("".join))
+def test_prose_of_any_ascii_is_well_formed(text: str) -> None:
+    """Whatever the text, braces balance and no special character reaches LaTeX bare."""
+    tex = prose(text)
+    bare = re.sub(r"\\(?:[A-Za-z]+|[^A-Za-z])", "", tex)
+    depth = 0
+    for c in bare:
+        depth += {"{": 1, "}": -1}.get(c, 0)
+        assert depth >= 0, tex
+    assert depth == 0, tex
+    assert not set(bare) & set("%#&~$"), tex
+
+
+def test_prose_of_random_ascii_compiles(tmp_path: Path) -> None:
+    """prose() of 300 random strings of the same alphabet compiles (seeded)."""
+    rng = random.Random(36)
+    texts = ["".join(rng.choices(_ALPHABET, k=rng.randint(1, 40))) for _ in range(300)]
+    _compile(tmp_path, "\\par\n".join(prose(t) for t in texts) + "\n")
+
+
+#: The same, with the markdown's block and inline syntax (no ``$``: what is inside dollars is the
+#: author's LaTeX).
+_MD_ALPHABET = [
+    *(c for c in _ALPHABET if c != "$"),
+    *["\n", "\n\n", "\n- ", "\n  - ", "\n# ", "**", "\n| a | b |\n|---|---|\n| ", "\n    ", "\n```\n"],
+    *["\n1. ", "\n> ", "[x](http://a_b%c#d)", "![alt_t](u)", "<b>", "\\\n"],
+]
+
+
+def test_markdown_edge_cases_compile(tmp_path: Path) -> None:
+    """Each once broke pdflatex: a bracket after ``\\item`` or a table's ``\\\\``, a heading inside a
+    list, a link and a line break in a heading, a line break ending no line."""
+    cases = [
+        "- [x] a\n",
+        "| a | b |\n|---|---|\n| [1] | 2 |\n| x | y |\n| [3] | 4 |\n",
+        "    a\n    [b]\n",
+        "- # head\n",
+        "# a [x](http://a_b%c#d) \\\nb\n",
+        "- \\\n  x\n",
+    ]
+    _compile(tmp_path, "\\par\n".join(markdown_notes(md, env="compactlist") for md in cases))
+
+
+def test_markdown_of_random_text_compiles(tmp_path: Path) -> None:
+    """markdown_notes() of 200 random texts of markdown syntax compiles (seeded); a bracket after
+    ``\\item`` or ``\\\\``, a heading inside a list or a link inside a heading once broke it."""
+    rng = random.Random(36)
+    texts = ["".join(rng.choices(_MD_ALPHABET, k=rng.randint(1, 60))) for _ in range(200)]
+    docs = []
+    for md in texts:
+        try:
+            docs.append(markdown_notes(md, env="compactlist"))
+        except ValueError as e:  # a table row with more cells than its head
+            assert "more cells" in str(e), e
+    _compile(tmp_path, "{\\notesize\\raggedright\n" + "\\par\n".join(docs) + "\\par}\n")
