@@ -132,14 +132,14 @@ def _table(tokens: Sequence[Token], lines: Sequence[str]) -> str:
             )
     n = max(len(r) for r in rows)
     col = rf">{{\raggedright\arraybackslash}}p{{\dimexpr(\linewidth-{2 * n}\tabcolsep)/{n}\relax}}"
-    lines = [r"\par\noindent{\setlength{\tabcolsep}{2pt}\begin{tabular}{" + col * n + "}", r"\toprule"]
+    out = [r"\par\noindent{\setlength{\tabcolsep}{2pt}\begin{tabular}{" + col * n + "}", r"\toprule"]
     for i, row in enumerate(rows):
         cells = row + [""] * (n - len(row))
         if i == 0:
             cells = [rf"\textbf{{{c}}}" for c in cells]
-        lines.append(" & ".join(cells) + r" \\" + (r" \midrule" if i == 0 else ""))
-    lines += [r"\bottomrule", r"\end{tabular}}\par"]
-    return "\n".join(lines) + "\n"
+        out.append(" & ".join(cells) + r" \\" + (r" \midrule" if i == 0 else ""))
+    out += [r"\bottomrule", r"\end{tabular}}\par"]
+    return "\n".join(out) + "\n"
 
 
 def _display(t: Token) -> str:
