@@ -129,8 +129,11 @@ _SUP = (
     rf"\{{[{_SAFE}()]{{1,20}}\}}|\([{_SAFE}]{{1,20}}\)"
     r"|-?1/\d+|-?\d+(?:\.\d+)?|-?[A-Za-z][A-Za-z0-9]{0,3}|\*"
 )
-_SUB = r"\{[A-Za-z0-9 ,]{1,12}\}|[A-Za-z0-9]{1,6}|\*|[+-](?![\w(])"
-_BASE = rf"(?:{_GREEK_RE})(?![A-Za-z0-9])|[A-Za-z](?=[_^])|[A-Za-z][A-Za-z0-9]*(?=\^)|\d+(?:\.\d+)?(?=\^)"
+_SUB = r"\{[A-Za-z0-9 ,:]{1,12}\}|[A-Za-z0-9]{1,6}|\*|[+-](?![\w(])"
+_BASE = (
+    rf"(?:{_GREEK_RE})(?![A-Za-z0-9])|[A-Za-z]\*?(?=[_^])|[A-Za-z][A-Za-z0-9]*(?=\^)|\d+(?:\.\d+)?(?=\^)"
+    r"|\d(?=_[A-Za-z])"
+)
 #: Operators whose subscript is an index (``max_i``, ``min_{k < K}``, ``argmin_lambda``).
 _OPS = {
     "argmax": r"\arg\max",
@@ -159,7 +162,7 @@ _MATH_RE = re.compile(
     r"|(?P<dec>(?:(?<![\w.)\]])-)?(?<![\w.])\d+\.\d+(?![\w.])|(?<![\w.)\]])-\d+(?![\w.]))"
     rf"|(?P<norm>\|\||\|(?=[_^]))(?:_(?P<nsub>{_SUB}))?(?:\^(?P<nsup>{_SUP}))?"
     r"|(?P<rel><=|>=|->|\+-|!=|(?<![^\s(\[])~)"
-    rf"|(?P<pbase>\))\^(?P<psup>{_SUP})"
+    rf"|(?P<pbase>\))(?:_(?P<psub>{_SUB}))?(?:\^(?P<psup>{_SUP}))?(?<!\))"
     rf"|(?<![\w\\])(?P<base>{_BASE})"
     rf"(?:_(?P<sub>{_SUB}))?(?:\^(?P<sup>{_SUP}))?(?![A-Za-z0-9])"
     rf"|\^(?P<gsup>\([{_SAFE}]{{1,20}}\)[A-Za-z0-9]{{0,3}}|-?1/\d+|-?[A-Za-z0-9.]{{1,8}}|\*)"
@@ -223,11 +226,17 @@ def _math(m: re.Match[str]) -> str:
     if m.group("gsup"):
         return r"\ensuremath{^{" + _script(m.group("gsup")) + "}}"
     if m.group("pbase"):
-        return r")\ensuremath{^{" + _script(m.group("psup")) + "}}"
+        sub, sup = m.group("psub"), m.group("psup")
+        return (
+            r")\ensuremath{"
+            + (f"_{{{_script(sub)}}}" if sub else "")
+            + (f"^{{{_script(sup)}}}" if sup else "")
+            + "}"
+        )
     if m.group("rel"):
         return rf"\ensuremath{{{_RELS[m.group('rel')]}}}"
     base, sub, sup = m.group("base"), m.group("sub"), m.group("sup")
-    tex = GREEK.get(base, base)
+    tex = GREEK.get(base, base).replace("*", "^{*}")
     if base not in GREEK and len(base) > 1 and base.isalpha():
         tex = rf"\mathrm{{{base}}}"
     if sub in _ACCENTS:
@@ -237,7 +246,12 @@ def _math(m: re.Match[str]) -> str:
     elif sub:
         tex += "_{" + _script(sub) + "}"
     if sup:
-        tex = ("{" + tex + "}" if sub in _ACCENTS or sub == "star" else tex) + "^{" + _script(sup) + "}"
+        tex = (
+            ("{" + tex + "}" if sub in _ACCENTS or sub == "star" or "*" in base else tex)
+            + "^{"
+            + _script(sup)
+            + "}"
+        )
     return rf"\ensuremath{{{tex}}}"
 
 

@@ -85,6 +85,11 @@ def test_plain_text_maths_is_typeset() -> None:
     assert prose("y-hat_k, Zbar^T, lambda-bar_V; that") == (
         r"\ensuremath{\hat{y}_{k}}, \ensuremath{{\bar{Z}}^{T}}, \ensuremath{\bar{\lambda}_{V}}; that"
     )
+    assert prose("A_{:,k}, (Z)_{:,k}, N(1_m, I) and v*_m; f(x)") == (
+        r"\ensuremath{A_{:,k}}, (Z)\ensuremath{_{:,k}}, N(\ensuremath{1_{m}}, I) and "
+        r"\ensuremath{v^{*}_{m}}; f(x)"
+    )
+    assert prose("V*^T, v*_m^2") == r"\ensuremath{{V^{*}}^{T}}, \ensuremath{{v^{*}_{m}}^{2}}"
     assert prose("~1e-15 and X~") == r"\ensuremath{\sim}\ensuremath{10^{-15}} and X\textasciitilde{}"
 
 
@@ -278,7 +283,10 @@ def test_the_errata_compile(tmp_path: Path) -> None:
 
 
 #: Characters and pieces of the ASCII mathematics, LaTeX's special characters among them.
-_ALPHABET = [*"abxyzHNT019 _^*|'\"`~$%#&{}()[]<>=+-/.,\\", "sqrt(", "max_", "beta", "||", "e-5", "-hat"]
+_ALPHABET = [
+    *"abxyzHNT019 _^*|'\"`~$%#&{}()[]<>=+-/.,:\\",
+    *["sqrt(", "max_", "beta", "||", "e-5", "-hat", "bar", "V*", "*_", "*^", ")_", "_{", "1_m"],
+]
 
 
 @settings(max_examples=300, deadline=None)
