@@ -90,6 +90,9 @@ def test_plain_text_maths_is_typeset() -> None:
         r"\ensuremath{v^{*}_{m}}; f(x)"
     )
     assert prose("V*^T, v*_m^2") == r"\ensuremath{{V^{*}}^{T}}, \ensuremath{{v^{*}_{m}}^{2}}"
+    assert prose("at most 1e-14. Slope -0.5. Version 1.2.3.") == (
+        r"at most \ensuremath{10^{-14}}. Slope \ensuremath{-0.5}. Version 1.2.3."
+    )  # a number ending a sentence is one
     assert prose("~1e-15 and X~") == r"\ensuremath{\sim}\ensuremath{10^{-15}} and X\textasciitilde{}"
 
 
