@@ -86,6 +86,8 @@ DRAWN_BY = (
     "reports/guides.py",
     "reports/latex.py",
     "reports/legend.py",
+    "reports/markdown.py",
+    "reports/mathtext.py",
     "reports/order.py",
     "reports/panel_data.py",
     "reports/section.py",

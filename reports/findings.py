@@ -20,7 +20,7 @@ from reports.common import (
     sorted_results,
     statement_tex,
 )
-from reports.text import escape, prose
+from reports.text import escape, prose, sentence
 from reports.typeset import measured_cell, param_value, tex_value, theory_cell
 from verify.core.choices import depends_text
 from verify.core.format import shown
@@ -120,8 +120,7 @@ def _readings(results: Sequence[Result], records: Mapping[str, ClaimRecord]) -> 
             rf"{VERDICT_WORDS.get(v, escape(v))})"
             for cid, prov, v in g.members
         )
-        said = prose(g.verdict_text)
-        items.append(rf"\item {prose(g.statement)}: {members}. {said[:1].upper()}{said[1:]}.")
+        items.append(rf"\item {sentence(g.statement)}: {members}. {sentence(g.verdict_text)}.")
     return [r"\subsection*{Rival readings}", *_itemize(items)] if items else []
 
 

@@ -1,7 +1,7 @@
 """Numbers in the report's typography, as math-mode LaTeX (:func:`tex_num`): small integers as such
 (``131\\,072`` with a thin space from 10^4), larger ones and magnitudes beyond float64 as
 ``m\\times10^{e}``; exact fractions with a small denominator and short decimals on the theory side;
-three significant digits on the measured side. Its own module so that prose (:mod:`reports.text`) and
+three significant digits on the measured side. Its own module so that prose (:mod:`reports.mathtext`) and
 table cells (:mod:`reports.typeset`) both use it and their imports go one way (typeset -> text).
 """
 

@@ -18,9 +18,9 @@ from typing import Any
 import mpmath
 
 from bounds.mp import DPS, mp
+from reports.mathtext import prose
 from reports.texnum import is_real as _is_real
 from reports.texnum import tex_num
-from reports.text import prose
 from verify.core.format import Band, Count, Estimate, fmt_sci, is_count
 
 DASH = "--"

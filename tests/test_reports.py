@@ -193,9 +193,9 @@ def test_escaping_and_prose() -> None:
 
 def test_markdown_errata_subset() -> None:
     tex = markdown_notes("## Corrections\n- `tau0` was 1/2 & not 1\n  continued\n\nplain_text **bold**\n")
-    assert r"\paragraph{Corrections}" in tex
+    assert r"\paragraph*{Corrections}" in tex
     assert r"\item \texttt{tau0} was 1/2 \& not 1" in tex
-    assert r"\end{itemize}" in tex and r"plain\_text \textbf{bold}" in tex
+    assert r"\end{itemize}" in tex and r"\texttt{plain\_text} \textbf{bold}" in tex
     assert r"\begin{compactlist}" in markdown_notes("- a\n", env="compactlist")
 
 
