@@ -175,6 +175,12 @@ CLASSES = (
 )
 
 
+def count_words(n: int) -> str:
+    """``n`` papers in words (one to ten, else digits): the title of the front page."""
+    words = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+    return f"{words[n - 1] if 1 <= n <= len(words) else n} paper{'s' if n != 1 else ''}"
+
+
 def front_page(results: Sequence[Result], run: RunInfo) -> str:
     """The title, the run (:class:`RunInfo`), the summary per paper (``\\input{summary.tex}``) and the
     papers."""
@@ -185,7 +191,8 @@ def front_page(results: Sequence[Result], run: RunInfo) -> str:
     lines = [
         r"\begin{center}",
         r"{\LARGE attncheck: theory against experiment}\\[6pt]",
-        r"{\large four papers on the convergence of shallow transformers trained by gradient descent}",
+        rf"{{\large {count_words(len({r.paper for r in results}))} on the convergence of shallow "
+        r"transformers trained by gradient descent}",
         r"\end{center}",
         r"\section*{The run}",
         r"\begin{center}\small",
