@@ -161,15 +161,9 @@ def test_the_main_part_of_a_full_run_fits_25_pages(tmp_path: Path) -> None:
     pages, problems = compile_pdf(tmp_path)
     assert not problems, problems
     assert 0 < pages <= MAX_MAIN_PAGES, f"the main part has {pages} pages"
-    parts = [
-        "front.tex",
-        "summary.tex",
-        "findings.tex",
-        *(f"{p}.tex" for p in sorted({r.paper for r in doc.results})),
-    ]
-    for name in parts:  # a referee report: no development history in the main part
-        text = (tmp_path / name).read_text()
-        assert not re.search(r"\bissues? \d+", text, re.IGNORECASE), f"{name} names an issue"
+    for path in sorted(tmp_path.glob("*.tex")):  # a referee report: no tracker history, appendix included
+        text = path.read_text()
+        assert not re.search(r"\bissues? \d+", text, re.IGNORECASE), f"{path.name} names an issue"
     table = (tmp_path / "wu2023.tex").read_text()
     row = next(line for line in table.splitlines() if r"\label{row:wu2023-thm1-tight}" in line)
     assert r"\textbf{violated}\newline{\scriptsize answer; QUESTION" in row
