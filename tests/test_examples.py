@@ -23,15 +23,20 @@ def _stamp() -> dict:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def _builtin_papers() -> list[str]:
-    meta = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    return sorted(meta["project"]["entry-points"]["attncheck.papers"])
+def _repository_papers() -> list[str]:
+    """The papers of this repository, as the README's first command installs them: the built-in ones and
+    those of the plugins under ``plugins/``."""
+    keys: set[str] = set()
+    for project in [ROOT / "pyproject.toml", *sorted((ROOT / "plugins").glob("*/pyproject.toml"))]:
+        meta = tomllib.loads(project.read_text(encoding="utf-8"))
+        keys |= set(meta["project"]["entry-points"]["attncheck.papers"])
+    return sorted(keys)
 
 
-def test_the_images_show_every_claim_of_the_builtin_papers() -> None:
+def test_the_images_show_every_claim_of_the_repositorys_papers() -> None:
     stamp = _stamp()
-    papers = _builtin_papers()
-    assert stamp["papers"] == papers, f"images of {stamp['papers']}, built-in papers {papers}: {REDRAW}"
+    papers = _repository_papers()
+    assert stamp["papers"] == papers, f"images of {stamp['papers']}, this repository's {papers}: {REDRAW}"
     claims = sum(1 for c in registry().values() if c.record.paper in papers)
     assert stamp["claims"] == claims, f"images of {stamp['claims']} claims, the tree has {claims}: {REDRAW}"
     assert stamp["problems"] == 0, "the drawn report had overfull boxes or undefined references"
