@@ -39,11 +39,11 @@ _FILES = {
         [project.entry-points."attncheck.papers"]
         {key} = "{key}"
 
-        [tool.setuptools]
-        packages = ["{key}"]
+        [tool.setuptools.packages.find]
+        include = ["{key}", "{key}.*"]
 
         [tool.setuptools.package-data]
-        "{key}" = ["*.md"]
+        "*" = ["*.md", "*.json"]
         """,
     "{key}/__init__.py": '''
         """{key}: the paper's model, notation and assumptions in your own words (the docs page prints
