@@ -63,11 +63,12 @@ def _run(cid: str, profile: str = "quick", **kw: object):
 @pytest.fixture
 def fresh_cache() -> Iterator[None]:
     """Clear the per-process problem / run caches around a test that perturbs what they compute."""
-    E.problem_for.cache_clear()
-    E.run_gd_cached.cache_clear()
+    caches = (E.problem_for, E.run_gd_cached, E.speed.descent_run)
+    for c in caches:
+        c.cache_clear()
     yield
-    E.problem_for.cache_clear()
-    E.run_gd_cached.cache_clear()
+    for c in caches:
+        c.cache_clear()
 
 
 def test_every_planned_claim_is_registered() -> None:
