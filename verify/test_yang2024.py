@@ -404,7 +404,9 @@ def test_repdim_catches_wrong_best_ridge(monkeypatch: pytest.MonkeyPatch) -> Non
 
 
 def test_lmmse_catches_swapped_estimators(monkeypatch: pytest.MonkeyPatch) -> None:
-    E.fig3_draws.cache_clear()
+    caches = (E.fig3_draws, E.fig3.fig3_rows)
+    for c in caches:
+        c.cache_clear()
     orig = B.expected_error
 
     def swapped(Z: np.ndarray, Z_Q: np.ndarray, tau: float, penalty: float) -> float:
@@ -415,7 +417,8 @@ def test_lmmse_catches_swapped_estimators(monkeypatch: pytest.MonkeyPatch) -> No
     try:
         _violated("yang2024.lmmse", draws=5)
     finally:
-        E.fig3_draws.cache_clear()
+        for c in caches:
+            c.cache_clear()
 
 
 @pytest.mark.parametrize(
