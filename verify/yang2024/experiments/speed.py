@@ -43,7 +43,7 @@ class _Descent:
             return t
         done = max(len(self.losses) - 1, 0)  # the iterate self.theta is theta_done
         traj = gradient_descent(
-            self.theta, self._guarded, self.etas, cap - done, stop_below=stop, norms=False
+            self.theta, self._guarded, self.etas, cap, stop_below=stop, norms=False, start=done
         )
         self.losses += [float(v) for v in traj.loss[1 if self.losses else 0 :]]
         self.theta, self.ended = traj.params, traj.state == RunState.DIVERGED
