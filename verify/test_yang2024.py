@@ -248,6 +248,37 @@ def test_heads_tuned_holds_under_a_step_rule_blind_to_H(monkeypatch: pytest.Monk
     assert r.verdict == Verdict.HOLDS, r.notes
 
 
+def test_a_longer_run_continues_a_shorter_one_bit_for_bit(fresh_cache: None) -> None:
+    """A run that continues a shorter completed run (its snapshots every 9 steps are among the shorter
+    run's every 3) is the run from scratch: losses, snapshots, extras, last iterate."""
+    cfg = D.Config.named("small")
+    E.run_gd(0, cfg, 5, steps=120, snapshot_every=3)
+    grown = E.run_gd(0, cfg, 5, steps=360, snapshot_every=9)
+    assert [t for t, _ in grown.snapshots] == list(range(0, 361, 9))
+    E.run_gd_cached.cache_clear()
+    E.runs.completed_runs.cache_clear()
+    fresh = E.run_gd(0, cfg, 5, steps=360, snapshot_every=9)
+    assert np.array_equal(grown.traj.loss, fresh.traj.loss) and grown.traj.state == fresh.traj.state
+    assert np.array_equal(grown.traj.extras["snap"], fresh.traj.extras["snap"])
+    for (t, a), (u, b) in zip(grown.snapshots, fresh.snapshots, strict=True):
+        assert t == u and np.array_equal(a.Q, b.Q) and np.array_equal(a.w, b.w)
+    assert np.array_equal(grown.traj.params.Q, fresh.traj.params.Q)
+
+
+def test_descent_runs_answer_every_target_and_cap_as_fresh_runs(fresh_cache: None) -> None:
+    """Queries of one kept descent run (longer, shorter, lower targets, past a rise) give what a run
+    from scratch gives for each."""
+    cfg = D.Config.named("small")
+    asks = [(2.0, 1e-2, 60), (2.0, 1e-3, 4000), (2.0, 1e-2, 4000), (2.0, 1e-4, 300), (2.0, 1e-4, 4000)]
+    asks += [(4.0, 1e-3, 100), (4.0, 1e-3, 4000), (4.0, 1e-2, 4000)]  # factor 4: past the descent limit
+    kept = [E.descent_iterations(1, cfg, 12, c, target, cap) for c, target, cap in asks]
+    fresh = []
+    for c, target, cap in asks:
+        E.speed.descent_run.cache_clear()
+        fresh.append(E.descent_iterations(1, cfg, 12, c, target, cap))
+    assert kept == fresh and None in kept and len(set(kept)) > 3, kept
+
+
 def test_tuned_descent_is_the_exhaustive_search() -> None:
     """The capped search from the largest factor down chooses what trying every factor to the cap does."""
     cfg, grid = D.Config.named("small"), tuple(2 ** (j / 4) for j in range(9))
