@@ -14,7 +14,7 @@ from bounds import yang2024 as B
 from tests.support import without_times
 from verify.core import Verdict, run_claim
 from verify.core.registry import registry
-from verify.testing import Check, parametrize_with_claims
+from verify.testing import Check, cached_alternative, parametrize_with_claims
 from verify.yang2024 import data as D
 from verify.yang2024 import experiments as E
 from verify.yang2024 import model as M
@@ -223,14 +223,14 @@ def test_fig3_near_holds_at_larger_noise() -> None:
 
 def test_heads_stall_holds_with_one_head() -> None:
     """With one head (the orthant floor) the loss stops far from its minimum: the statement can hold."""
-    r = _run("yang2024.heads.stall", deficit=5)
-    assert r.verdict == Verdict.HOLDS, r.notes
+    r = cached_alternative("yang2024.heads.stall")  # its alternative world: deficit 5, H = 1 at N = 6
+    assert r.params["deficit"] == 5 and r.verdict == Verdict.HOLDS, r.notes
 
 
 def test_heads_tuned_holds_at_one_step_for_every_H() -> None:
     """Its alternative world: the step tuned at H = 2N for every H is past GD's descent limit at 8N."""
-    r = run_claim("yang2024.heads.tuned", world="alternative", raise_errors=True)
-    assert r.verdict == Verdict.HOLDS, r.notes
+    r = cached_alternative("yang2024.heads.tuned")
+    assert r.params["tune"] == "fixed" and r.verdict == Verdict.HOLDS, r.notes
 
 
 def test_heads_tuned_holds_under_a_step_rule_blind_to_H(monkeypatch: pytest.MonkeyPatch) -> None:
