@@ -13,7 +13,7 @@ import pytest
 from tests.support import without_times
 from verify.core import Ctx, Evidence, Expect, Kind, Provenance, SeedPlan, Source, claim, run_claims
 from verify.core.parallel import groups
-from verify.core.registry import _unregister, match_claims
+from verify.core.registry import _unregister, get_claim, match_claims
 
 _LOG = Path(os.environ.get("TMPDIR", "/tmp")) / f"attncheck-groups-{os.getpid()}.log"
 
@@ -137,3 +137,17 @@ def test_a_failing_seed_task_is_its_claims_error_naming_the_seed(seeded: list[st
     assert parallel["toys.every"].notes == serial["toys.every"].notes
     assert "seed 1: ValueError: a seed that fails" in parallel["toys.every"].notes[-1]
     assert parallel["toys.none"].verdict == "holds"
+
+
+def test_a_claim_expected_to_be_judged_over_its_choices_runs_whole() -> None:
+    """A documented violation of the paper's own statement, whose seeds would split, is one task in the
+    findings mode (its judgement reuses its runs in that worker) and splits when nothing is judged."""
+    from verify.core.parallel import _SeedTask, work_units
+
+    finding, other = get_claim("yang2024.heads.stall"), get_claim("yang2024.heads.HltN")
+    tasks = [[finding], [other]]
+    whole = work_units(tasks, {}, "quick", 0, None, "findings")
+    assert ("yang2024.heads.stall",) in whole
+    assert sum(isinstance(u, _SeedTask) and u.claim_id == other.id for u in whole) == 3
+    split = work_units(tasks, {}, "quick", 0, None, False)
+    assert sum(isinstance(u, _SeedTask) and u.claim_id == finding.id for u in split) == 3

@@ -259,6 +259,7 @@ def test_gd_run_is_cached_and_reproducible() -> None:
     r2 = E.run_gd(0, cfg, 6, gamma=3.0, steps=50)
     assert r1 is r2
     E.run_gd_cached.cache_clear()
+    E.runs.completed_runs.cache_clear()
     r3 = E.run_gd(0, cfg, 6, steps=50)
     assert np.array_equal(r1.traj.loss, r3.traj.loss)
     assert not r3.traj.loss.flags.writeable

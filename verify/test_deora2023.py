@@ -111,8 +111,10 @@ def test_derivative_claims_property(seed: int) -> None:
 @settings(max_examples=5)
 @given(seed=st.integers(0, 10_000), cases=st.integers(1, 6), steps=st.integers(0, 50))
 def test_model_bound_claims_property(seed: int, cases: int, steps: int) -> None:
+    """The verdicts at random seeds, cases and training steps (short searches: the searches are tested
+    on their own)."""
     kw = dict(seed_set=[seed], cases=cases, trained_steps=steps)
-    assert _verdict("deora2023.gradbound", **kw) == Verdict.HOLDS
+    assert _verdict("deora2023.gradbound", search=(1, 2, 2, 1, 10), **kw) == Verdict.HOLDS
     assert _verdict("deora2023.hessbound", search=(2, 1, 1, 5), **kw) == Verdict.HOLDS
 
 

@@ -14,7 +14,7 @@ from bounds import yang2024 as B
 from tests.support import without_times
 from verify.core import Verdict, run_claim
 from verify.core.registry import registry
-from verify.testing import Check, parametrize_with_claims
+from verify.testing import Check, cached_alternative, parametrize_with_claims
 from verify.yang2024 import data as D
 from verify.yang2024 import experiments as E
 from verify.yang2024 import model as M
@@ -63,11 +63,12 @@ def _run(cid: str, profile: str = "quick", **kw: object):
 @pytest.fixture
 def fresh_cache() -> Iterator[None]:
     """Clear the per-process problem / run caches around a test that perturbs what they compute."""
-    E.problem_for.cache_clear()
-    E.run_gd_cached.cache_clear()
+    caches = (E.problem_for, E.run_gd_cached, E.runs.completed_runs, E.speed.descent_run)
+    for c in caches:
+        c.cache_clear()
     yield
-    E.problem_for.cache_clear()
-    E.run_gd_cached.cache_clear()
+    for c in caches:
+        c.cache_clear()
 
 
 def test_every_planned_claim_is_registered() -> None:
@@ -222,14 +223,14 @@ def test_fig3_near_holds_at_larger_noise() -> None:
 
 def test_heads_stall_holds_with_one_head() -> None:
     """With one head (the orthant floor) the loss stops far from its minimum: the statement can hold."""
-    r = _run("yang2024.heads.stall", deficit=5)
-    assert r.verdict == Verdict.HOLDS, r.notes
+    r = cached_alternative("yang2024.heads.stall")  # its alternative world: deficit 5, H = 1 at N = 6
+    assert r.params["deficit"] == 5 and r.verdict == Verdict.HOLDS, r.notes
 
 
 def test_heads_tuned_holds_at_one_step_for_every_H() -> None:
     """Its alternative world: the step tuned at H = 2N for every H is past GD's descent limit at 8N."""
-    r = run_claim("yang2024.heads.tuned", world="alternative", raise_errors=True)
-    assert r.verdict == Verdict.HOLDS, r.notes
+    r = cached_alternative("yang2024.heads.tuned")
+    assert r.params["tune"] == "fixed" and r.verdict == Verdict.HOLDS, r.notes
 
 
 def test_heads_tuned_holds_under_a_step_rule_blind_to_H(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -245,6 +246,37 @@ def test_heads_tuned_holds_under_a_step_rule_blind_to_H(monkeypatch: pytest.Monk
     monkeypatch.setattr(E.speed, "step_sizes", blind)  # where descent_iterations looks it up
     r = _run("yang2024.heads.tuned")
     assert r.verdict == Verdict.HOLDS, r.notes
+
+
+def test_a_longer_run_continues_a_shorter_one_bit_for_bit(fresh_cache: None) -> None:
+    """A run that continues a shorter completed run (its snapshots every 9 steps are among the shorter
+    run's every 3) is the run from scratch: losses, snapshots, extras, last iterate."""
+    cfg = D.Config.named("small")
+    E.run_gd(0, cfg, 5, steps=120, snapshot_every=3)
+    grown = E.run_gd(0, cfg, 5, steps=360, snapshot_every=9)
+    assert [t for t, _ in grown.snapshots] == list(range(0, 361, 9))
+    E.run_gd_cached.cache_clear()
+    E.runs.completed_runs.cache_clear()
+    fresh = E.run_gd(0, cfg, 5, steps=360, snapshot_every=9)
+    assert np.array_equal(grown.traj.loss, fresh.traj.loss) and grown.traj.state == fresh.traj.state
+    assert np.array_equal(grown.traj.extras["snap"], fresh.traj.extras["snap"])
+    for (t, a), (u, b) in zip(grown.snapshots, fresh.snapshots, strict=True):
+        assert t == u and np.array_equal(a.Q, b.Q) and np.array_equal(a.w, b.w)
+    assert np.array_equal(grown.traj.params.Q, fresh.traj.params.Q)
+
+
+def test_descent_runs_answer_every_target_and_cap_as_fresh_runs(fresh_cache: None) -> None:
+    """Queries of one kept descent run (longer, shorter, lower targets, past a rise) give what a run
+    from scratch gives for each."""
+    cfg = D.Config.named("small")
+    asks = [(2.0, 1e-2, 60), (2.0, 1e-3, 4000), (2.0, 1e-2, 4000), (2.0, 1e-4, 300), (2.0, 1e-4, 4000)]
+    asks += [(4.0, 1e-3, 100), (4.0, 1e-3, 4000), (4.0, 1e-2, 4000)]  # factor 4: past the descent limit
+    kept = [E.descent_iterations(1, cfg, 12, c, target, cap) for c, target, cap in asks]
+    fresh = []
+    for c, target, cap in asks:
+        E.speed.descent_run.cache_clear()
+        fresh.append(E.descent_iterations(1, cfg, 12, c, target, cap))
+    assert kept == fresh and None in kept and len(set(kept)) > 3, kept
 
 
 def test_tuned_descent_is_the_exhaustive_search() -> None:
@@ -403,7 +435,9 @@ def test_repdim_catches_wrong_best_ridge(monkeypatch: pytest.MonkeyPatch) -> Non
 
 
 def test_lmmse_catches_swapped_estimators(monkeypatch: pytest.MonkeyPatch) -> None:
-    E.fig3_draws.cache_clear()
+    caches = (E.fig3_draws, E.fig3.fig3_rows)
+    for c in caches:
+        c.cache_clear()
     orig = B.expected_error
 
     def swapped(Z: np.ndarray, Z_Q: np.ndarray, tau: float, penalty: float) -> float:
@@ -414,7 +448,8 @@ def test_lmmse_catches_swapped_estimators(monkeypatch: pytest.MonkeyPatch) -> No
     try:
         _violated("yang2024.lmmse", draws=5)
     finally:
-        E.fig3_draws.cache_clear()
+        for c in caches:
+            c.cache_clear()
 
 
 @pytest.mark.parametrize(

@@ -12,7 +12,7 @@ from bounds import zhang2026 as B
 from verify.core import Verdict, run_claim
 from verify.core.registry import match_claims
 from verify.numerics.softmax import softmax_vjp
-from verify.testing import Check, cached_run, parametrize_with_claims
+from verify.testing import Check, cached_alternative, cached_run, parametrize_with_claims
 from verify.zhang2026 import data as Da
 from verify.zhang2026 import experiments as E
 from verify.zhang2026 import model as Mo
@@ -347,9 +347,9 @@ def test_rate_claims_run_their_competing_world(profile: str) -> None:
     """The rate claims' alternatives are run worlds, not re-judged exponents: a step decaying like
     (1 + t/T_0)^-1/2 gives excess slopes near -1/2 (not -1); logits without the 1/sqrt(D) give T_on a
     D exponent below 1 (not 2)."""
-    r = run_claim("zhang2026.thm31.rate", profile=profile, world="alternative")
+    r = cached_alternative("zhang2026.thm31.rate", profile)
     assert r.verdict == Verdict.VIOLATED and abs(r.measured["slope"] + 0.5) < 0.1, (r.measured, r.notes)
-    r = run_claim("zhang2026.thm31.Tstar", profile=profile, world="alternative")
+    r = cached_alternative("zhang2026.thm31.Tstar", profile)
     assert r.verdict == Verdict.VIOLATED and r.measured["slope"] < 1.0, (r.measured, r.notes)
 
 

@@ -91,27 +91,37 @@ def cached_run(claim_id: str, profile: str = "quick", seed: int = 0) -> Result:
     Under pytest-xdist the workers of one session share the runs through files in a folder of the
     session (:func:`_shared`): the first worker to ask runs the claim, the others read it.
     """
-    return _cached(claim_id, profile, seed)
+    return _cached(claim_id, profile, seed, "paper")
+
+
+def cached_alternative(claim_id: str, profile: str = "quick") -> Result:
+    """The claim's alternative world (``run_claim(..., world="alternative")``) at the profile's defaults
+    over the seed set from 0, computed once per test session and shared as :func:`cached_run` shares its
+    runs: the battery's ``alternative`` check and the paper tests that read that world run it once."""
+    return _cached(claim_id, profile, 0, "alternative")
 
 
 @functools.cache
-def _cached(claim_id: str, profile: str, seed: int) -> Result:
+def _cached(claim_id: str, profile: str, seed: int, world: str) -> Result:
     uid = os.environ.get("PYTEST_XDIST_TESTRUNUID")
     if uid is None:
-        return _default_run(claim_id, profile, seed)
-    return _shared(Path(tempfile.gettempdir()) / f"attncheck-runs-{uid}", claim_id, profile, seed)
+        return _default_run(claim_id, profile, seed, world)
+    return _shared(Path(tempfile.gettempdir()) / f"attncheck-runs-{uid}", claim_id, profile, seed, world)
 
 
-def _default_run(claim_id: str, profile: str, seed: int) -> Result:
-    return run_claim(claim_id, profile=profile, seed=seed, robust="findings")
+def _default_run(claim_id: str, profile: str, seed: int, world: str = "paper") -> Result:
+    return run_claim(claim_id, profile=profile, seed=seed, world=world, robust="findings")
 
 
-def _shared(folder: Path, claim_id: str, profile: str, seed: int, wait: float = 900.0) -> Result:
-    """The run of ``claim_id`` from ``folder`` (private to this user, named by the session's random id),
-    computing and publishing it when no worker has claimed it (an exclusive lock file); a worker that
-    waits longer than ``wait`` seconds runs it itself."""
+def _shared(
+    folder: Path, claim_id: str, profile: str, seed: int, world: str = "paper", wait: float = 900.0
+) -> Result:
+    """The run of ``claim_id`` in ``world`` from ``folder`` (private to this user, named by the session's
+    random id), computing and publishing it when no worker has claimed it (an exclusive lock file); a
+    worker that waits longer than ``wait`` seconds runs it itself."""
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    out = folder / f"{claim_id}-{profile}-{seed}.pickle"
+    name = f"{claim_id}-{profile}-{seed}" + ("" if world == "paper" else f"-{world}")
+    out = folder / f"{name}.pickle"
     try:
         os.close(os.open(out.with_suffix(".lock"), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
     except FileExistsError:  # another worker runs it: wait for its result
@@ -120,8 +130,8 @@ def _shared(folder: Path, claim_id: str, profile: str, seed: int, wait: float = 
             if out.exists():
                 return pickle.loads(out.read_bytes())
             time.sleep(0.05)
-        return _default_run(claim_id, profile, seed)
-    r = _default_run(claim_id, profile, seed)
+        return _default_run(claim_id, profile, seed, world)
+    r = _default_run(claim_id, profile, seed, world)
     tmp = out.with_suffix(f".{os.getpid()}.tmp")
     tmp.write_bytes(pickle.dumps(r))
     os.replace(tmp, out)  # readers never see a half-written file
@@ -183,7 +193,7 @@ def _alternative(rec: ClaimRecord, profile: str) -> None:
         assert judged is not None, f"{rec.id}: the run did not judge its alternative"
         verdict = judged["verdict"]
     else:
-        verdict = run_claim(rec.id, profile=profile, world="alternative").verdict
+        verdict = cached_alternative(rec.id, profile).verdict
     assert verdict == alt.expect, f"{rec.id}: in its alternative world ({alt.describe()}) it is {verdict}"
 
 
@@ -296,6 +306,7 @@ def parametrize_with_claims(paper: str) -> pytest.MarkDecorator:
 __all__ = [
     "STABILITY_BASES",
     "Check",
+    "cached_alternative",
     "cached_run",
     "claim_checks",
     "claim_profile",

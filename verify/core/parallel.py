@@ -36,7 +36,7 @@ from typing import Any, Protocol
 from bounds.checks import check_int
 from verify.core.context import Mapper, serial_map
 from verify.core.progress import Progress, count_points, points, track_points
-from verify.core.record import Result, Seeds
+from verify.core.record import PAPERS_OWN, Result, Seeds, Verdict
 from verify.core.registry import Claim, get_claim
 from verify.core.runner import (
     check_robust,
@@ -397,6 +397,17 @@ def _splits(c: Claim) -> bool:
     return rec.seeds in (Seeds.EVERY, Seeds.BINOMIAL) and not rec.batched and not rec.experiment
 
 
+def _judged_whole(c: Claim, profile: str, robust: bool | str) -> bool:
+    """Whether a run in mode ``robust`` is expected to judge claim ``c`` over its choices, read from its
+    record: every claim (True), or one whose record expects a violation of the paper's own statement
+    ("findings"; :func:`~verify.core.runner.wants_robustness` decides on the result)."""
+    rec = c.record
+    if robust is True:
+        return True
+    own = not rec.consistency and rec.provenance in PAPERS_OWN
+    return robust == "findings" and own and rec.expected(profile) == Verdict.VIOLATED
+
+
 def work_units(
     tasks: Sequence[list[Claim]],
     costs: Mapping[str, float],
@@ -406,13 +417,13 @@ def work_units(
     robust: bool | str = False,
 ) -> list[tuple[str, ...] | _SeedTask]:
     """The local pool's tasks, longest first: each group of :func:`groups` (claim ids), except that a
-    claim that splits (:func:`_splits`) gives one task per seed, each costing its share; a run judging
-    every verdict over its choices (``robust`` True) splits none, so that each claim's judgement runs
-    in its worker."""
+    claim that splits (:func:`_splits`) gives one task per seed, each costing its share; a claim the run
+    is expected to judge over its choices (:func:`_judged_whole`) splits not, so that its judgement runs
+    in its worker, where the runs it shares with the claim's own are kept."""
     units: list[tuple[float, tuple[str, ...] | _SeedTask]] = []
     for g in tasks:
         cost = sum(float(costs.get(c.id, 1.0)) for c in g)
-        if len(g) == 1 and _splits(g[0]) and robust is not True:
+        if len(g) == 1 and _splits(g[0]) and not _judged_whole(g[0], profile, robust):
             n = len(claim_seeds(g[0].record, profile, seed, seed_set))
             units += [(cost / n, _SeedTask(g[0].id, i, n)) for i in range(n)]
         else:

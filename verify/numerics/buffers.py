@@ -19,12 +19,18 @@ class WorkBuffers(threading.local):
 
     def __init__(self) -> None:
         self._arrays: dict[str, np.ndarray] = {}
+        self._views: dict[tuple[str, tuple[int, ...]], np.ndarray] = {}  # kept until the buffer grows
 
     def get(self, name: str, shape: tuple[int, ...]) -> np.ndarray:
         """A float64 array of ``shape`` (uninitialised), a view of the buffer ``name``."""
+        view = self._views.get((name, shape))
+        if view is not None:
+            return view
         size = math.prod(shape)
         buf = self._arrays.get(name)
         if buf is None or buf.size < size:
             buf = np.empty(size)
             self._arrays[name] = buf
-        return buf[:size].reshape(shape)
+            self._views = {k: v for k, v in self._views.items() if k[0] != name}
+        view = self._views[name, shape] = buf[:size].reshape(shape)
+        return view

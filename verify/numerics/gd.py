@@ -73,6 +73,7 @@ def gradient_descent(
     record: Mapping[str, Recorder] | None = None,
     stop_below: float | None = None,
     norms: bool = True,
+    start: int = 0,
 ) -> Trajectory:
     """Run ``steps`` steps of full-batch GD from ``params`` (not modified).
 
@@ -88,8 +89,14 @@ def gradient_descent(
     bookkeeping (about half the time of a step of a small model) and leaves the three empty (length 0);
     a gradient then counts as non-finite when its squared norm sum_b <g_b, g_b> is, the condition the
     default reads from ``grad_norm``. The loss, extras, params and stopping step are the same either way.
+
+    start: the step index of ``params`` when they are theta_start of a longer run (the last params of a
+    trajectory): the loop runs from t = start to ``steps`` (the arrays hold t = start, ...; recorders and
+    messages see that t; the drift is from ``params``), continuing that run with the same operations
+    (0: a run from its start).
     """
-    steps = check_int("steps", steps, low=0)
+    start = check_int("start", start, low=0)
+    steps = check_int("steps", steps, low=start)
     box = type(params) if isinstance(params, ParamBlocks) else None
     if box is not None:
         params, boxed = params.blocks(), loss_and_grad
@@ -107,7 +114,7 @@ def gradient_descent(
     dblock_h: dict[str, list[float]] = {k: [] for k in names}
     extras_h: dict[str, list[float]] = {k: [] for k in record}
     stopped, state = None, RunState.COMPLETED
-    for t in range(steps + 1):
+    for t in range(start, steps + 1):
         with np.errstate(over="ignore", invalid="ignore"):  # divergence is detected below
             loss, grads = loss_and_grad(theta)
             loss = float(loss)

@@ -29,22 +29,48 @@ class Fig3Draws:
     err_best: np.ndarray
 
 
+class _Rows:
+    """The Fig. 3 values of the nested draws of one (seed, K, m, tau), computed on demand and kept: the
+    draws of ctx.rng(20) in order (one Z-tilde (m, K) each) and, per (draw, N), (gap, error of the
+    transformer, error of 'best'), so that grids of N and numbers of draws that overlap share them."""
+
+    def __init__(self, seed: int, K: int, m: int, tau: float) -> None:
+        self.rng, self.K, self.m, self.tau = Ctx(seed=seed).rng(20), K, m, tau
+        self.Zt: list[np.ndarray] = []
+        self.values: dict[tuple[int, int], tuple[float, float, float]] = {}
+
+    def row(self, i: int, N: int) -> tuple[float, float, float]:
+        """(gap, transformer's error, 'best''s error) of draw ``i`` at prompt length ``N``."""
+        if (i, N) not in self.values:
+            while len(self.Zt) <= i:
+                self.Zt.append(self.rng.standard_normal((self.m, self.K)))
+            Z, Z_Q, tau = self.Zt[i][:, :N], self.Zt[i][:, N:], self.tau
+            self.values[i, N] = (
+                B.fig3_gap(Z, Z_Q, tau),
+                B.expected_error(Z, Z_Q, tau, self.m * tau),
+                B.expected_error(Z, Z_Q, tau, N * tau),
+            )
+        return self.values[i, N]
+
+
+@functools.cache
+def fig3_rows(seed: int, K: int, m: int, tau: float) -> _Rows:
+    """The per-process store of the Fig. 3 values of (seed, K, m, tau) (:class:`_Rows`); tests that
+    change the formulas clear it with :func:`fig3_draws`'s cache."""
+    return _Rows(seed, K, m, tau)
+
+
 @functools.cache
 def fig3_draws(seed: int, K: int, m: int, tau: float, Ns: tuple[int, ...], draws: int) -> Fig3Draws:
     """``draws`` nested representation draws from ctx.rng(20): one Z-tilde (m, K) per draw, prompt =
-    its first N columns for every N (so N and m compare on the same draws); cached, read-only."""
+    its first N columns for every N (so N and m compare on the same draws); cached, read-only (the values
+    per draw and N are shared with the other grids and numbers of draws, :func:`fig3_rows`)."""
     Ns = tuple(check_int("N", n, low=1, high=K - 1) for n in Ns)
-    rng = Ctx(seed=seed).rng(20)
+    rows = fig3_rows(seed, K, m, tau)
     out = np.zeros((3, check_int("draws", draws), len(Ns)))
     for i in range(draws):
-        Zt = rng.standard_normal((m, K))
         for j, N in enumerate(Ns):
-            Z, Z_Q = Zt[:, :N], Zt[:, N:]
-            out[:, i, j] = (
-                B.fig3_gap(Z, Z_Q, tau),
-                B.expected_error(Z, Z_Q, tau, m * tau),
-                B.expected_error(Z, Z_Q, tau, N * tau),
-            )
+            out[:, i, j] = rows.row(i, N)
     return Fig3Draws(Ns, *(freeze(a) for a in out.copy()))
 
 

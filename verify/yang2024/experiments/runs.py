@@ -148,7 +148,9 @@ def run_gd_cached(
     stop_below: float | None,
 ) -> Run:
     """The cached body of :func:`run_gd`, which normalises the argument types so that equal runs share
-    one entry: call :func:`run_gd`; tests clear this cache."""
+    one entry: call :func:`run_gd`; tests clear this cache and :func:`completed_runs`. A run without PL
+    tracking or stop continues a shorter completed run from the same start when that one holds the
+    snapshots it needs (:func:`_prefix`): the same steps, from its last iterate."""
     steps = check_int("steps", steps, low=0)
     problem = problem_for(seed, config)
     model = M.Transformer(H, excess=True)
@@ -187,13 +189,63 @@ def run_gd_cached(
         return value, g
 
     etas = {"Q": eta_Q, "w": gamma**2 * eta_Q}
+    plain = not track_B and stop_below is None
+    done = completed_runs(seed, config, H, beta, gamma, step_factor) if plain else []
+    prev = _prefix(done, steps, snapshot_every)
+    start = 0 if prev is None else len(prev.traj.loss) - 1
+    if prev is not None:  # theta_t of the shorter run below its end; this run records from its end on
+        snaps += [(t, th) for t, th in prev.snapshots if t < start and t % snapshot_every == 0]
     # gradient norms and drift: only the tracked runs' claims read them (thm1 notes the Q drift)
     traj = gradient_descent(
-        theta0, loss_and_grad, etas, steps, record=record, stop_below=stop_below, norms=track_B
-    )
+        theta0 if prev is None else prev.traj.params, loss_and_grad, etas, steps, record=record,
+        stop_below=stop_below, norms=track_B, start=start,
+    )  # fmt: skip
+    if prev is not None:
+        traj = _joined(prev.traj, traj)
     for arr in (traj.loss, traj.grad_norm, traj.drift, *traj.extras.values()):
         freeze(arr)
-    return Run(problem, zeta0, eta_Q, gamma, traj, snaps)
+    run = Run(problem, zeta0, eta_Q, gamma, traj, snaps)
+    if plain and traj.state == RunState.COMPLETED:
+        done.append((snapshot_every, run))
+    return run
+
+
+@functools.cache
+def completed_runs(
+    seed: int, config: D.Config, H: int, beta: float, gamma: float, step_factor: float
+) -> list[tuple[int, Run]]:
+    """The completed runs of :func:`run_gd_cached` without PL tracking or stop from one start, with their
+    ``snapshot_every``, which longer runs continue (per process; tests clear it with that cache)."""
+    return []
+
+
+def _prefix(done: list[tuple[int, Run]], steps: int, snapshot_every: int) -> Run | None:
+    """The longest run of ``done`` shorter than ``steps`` that holds every snapshot a run of ``steps``
+    steps every ``snapshot_every`` takes below its end (and records snapshots iff that run does)."""
+
+    def fits(every: int, r: Run) -> bool:
+        n = len(r.traj.loss) - 1
+        if n >= steps or bool(every) != bool(snapshot_every):
+            return False
+        return not snapshot_every or set(range(0, n, snapshot_every)) <= {t for t, _ in r.snapshots}
+
+    return max((r for every, r in done if fits(every, r)), key=lambda r: len(r.traj.loss), default=None)
+
+
+def _joined(head: Trajectory, tail: Trajectory) -> Trajectory:
+    """``tail`` (the run continued from ``head``'s last iterate, its first entries that iterate's again)
+    appended to ``head``."""
+
+    def cat(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.concatenate([a, b[1:]])
+
+    return Trajectory(
+        loss=cat(head.loss, tail.loss), grad_norm=cat(head.grad_norm, tail.grad_norm),
+        drift=cat(head.drift, tail.drift),
+        drift_blocks={k: cat(v, tail.drift_blocks[k]) for k, v in head.drift_blocks.items()},
+        extras={k: cat(v, tail.extras[k]) for k, v in head.extras.items()}, params=tail.params,
+        stopped=tail.stopped, state=tail.state,
+    )  # fmt: skip
 
 
 def canonical_run(

@@ -3,6 +3,7 @@ step factor of the default rule, and the factor tuned per H."""
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -13,30 +14,61 @@ from verify.yang2024 import model as M
 from verify.yang2024.experiments.runs import GAMMA, init_for, problem_for, step_sizes
 
 
+class _Descent:
+    """One GD descent run (7a)/(7b) from the paper's initialisation at a fixed (eta_Q, eta_w), grown on
+    demand: the losses of the steps run so far (each at most the one before), the iterate after the last
+    of them, and whether a rise or a non-finite loss or gradient ended it. A longer cap or a lower target
+    continues the same run from its last iterate, so every (target, cap) asked of it is answered from one
+    trajectory, with the losses the run from scratch would compute (the same operations in the same
+    order)."""
+
+    def __init__(self, problem: D.Problem, H: int, theta0: M.Params, eta_Q: float) -> None:
+        self.problem, self.model = problem, M.Transformer(H, excess=True)
+        self.delta0 = self.model.excess_loss(theta0, problem)
+        self.etas = {"Q": eta_Q, "w": GAMMA**2 * eta_Q}
+        self.theta, self.losses, self.ended, self.last = theta0, [], False, math.inf
+
+    def _guarded(self, th: M.Params) -> tuple[float, M.Params]:
+        value, g, _ = self.model.loss_grad_attention(th, self.problem, attention=False)
+        if not value <= self.last:  # a rise (or NaN) ends the run as "diverged"
+            return math.inf, g
+        self.last = value
+        return value, g
+
+    def first_below(self, target: float, cap: int) -> int | None:
+        """The first t <= cap with Delta(t) < target Delta(0) in a descent run, else None."""
+        stop = target * self.delta0
+        t = next((t for t, v in enumerate(self.losses[: cap + 1]) if v < stop), None)
+        if t is not None or len(self.losses) > cap or self.ended:
+            return t
+        done = max(len(self.losses) - 1, 0)  # the iterate self.theta is theta_done
+        traj = gradient_descent(
+            self.theta, self._guarded, self.etas, cap, stop_below=stop, norms=False, start=done
+        )
+        self.losses += [float(v) for v in traj.loss[1 if self.losses else 0 :]]
+        self.theta, self.ended = traj.params, traj.state == RunState.DIVERGED
+        return len(self.losses) - 1 if traj.state == RunState.CONVERGED else None
+
+
+@functools.cache
+def descent_run(seed: int, config: D.Config, H: int, eta_Q: float) -> _Descent:
+    """The descent run of (seed, config, H) at eta_Q, shared by every call that asks for that step."""
+    problem = problem_for(seed, config)
+    return _Descent(problem, H, init_for(seed, problem, H, 1.0), eta_Q)
+
+
 def descent_iterations(
     seed: int, config: D.Config, H: int, factor: float, target: float, cap: int
 ) -> int | None:
     """GD (7a)/(7b) from the paper's initialisation (beta = 1) at eta_Q = ``factor`` times the default rule
     at that H (eta_w = GAMMA^2 eta_Q): the first t with Delta(t) < target Delta(0), or None when Delta
     rises at some step before it (GD is no descent method at this step: Theorem 1's eta_Q <= 1/L makes
-    it one), the run diverges, or ``cap`` steps pass first."""
+    it one), the run diverges, or ``cap`` steps pass first. Runs are kept per process (:func:`descent_run`,
+    keyed by the step: a changed step rule gives new runs; tests clear it with the other caches)."""
     problem = problem_for(seed, config)
-    model = M.Transformer(H, excess=True)
     theta0 = init_for(seed, problem, H, 1.0)
     eta_Q = check_positive("factor", factor) * step_sizes(theta0, problem, GAMMA)[0]
-    last = [math.inf]
-
-    def guarded(th: M.Params) -> tuple[float, M.Params]:
-        value, g, _ = model.loss_grad_attention(th, problem, attention=False)
-        if not value <= last[0]:  # a rise (or NaN) ends the run as "diverged"
-            return math.inf, g
-        last[0] = value
-        return value, g
-
-    stop = target * model.excess_loss(theta0, problem)
-    etas = {"Q": eta_Q, "w": GAMMA**2 * eta_Q}
-    traj = gradient_descent(theta0, guarded, etas, check_int("cap", cap, low=0), stop_below=stop, norms=False)
-    return len(traj.loss) - 1 if traj.state == RunState.CONVERGED else None
+    return descent_run(seed, config, H, eta_Q).first_below(target, check_int("cap", cap, low=0))
 
 
 @dataclass(frozen=True)

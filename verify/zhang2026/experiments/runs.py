@@ -5,6 +5,7 @@ and T_0."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from collections.abc import Sequence
@@ -244,7 +245,15 @@ class CurvePoint:
 
 
 def scalar_curve(p: CurvePoint) -> dict[str, list]:
-    """ctx.map worker: the (C1, g) recursion at ``p``, as plain lists (t, excess, C1, g, eps)."""
+    """ctx.map worker: the (C1, g) recursion at ``p``, as plain lists (t, excess, C1, g, eps), new lists
+    on every call; each point's recursion runs once per process (:func:`_scalar_curve`), so the claims
+    and choice points that ask for the same point share it."""
+    return {k: list(v) for k, v in _scalar_curve(p).items()}
+
+
+@functools.cache
+def _scalar_curve(p: CurvePoint) -> dict[str, list]:
+    """The body of :func:`scalar_curve`, cached per point (callers get copies)."""
     act = LIN if p.act == "linear" else LEAKY
     r = scalar_run(p.D, p.K, p.eta, list(p.times), p.sx2, p.v2, act, p.t_decay, p.logit_gain)
     return {
