@@ -1,6 +1,5 @@
-"""Shared pieces of the claim modules: the seeded set-up of Sec. 8 of the brief (Lambda, Theta Theta^T,
-sigma), the reduced flow every Lemma-5 claim reads (one per seed, cached), and the equivalence rule
-on Monte Carlo intervals."""
+"""Shared pieces of the claim modules: the seeded set-up (Lambda, Theta Theta^T, sigma), the reduced
+flow every Lemma-5 claim reads (one per seed, cached), and the equivalence rule on Monte Carlo intervals."""
 
 from __future__ import annotations
 
@@ -43,7 +42,8 @@ ODE_TOL = Choice(
     Rule(1e-10, "an ODE equality: the largest deviation at round-off of solve_ivp (rtol 1e-12)"),
     range=(1e-11, 1e-9),
     basis="plausible",
-    reason="the issue's 1e-10 for ODE equalities, 10x tighter or looser; measured deviations are below 1e-12",
+    reason="1e-10 for ODE equalities (solve_ivp at rtol 1e-12 reaches round-off), 10x tighter or looser; "
+    "measured deviations are below 1e-12",
 )
 
 

@@ -47,10 +47,11 @@ from zfb2024.claims.common import SIGMA_FRAC, V3, setup
             "steps",
         ),
         "tol": Choice(
-            Rule(1e-8, "the issue's 1e-8 for the product of the trained blocks"),
+            Rule(1e-8, "GD's product of the trained blocks against (4.1): 1e-8 or better"),
             range=(1e-10, 1e-8),
-            basis="paper's range",
-            reason="the issue asks 1e-8 or better; measured deviations are below 1e-14 at the quick seeds",
+            basis="plausible",
+            reason="an agreement to 1e-8 or better, as the ODE route gives; measured deviations are below "
+            "1e-14 at the quick seeds",
         ),
     },
 )
