@@ -172,7 +172,7 @@ def _companions(paper: Paper, out: Path) -> list[str]:
     relative to the docs folder ``out`` (wherever the paper's package lives)."""
     where = paper.package.__name__.replace(".", "/")
     what = {"derivations.md": "our derivations and reconstructions, cited as \"derivation Sect. N\"",
-            "errata.md": "the errata: what the code does differently, findings, choices, seeds, worst cases"}  # fmt: skip
+            "errata.md": "the errata: differences, findings, choices, seeds, worst cases"}  # fmt: skip
     lines = []
     for name, text in what.items():
         if paper.companion(name) is not None:
