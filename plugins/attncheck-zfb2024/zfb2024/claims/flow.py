@@ -21,7 +21,7 @@ from verify.core import (
     claim,
 )
 from zfb2024 import dynamics, theory
-from zfb2024.claims.common import ODE_TOL, SIGMA_FRAC, V3, reduced_flow
+from zfb2024.claims.common import ODE_TOL, SIGMA_FRAC, V3, reduced_flow, setup
 
 _FLOW = SeedPlan(Seeds.EVERY, experiment="reduced flow")
 _SIZES = Profiles(quick=dict(d=3, N=6, unbalance=0.0, momentum=0.0), paper=dict(d=5, N=10))
@@ -96,7 +96,7 @@ def balance(
     """arXiv v3, Lemma A.3. Kind: upper (max_t |u^2 - ||U||_F^2| <= tol); provenance: EXACT.
     ``momentum``: 0, gradient flow; > 0, the heavy-ball flow with that friction (the alternative)."""
     if momentum > 0:
-        s = reduced_flow(ctx.seed, d, N, sigma_frac, 1.0)[0]
+        s = setup(ctx.seed, d, N, sigma_frac)
         U0, u0 = dynamics.init(s.theta2, s.sigma, unbalance=unbalance)
         f = dynamics.heavy_ball(s.lam, N, U0, u0, t_end, momentum)
     else:
