@@ -103,8 +103,7 @@ def _unsettled(r: Result, record: ClaimRecord | None) -> str:
         why = "; ".join(depends_text(e, r.verdict) for e in r.depends_on)
     else:
         why = next((n for n in r.notes if n.startswith("robustness: not judged")), "robustness not judged")
-    said = prose(why)
-    return _item(r, record) + f" {said[:1].upper()}{said[1:]}."
+    return _item(r, record) + f" {sentence(why)}."
 
 
 def _itemize(items: Sequence[str]) -> list[str]:
