@@ -135,7 +135,13 @@ def task_shift(
     )
 
 
-_LAM123 = np.diag([1.0, 2.0, 3.0])
+_SPECTRUM = Choice(
+    (1.0, 2.0, 3.0),
+    options=((1.0, 2.0, 3.0), (1.0, 1.0, 1.0), (1.0, 3.0, 9.0)),
+    basis="plausible",
+    reason="the eigenvalues of Lambda (the paper gives no example): ours (kappa = 3), isotropic (kappa = 1) "
+    "or a wider spread (kappa = 9), the bound's kappa term growing with it",
+)
 
 
 @claim(
@@ -150,13 +156,16 @@ _LAM123 = np.diag([1.0, 2.0, 3.0])
         "the one-step GD predictor of von Oswald et al. (W^KQ_11 = I, footnote 2), which ignores Lambda",
         overrides={"predictor": "gd"},
     ),
+    choices={"spectrum": _SPECTRUM},
 )
-def bound(ctx: Ctx, *, N: int, M: int, predictor: str, batches: int, per_batch: int) -> Evidence:
+def bound(
+    ctx: Ctx, *, N: int, M: int, predictor: str, batches: int, per_batch: int, spectrum: tuple[float, ...]
+) -> Evidence:
     """arXiv v3, Corollary 4.3. Kind: upper (the Monte Carlo risk's 99% interval against the bound, on the
-    hard side); provenance: EXACT. Lambda = diag(1, 2, 3) (the paper has no example; kappa = 3). Risk of
+    hard side); provenance: EXACT. Lambda = diag(``spectrum``) (the paper has no example). Risk of
     the LSA at (4.1) (``predictor`` "lsa") or with W^KQ_11 = I, w^PV_22 = 1 ("gd"), task and query
     integrated exactly; the exact value (the display before the corollary) is in the notes."""
-    lam = _LAM123
+    lam = np.diag(np.asarray(spectrum, dtype=np.float64))
     d = lam.shape[0]
     if predictor == "lsa":
         Wpv, Wkq = limit_theta(lam, N)
