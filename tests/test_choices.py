@@ -42,6 +42,7 @@ from verify.core.summary import summarise, summary_table
 
 IDS = ("toy.ch.linear", "toy.ch.geometric", "toy.ch.int", "toy.ch.robust", "toy.ch.set", "toy.ch.rule")
 IDS += ("toy.ch.none", "toy.ch.crash", "toy.ch.broken", "toy.ch.small", "toy.ch.finding", "toy.ch.unsettled")
+IDS += ("toy.ch.profile",)
 #: The values each toy claim was run at, in order (the bisection's path).
 SEEN: dict[str, list[Any]] = {}
 
@@ -128,6 +129,23 @@ def _register() -> None:
         if x > 1.5:
             raise RuntimeError("too far")
         return Evidence(theory=1.0, measured=x)
+
+    @_toy(
+        "toy.ch.profile",
+        kind=Kind.LOWER,
+        profiles=Profiles(paper={"n": 1000, "metric": "multiply-adds"}),
+        choices={
+            "n": Choice(100, range=(50, 300), reason="half to three times ours", basis="plausible"),
+            "metric": Choice(
+                "iterations", options=("iterations", "multiply-adds"), reason="r", basis="pilot"
+            ),
+        },
+    )
+    def profiled(ctx: Ctx, *, n: int, metric: str) -> Evidence:
+        """n >= 600: violated at the quick n = 100 over its whole range, holds at the paper's n = 1000
+        but not over the range moved with it (500 to 3000)."""
+        _seen("toy.ch.profile", n)
+        return Evidence(theory=600, measured=n)
 
     for cid, lo in (("toy.ch.finding", 0.1), ("toy.ch.unsettled", 2.0)):
 
@@ -263,6 +281,42 @@ def test_a_run_off_the_declared_value_is_not_judged(toys: None) -> None:
     assert r.robust is None and "this run moves x=0.7 (declared 0.5)" in r.notes[-1]
     with pytest.raises(ValueError, match="paper world only"):
         run_claim("toy.ch.linear", robust=True, world="alternative")
+
+
+def test_a_range_moves_with_the_value_a_profile_moves(toys: None) -> None:
+    quick = _robust("toy.ch.profile")
+    assert quick.verdict == Verdict.VIOLATED and quick.robust is True
+    assert SEEN["toy.ch.profile"] == [100, 100, 50, 300]  # the value, the other metric, the ends of n
+    paper = _robust("toy.ch.profile", profile="paper")
+    assert paper.verdict == Verdict.HOLDS and paper.robust is False
+    [e] = paper.depends_on  # the range (50, 300) moved x10 with n: its end 500 is violated
+    assert (e["choice"], e["end"], e["below"], e["above"]) == ("n", 500, "violated", "holds")
+    assert 600 <= e["at"] <= 600 + RESOLUTION * 500  # the bisection of the moved range
+    assert paper.notes[-1] == (
+        "not judged over what this profile moves and no range carries: metric='multiply-adds' "
+        "(declared 'iterations', {'iterations', 'multiply-adds'})"
+    )
+
+
+def test_at_value_scales_a_range_and_nothing_else() -> None:
+    ch = Choice(100, range=(50, 300), reason="r", basis="plausible")
+    assert ch.at_value(100) is ch
+    moved = ch.at_value(1000)
+    assert (moved.value, moved.range, moved.basis) == (1000, (500, 3000), "plausible")
+    assert moved.reason == "r (range moved with the value, x10)"
+    assert ch.at_value(150).range == (75, 450)
+    assert Choice(3, range=(2, 5), reason="r", basis="pilot").at_value(4).range == (2, 7)  # rounded outwards
+    assert Choice(0.5, range=(0.25, 1.0), reason="r", basis="pilot").at_value(0.05).range == pytest.approx(
+        (0.025, 0.1)
+    )
+    for ch, value in (
+        (Choice(1.0, range=(0.5, 2.0), reason="r", basis="pilot"), -1.0),  # a change of sign
+        (Choice(0.0, range=(-1.0, 1.0), reason="r", basis="pilot"), 0.5),  # no factor from 0
+        (Choice(4, range=(2, 8), reason="r", basis="pilot"), 4.5),  # an int choice moved off the integers
+        (Choice("a", options=("a", "b"), reason="r", basis="pilot"), "b"),
+        (Choice(1.0, basis="single", reason="the paper's"), 2.0),
+    ):
+        assert ch.at_value(value) is None, (ch, value)
 
 
 # ---------------------------------------------------------------- JSON

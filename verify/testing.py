@@ -201,7 +201,8 @@ def _robust(rec: ClaimRecord, profile: str) -> None:
     r = cached_run(rec.id, profile)
     if r.robust is None:
         why = [n for n in r.notes if n.startswith("robustness: not judged")]
-        assert why and "this run moves" in why[-1], f"{rec.id}: not judged over its choices: {why}"
+        moved = ("this run moves", "what this profile moves")
+        assert why and any(m in why[-1] for m in moved), f"{rec.id}: not judged over its choices: {why}"
     else:
         assert r.robust or r.depends_on, f"{rec.id}: not robust, but names no choice that decides it"
 

@@ -16,8 +16,11 @@ positive and spans more than 10x; on integers for an integer choice) until the b
 range, ``at`` is the upper end of the final bracket, ``above`` the verdict at and above it and
 ``below`` the verdict below it (between the bracket's ends the change is not located); for a set,
 ``at`` / ``below`` / ``above`` are None. A claim that declares no choice is not judged
-(``robust`` None), nor is one whose run moved a choice off its declared value, or one for which a
-point gave ``error`` (a note says why).
+(``robust`` None), nor is one whose run moved a choice off its declared value (an override), or one
+for which a point gave ``error`` (a note says why). The declared values are the quick profile's; where
+another profile moves a value (the paper profile's sizes), a range moves with it by the same factor
+(:meth:`Choice.at_value`: "half to three times ours" stays half to three times), and a choice that
+cannot follow (a set of options, a single value) is left out of the judging, with a note naming it.
 """
 
 from __future__ import annotations
@@ -77,15 +80,42 @@ class _PointError(Exception):
 Probe = Callable[[str, Any], tuple[Verdict, str]]
 
 
+def at_profile(
+    choices: Iterable[tuple[str, Choice]], profile: Mapping[str, Any]
+) -> tuple[list[tuple[str, Choice]], list[str]]:
+    """The choices as they stand at a profile whose parameter values are ``profile`` (the quick values
+    are the declared ones): a range moves with a value the profile moves (:meth:`Choice.at_value`); a
+    choice that cannot follow (a set of options, a single value) is left out, with a line saying so."""
+    kept, left = [], []
+    for name, ch in choices:
+        at = ch.at_value(profile.get(name, ch.value))
+        if at is None:
+            left.append(f"{name}={profile[name]!r} (declared {ch.value!r}, {ch.describe()})")
+        else:
+            kept.append((name, at))
+    return kept, left
+
+
 def judge(
-    choices: Iterable[tuple[str, Choice]], current: Mapping[str, Any], base: Verdict, probe: Probe
+    choices: Iterable[tuple[str, Choice]],
+    current: Mapping[str, Any],
+    base: Verdict,
+    probe: Probe,
+    profile: Mapping[str, Any] | None = None,
 ) -> Robustness:
-    """The verdict ``base`` (at the values ``current`` of the run) judged over ``choices``."""
-    choices = list(choices)
-    if not choices:
+    """The verdict ``base`` (at the values ``current`` of the run) judged over ``choices`` as they stand
+    at the parameter values ``profile`` of the run's profile (:func:`at_profile`; default: the declared
+    values)."""
+    choices, left = at_profile(choices, profile or {})
+    if not choices and not left:
         return Robustness(None, notes=["robustness: not judged, no choices declared"])
     if base == Verdict.ERROR:
         return Robustness(None, notes=["robustness: not judged, the verdict at the values is error"])
+    unjudged = [f"not judged over what this profile moves and no range carries: {'; '.join(left)}"] * bool(
+        left
+    )
+    if not choices:
+        return Robustness(None, notes=["robustness: " + unjudged[0]])
     moved = [
         f"{n}={current[n]!r} (declared {ch.value!r})" for n, ch in choices if not same(current[n], ch.value)
     ]
@@ -116,9 +146,13 @@ def judge(
         return Robustness(None, notes=[f"robustness: not judged, {exc}"])
     points = ", ".join(f"{n} at {', '.join(map(_fmt, ch.ends()))}" for n, ch in choices if ch.ends())
     if not entries:
-        return Robustness(True, notes=[f"robust: {base} at every choice point ({points}; {runs} runs)"])
+        return Robustness(
+            True, notes=[f"robust: {base} at every choice point ({points}; {runs} runs)", *unjudged]
+        )
     notes = [f"not robust ({runs} runs: {points} and bisections)"]
-    return Robustness(False, to_jsonable(entries), notes + [depends_text(e, base) for e in entries])
+    return Robustness(
+        False, to_jsonable(entries), notes + [depends_text(e, base) for e in entries] + unjudged
+    )
 
 
 def _bisect(ch: Choice, end: Any, v_end: Verdict, base: Verdict, verdict: Callable[[Any], Verdict]) -> dict:
@@ -161,6 +195,7 @@ __all__ = [
     "ENTRY_KEYS",
     "RESOLUTION",
     "Robustness",
+    "at_profile",
     "declare_choices",
     "depends_text",
     "judge",

@@ -185,6 +185,28 @@ class Choice:
             return [e for e in self.range if e != self.value]
         return [o for o in self.options or () if not same(o, self.value)]
 
+    def at_value(self, value: Any) -> Choice | None:
+        """This choice where a profile moves its value to ``value``: a range moves with it by the same
+        factor (``value / self.value``, rounded outwards to integers for an int), keeping the reader's
+        latitude relative to the value; None where nothing carries over (a set of options, a single
+        value, a value of 0 or a change of sign, a non-number)."""
+        if same(value, self.value):
+            return self
+        if self.range is None or not is_real(value) or (is_int(self.value) and not is_int(value)):
+            return None
+        if self.value == 0 or value / self.value <= 0:
+            return None
+        f = value / self.value
+        lo, hi = sorted(e * f for e in self.range)
+        if is_int(self.value):
+            lo, hi = math.floor(lo), math.ceil(hi)
+        return Choice(
+            value,
+            reason=f"{self.reason} (range moved with the value, x{f:.4g})",
+            basis=self.basis,
+            range=(lo, hi),
+        )
+
     @property
     def geometric(self) -> bool:
         """A range bisected geometrically: both ends > 0 and spanning more than 10x."""
