@@ -65,7 +65,7 @@ def _register() -> None:
         kind=Kind.LOWER,
         statement="a documented violation",
         expect=Expect(Verdict.VIOLATED),
-        choices={"m": Choice(0.5, range=(0.4, 0.6), basis="plausible", reason="a toy's measurement")},
+        choices={"m": Choice(0.5, range=(0.4, 0.6), reason="a toy's measurement")},
     )
     def finding(ctx: Ctx, *, m: float) -> Evidence:
         """Toy documented finding: measured m below the claimed lower bound 1, for every admissible m."""

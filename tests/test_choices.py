@@ -62,9 +62,7 @@ def _register() -> None:
         _seen("toy.ch.linear", x)
         return Evidence(theory=1.0, measured=x)
 
-    @_toy(
-        "toy.ch.geometric", choices={"eps": Choice(1e-3, range=(1e-6, 1e-1), reason="r", basis="plausible")}
-    )
+    @_toy("toy.ch.geometric", choices={"eps": Choice(1e-3, range=(1e-6, 1e-1), reason="r")})
     def geometric(ctx: Ctx, *, eps: float) -> Evidence:
         """eps <= 1e-2, over a range spanning 1e5."""
         _seen("toy.ch.geometric", eps)
@@ -89,9 +87,7 @@ def _register() -> None:
     @_toy(
         "toy.ch.set",
         choices={
-            "metric": Choice(
-                "iterations", options=("iterations", "multiply-adds"), reason="r", basis="plausible"
-            ),
+            "metric": Choice("iterations", options=("iterations", "multiply-adds"), reason="r"),
             "x": Choice(0.5, basis="single", reason="the paper's value"),
         },
     )
@@ -101,7 +97,7 @@ def _register() -> None:
 
     @_toy(
         "toy.ch.rule",
-        choices={"cap": Choice(Rule(2.0, "a cap"), range=(0.5, 4.0), reason="r", basis="plausible")},
+        choices={"cap": Choice(Rule(2.0, "a cap"), range=(0.5, 4.0), reason="r")},
     )
     def rule(ctx: Ctx) -> Evidence:
         """1 <= cap: holds for cap >= 1."""
@@ -341,6 +337,7 @@ def test_results_json_round_trips_robustness(toys: None) -> None:
 
 
 def test_record_lists_its_choices(toys: None) -> None:
+    """A choice that names no basis is "plausible"."""
     d = get_claim("toy.ch.set").record.as_dict()["choices"]
     assert d["metric"] == {
         "value": "iterations",
@@ -376,7 +373,7 @@ def test_record_lists_its_choices(toys: None) -> None:
 def test_choice_validation(kw: dict[str, Any], error: type, match: str) -> None:
     value = kw.pop("value")
     with pytest.raises(error, match=match):
-        Choice(value, **{"reason": "r", "basis": "plausible"} | kw)
+        Choice(value, **{"reason": "r"} | kw)
 
 
 def test_geometric_only_for_positive_ranges_spanning_more_than_10x() -> None:
@@ -440,7 +437,7 @@ def test_a_choice_declares_its_parameter_or_its_rule_once() -> None:
         "toy.ch.once",
         choices={
             "x": Choice(0.5, range=(0, 1), reason="r", basis="pilot"),
-            "cap": Choice(Rule(2.0, "a cap", "paper"), range=(1.0, 4.0), reason="why", basis="plausible"),
+            "cap": Choice(Rule(2.0, "a cap", "paper"), range=(1.0, 4.0), reason="why"),
         },
     )
     def once(ctx: Ctx, *, x: float) -> Evidence:

@@ -101,7 +101,7 @@ def test_robustness_is_shown_with_the_deciding_choice() -> None:
     record = ClaimRecord(
         "toy.own", "toy", "Sec. 3", Kind.UPPER, Provenance.EXACT, "x <= 1",
         source="the paper, Sec. 3: 'the closer m is to N, the better the prediction will be'",
-        choices=(("tau", Choice(0.01, range=(0.001, 0.1), basis="plausible", reason="a decade")),),
+        choices=(("tau", Choice(0.01, range=(0.001, 0.1), reason="a decade")),),
     )  # fmt: skip
     robust = _result("toy.own", Provenance.EXACT, Verdict.VIOLATED, robust=True)
     entry = {

@@ -70,7 +70,7 @@ def test_an_expected_violation_is_a_strict_xfail_with_its_records_reason() -> No
         "toyb3.finding",
         kind=Kind.LOWER,
         expect=Expect(Verdict.VIOLATED),
-        choices={"m": Choice(0.5, range=(0.4, 0.6), basis="plausible", reason="a toy's measurement")},
+        choices={"m": Choice(0.5, range=(0.4, 0.6), reason="a toy's measurement")},
         alternative=Alternative("a measurement above the bound", overrides={"m": 2.0}, expect=Verdict.HOLDS),
         **EVERY,
     )

@@ -117,13 +117,14 @@ class Choice:
     rule's value is then the choice's, and ``rule`` keeps the rule with its own reason and source);
     range: ``(lo, hi)``, lo < hi, the admissible values (integers when ``value`` is an int); options:
     the admissible values of a finite set (at least two, ``value`` among them); reason: why that
-    range; basis: one of :data:`BASES`; a ``"single"`` choice has neither range nor options (its
-    reason says why a reader cannot pick another value), every other choice exactly one.
+    range; basis: one of :data:`BASES`, ``"plausible"`` (a range a careful reader would accept) unless
+    given; a ``"single"`` choice has neither range nor options (its reason says why a reader cannot pick
+    another value), every other choice exactly one.
     """
 
     value: Any = field(kw_only=False)
     reason: str
-    basis: str
+    basis: str = "plausible"
     range: tuple[Any, Any] | None = None
     options: tuple[Any, ...] | None = None
     rule: Rule | None = field(default=None, init=False, repr=False)

@@ -17,7 +17,6 @@ def search_choice(value: tuple[int, ...], t_index: int) -> Choice:
     return Choice(
         value,
         options=(value, more, longer),
-        basis="plausible",
         reason="the worst-case search (sizes searched, starts, iterations; the paper fixes none): ours, "
         "twice the starts (twice its time), or one token more (T + 1)",
     )
@@ -53,42 +52,28 @@ TRAIN_PAPER = dict(
 
 #: The D-train experiment's choices: sizes and horizon of our run (the paper's theorem is for any of them).
 TRAIN_CHOICES = {
-    "K": Choice(
-        120,
-        range=(60, 360),
-        basis="plausible",
-        reason="GD steps judged by the theorem (for any K): half to 3x ours",
-    ),
+    "K": Choice(120, range=(60, 360), reason="GD steps judged by the theorem (for any K): half to 3x ours"),
     "H": Choice(
         64,
         options=(32, 64, 128),
-        basis="plausible",
         reason="heads of the trained model: half or twice ours (the paper profile's 256 is too slow for a "
         "quick check; a set: the paired initialisation needs an even H)",
     ),
-    "n": Choice(
-        16,
-        range=(8, 32),
-        basis="plausible",
-        reason="training samples: half to twice ours",
-    ),
+    "n": Choice(16, range=(8, 32), reason="training samples: half to twice ours"),
     "token_scale": Choice(
         1.0,
         range=(0.5, 2.0),
-        basis="plausible",
         reason="the token scale of our mixture (the paper's data model is NOT RECOVERED): half to twice "
         "ours; the alternative worlds' 1/5 and 1/100 are other data laws",
     ),
     "late_factor": Choice(
         3,
         range=(2, 5),
-        basis="plausible",
         reason="the late iterate theta_{late_factor K} used as a reference point: 2K to 5K steps",
     ),
     "eps": Choice(
         (0.3, 0.1),
         options=((0.3, 0.1), (0.3, 0.1, 0.01), (0.5, 0.3, 0.1)),
-        basis="plausible",
         reason="the losses eps of the realizability reference points (the theorem is for any reference "
         "point): ours, with the paper profile's eps = 0.01 added, or with eps = 0.5 added",
     ),

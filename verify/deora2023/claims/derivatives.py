@@ -30,7 +30,6 @@ _GRAD_CHOICES = {
     "tol": Choice(
         Rule(1e-6, "scaled error |FD - g| / (tol (1 + |FD|)) of check_grad", "reconstruction pass criterion"),
         range=(1e-8, 1e-5),
-        basis="plausible",
         reason="central differences in float64 reach about 1e-8 to 1e-10 relative: 1e-8 to 1e-5",
     )
 }
@@ -96,7 +95,6 @@ _HVP_CHOICES = {
             1e-6, "relative tolerance of the HVP against finite differences", "reconstruction pass criterion"
         ),
         range=(1e-8, 1e-5),
-        basis="plausible",
         reason="finite differences of the gradient in float64: 1e-8 to 1e-5 relative",
     )
 }
@@ -179,7 +177,6 @@ _SOFTMAX_FACTS_CHOICES = {
     "rtol": Choice(
         Rule(1e-12, "round-off margin of the exact inequalities", "reconstruction pass criterion"),
         range=(1e-14, 1e-10),
-        basis="plausible",
         reason="round-off margin of exact inequalities in float64: 1e-14 to 1e-10 relative",
     ),
     "search": search_choice((2, 1, 50), 0),

@@ -95,35 +95,30 @@ def _gen_choices(datasets: int, test_size: int, ns: Choice) -> dict[str, Choice]
                 "attncheck",
             ),
             range=(0.95, 0.995),
-            basis="plausible",
             reason="each end of the Monte-Carlo interval: one-sided 95% (a 90% two-sided interval) to "
             "99.5% (a 99% two-sided interval), the levels a reader would accept for a t-interval",
         ),
         "beta2_margin": Choice(
             Rule(1.05, "inflation of the pilot beta_2 estimate used to choose K", "attncheck"),
             range=(1.0, 1.25),
-            basis="plausible",
             reason="inflation of the pilot beta_2 that sets K: from none to 25%; a larger margin only "
             "shortens K (the premise Gamma beta_2^2 eta K <= n/2 is checked with the measured values)",
         ),
         "datasets": Choice(
             datasets,
             range=(datasets // 2, 2 * datasets),
-            basis="plausible",
             reason="training sets per seed for the Monte-Carlo mean gap: from half to twice ours (the "
             "paper profile runs far slower); fewer widen the interval, which is stricter for holds",
         ),
         "test_size": Choice(
             test_size,
             range=(test_size // 2, 2 * test_size),
-            basis="plausible",
             reason="the shared test set estimating L(theta_K): half to twice ours (its sampling error is in "
             "the interval)",
         ),
         "H": Choice(
             8,
             options=(4, 8, 16),
-            basis="plausible",
             reason="Theorem D-gen holds at every H; our mid-size model, half or twice its heads (a set: "
             "the paired initialisation needs an even H)",
         ),
@@ -178,7 +173,6 @@ _GEN_PLOT = Plot(
         Choice(
             (20, 40, 80),
             options=((20, 40, 80), (10, 20, 40, 80), (30, 60, 120)),
-            basis="plausible",
             reason="the training-set sizes (Theorem D-gen holds at every n): ours, one octave longer at the "
             "small end, or shifted half an octave up (each within 2.5x our run time)",
         ),
@@ -236,7 +230,6 @@ def gen_derived(
         Choice(
             (160,),
             options=((160,), (240,), (160, 200)),
-            basis="plausible",
             reason="the training-set size where the premise allows many steps (the statement is for n >= "
             "160): ours, half an octave up (K = 11), or ours and n = 200 (each within 2.5x our run time; "
             "the paper profile's 256-1024 is far slower)",

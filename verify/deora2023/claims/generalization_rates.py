@@ -38,34 +38,27 @@ _GEN_RATE_CHOICES = {
             "reconstruction pass criterion (by analogy)",
         ),
         range=(0.1, 0.25),
-        basis="plausible",
         reason="from 0.1 (the band of the suite's other reconstructed rate claims) to 0.25 (half the "
         "distance to the competing exponent -1/2: the widest band that still separates the two)",
     ),
     "K_per_n": Choice(
         5,
         range=(2, 15),
-        basis="plausible",
         reason="the paper takes K proportional to n without a constant: from 2 to 3x ours (the paper "
         "profile's 50 is too slow for a quick check)",
     ),
     "H": Choice(
         8,
         options=(4, 8, 16),
-        basis="plausible",
         reason="the order O~(1/n) is stated for any H past the head-count condition: half or twice ours "
         "(a set: the paired initialisation needs an even H)",
     ),
     "test_size": Choice(
-        1000,
-        range=(500, 2000),
-        basis="plausible",
-        reason="the test set estimating L(theta_K): half to twice ours",
+        1000, range=(500, 2000), reason="the test set estimating L(theta_K): half to twice ours"
     ),
     "ns": Choice(
         (10, 20, 40, 80),
         options=((10, 20, 40, 80), (20, 40, 80, 160)),
-        basis="plausible",
         reason="the n grid: ours or shifted one octave up (the paper profile's grid); the rate is "
         "asymptotic in n",
     ),
@@ -155,34 +148,27 @@ def _gap_choices(extra: dict[str, Choice]) -> dict[str, Choice]:
                 "reconstruction pass criterion (by analogy)",
             ),  # below half the distance 0.25 to the competing uniform-convergence exponent -1/2
             range=(0.1, 0.25),
-            basis="plausible",
             reason="from 0.1 (the band of the suite's other reconstructed rate claims) to 0.25 (half the "
             "distance to the competing exponent -1/2: the widest band that still separates the two)",
         ),
         "datasets": Choice(
             4,
             range=(2, 8),
-            basis="plausible",
             reason="training sets per n and seed for the Monte-Carlo mean gap: half to twice ours (the "
             "paper profile's 40 is far slower)",
         ),
         "test_size": Choice(
-            500,
-            range=(250, 1000),
-            basis="plausible",
-            reason="the shared test set estimating L(theta_K): half to twice ours",
+            500, range=(250, 1000), reason="the shared test set estimating L(theta_K): half to twice ours"
         ),
         "ns": Choice(
             (10, 20, 40, 80, 160),
             options=((10, 20, 40, 80, 160), (20, 40, 80, 160), (10, 20, 40, 80, 160, 320)),
-            basis="plausible",
             reason="the n ladder (the order is asymptotic in n; the fit reads its last 3 points): ours, one "
             "point shorter at the small end, or one point longer (n = 320, twice the run time)",
         ),
         "K_max": Choice(
             Rule(20000, "step cap of the run to the target training loss (an error if reached)", "attncheck"),
             range=(10000, 40000),
-            basis="plausible",
             reason="a step cap only (a run that reaches it is an error, not a verdict): half to twice ours, "
             "every end far above the 26-29 mean steps the quick runs take to the target training loss "
             "0.1 (gen.gap.loss notes)",
@@ -263,7 +249,6 @@ def _gap(ctx: Ctx, ns, H, eta, K_fixed, target, datasets, test_size, test_flip, 
             "K_fixed": Choice(
                 20,
                 range=(10, 40),
-                basis="plausible",
                 reason="the statement holds at any fixed K: half to twice ours (past the first steps, "
                 "far below the steps to a small training loss)",
             )
@@ -314,7 +299,6 @@ def gen_gap(
             "target": Choice(
                 0.1,
                 range=(0.05, 0.2),
-                basis="plausible",
                 reason="the statement holds at any fixed training loss: half to twice ours (a loss every n "
                 "reaches within the step cap)",
             )

@@ -62,20 +62,17 @@ def _choices() -> dict[str, Choice]:
                 "reconstruction pass criterion (by analogy)",
             ),
             range=(0.1, 0.3),
-            basis="plausible",
             reason="from 0.1 (the suite's tighter rate bands) to 0.3 (the alternative world's exponent 0 is "
             "1 away)",
         ),
         "K": Choice(
             100,
             range=(50, 300),
-            basis="plausible",
             reason="GD steps (the quoted protocol gives none): half ours to the paper profile's 300",
         ),
         "Hs": Choice(
             (4, 8, 16, 32, 64),
             options=((4, 8, 16, 32, 64), (8, 16, 32, 64, 128)),
-            basis="plausible",
             reason="the head grid (the quoted Figure 2 gives no list here): ours or one octave up; the law "
             "is asymptotic in H",
         ),

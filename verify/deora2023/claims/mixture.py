@@ -30,25 +30,17 @@ _MIXTURE_MARGIN_CHOICES = {
     "rtol": Choice(
         Rule(1e-4, "accuracy of the SVM solver on a closed-form margin", "reconstruction pass criterion"),
         range=(1e-6, 1e-3),
-        basis="plausible",
         reason="accuracy asked of the SVM solver on a closed-form margin: 1e-6 to 1e-3 relative",
     ),
     "S": Choice(
-        2.0,
-        range=(0.5, 4.0),
-        basis="plausible",
-        reason="the identity holds at every mean norm S: from a quarter to twice ours",
+        2.0, range=(0.5, 4.0), reason="the identity holds at every mean norm S: from a quarter to twice ours"
     ),
     "n": Choice(
-        40,
-        range=(10, 100),
-        basis="plausible",
-        reason="the identity holds for every sample with both labels: 10 to 100 samples",
+        40, range=(10, 100), reason="the identity holds for every sample with both labels: 10 to 100 samples"
     ),
     "H": Choice(
         4,
         options=(2, 4, 16),
-        basis="plausible",
         reason="the identity holds at every H: 2 heads or 4x ours (a set: the paired initialisation "
         "needs an even H)",
     ),
@@ -95,31 +87,22 @@ _MIXTURE_MARGIN_NOISY_CHOICES = {
     "solver_atol": Choice(
         Rule(1e-9, "SVM solver slack allowed in full margin >= U margin", "attncheck"),
         range=(1e-12, 1e-6),
-        basis="plausible",
         reason="SVM solver slack allowed in full margin >= U margin: 1e-12 to 1e-6 absolute",
     ),
     "delta": Choice(
         0.1,
         range=(0.05, 0.2),
-        basis="plausible",
         reason="the bound holds for every delta in (0, 1): 0.05 to 0.2 (the usual failure levels)",
     ),
     "sigma": Choice(
         0.05,
         range=(0.01, 0.2),
-        basis="plausible",
         reason="the token noise of our mixture: the bound holds at every sigma; a fifth to 4x ours",
     ),
-    "S": Choice(
-        1.0,
-        range=(0.5, 2.0),
-        basis="plausible",
-        reason="the mean norm of our mixture: half to twice ours",
-    ),
+    "S": Choice(1.0, range=(0.5, 2.0), reason="the mean norm of our mixture: half to twice ours"),
     "n": Choice(
         40,
         range=(20, 100),
-        basis="plausible",
         reason="the bound holds for every n (it enters through log(n/delta)): half to 2.5x ours",
     ),
 }
@@ -166,26 +149,20 @@ _ONESTEP_CHOICES = {
     "eta1": Choice(
         1e4,
         range=(1e3, 1e5),
-        basis="plausible",
         reason="the 'large' step on W (the paper's step size is NOT RECOVERED): a decade either side of ours",
     ),
     "H": Choice(
         8,
         options=(4, 8, 32),
-        basis="plausible",
         reason="the statement is for any H: half or 4x ours (a set: the paired initialisation needs an "
         "even H)",
     ),
     "n": Choice(
-        40,
-        range=(20, 100),
-        basis="plausible",
-        reason="the training and step samples' size (NOT RECOVERED): half to 2.5x ours",
+        40, range=(20, 100), reason="the training and step samples' size (NOT RECOVERED): half to 2.5x ours"
     ),
     "delta": Choice(
         Rule(0.1, "failure probability: the delta of the mixture's margin bound", "derivation Sect. 9.2"),
         range=(0.05, 0.2),
-        basis="plausible",
         reason="the failure probability (the paper's probabilities are NOT RECOVERED): 0.05 to 0.2 "
         "around the delta of the mixture's margin bound",
     ),

@@ -33,14 +33,12 @@ _GRADBOUND_CHOICES = {
     "cases": Choice(
         12,
         range=(6, 36),
-        basis="plausible",
         reason="random (theta, X) draws besides the search (the bound is for every theta and X): half "
         "to 3x ours",
     ),
     "trained_steps": Choice(
         100,
         range=(20, 300),
-        basis="plausible",
         reason="GD steps to the trained theta_K (one point of the set the bound covers): from early "
         "training to 3x ours",
     ),
@@ -105,14 +103,12 @@ _HESSBOUND_CHOICES = {
     "cases": Choice(
         8,
         range=(4, 24),
-        basis="plausible",
         reason="random (theta, X) draws besides the search (the bound is for every theta and X): half "
         "to 3x ours",
     ),
     "trained_steps": Choice(
         100,
         range=(20, 300),
-        basis="plausible",
         reason="GD steps to the trained theta_K (one point of the set the bound covers): from early "
         "training to 3x ours",
     ),
@@ -191,7 +187,6 @@ _SCALING_SEEDS = SeedPlan(Seeds.POOLED, quick=20, paper=20, experiment="scaling 
 _SCALING_HS = Choice(
     (2, 4, 8, 16, 32),
     options=((2, 4, 8, 16, 32), (2, 4, 8, 16), (4, 8, 16, 32, 64)),
-    basis="plausible",
     reason="the head ladder: ours, one point shorter, or shifted one octave up (about twice the time)",
 )
 
@@ -212,14 +207,12 @@ _SCALING_H_CHOICES = {
             "reconstruction pass criterion",
         ),
         range=(0.1, 0.2),
-        basis="plausible",
         reason="from 0.1 to 0.2 around the narrower side 0.15 of the window [-0.65, -0.3] of "
         "derivation Sect. 11",
     ),
     "n_inputs": Choice(
         3,
         range=(1, 6),
-        basis="plausible",
         reason="mixture inputs per init whose median norm is taken: one to twice ours (the paper "
         "profile's 5 is inside)",
     ),
@@ -278,14 +271,12 @@ _SCALING_H_GRAD_CHOICES = {
             "reconstruction pass criterion",
         ),
         range=(0.05, 0.2),
-        basis="plausible",
         reason="from 0.05 to 0.2 around ours (0.2 the band of the suite's order-level rates; half the "
         "distance to an exponent -1/2 is 0.25)",
     ),
     "n_inputs": Choice(
         3,
         range=(1, 6),
-        basis="plausible",
         reason="mixture inputs per init whose median norm is taken: one to twice ours (the paper "
         "profile's 5 is inside)",
     ),

@@ -43,21 +43,18 @@ def _ntk_choices(tol: Rule) -> dict[str, Choice]:
         "Hs": Choice(
             (4, 16, 64, 256),
             options=((4, 16, 64, 256), (4, 16, 64), (2, 8, 32, 128)),
-            basis="plausible",
             reason="the head ladder (the law is asymptotic in H): ours, one point shorter, or shifted one "
             "octave down",
         ),
         "tol": Choice(
             tol,
             range=(0.1, 0.25),
-            basis="plausible",
             reason="from 0.1 (the band of the suite's tighter rate claims) to 0.25 (half the distance to "
             "the correlated-heads exponent 0: the widest band that still separates the two)",
         ),
         "inits": Choice(
             6,
             range=(4, 12),
-            basis="plausible",
             reason="init draws per data set for the across-init spread: 4 to twice ours (the paper "
             "profile's 10 is inside)",
         ),

@@ -29,20 +29,15 @@ _QUASICONVEX_CHOICES = {
     "pairs": Choice(
         12,
         range=(6, 36),
-        basis="plausible",
         reason="random pairs besides the search (the statement is for every pair with c < 1): half to "
         "3x ours",
     ),
     "seg_points": Choice(
-        101,
-        range=(51, 201),
-        basis="plausible",
-        reason="points on each segment for its maximum loss: half to twice ours",
+        101, range=(51, 201), reason="points on each segment for its maximum loss: half to twice ours"
     ),
     "H": Choice(
         8,
         options=(2, 8, 32),
-        basis="plausible",
         reason="the statement holds at every H: 2 heads or 4x ours for the random pairs (a set: the "
         "paired initialisation needs an even H)",
     ),

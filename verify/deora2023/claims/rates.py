@@ -29,14 +29,12 @@ _RATE_K_CHOICES = {
     "K_min": Choice(
         150,
         range=(50, 500),
-        basis="plausible",
         reason="the K grid's start, from past the first tens of steps to a decade below K_max; the fit "
         "reads the last 4 of 12 log-spaced points, so K_min moves only the start of its window",
     ),
     "K_max": Choice(
         1500,
         range=(1000, 3000),
-        basis="plausible",
         reason="the GD horizon: from 1000 (where the paper profile's grid starts) to twice ours (the "
         "paper profile's 12000 is the long end, too slow for a quick check); the rate is asymptotic, "
         "so a reader may ask for any horizon past the transient",
@@ -49,7 +47,6 @@ _RATE_K_CHOICES = {
             "reconstruction pass criterion",
         ),
         range=(0.1, 0.25),
-        basis="plausible",
         reason="from 0.1 (the band of the suite's other reconstructed rate claims) to 0.25 (half the "
         "distance to the competing exponent -1/2: the widest band that still separates the two)",
     ),
@@ -137,27 +134,19 @@ _LAZY_CHOICES = {
             "reconstruction pass criterion",
         ),
         range=(0.05, 0.2),
-        basis="plausible",
         reason="the narrower side of derivation Sect. 11's window is 0.1; from 0.05 to 0.2 (the band of "
         "the suite's order-level rates; the competing exponent 0 is 0.5 away)",
     ),
     "K": Choice(
         300,
         range=(100, 900),
-        basis="plausible",
         reason="GD steps before the movement is measured: a third to 3x ours (the paper profile's 3000 "
         "is too slow for a quick check); the lazy law is for any horizon in the NTK regime",
     ),
-    "n": Choice(
-        40,
-        range=(20, 80),
-        basis="plausible",
-        reason="training samples: half to twice ours",
-    ),
+    "n": Choice(40, range=(20, 80), reason="training samples: half to twice ours"),
     "Hs": Choice(
         (2, 4, 8, 16),
         options=((2, 4, 8, 16), (4, 8, 16, 32), (2, 4, 8, 16, 32)),
-        basis="plausible",
         reason="the head ladder (the fit reads its last 2 points): ours, one octave up, or one point "
         "longer (the paper profile's (2, 8, 32, 128) with K = 3000 is too slow for a quick check)",
     ),

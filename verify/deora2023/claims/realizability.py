@@ -37,7 +37,6 @@ _REAL_ULINEAR_CHOICES = {
             1e-10, "an exact identity: round-off of float64 evaluations only", "reconstruction pass criterion"
         ),
         range=(1e-13, 1e-8),
-        basis="plausible",
         reason="round-off allowance of an exact identity in float64 at lambda up to 1000: 1e-13 to "
         "1e-8 relative",
     ),
@@ -48,7 +47,6 @@ _REAL_ULINEAR_CHOICES = {
             (0.0, 1.0, 10.0, 100.0),
             (0.0, 3.0, 30.0, 300.0, 3000.0),
         ),
-        basis="plausible",
         reason="the steps lambda along theta_* (the identity holds at every lambda): ours, one decade "
         "shorter, or shifted half a decade up",
     ),
@@ -95,20 +93,17 @@ _REAL_TAYLOR_CHOICES = {
     "lam_max": Choice(
         50.0,
         range=(10.0, 100.0),
-        basis="plausible",
         reason="the end of the lambda grid along theta_*: the statement holds for every lam >= 0; from "
         "10 (past lam_eps at eps = 1e-4 for the mixture's margin) to twice ours",
     ),
     "n_lams": Choice(
         26,
         range=(11, 51),
-        basis="plausible",
         reason="points of the lambda grid: from 10 to 50 nonzero lambdas (the search covers the rest)",
     ),
     "H": Choice(
         8,
         options=(2, 8, 32),
-        basis="plausible",
         reason="the statement holds at every H: 2 heads or 4x ours for the typical part (a set: the "
         "paired initialisation needs an even H)",
     ),
@@ -181,7 +176,6 @@ def real_taylor(
 _EPS_CHOICE = Choice(
     (0.5, 0.1, 0.01, 1e-4),
     options=((0.5, 0.1, 0.01, 1e-4), (0.5, 0.1, 0.01), (0.5, 0.1, 0.01, 1e-4, 1e-6)),
-    basis="plausible",
     reason="the eps grid: ours, one point shorter, or one point longer (eps = 1e-6)",
 )
 
@@ -223,7 +217,6 @@ _REAL_EPS_CHOICES = {
     "H": Choice(
         2**17,
         options=(2**12, 2**14, 2**17),
-        basis="plausible",
         reason="the head count judged: 2^17 is the largest H at which this machine evaluates the "
         "conclusion (about 30 s per draw); down to 2^12, a large model by the paper's standards (a "
         "set: the paired initialisation needs an even H)",
@@ -231,14 +224,12 @@ _REAL_EPS_CHOICES = {
     "token_scale": Choice(
         1.0,
         range=(0.5, 2.0),
-        basis="plausible",
         reason="the token scale of our mixture (the paper's data model is NOT RECOVERED): half to twice "
         "ours; the alternative world's 1/100 is a different data law",
     ),
     "n": Choice(
         40,
         range=(20, 100),
-        basis="plausible",
         reason="the training set size: the premise is stated for any n; half to 2.5x ours",
     ),
     "eps": _EPS_CHOICE,

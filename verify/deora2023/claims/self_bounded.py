@@ -33,7 +33,6 @@ _SBGRAD_CHOICES = {
     "rtol": Choice(
         Rule(1e-10, "round-off margin of an exact inequality", "reconstruction pass criterion"),
         range=(1e-13, 1e-8),
-        basis="plausible",
         reason="round-off margin of an exact inequality in float64: 1e-13 to 1e-8 relative",
     ),
     "search": search_choice((1, 2, 1, 1, 20), 1),
@@ -115,14 +114,12 @@ _WC_CHOICES = {
     "Hs": Choice(
         (2, 4, 8, 32),
         options=((2, 4, 8, 32), (2, 4, 8, 16, 32), (4, 8, 16, 32)),
-        basis="plausible",
         reason="the head counts of the GD runs: ours, with H = 16 added, or one octave up at the small "
         "end (sbwc.Hlaw's fit reads the last 2)",
     ),
     "ks": Choice(
         (0, 50, 200),
         options=((0, 50, 200), (0, 100, 400), (0, 50, 200, 800)),
-        basis="plausible",
         reason="the GD iterates judged: ours, twice as late, or one point longer (the paper profile's "
         "(0, 50, 200, 800))",
     ),
@@ -132,14 +129,10 @@ _SB_CHOICES = {
     "n": Choice(
         20,
         range=(10, 40),
-        basis="plausible",
         reason="training samples of the GD runs (the bound holds for every data set): half to twice ours",
     ),
     "random_points": Choice(
-        1,
-        range=(1, 3),
-        basis="plausible",
-        reason="random theta per H besides the GD iterates and the search: ours to 3",
+        1, range=(1, 3), reason="random theta per H besides the GD iterates and the search: ours to 3"
     ),
 }
 
@@ -223,7 +216,6 @@ def sbwc(
                 "reconstruction pass criterion",
             ),
             range=(0.15, 0.3),
-            basis="plausible",
             reason="'kappa_hat sqrt(H) varies by < 2x over H = 2..32' as a slope is 0.25; from 0.15 (a 1.5x "
             "variation) to 0.3",
         ),

@@ -97,7 +97,6 @@ def _dtrain_run(ctx: Ctx, seed: int, ex: dict, K: int, eta: float) -> tuple[list
         "rtol": Choice(
             Rule(1e-9, "round-off margin of the bound", "reconstruction pass criterion"),
             range=(1e-10, 1e-7),
-            basis="plausible",
             reason="round-off margin of the bound (relative): 10x tighter to 100x looser than ours, every "
             "end far above the float64 unit round-off 1.1e-16 of the sums compared and far below any gap "
             "a holds could rest on (it only decides a ratio within 1e-7 of 1)",
@@ -105,7 +104,6 @@ def _dtrain_run(ctx: Ctx, seed: int, ex: dict, K: int, eta: float) -> tuple[list
         "descent_rtol": Choice(
             Rule(1e-12, "round-off allowed in P1, relative to L_k", "attncheck"),
             range=(1e-13, 1e-10),
-            basis="plausible",
             reason="round-off allowed in P1, relative to L_k: 10x tighter to 100x looser than ours, every "
             "end far above the float64 unit round-off 1.1e-16; measured, every step of the quick runs "
             "(seeds 0-2, token_scale 1 and 0.2) descends by at least 2e-3 L_k more than P1 asks, so no end "

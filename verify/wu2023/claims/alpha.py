@@ -48,14 +48,12 @@ _ALPHA_CONC_CHOICES = {
     "d_m": Choice(
         512,
         range=(512, 1536),
-        basis="plausible",
         reason="the width judged: from 64 N (the threshold width_per_N of the regime, the hardest case) "
         "to 3 times it (192 N); the lemma is order-level and fixes no width",
     ),
     "gap_max": Choice(
         Rule(0.1, "relative gap allowed in the concentration regime", _CRITERION),
         range=(0.07, 0.15),
-        basis="plausible",
         reason="the lemma fixes only the order O(sqrt(N / d_m)); a 'concentrated' mean relative gap from "
         "0.07 to 0.15 (both above the measurement's resolution 0.04 of the alternative world)",
     ),
@@ -67,7 +65,6 @@ _ALPHA_CONC_CHOICES = {
             "attncheck",
         ),
         range=(0.9, 0.99),
-        basis="plausible",
         reason="the one-sided level of the mean gap's limits, from 90% to 99% (conventional levels)",
     ),
     "width_per_N": Choice(
@@ -134,20 +131,17 @@ _ALPHA_CONC_RATE_CHOICES = {
     "tol": Choice(
         Rule(0.2, "our first criterion's slope <= -0.3 is the d_m^-1/2 law with 0.2 of room", _CRITERION),
         range=(0.1, 0.25),
-        basis="plausible",
         reason="from 0.1 to 0.25, half the distance to the competing exponent -1 (the widest band that "
         "still separates the two)",
     ),
     "draws": Choice(
         24,
         range=(12, 48),
-        basis="plausible",
         reason="the W_V draws averaged per seed (ours: the lemma conditions on W_Q, W_K): half to twice ours",
     ),
     "widths": Choice(
         [64, 256, 1024, 4096],
         options=([64, 256, 1024, 4096], [128, 512, 2048, 8192], [64, 256, 1024]),
-        basis="plausible",
         reason="the width ladder (ours; the lemma is order-level and fixes none): from 8 N in steps of 4,"
         " shifted up one step of 2 or one point shorter at the top",
     ),
@@ -216,27 +210,23 @@ _ALPHA_WIDTH_CHOICES = {
     "tol": Choice(
         Rule(0.2, "our first criterion's slope window [0.8, 1.2] around 1", _CRITERION),
         range=(0.1, 0.3),
-        basis="plausible",
         reason="from 0.1 to 0.3 around the exponent 1 (the competing exponent 0 is 1 away)",
     ),
     "N": Choice(
         10,
         range=(5, 10),
-        basis="plausible",
         reason="the lemma holds for any N with d_m >= 8 N; up to 10 the quick widths start at >= 32 N, "
         "past the Bai-Yin factor (1 - O(sqrt(N / d_m)))^2 that steepens the slopes below (errata)",
     ),
     "width_per_N": Choice(
         Rule(8, "alpha^2 is Theta(d_m) only for d_m >= width_per_N N", _CRITERION),
         range=(4, 16),
-        basis="plausible",
         reason="where alpha^2 = Theta(d_m) starts, d_m >= width_per_N N (ours; the lemma fixes no "
         "constant): half to twice ours; it only gates the widths judged, which start at 32 N",
     ),
     "widths": Choice(
         [320, 640, 1280, 2560],
         options=([320, 640, 1280, 2560], [640, 1280, 2560, 5120], [320, 640, 1280]),
-        basis="plausible",
         reason="the width ladder (ours): doubling from 32 N, shifted up one step or one point shorter at "
         "the top",
     ),
@@ -289,14 +279,12 @@ _ALPHA_HE_LECUN_CHOICES = {
     "d_m": Choice(
         512,
         range=(512, 2048),
-        basis="plausible",
         reason="a large width (the limit is d_m -> infinity): from min_width 512 to 2048, half the paper "
         "profile's 4096",
     ),
     "ratio_window": Choice(
         Rule((1.9, 2.1), "the limit 2 with room for finite widths", _CRITERION),
         options=((1.8, 2.2), (1.9, 2.1), (1.95, 2.05)),
-        basis="plausible",
         reason="the limit 2 with room for a finite width: +-0.2, +-0.1 or +-0.05",
     ),
     "min_width": Choice(

@@ -34,7 +34,6 @@ _ALPHA_GRAM_CHOICES = {
     "z_max": Choice(
         Rule(4.0, "Monte-Carlo error allowed, in standard errors", _CRITERION),
         range=(3.0, 5.0),
-        basis="plausible",
         reason="a Monte-Carlo allowance in standard errors over every entry checked: 3 to 5",
     )
 }
@@ -79,7 +78,6 @@ _ALPHA_PSD_CHOICES = {
     "tol": Choice(
         Rule(-1e-10, "round-off in lambda_min, relative to |G|_2", _CRITERION),
         range=(-1e-08, -1e-12),
-        basis="plausible",
         reason="a round-off margin (relative to |G|_2): two decades around ours, from -1e-8 to -1e-12",
     )
 }

@@ -36,14 +36,12 @@ _A3_CHOICES = {
     "floor": Choice(
         Rule(1e-3, "bounded away from 0 whenever N <= d / d_per_N", _CRITERION),
         range=(1e-4, 1e-2),
-        basis="plausible",
         reason="'bounded away from 0' in numbers (the paper's constant is NOT RECOVERED): a decade either "
         "side",
     ),
     "d_per_N": Choice(
         Rule(2, "A3 in this form needs d >= N; checked with a margin of 2", _CRITERION),
         range=(1, 2),
-        basis="plausible",
         reason="the margin of d >= N: from the bare premise N <= d (1) to ours, N <= d/2; a wider margin "
         "leaves the regime at the sizes run (N = 16 at d = 32, N = 4 at d = 8)",
     ),
@@ -75,14 +73,12 @@ def _a124(X: np.ndarray) -> str:
         "Ns": Choice(
             [4, 8, 16],
             options=([4, 8, 16], [2, 4, 8, 16], [8, 16]),
-            basis="plausible",
             reason="the N checked (ours; N <= d/2 = 16): doubling up to d/2, one point longer or shorter at "
             "the bottom",
         ),
         "widths": Choice(
             [64, 256, 1024],
             options=([64, 256, 1024], [32, 128, 512], [64, 256, 1024, 4096]),
-            basis="plausible",
             reason="the widths checked (ours; A3 concerns the data, the width only the softmax): steps of 4, "
             "shifted down by 2 or one point longer at the top",
         ),
@@ -137,7 +133,6 @@ _ASSUMP3_RANK_CHOICES = {
     "zero_tol": Choice(
         Rule(1e-12, "zero up to round-off", _CRITERION),
         range=(1e-14, 1e-10),
-        basis="plausible",
         reason="a round-off margin (zero up to round-off): two decades around ours, from 1e-14 to 1e-10",
     )
 }
@@ -188,19 +183,16 @@ def assump3_rank(ctx: Ctx, *, d: int, d_s: int, N: int, d_m: int) -> Evidence:
         "Ns": Choice(
             [2, 4],
             options=([2, 4], [2, 3, 4], [4]),
-            basis="plausible",
             reason="the N checked (ours; N <= d/2 = 4): every N up to d/2, or d/2 alone",
         ),
         "widths": Choice(
             [64, 256],
             options=([64, 256], [32, 128], [64, 256, 1024]),
-            basis="plausible",
             reason="the widths checked (ours): shifted down by 2 or one point longer at the top",
         ),
         "big_Ns": Choice(
             [16, 200],
             options=([16, 200], [12, 100], [32, 400]),
-            basis="plausible",
             reason="the N > d reported in the notes (ours; the verdict does not read them): half or twice "
             "the large one, with a nearby small one",
         ),
@@ -251,21 +243,18 @@ _ASSUMP3_TAIL_CHOICES = {
             "entries (ours; the paper's form and its c-hat are NOT RECOVERED)",
         ),
         range=(0.5, 2.0),
-        basis="plausible",
         reason="the tail form P(u >= t) <= 2 exp(-c t^power) is NOT RECOVERED: from a heavier tail (0.5) "
         "to sub-Gaussian (2)",
     ),
     "N": Choice(
         200,
         range=(100, 300),
-        basis="plausible",
         reason="the images drawn (hundreds; the paper profile has 1000): 100 to 300 (the pairs grow like "
         "N^2)",
     ),
     "tokens": Choice(
         ("rows", "patches4"),
         options=(("rows", "patches4"), ("rows",), ("rows", "patches4", "patches")),
-        basis="plausible",
         reason="the tokenisations judged (ours; the paper's MNIST tokens are not recovered): rows and "
         "4x4 patches, rows alone, or also 2x2 patches (2x2 patches alone are the alternative world)",
     ),

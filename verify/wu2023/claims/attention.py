@@ -41,29 +41,23 @@ _QK_SEEDS = SeedPlan(Seeds.POOLED, quick=20, paper=20)
 _TOKEN_D = Choice(
     6,
     range=(4, 16),
-    basis="plausible",
     reason="the token dimension (ours; the law of large numbers in d_m holds at any d): 4 to 16",
 )
 #: the width ladder of both degenerate-attention claims
 _LLN_WIDTHS = Choice(
     [16, 64, 256, 1024, 4096],
     options=([16, 64, 256, 1024, 4096], [64, 256, 1024, 4096, 16384], [16, 64, 256, 1024]),
-    basis="plausible",
     reason="the width ladder (ours; a law of large numbers in d_m fixes none): steps of 4, shifted"
     " up one step or one point shorter at the top",
 )
 #: the number of examples N, shared by the claims that name it
 _EXAMPLES_N = Choice(
-    6,
-    range=(4, 10),
-    basis="plausible",
-    reason="the number of examples (ours; the paper profile's 10 is the upper end): 4 to 10",
+    6, range=(4, 10), reason="the number of examples (ours; the paper profile's 10 is the upper end): 4 to 10"
 )
 #: the width ladder in steps of 4 from 64, shared by the claims that name it
 _WIDTHS_X4 = Choice(
     [64, 256, 1024, 4096],
     options=([64, 256, 1024, 4096], [32, 128, 512, 2048], [128, 512, 2048, 8192]),
-    basis="plausible",
     reason="the width ladder (ours): steps of 4, shifted down or up by a factor 2",
 )
 
@@ -72,7 +66,6 @@ _ATTN_DEGENERATE_CHOICES = {
     "tol": Choice(
         Rule(0.15, "our first criterion's slope window [-0.65, -0.35] around -1/2", CRITERION),
         range=(0.1, 0.25),
-        basis="plausible",
         reason="from 0.1 to 0.25 around -1/2: 0.25 is half the distance to the competing exponent 0 (the "
         "widest band that still separates the two)",
     ),
@@ -119,7 +112,6 @@ _ATTN_NONDEGENERATE_CHOICES = {
     "tol": Choice(
         Rule(0.15, "our first criterion's window |slope| <= 0.15 (Theta(1): no trend)", CRITERION),
         range=(0.1, 0.25),
-        basis="plausible",
         reason="from 0.1 to 0.25 around 0: 0.25 is half the distance to the competing exponent -1/2 (the "
         "widest band that still separates the two)",
     ),
@@ -166,7 +158,6 @@ _QK_VANISH_CHOICES = {
     "tol": Choice(
         Rule(0.3, "our first criterion's window [-1.5, -0.7]: 1/d_m with 0.3 of room", CRITERION),
         range=(0.2, 0.5),
-        basis="plausible",
         reason="from 0.2 to 0.5 around -1: 0.5 is half the distance to the competing exponent 0",
     ),
     "N": _EXAMPLES_N,
@@ -216,7 +207,6 @@ _QK_VANISH_SQRT_CHOICES = {
     "tol": Choice(
         Rule(0.3, "our first criterion's window |slope| <= 0.3 (Theta(1): no trend)", CRITERION),
         range=(0.2, 0.5),
-        basis="plausible",
         reason="from 0.2 to 0.5 around 0: 0.5 is half the distance to the competing exponent -1",
     ),
     "N": _EXAMPLES_N,
@@ -263,13 +253,11 @@ _REVIEW_POOLING_CHOICES = {
     "tol": Choice(
         Rule(0.2, "the d_m^-1/2 law; the window [-0.7, -0.3] of ntk.limit", "attncheck"),
         range=(0.1, 0.25),
-        basis="plausible",
         reason="from 0.1 to 0.25 around -1/2: 0.25 is half the distance to the competing exponent 0",
     ),
     "d": Choice(
         16,
         range=(8, 32),
-        basis="plausible",
         reason="the token dimension (ours; the O(d_m^-1/2) law holds at any d): half to twice ours",
     ),
     "widths": _WIDTHS_X4,

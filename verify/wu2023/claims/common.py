@@ -80,7 +80,6 @@ FIG9_PAPER = dict(N=100, d=128, d_s=8)
 FIG9_STEP_CHOICE = Choice(
     1.0,
     range=(0.5, 1.5),
-    basis="plausible",
     reason="Fig. 9's step is not recovered; gamma = step_factor / lambda_max(K_0) from half ours to 1.5 "
     "times it, inside the stable range below 2 / lambda_max (a tenth is the alternative world's slow GD)",
 )
@@ -94,7 +93,6 @@ FIG9_P_CHOICE = Choice(
         "attncheck",
     ),
     range=(0.67, 0.9),
-    basis="plausible",
     reason="a caption describes a typical run: from two draws in three to nine in ten",
 )
 

@@ -27,19 +27,16 @@ _REVIEW_D_BELOW_N_CHOICES = {
     "steps": Choice(
         6000,
         range=(3000, 12000),
-        basis="plausible",
         reason="the step budget (ours; the claim is that GD gets there at all): half to twice ours",
     ),
     "frac": Choice(
         Rule(1e-2, "the loss target of the width protocol (wu2023.thm1.tight)"),
         range=(3e-3, 3e-2),
-        basis="plausible",
         reason="the loss target (ours, as the width protocol's): 3e-3 to 3e-2",
     ),
     "N": Choice(
         24,
         range=(16, 32),
-        basis="plausible",
         reason="the number of images, d = 8 < N as the question asks: 16 to 32 (at 64 and 80 the budget "
         "no longer suffices at most seeds)",
     ),

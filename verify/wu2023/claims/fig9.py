@@ -60,20 +60,15 @@ _FIG9_LINEAR_CHOICES = {
             "attncheck",
         ),
         range=(0.2, 0.5),
-        basis="plausible",
         reason="from 0.2 to 0.5, half the distance to the competing exponent -1 (the rule's own upper limit)",
     ),
     "step_factor": FIG9_STEP_CHOICE,
     "d_m": Choice(
-        256,
-        range=(128, 768),
-        basis="plausible",
-        reason="the width (Fig. 9's protocol is not recovered): half to 3 times ours",
+        256, range=(128, 768), reason="the width (Fig. 9's protocol is not recovered): half to 3 times ours"
     ),
     "windows": Choice(
         [10, 20, 40, 80],
         options=([10, 20, 40, 80], [5, 10, 20, 40], [20, 40, 80, 160]),
-        basis="plausible",
         reason="the windows [t, 2t] (ours; Fig. 9a shows a curve): doubling from 10, shifted one "
         "doubling earlier or later (the run is 2 max(windows) steps)",
     ),
@@ -141,7 +136,6 @@ _FIG9_WEIGHTS_CHOICES = {
     "ratio": Choice(
         Rule(1e-2, "'very slowly': two orders of magnitude below the first step's movement", "attncheck"),
         range=(3e-3, 3e-2),
-        basis="plausible",
         reason="'very slowly' in numbers: the per-step movement from 1/300 to 1/30 of the first step's",
     ),
     "after": Choice(

@@ -47,7 +47,6 @@ _FIG9_NTK_CHOICES = {
             "attncheck",
         ),
         range=(0.05, 0.2),
-        basis="plausible",
         reason="'nearly constant later' in numbers: the change after epoch 50 at most a twentieth to a "
         "fifth of the change before",
     ),
@@ -55,7 +54,6 @@ _FIG9_NTK_CHOICES = {
     "widths": Choice(
         [64, 128, 256],
         options=([64, 128, 256], [32, 64, 128], [128, 256, 512]),
-        basis="plausible",
         reason="the widths (Fig. 9's are not recovered; the paper profile's 256 to 1024): doubling from "
         "64, shifted down or up by a factor 2",
     ),
@@ -127,7 +125,6 @@ _FIG9_NTK_WIDTH_CHOICES = {
     "steps": Choice(
         160,
         range=(100, 320),
-        basis="plausible",
         reason="the horizon T of the drift (Fig. 9's is not recovered): past epoch 50 by 50 steps to "
         "twice "
         "ours",
@@ -135,7 +132,6 @@ _FIG9_NTK_WIDTH_CHOICES = {
     "widths": Choice(
         [64, 128, 256],
         options=([64, 128, 256], [32, 64, 128], [128, 256, 512]),
-        basis="plausible",
         reason="the widths (Fig. 9's are not recovered; the paper profile's 256 to 1024): doubling from "
         "64, shifted down or up by a factor 2",
     ),

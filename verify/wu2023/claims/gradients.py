@@ -45,7 +45,6 @@ _GRAD_CHOICES = {
     "fd_rtol": Choice(
         Rule(1e-6, "relative part of the allowed |analytic - numeric|", "reconstruction pass criterion"),
         range=(1e-7, 1e-5),
-        basis="plausible",
         reason="the relative finite-difference allowance (central differences reach about 1e-8 to 1e-10 "
         "in "
         "double precision): a decade either side of ours",
@@ -53,7 +52,6 @@ _GRAD_CHOICES = {
     "fd_atol": Choice(
         Rule(1e-6, "absolute part of the allowed |analytic - numeric|", "reconstruction pass criterion"),
         range=(1e-7, 1e-5),
-        basis="plausible",
         reason="the absolute finite-difference allowance: a decade either side of ours",
     ),
 }
@@ -118,7 +116,6 @@ _SOFTMAX_LIP_CHOICES = {
     "rtol": Choice(
         Rule(1e-12, "round-off margin on the constant 1/2", "reconstruction pass criterion"),
         range=(1e-14, 1e-10),
-        basis="plausible",
         reason="a round-off margin (on the constant 1/2): two decades around ours, from 1e-14 to 1e-10",
     )
 }

@@ -34,19 +34,16 @@ _NTK_LIMIT_CHOICES = {
     "tol": Choice(
         Rule(0.2, "our first criterion's slope window [-0.7, -0.3] around -1/2", CRITERION),
         range=(0.1, 0.25),
-        basis="plausible",
         reason="from 0.1 to 0.25 around -1/2: 0.25 is half the distance to the competing exponent -1",
     ),
     "N": Choice(
         10,
         range=(5, 20),
-        basis="plausible",
         reason="the number of examples (ours; Thm 3 is for any fixed N as d_m grows): half to twice ours",
     ),
     "widths": Choice(
         [256, 1024, 4096],
         options=([256, 1024, 4096], [128, 512, 2048], [512, 2048, 8192]),
-        basis="plausible",
         reason="the width ladder (ours; the paper profile adds 16384): steps of 4, shifted down or up by "
         "a factor 2",
     ),
@@ -102,7 +99,6 @@ _NTK_MINEIG_CHOICES = {
     "tol": Choice(
         Rule(1e-10, "round-off margin of exact eigenvalues, relative to |K_inf|_2", CRITERION),
         range=(1e-12, 1e-08),
-        basis="plausible",
         reason="a round-off margin (relative to |K_inf|_2): two decades around ours, from 1e-12 to 1e-08",
     )
 }
@@ -181,16 +177,10 @@ _NTK_RATE_CHOICES = {
     "d_m": Choice(
         4096,
         range=(2048, 8192),
-        basis="plausible",
         reason="a width in the kernel regime (Thm 4 needs d_m large, no number is recovered): half to "
         "twice ours (the paper profile's 16384 is beyond the run-time budget)",
     ),
-    "steps": Choice(
-        100,
-        range=(50, 200),
-        basis="plausible",
-        reason="the horizon of 'at every t' (ours): half to twice ours",
-    ),
+    "steps": Choice(100, range=(50, 200), reason="the horizon of 'at every t' (ours): half to twice ours"),
 }
 
 

@@ -45,7 +45,6 @@ _PROP1_CHOICES = {
     "decrease_rtol": Choice(
         Rule(1e-12, "round-off allowance (relative to l_s) in the sufficient-decrease premise", "attncheck"),
         range=(1e-14, 1e-10),
-        basis="plausible",
         reason="a round-off margin (relative to l_s): two decades around ours, from 1e-14 to 1e-10",
     )
 }
@@ -125,20 +124,17 @@ _PROP1_VACUOUS_CHOICES = {
     "N": Choice(
         8,
         range=(4, 16),
-        basis="plausible",
         reason="the number of examples (ours): half to twice ours, d = 16 >= N (the A3 reading's premise)",
     ),
     "d": Choice(
         16,
         range=(16, 32),
-        basis="plausible",
         reason="the token dimension (ours): from 16 (d >= N at every N of its range) to the paper "
         "profile's 32",
     ),
     "widths": Choice(
         [64, 128, 256, 512],
         options=([64, 128, 256, 512], [128, 256, 512, 1024], [64, 128, 256]),
-        basis="plausible",
         reason="the widths run (ours; the paper profile's 1024 to 16384): doubling from 64, shifted up "
         "one doubling or one point shorter at the top",
     ),
@@ -211,14 +207,12 @@ _REVIEW_LOGPLOT_CHOICES = {
     "d_m": Choice(
         128,
         range=(64, 384),
-        basis="plausible",
         reason="the width (ours; the paper profile's 2048 is beyond the run-time budget): half to "
         "3 times ours",
     ),
     "steps": Choice(
         200,
         range=(100, 400),
-        basis="plausible",
         reason="the GD horizon over which the average decay is read (ours): half to twice ours",
     ),
 }

@@ -58,7 +58,6 @@ _PL_CHOICES = {
     "rtol": Choice(
         Rule(1e-10, "round-off margin of an exact inequality", _CRITERION),
         range=(1e-12, 1e-08),
-        basis="plausible",
         reason="a round-off margin (of an exact inequality): two decades around ours, from 1e-12 to 1e-08",
     )
 }
@@ -112,7 +111,6 @@ _NTK_FLOOR_CHOICES = {
     "rtol": Choice(
         Rule(1e-8, "round-off margin of an exact inequality (eigenvalues of K)", _CRITERION),
         range=(1e-10, 1e-06),
-        basis="plausible",
         reason="a round-off margin (eigenvalues of K): two decades around ours, from 1e-10 to 1e-06",
     )
 }
@@ -183,13 +181,11 @@ _LIPSCHITZ_CHOICES = {
     "configs": Choice(
         8,
         range=(4, 24),
-        basis="plausible",
         reason="the random configurations drawn (ours; the paper profile has 60): half to 3 times ours",
     ),
     "pairs": Choice(
         5,
         range=(3, 10),
-        basis="plausible",
         reason="the pairs of points per configuration (ours; the paper profile has 10): 3 to 10",
     ),
 }

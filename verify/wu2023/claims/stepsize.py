@@ -35,19 +35,14 @@ _REVIEW_STEPSIZE_CHOICES = {
     "tol": Choice(
         Rule(0.1, "an exponent within 0.1 of -1 at the largest N, still approaching it", "attncheck"),
         range=(0.05, 0.3),
-        basis="plausible",
         reason="from 0.05 to 0.3 around -1 (the competing exponent 0 is 1 away)",
     ),
     "d_m": Choice(
-        256,
-        range=(128, 512),
-        basis="plausible",
-        reason="the width (ours; the question is about N): half to twice ours",
+        256, range=(128, 512), reason="the width (ours; the question is about N): half to twice ours"
     ),
     "Ns": Choice(
         [8, 16, 32, 64, 128],
         options=([8, 16, 32, 64, 128], [16, 32, 64, 128], [8, 16, 32, 64]),
-        basis="plausible",
         reason="the ladder of N (ours; N <= d = 128; from 8, since at N = 4 the first-order correction "
         "does not hold): one point shorter at either end",
     ),

@@ -50,7 +50,6 @@ TIGHT_CHOICES = {
     "tol": Choice(
         Rule(0.2, "Omega~ hides log factors: a local exponent within 0.2 of the claimed one", "attncheck"),
         range=(0.1, 0.5),
-        basis="plausible",
         reason="Omega~ hides log factors: a local exponent within 0.1 to 0.5 of the claimed one (half the "
         "distance to the nearest competing order)",
     ),
@@ -62,20 +61,17 @@ TIGHT_CHOICES = {
             "attncheck",
         ),
         range=(0.125, 0.5),
-        basis="plausible",
         reason="gamma = step_factor / lambda_max(K_0) (ours, below Prop. 1's 1/C): half to twice ours; at 1 "
         "the sufficient decrease fails below about 2d whatever N (errata)",
     ),
     "frac": Choice(
         1e-2,
         range=(3e-3, 3e-2),
-        basis="plausible",
         reason="the loss target l <= frac l_0 (ours; the theorems give a rate, not a target): 3e-3 to 3e-2",
     ),
     "decrease_rtol": Choice(
         Rule(1e-12, "round-off allowance (relative to l_t) in the sufficient decrease", "attncheck"),
         range=(1e-13, 1e-10),
-        basis="plausible",
         reason="round-off allowed in the sufficient decrease, relative to l_t: 10x tighter to 100x looser "
         "than ours, every end far above the float64 unit round-off 1.1e-16; measured on the quick grid "
         "(thm1/thm2.tight, seeds 0-5, every step), each check passes or fails by at least 1e-3 l_t, so no "
@@ -84,14 +80,12 @@ TIGHT_CHOICES = {
     "Ns": Choice(
         _NS,
         options=(_NS, [4, 8, 16], [2, 4, 8]),
-        basis="plausible",
         reason="the ladder of N (ours; N <= d/4 keeps the floor d_m >= N below the minimal widths): one "
         "point shorter at either end",
     ),
     "widths": Choice(
         _GRID,
         options=(_GRID, [*_GRID, 181, 256], [2, 4, 8, 16, 32, 64, 128]),
-        basis="plausible",
         reason="the width grid (ours): sqrt(2)-spaced from 2 to 128, extended to 256 (the paper profile's "
         "grid), or 2-spaced",
     ),
@@ -234,7 +228,6 @@ def thm2_tight(
         "d_per_N": Choice(
             4,
             range=(4, 8),
-            basis="plausible",
             reason="d = d_per_N N: from 4 (below, at N = d/2, the floor d_m >= N that alpha > 0 needs sets "
             "the minimal width: errata) to 8",
         ),

@@ -47,7 +47,6 @@ _EMP_WIDTH_CHOICES = {
     "target": Choice(
         Rule(1e-3, "speed = steps until l <= target l_0", _CRITERION),
         range=(1e-4, 1e-2),
-        basis="plausible",
         reason="'speed' as the steps to a loss target (ours; Fig. 1a shows whole curves): a decade "
         "either "
         "side of 1e-3",
@@ -55,7 +54,6 @@ _EMP_WIDTH_CHOICES = {
     "step": Choice(
         "paper",
         options=("paper", "common"),
-        basis="plausible",
         reason="one step for every width, as the statement asks: the quoted protocol (mean loss, gamma = "
         "1) or ours (sum loss, the smallest stable 1/lambda_max(K_0) over the seeds at the widest "
         "model); "
@@ -64,14 +62,12 @@ _EMP_WIDTH_CHOICES = {
     "N": Choice(
         10,
         range=(6, 20),
-        basis="plausible",
         reason="the quick configuration's number of examples (the paper's synthetic run has N = 100, too "
         "slow for a quick check): 6 to 20",
     ),
     "widths": Choice(
         [32, 64, 128, 256],
         options=([32, 64, 128, 256], [64, 128, 256, 512], [32, 64, 128]),
-        basis="plausible",
         reason="the widths of the quick configuration (the paper's are not recovered): doubling from 32, "
         "shifted up one doubling or one point shorter at the top",
     ),
@@ -161,14 +157,12 @@ _LAZY_CHOICES = {
     "slope_max": Choice(
         Rule(-0.3, "a clear decay, well beyond seed noise", _CRITERION),
         range=(-0.5, -0.2),
-        basis="plausible",
         reason="'a clear decay' in numbers: a log-log slope below -0.5 to -0.2 (the textbook lazy rate "
         "is -1/2)",
     ),
     "widths": Choice(
         [32, 128, 512],
         options=([32, 128, 512], [16, 64, 256], [64, 256, 1024]),
-        basis="plausible",
         reason="the width ladder (ours; the paper profile's 256 to 4096): steps of 4, shifted down or up "
         "by a factor 2",
     ),
@@ -243,13 +237,11 @@ _INIT_RATE_CHOICES = {
     "steps": Choice(
         200,
         range=(100, 400),
-        basis="plausible",
         reason="the horizon of the comparison (the summary names none): half to twice ours",
     ),
     "d_m": Choice(
         128,
         range=(64, 384),
-        basis="plausible",
         reason="the width (ours; the paper profile's 1024 is beyond the run-time budget): half to 3 "
         "times "
         "ours",
@@ -306,7 +298,6 @@ _SCALING_RATE_CHOICES = {
     "target": Choice(
         Rule(1e-3, "speed = steps until l <= target l_0 (as wu2023.emp.width)", "attncheck"),
         range=(1e-4, 1e-2),
-        basis="plausible",
         reason="'speed' as the steps to a loss target (ours; Fig. 1a shows whole curves): a decade "
         "either "
         "side of 1e-3",
@@ -314,7 +305,6 @@ _SCALING_RATE_CHOICES = {
     "steps": Choice(
         400,
         range=(200, 800),
-        basis="plausible",
         reason="the step budget (a miss counts steps + 1; ours, as wu2023.emp.width's 400 epochs): half "
         "to "
         "twice ours",
@@ -322,7 +312,6 @@ _SCALING_RATE_CHOICES = {
     "widths": Choice(
         [64, 256],
         options=([64, 256], [32, 128], [128, 512]),
-        basis="plausible",
         reason="the widths (ours; the statement judges the largest; the paper profile adds 1024):"
         " shifted down or up by a factor 2",
     ),

@@ -84,7 +84,6 @@ _ORDER_TOL = Rule(
 _RATIO_N_MAX = Choice(
     Rule(64, "the measured-ratio cross-check runs at N <= this (its cost grows like N d_m d)", "attncheck"),
     range=(32, 128),
-    basis="plausible",
     reason="a cost cap on the measured-ratio cross-check, which only writes notes (and runs only with "
     "ratio_widths, none in the quick profile): half to twice ours; the verdict does not read it",
 )
@@ -98,21 +97,18 @@ _THM1_ORDER_CHOICES = {
     "tol": Choice(
         _ORDER_TOL,
         range=(0.1, 0.5),
-        basis="plausible",
         reason="Omega~ hides log factors, which raise a local exponent by about k / ln N: from 0.1 to "
         "0.5, half the distance to the competing exponent (3, the cubic reading)",
     ),
     "d_factor": Choice(
         2.0,
         range=(1.0, 4.0),
-        basis="plausible",
         reason="d = d_factor N (ours; d >= N keeps the A3 reading's premise): from d = N to d = 4N",
     ),
     "ratio_N_max": _RATIO_N_MAX,
     "Ns": Choice(
         [8, 16, 32, 64, 128, 256],
         options=([8, 16, 32, 64, 128, 256], [16, 32, 64, 128, 256], [8, 16, 32, 64, 128]),
-        basis="plausible",
         reason="the ladder of N (ours): doubling from 8, one point shorter at either end (the rule "
         "judges the last three)",
     ),
@@ -178,7 +174,6 @@ _THM1_ORDER_CUBIC_CHOICES = {
     "tol": Choice(
         _ORDER_TOL,
         range=(0.1, 0.5),
-        basis="plausible",
         reason="Omega~ hides log factors, which raise a local exponent by about k / ln N: from 0.1 to "
         "0.5, half the distance to the competing exponent (2, the quadratic reading)",
     ),
@@ -191,14 +186,12 @@ _THM1_ORDER_CUBIC_CHOICES = {
             "attncheck",
         ),
         range=(512, 2048),
-        basis="plausible",
         reason="where an order in N may be judged: the local slopes at d = 2N still rise up to N = 256; "
         "from 512 to 2048",
     ),
     "Ns": Choice(
         [16, 32, 64, 128, 256],
         options=([16, 32, 64, 128, 256], [32, 64, 128, 256], [16, 32, 64, 128]),
-        basis="plausible",
         reason="the ladder of N at quick sizes (ours; N <= d_fixed = 256): one point shorter at either end",
     ),
 }
@@ -292,21 +285,18 @@ _THM2_ORDER_CHOICES = {
     "tol": Choice(
         _ORDER_TOL,
         range=(0.1, 0.5),
-        basis="plausible",
         reason="Omega~ hides log factors, which raise a local exponent by about k / ln N: from 0.1 to "
         "0.5, half the distance to the competing exponent (2, Thm 1's order)",
     ),
     "d_factor": Choice(
         2.0,
         range=(1.0, 4.0),
-        basis="plausible",
         reason="d = d_factor N (ours; d >= N keeps the A3 reading's premise): from d = N to d = 4N",
     ),
     "ratio_N_max": _RATIO_N_MAX,
     "Ns": Choice(
         [8, 16, 32, 64, 128],
         options=([8, 16, 32, 64, 128], [16, 32, 64, 128], [8, 16, 32, 64]),
-        basis="plausible",
         reason="the ladder of N (ours): doubling from 8, one point shorter at either end (the rule "
         "judges the last three)",
     ),

@@ -60,13 +60,11 @@ _WIDTH_CHOICES = {
     "reachable": Choice(
         16384,
         range=(4096, 65536),
-        basis="plausible",
         reason="a width one can train (ours): from 4096 to the paper profile's 65536",
     ),
     "N": Choice(
         16,
         range=(8, 32),
-        basis="plausible",
         reason="the number of examples (ours): half to twice ours, d = 32 >= N (the A3 reading's premise)",
     ),
 }
@@ -131,7 +129,6 @@ _NORMS_CHOICES = {
     "t": Choice(
         1.0,
         range=(0.5, 2.0),
-        basis="plausible",
         reason="the bound holds for every t > 0: from 0.5 to 2 (probabilities 0.12 to 0.86)",
     )
 }
@@ -175,7 +172,6 @@ _NORMS_LOSS0_CHOICES = {
     "z_max": Choice(
         Rule(4.0, "Monte-Carlo error allowed, in standard errors", _CRITERION),
         range=(3.0, 5.0),
-        basis="plausible",
         reason="a Monte-Carlo allowance in standard errors over every entry checked: 3 to 5",
     )
 }

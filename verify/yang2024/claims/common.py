@@ -31,6 +31,5 @@ PL_FRACTION = Rule(0.5, "the PL premise lambda_min(B_k^(t) B_k^(t)T) >= fraction
 RANK_ULPS = Choice(
     Rule(1e3, "rank N means sigma_min > rank_ulps eps ||C_k||_2", "attncheck"),
     range=(10.0, 1e6),
-    basis="plausible",
     reason="numerical rank N: sigma_min above 10 to 1e6 ulps of ||C_k||_2",
 )

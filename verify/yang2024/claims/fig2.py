@@ -37,7 +37,6 @@ _OOD_RATIO_CHOICES = {
     "window": Choice(
         Rule((1.0, 10.0), "around the E||lambda||^2 ratio 5: a factor 5 down, 2 up", "attncheck"),
         options=((1.0, 10.0), (2.5, 10.0)),
-        basis="plausible",
         reason="around the E||lambda||^2 ratio 5: ours (a factor 5 down, 2 up) or a factor 2 either side",
     )
 }
@@ -111,7 +110,6 @@ _EXP_FIG2_CHOICES = {
     "H": Choice(
         12,
         range=(6, 48),
-        basis="plausible",
         reason="the quick profile's H = 2N at the small config (the paper's H = 64 is about 2N at "
         "its N = 30); Fig. 2a's statement is for a model that can reach L*, i.e. H >= N "
         "(Proposition 1): from N to 8N",
@@ -119,21 +117,18 @@ _EXP_FIG2_CHOICES = {
     "lr": Choice(
         1e-2,
         range=(3e-3, 3e-2),
-        basis="plausible",
         reason="the paper's Adam rate 1e-4 is for its configuration; at the small config our 1e-2 "
         "was picked for the step budget: a factor 3 either side",
     ),
     "steps": Choice(
         3000,
         range=(1000, 9000),
-        basis="plausible",
         reason="the paper does not state how long Fig. 2a trains (NOT RECOVERED); our cap 3000, a "
         "factor 3 either side (the run stops once all three curves have fallen)",
     ),
     "together": Choice(
         Rule(3, "the steps of the first fall lie within this factor of each other", "attncheck"),
         range=(2, 10),
-        basis="plausible",
         reason="'the same descending trend' fixes no factor: first-fall steps within 2x (tight) to 10x "
         "(one decade on the paper's log axis)",
     ),

@@ -32,7 +32,6 @@ NS_PAPER = (50, 70, 90, 100, 110, 130, 150)  # Fig. 3: m = 100, N from 50 to 150
 NS_CHOICE = Choice(
     NS_QUICK,
     options=(NS_QUICK, tuple(range(10, 31, 2)), (10, 15, 20, 25, 30)),
-    basis="plausible",
     reason="Fig. 3 spans N/m = 0.5 to 1.5 (N from 50 to 150 at m = 100) and does not list its points: at "
     "m = 20, ours (steps of 0.2 m, 0.1 m next to m), every 0.1 m, or every 0.25 m",
 )
@@ -41,13 +40,11 @@ FIG3_Z = Rule(2.576, "99% normal band on each paired difference over the draws",
 Z_CHOICE = Choice(
     FIG3_Z,
     range=(1.96, 3.291),
-    basis="plausible",
     reason="the band on each paired difference is ours: a two-sided 95% (1.96) to 99.9% (3.29) normal band",
 )
 DRAWS_CHOICE = Choice(
     100,
     range=(50, 300),
-    basis="plausible",
     reason="the paper uses one dictionary; our average over nested draws, from half to three times ours (the "
     "paper profile uses 50)",
 )
@@ -67,7 +64,6 @@ _FIG3_CHOICES = {
     "K": Choice(
         60,
         range=(40, 180),
-        basis="plausible",
         reason="the paper's K = 200 is for m = 100; at our m = 20 (N up to 30) a dictionary from 40 "
         "to 180 tokens",
     ),
@@ -181,7 +177,6 @@ _FIG3_NEAR_CHOICES = {
     "taus": Choice(
         (0.001, 0.01, 0.1),
         options=((0.001, 0.01, 0.1), (0.01,)),
-        basis="plausible",
         reason="the sentence of Sec. 3.2 is for any noise level; Fig. 3 uses tau = 0.01: ours (the "
         "paper's and a decade either side) or the paper's alone",
     ),
@@ -267,7 +262,6 @@ _LMMSE_CHOICES = {
     "tie_rtol": Choice(
         Rule(1e-12, "N = m: a ratio above 1 + tie_rtol enters the maximum", "attncheck"),
         range=(1e-14, 1e-10),
-        basis="plausible",
         reason="a tie at N = m to round-off: 1e-14 to 1e-10 relative",
     ),
 }

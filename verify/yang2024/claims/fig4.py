@@ -70,14 +70,12 @@ _HEADS_HLTN_CHOICES = {
     "Ns": Choice(
         (4, 6, 8),
         options=((4, 6, 8), (4, 6, 8, 10), (4, 5, 6, 7, 8)),
-        basis="plausible",
         reason="'for several N' (Fig. 4 has N = 30 only): ours, with N = 10 added (the paper "
         "profile's), or every N from 4 to 8; each keeps N = 4, whose series the plot reads",
     ),
     "steps": Choice(
         3000,
         range=(1000, 9000),
-        basis="plausible",
         reason="the paper's Fig. 4 run length is not stated; our budget 3000, a factor 3 either side",
     ),
     "deficits": Choice(
@@ -91,7 +89,6 @@ _HEADS_HLTN_CHOICES = {
     "roundoff_rel": Choice(
         ROUNDOFF_REL,
         range=(1e-14, 1e-8),
-        basis="plausible",
         reason="a round-off level of min_w Delta / Delta(0): from a hundred ulps (1e-14) to sqrt(eps) (1e-8)",
     ),
 }
@@ -186,7 +183,6 @@ _HEADS_STALL_CHOICES = {
     "Ns": Choice(
         (6,),
         options=((6,), (6, 8), (4, 6, 8)),
-        basis="plausible",
         reason="Fig. 4 has N = 30 only: ours (N = 6), with N = 8 added, or with N = 4 and 8 added (some "
         "draws plateau at N = 4, errata); each keeps N = 6, whose series the plot reads",
     ),
@@ -200,7 +196,6 @@ _HEADS_STALL_CHOICES = {
     "steps": Choice(
         15_000,
         range=(7500, 45_000),
-        basis="plausible",
         reason="'stopped descending' needs a long run; the paper's length is not stated: our 1.5e4, from "
         "half to three times it",
     ),
@@ -212,7 +207,6 @@ _HEADS_STALL_CHOICES = {
             "attncheck",
         ),
         range=(1e-3, 1e-1),
-        basis="plausible",
         reason="'far from the minimal value' on a log plot: within one to three decades of Delta(0)",
     ),
     "stopped": Choice(
@@ -222,13 +216,11 @@ _HEADS_STALL_CHOICES = {
             "attncheck",
         ),
         range=(0.8, 0.99),
-        basis="plausible",
         reason="'stopped descending': less than 20% to less than 1% decrease over the second half",
     ),
     "descending": Choice(
         Rule(0.5, "still descending: Delta at least halves over the second half of the run", "attncheck"),
         range=(0.25, 0.75),
-        basis="plausible",
         reason="'still descending': Delta falls by a factor 4/3 to 4 over the second half (below 'stopped')",
     ),
 }

@@ -36,7 +36,6 @@ _LEMMA5_CHOICES = {
     "se_window": Choice(
         Rule(4, "Monte-Carlo window half-width in standard errors", "reconstruction pass criterion"),
         range=(3, 5),
-        basis="plausible",
         reason="Monte-Carlo agreement of a closed form: within 3 to 5 standard errors",
     )
 }
@@ -97,7 +96,6 @@ _A_IDENTITY_CHOICES = {
     "tol": Choice(
         Rule(1e-10, "an exact identity, checked to round-off", "reconstruction pass criterion"),
         range=(1e-13, 1e-8),
-        basis="plausible",
         reason="an identity to round-off: 1e-13 to 1e-8 relative",
     )
 }
@@ -151,19 +149,16 @@ _GRAD_CHOICES = {
     "rtol": Choice(
         Rule(1e-6, "relative error allowed per compared value", "reconstruction pass criterion"),
         range=(1e-8, 1e-4),
-        basis="plausible",
         reason="finite differences against hand gradients: 1e-8 to 1e-4 relative",
     ),
     "h": Choice(
         Rule(1e-5, "central-difference step (and h/4): Delta ~ 70 needs h above 1e-6", "attncheck"),
         range=(3e-6, 1e-4),
-        basis="plausible",
         reason="the central-difference step: above 1e-6 (its reason), up to 1e-4",
     ),
     "roundoff_ulps": Choice(
         Rule(16, "atol = ulps eps |Delta| / h, the round-off of the difference at h/4", "attncheck"),
         range=(4, 64),
-        basis="plausible",
         reason="round-off of the difference at h/4: 4 to 64 ulps of |Delta| / h",
     ),
 }
@@ -234,7 +229,6 @@ _LSTAR_ATTAINED_CHOICES = {
     "rel_tol": Choice(
         Rule(1e-8, "L(Q, w*) - L* allowed, relative to L*", "reconstruction pass criterion"),
         range=(1e-10, 1e-6),
-        basis="plausible",
         reason="L(Q, w*) = L* to round-off of a least-squares solve: 1e-10 to 1e-6 relative",
     ),
     "rank_ulps": RANK_ULPS,

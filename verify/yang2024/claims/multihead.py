@@ -37,14 +37,12 @@ _MULTIHEAD_H1_CHOICES = {
     "steps": Choice(
         1000,
         range=(300, 3000),
-        basis="plausible",
         reason="the paper runs no one-head experiment; the floor bounds Delta at every (Q, w), so any GD "
         "length is admissible: our budget 1000, a factor 3 either side",
     ),
     "search": Choice(
         (3, 2, 2, 2, 3, 200),
         options=((3, 2, 2, 2, 3, 200), (3, 2, 2, 2, 6, 200), (4, 3, 3, 2, 3, 200)),
-        basis="plausible",
         reason="the search's sizes (K, N, d, m) and budget (starts, iterations) are ours (the floor "
         "bounds Delta on every problem): ours, twice the starts, or a problem one size larger",
     ),

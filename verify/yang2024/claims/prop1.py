@@ -52,14 +52,12 @@ _PROP1_CHOICES = {
     "H_offsets": Choice(
         ("N", "N+1", "2N"),
         options=(("N", "N+1", "2N"), ("N", "N+1", "2N", "4N")),
-        basis="plausible",
         reason="Proposition 1 is for every H >= N: ours (N, N + 1, 2N: the edge, where rank N is "
         "hardest, and two above it) or with 4N added",
     ),
     "betas": Choice(
         (0.5, 1.0, 3.0),
         options=((0.5, 1.0, 3.0), (1.0,), (0.5, 1.0, 3.0, 10.0)),
-        basis="plausible",
         reason="Sec. 4 initialises Q^(0) standard Gaussian (beta = 1); Proposition 1 is for any Gaussian "
         "scale: the paper's 1 alone, our set, or our set with the saturating scale 10",
     ),
@@ -138,7 +136,6 @@ _PROP1_ASSUMP3_CHOICES = {
     "rank_kept": Choice(
         Rule(1e-3, "min_k sigma_min(C_k) above this: rank N kept with room", "attncheck"),
         range=(1e-6, 1e-2),
-        basis="plausible",
         reason="rank N kept 'with room': sigma_min above 1e-6 (ten decades above round-off) to 1e-2",
     ),
 }
@@ -208,7 +205,6 @@ _ZETA0_SCALE_CHOICES = {
             (2, 4, 8, 16, 32, 64, 128, 256, 512, 1024),
             (2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096),
         ),
-        basis="plausible",
         reason="'H >> N' names no ladder: ours (2N to 2048N, doubling), one point shorter, or one point "
         "longer (the paper profile's)",
     ),
@@ -221,14 +217,12 @@ _ZETA0_SCALE_CHOICES = {
             "attncheck",
         ),
         range=(0.05, 0.25),
-        basis="plausible",
         reason="the slope's tolerance around 1: from the fluctuation scale O((N/H)^1/2) ~ 0.05 at the "
         "largest H to a quarter of the distance to the competing exponent 0",
     ),
     "window": Choice(
         Rule(3, "points per local slope and in the last-range fit", "attncheck"),
         range=(3, 5),
-        basis="plausible",
         reason="points per local slope and in the last-range fit: 3 (the fewest giving an interval) to 5",
     ),
 }

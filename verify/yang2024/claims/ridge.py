@@ -40,7 +40,6 @@ _RIDGE_EQUIV_CHOICES = {
     "tol": Choice(
         Rule(1e-9, "an exact identity, relative to the predictions' scale", "reconstruction pass criterion"),
         range=(1e-12, 1e-7),
-        basis="plausible",
         reason="the push-through identity to round-off: 1e-12 to 1e-7 relative",
     )
 }
@@ -95,10 +94,7 @@ _LEMMA4_SOURCE = FULL_TEXT + (
 )
 _LEMMA4_CHOICES = {
     "se_window": Choice(
-        SE_WINDOW,
-        range=(3, 5),
-        basis="plausible",
-        reason="Monte-Carlo agreement: within 3 to 5 standard errors",
+        SE_WINDOW, range=(3, 5), reason="Monte-Carlo agreement: within 3 to 5 standard errors"
     )
 }
 
@@ -174,13 +170,11 @@ _REPDIM_CHOICES = {
     "equal_tol": Choice(
         Rule(1e-10, "N = m: the estimates agree to this, relative to 1 + norm", "attncheck"),
         range=(1e-12, 1e-8),
-        basis="plausible",
         reason="N = m: equal estimates to round-off, 1e-12 to 1e-8 relative",
     ),
     "order_rtol": Choice(
         Rule(1e-12, "relative round-off allowed in the norm comparisons", "attncheck"),
         range=(1e-14, 1e-10),
-        basis="plausible",
         reason="round-off in the norm comparisons: 1e-14 to 1e-10 relative",
     ),
 }

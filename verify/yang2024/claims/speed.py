@@ -47,20 +47,17 @@ _HEADS_SPEED_CHOICES = {
     "target": Choice(
         1e-3,
         range=(1e-6, 1e-1),
-        basis="plausible",
         reason="Theorem 1 holds for any accuracy: from a coarse 1e-1 to 1e-6 of Delta(0)",
     ),
     "config": Choice(
         "small",
         options=("small", "paper"),
-        basis="plausible",
         reason="the statement is for any size: our small configuration or the paper's (K, N, d, m) = "
         "(200, 30, 100, 20)",
     ),
     "H_over_N": Choice(
         (1, 2, 4, 8),
         options=((1, 2, 4, 8), (2, 4, 8), (1, 2, 4, 8, 16)),
-        basis="plausible",
         reason="'larger H' names no widths: ours (H = N to 8N), without H = N, or with 16N added (the "
         "paper profile's)",
     ),
@@ -186,7 +183,6 @@ _HEADS_TUNED_CHOICES = {
     "target": Choice(
         1e-3,
         range=(1e-4, 1e-2),
-        basis="plausible",
         reason="'convergence rate' fixes no accuracy: Delta <= 1e-4 to 1e-2 Delta(0), a decade "
         "either side of ours (cap unchanged)",
     ),
@@ -202,14 +198,12 @@ _HEADS_TUNED_CHOICES = {
             "attncheck",
         ),
         options=((1.0, 4.0, 9), (0.5, 4.0, 13)),
-        basis="plausible",
         reason="the step grid is ours (fixed after the exploration): factors 1 to 4 at ratio 2^(1/4), or "
         "the same ratio extended down to 1/2 of the default rule (smaller steps, same resolution)",
     ),
     "H_over_N": Choice(
         (2, 4, 8, 16),
         options=((2, 4, 8, 16), (2, 4, 8), (2, 4, 8, 16, 32)),
-        basis="plausible",
         reason="'larger H' names no widths; the statement compares the largest H with H = 2N: ours (up "
         "to 16N), up to 8N (inconclusive at some seeds: T(8N) / T(2N) 0.88 and 0.96 at seeds 24680 "
         "and 2469, inside the grid's resolution), or up to 32N (the paper profile's)",

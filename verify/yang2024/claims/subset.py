@@ -47,27 +47,19 @@ _SUBSET_CHOICES = {
     "shift": Choice(
         6,
         range=(6, 34),
-        basis="plausible",
         reason="'N other dictionary tokens': any block of N = 6 tokens disjoint from the training "
         "prompt, from the next block (6-11) to the last (34-39) of K = 40",
     ),
     "H_over_N": Choice(
-        2,
-        range=(1, 8),
-        basis="plausible",
-        reason="Theorem 2's regime H >= N (the model reaches L*): from N to 8N",
+        2, range=(1, 8), reason="Theorem 2's regime H >= N (the model reaches L*): from N to 8N"
     ),
     "target": Choice(
         1e-4,
         range=(1e-5, 1e-3),
-        basis="plausible",
         reason="trained 'to convergence': Delta <= 1e-5 to 1e-3 Delta(0), a decade either side of ours",
     ),
     "steps": Choice(
-        6000,
-        range=(2000, 18_000),
-        basis="plausible",
-        reason="our GD budget (the run stops at target), a factor 3 either side",
+        6000, range=(2000, 18_000), reason="our GD budget (the run stops at target), a factor 3 either side"
     ),
     "rel_err": Choice(
         Rule(
@@ -77,7 +69,6 @@ _SUBSET_CHOICES = {
             "attncheck",
         ),
         range=(0.01, 0.5),
-        basis="plausible",
         reason="'predicts the ridge regression' to within 1% to 50% of the target's energy (y-hat = 0 "
         "scores 1)",
     ),

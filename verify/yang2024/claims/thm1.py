@@ -35,7 +35,6 @@ CRITERION = "reconstruction pass criterion"
 WIDTHS = Choice(
     (1, 2, 8),
     options=((1, 2, 8), (1, 2, 4, 8), (1, 2, 8, 16)),
-    basis="plausible",
     reason="Theorem 1 is for any H with zeta_0 > 0 and the paper states no widths for it: ours (H = N, 2N, "
     "8N), with 4N added, or with 16N added",
 )
@@ -44,41 +43,33 @@ WIDTHS = Choice(
 _THM1_MONOTONE_CHOICES = {
     "H_over_N": WIDTHS,
     "steps": Choice(
-        4500,
-        range=(1500, 13_500),
-        basis="plausible",
-        reason="our GD budget (the paper states none): a factor 3 either side",
+        4500, range=(1500, 13_500), reason="our GD budget (the paper states none): a factor 3 either side"
     ),
     "gamma": Choice(
         3.0,
         range=(1.0, 10.0),
-        basis="plausible",
         reason="Theorem 1 needs gamma above the threshold (15), lost in the copy; the errata: not "
         "binding here already at 1: from 1 to 10",
     ),
     "step_factor": Choice(
         1.0,
         range=(0.5, 1.0),
-        basis="plausible",
         reason="eta_Q <= 1/L (16) with L lost: from the default rule (at or just above the inverse "
         "curvature at theta_0, the stronger test) down to half of it (the thm1.rate step)",
     ),
     "final_ratio": Choice(
         Rule(1e-3, "Delta(T)/Delta(0) required at H >= converged_from N", CRITERION),
         range=(1e-4, 1e-2),
-        basis="plausible",
         reason="'towards 0' within the budget: Delta(T)/Delta(0) below 1e-4 to 1e-2",
     ),
     "rel_tol": Choice(
         Rule(1e-12, "relative rise of Delta allowed per step (plus round-off)", CRITERION),
         range=(1e-14, 1e-10),
-        basis="plausible",
         reason="a relative rise per step beyond the round-off estimate: 1e-14 to 1e-10",
     ),
     "converged_from": Choice(
         Rule(2, "H / N from which GD must reach final_ratio in the budget", CRITERION),
         range=(1, 8),
-        basis="plausible",
         reason="the H / N from which 'towards 0' is asked of the budget: from H = N (every run of the "
         "H_over_N grid (1, 2, 8), the smallest width with zeta_0 > 0 in general) to 8 (the widest run "
         "only); monotone decrease is asked of every run either way",
@@ -198,15 +189,11 @@ def _rate_run(H: int, r: E.Run, gamma: float, pl_fraction: float) -> RateRun:
 _THM1_RATE_CHOICES = {
     "H_over_N": WIDTHS,
     "steps": Choice(
-        1000,
-        range=(300, 3000),
-        basis="plausible",
-        reason="our GD budget (the bound is for every t): a factor 3 either side",
+        1000, range=(300, 3000), reason="our GD budget (the bound is for every t): a factor 3 either side"
     ),
     "gamma": Choice(
         3.0,
         range=(1.0, 10.0),
-        basis="plausible",
         reason="gamma above the threshold (15), lost in the copy; not binding here at 1: from 1 to 10",
     ),
 }

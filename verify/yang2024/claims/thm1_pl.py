@@ -33,20 +33,15 @@ _THM1_PL_CHOICES = {
     "H_over_N": Choice(
         2,
         range=(2, 8),
-        basis="plausible",
         reason="Theorem 1's regime with zeta_0 not tiny (at H = N it is ~1e-8 and the PL premise fails "
         "early, see thm1.rate): 2N to 8N",
     ),
     "steps": Choice(
-        1000,
-        range=(300, 3000),
-        basis="plausible",
-        reason="our GD budget (the induction is for every t): a factor 3 either side",
+        1000, range=(300, 3000), reason="our GD budget (the induction is for every t): a factor 3 either side"
     ),
     "gammas": Choice(
         (1.0, 3.0, 10.0),
         options=((1.0, 3.0, 10.0), (3.0, 10.0), (1.0, 3.0, 10.0, 30.0)),
-        basis="plausible",
         reason="'gamma large enough' with the threshold (15) lost: ours (its top 10 the stand-in "
         "threshold; a top of 3 is too small at seed 24681: min_t lambda_min / zeta_0 = 0.49), without "
         "1, or with 30 (the paper profile's)",
@@ -54,7 +49,6 @@ _THM1_PL_CHOICES = {
     "grad_rtol": Choice(
         Rule(1e-10, "round-off allowed in ||dL/dw||^2 >= zeta_0 Delta", "attncheck"),
         range=(1e-12, 1e-8),
-        basis="plausible",
         reason="round-off allowed in ||dL/dw||^2 >= zeta_0 Delta: 1e-12 to 1e-8 relative",
     ),
 }

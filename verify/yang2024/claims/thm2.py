@@ -35,7 +35,6 @@ from verify.yang2024.claims.common import AFTER_THEOREM_2
 SEARCH = Choice(
     (3, 2, 2, 2, 4, 1, 100),
     options=((3, 2, 2, 2, 4, 1, 100), (3, 2, 2, 2, 4, 3, 100), (4, 3, 3, 2, 4, 1, 100)),
-    basis="plausible",
     reason="the search's sizes (K, N, d, m, H) and budget (starts, iterations) are ours (the bound is for "
     "every problem): ours, three times the starts, or a problem one size larger",
 )
@@ -62,13 +61,11 @@ _THM2_LIMIT_CHOICES = {
     "tol": Choice(
         Rule(1e-6, "mean (1/K) ||y-hat - y-hat*||^2 allowed after training", "reconstruction pass criterion"),
         range=(1e-8, 1e-4),
-        basis="plausible",
         reason="the trained model's mean inference error allowed: 1e-8 to 1e-4",
     ),
     "trained": Choice(
         Rule(1e-8, "Delta(T) at most this: the trained regime", "reconstruction pass criterion"),
         range=(1e-9, 1e-7),
-        basis="plausible",
         reason="Delta(T) of the trained regime: a decade either side of ours",
     ),
 }
@@ -126,7 +123,6 @@ _THM2_BOUND_CHOICES = {
     "rtol": Choice(
         Rule(1e-12, "round-off margin of the bound", "reconstruction pass criterion"),
         range=(1e-14, 1e-10),
-        basis="plausible",
         reason="round-off margin of the bound: 1e-14 to 1e-10 relative",
     ),
     "search": SEARCH,
@@ -210,10 +206,7 @@ def thm2_bound(
 
 _THM2_COPY_CHOICES = {
     "steps": Choice(
-        3000,
-        range=(1000, 9000),
-        basis="plausible",
-        reason="our GD budget before the copy is checked: a factor 3 either side",
+        3000, range=(1000, 9000), reason="our GD budget before the copy is checked: a factor 3 either side"
     ),
     "search": SEARCH,
 }

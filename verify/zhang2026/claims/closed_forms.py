@@ -25,7 +25,6 @@ _CLOSEDFORM_CHOICES = {
     "mc_z": Choice(
         MC_Z,
         range=(3.0, 5.0),
-        basis="plausible",
         reason="how many standard errors a Monte Carlo estimate may miss the closed form: 3 to 5",
     ),
     "grad_rtol": Choice(
@@ -35,14 +34,12 @@ _CLOSEDFORM_CHOICES = {
             "reconstruction pass criterion",
         ),
         range=(1e-7, 1e-5),
-        basis="plausible",
         reason="central differences at eps = 1e-5 are accurate to about eps^2 = 1e-10 plus round-off "
         "1e-16 / eps: a decade either side of ours",
     ),
     "grad_eps": Choice(
         Rule(1e-5, "central-difference step of the gradient check"),
         range=(1e-6, 1e-4),
-        basis="plausible",
         reason="the difference step: a decade either side (truncation eps^2 vs round-off 1e-16 / eps)",
     ),
     "grad_failed_r": Choice(
@@ -104,7 +101,6 @@ _P_INVARIANCE_CHOICES = {
     "atol": Choice(
         Rule(1e-10, "max difference of (A, W_V) between choices of P", "reconstruction pass criterion"),
         range=(1e-12, 1e-8),
-        basis="plausible",
         reason="round-off level over 300 steps: a factor 100 either side of ours",
     )
 }
@@ -139,7 +135,6 @@ _SCALAR_REDUCTION_CHOICES = {
     "atol": Choice(
         Rule(1e-9, "max deviation of the recursion from full-matrix GD", "reconstruction pass criterion"),
         range=(1e-11, 1e-7),
-        basis="plausible",
         reason="round-off level over 1000 steps: a factor 100 either side of ours",
     )
 }

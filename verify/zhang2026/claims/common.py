@@ -201,7 +201,6 @@ class RateParts(Conditions):
 SLOPE_MC_CHOICE = Choice(
     SLOPE_MC,
     range=(0.05, 0.25),
-    basis="plausible",
     reason="the rate rule's half-width for Monte Carlo / SGD curves: from half ours to 0.25, half "
     "the distance to the competing exponent -1/2",
 )
@@ -209,44 +208,30 @@ SLOPE_MC_CHOICE = Choice(
 SLOPE_CF_CHOICE = Choice(
     SLOPE_CF,
     range=(0.025, 0.25),
-    basis="plausible",
     reason="the rate rule's half-width: from half ours to 0.25, half the distance to the competing "
     "exponent -1/2",
 )
 #: What "A -> S*" asks of the largest entry of A - S* at a finite T_max.
 MAX_ENTRY_CHOICE = Choice(
-    MAX_ENTRY,
-    range=(0.02, 0.1),
-    basis="plausible",
-    reason="what 'A -> S*' asks at a finite T_max: from 2% to 10% of an entry",
+    MAX_ENTRY, range=(0.02, 0.1), reason="what 'A -> S*' asks at a finite T_max: from 2% to 10% of an entry"
 )
 #: How close T excess(T) must come to the derived tail constant at a finite T_max.
 CONST_CHOICE = Choice(
     CONST_2PC,
     options=((0.99, 1.01), (0.98, 1.02), (0.95, 1.05)),
-    basis="plausible",
     reason="how close T excess must be to the derived limit at a finite T_max: 1%, 2% (ours) or 5%",
 )
 #: ||V*||_F, online batch and horizon of the runs on fresh mini-batches (SGD protocol, input laws,
 #: full TF).
 SGD_VNORM = Choice(
-    4.0,
-    range=(3.0, 8.0),
-    basis="plausible",
-    reason="||V*||_F is ours: 3 (1.8x the steps) to the paper profile's 8",
+    4.0, range=(3.0, 8.0), reason="||V*||_F is ours: 3 (1.8x the steps) to the paper profile's 8"
 )
 SGD_BATCH = Choice(
     100,
     range=(50, 300),
-    basis="plausible",
     reason="the online batch (the paper profile's 1000 is the long end): half ours to 3x (the cost)",
 )
-SGD_TMAX_T0 = Choice(
-    1000,
-    range=(300, 3000),
-    basis="plausible",
-    reason="the horizon in T_0: a third of ours to 3x (the cost)",
-)
+SGD_TMAX_T0 = Choice(1000, range=(300, 3000), reason="the horizon in T_0: a third of ours to 3x (the cost)")
 
 
 # ------------------------------------------------------------------------------- Theorem 3.1's tails

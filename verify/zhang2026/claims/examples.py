@@ -46,35 +46,28 @@ _EXAMPLES_CHOICES = {
     "M": Choice(
         2,
         options=(2, 4),
-        basis="plausible",
         reason="the output dimension is not fixed by the paper (with linear sigma the dynamics see V* "
         "only through ||V*||_F)",
     ),
-    "d": Choice(3, options=(3, 6), basis="plausible", reason="the token dimension is not fixed by the paper"),
+    "d": Choice(3, options=(3, 6), reason="the token dimension is not fixed by the paper"),
     "eta": Choice(
         0.1,
         range=(0.05, 0.1),
-        basis="plausible",
         reason="the paper's step is not recovered; from half ours up to ours, the largest round value "
         "below the group-sparse example's stable step 2 D K/||V*||_F^2 = 0.111",
     ),
     "vnorm": Choice(
         12.0,
         range=(6.0, 12.0),
-        basis="plausible",
         reason="||V*||_F is not fixed by the paper; from half ours (4x the steps) up to ours, near the "
         "largest that keeps eta = 0.1 stable for the group-sparse example",
     ),
     "tmax_T0": Choice(
-        1000,
-        range=(300, 3000),
-        basis="plausible",
-        reason="the horizon in T_0, a third of ours to 3 x ours (about 3x the cost)",
+        1000, range=(300, 3000), reason="the horizon in T_0, a third of ours to 3 x ours (about 3x the cost)"
     ),
     "leaky": Choice(
         False,
         options=(False, True),
-        basis="plausible",
         reason="the paper's synthetic experiments use linear sigma and leaky ReLU; quick judges linear, "
         "the paper profile both",
     ),

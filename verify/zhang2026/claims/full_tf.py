@@ -23,32 +23,24 @@ from verify.zhang2026 import experiments as E
 from verify.zhang2026.claims.common import NOTE, SGD_BATCH, RateParts
 
 _FULLTF_CHOICES = {
-    "D": Choice(8, options=(8, 12), basis="plausible", reason="the ablation's sizes are not recovered"),
-    "M": Choice(2, options=(2, 4), basis="plausible", reason="the ablation's sizes are not recovered"),
+    "D": Choice(8, options=(8, 12), reason="the ablation's sizes are not recovered"),
+    "M": Choice(2, options=(2, 4), reason="the ablation's sizes are not recovered"),
     "eta": Choice(
         0.1,
         range=(0.05, 0.2),
-        basis="plausible",
         reason="the paper's step is not recovered: halved or doubled (stable step 0.5 here)",
     ),
-    "vnorm": Choice(
-        4.0,
-        range=(2.0, 8.0),
-        basis="plausible",
-        reason="||V*||_F is not fixed by the paper: halved or doubled",
-    ),
+    "vnorm": Choice(4.0, range=(2.0, 8.0), reason="||V*||_F is not fixed by the paper: halved or doubled"),
     "N": SGD_BATCH,
     "steps": Choice(
         1000,
         range=(500, 3000),
-        basis="plausible",
         reason="the length of training: from half ours (22 T_0, the attention has left uniform) to the "
         "paper profile's 3000",
     ),
     "share": Choice(
         Rule(0.9, "share of the squared norm in the expected block", "attncheck (exploratory)"),
         range=(0.8, 0.95),
-        basis="plausible",
         reason="'the parameters concentrate in the block' read as a share of the squared norm: 80% to "
         "95% (ours, exploratory)",
     ),

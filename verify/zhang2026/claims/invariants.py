@@ -27,19 +27,14 @@ ROUNDOFF = "reconstruction pass criterion (round-off level)"
 
 
 _LEMC2_CHOICES = {
-    "eta": Choice(0.1, range=(0.05, 0.2), basis="plausible", reason="any stable step: halved or doubled"),
-    "steps": Choice(
-        500, range=(200, 1500), basis="plausible", reason="'every step': a run of 200 to 1500 steps"
-    ),
+    "eta": Choice(0.1, range=(0.05, 0.2), reason="any stable step: halved or doubled"),
+    "steps": Choice(500, range=(200, 1500), reason="'every step': a run of 200 to 1500 steps"),
     "N_mc": Choice(
         3000,
         range=(1000, 9000),
-        basis="plausible",
         reason="the Monte Carlo batch of the leaky run (the paper profile's 10^5 is the long end)",
     ),
-    "steps_mc": Choice(
-        100, range=(50, 300), basis="plausible", reason="the length of the Monte Carlo run: half to 3x"
-    ),
+    "steps_mc": Choice(100, range=(50, 300), reason="the length of the Monte Carlo run: half to 3x"),
     "cos_mc": Choice(
         Rule(
             0.01,
@@ -47,13 +42,11 @@ _LEMC2_CHOICES = {
             "reconstruction pass criterion",
         ),
         range=(0.003, 0.03),
-        basis="plausible",
         reason="the sampling-noise tolerance of the Monte Carlo cosines (N_mc = 3000): 0.3% to 3%",
     ),
     "resid": Choice(
         Rule(1e-10, "linear: relative residual ||W_V - C1 V*|| / ||W_V||", ROUNDOFF),
         range=(1e-11, 1e-8),
-        basis="plausible",
         reason="a round-off margin for the linear residual and the spread of the row multiples: 10x "
         "tighter to 100x looser; the measured values (at most 7e-16, seeds 0-2) stay five decades "
         "below the tight end, and the loose end still asks W_V to lie on the rows of V* to 1e-8",
@@ -61,7 +54,6 @@ _LEMC2_CHOICES = {
     "c1_first": Choice(
         Rule(1e-12, "linear: |C1(1) - eta sx2|", ROUNDOFF),
         range=(1e-13, 1e-10),
-        basis="plausible",
         reason="a round-off margin for C1(1) = eta sx2: 10x tighter to 100x looser; the measured "
         "difference (at most 1.4e-17, seeds 0-2) stays far below the tight end, and 1e-10 still asks "
         "for the first step exactly",
@@ -69,7 +61,6 @@ _LEMC2_CHOICES = {
     "cos_closed": Choice(
         Rule(1e-8, "leaky ReLU closed form: 1 - min row cosine", ROUNDOFF),
         range=(1e-9, 1e-6),
-        basis="plausible",
         reason="a round-off margin for 1 - cosine of the leaky closed form: 10x tighter to 100x looser; "
         "the measured value (at most 3.3e-16, seeds 0-2) stays far below the tight end, and the loose "
         "end 1e-6 is still an angle below 1.5e-3 rad",
@@ -153,16 +144,13 @@ _KQ_STRUCTURE_SOURCE = (
     "(OpenReview forum ukiRIdgoIF) describe it; class (A)"
 )
 _KQ_STRUCTURE_CHOICES = {
-    "D": Choice(8, options=(8, 12), basis="plausible", reason="any D > K"),
-    "K": Choice(3, options=(1, 2, 3, 4), basis="plausible", reason="any support size 1 <= K < D"),
-    "eta": Choice(0.1, range=(0.05, 0.2), basis="plausible", reason="any stable step: halved or doubled"),
-    "steps": Choice(
-        2000, range=(500, 6000), basis="plausible", reason="the length of the run: 500 to 3x ours"
-    ),
+    "D": Choice(8, options=(8, 12), reason="any D > K"),
+    "K": Choice(3, options=(1, 2, 3, 4), reason="any support size 1 <= K < D"),
+    "eta": Choice(0.1, range=(0.05, 0.2), reason="any stable step: halved or doubled"),
+    "steps": Choice(2000, range=(500, 6000), reason="the length of the run: 500 to 3x ours"),
     "spread": Choice(
         Rule(1e-8, "relative spread of the on- / off-support entries of P^T W_KQ P", ROUNDOFF),
         range=(1e-9, 1e-6),
-        basis="plausible",
         reason="a round-off margin for the relative spread within the on- and off-support levels: 10x "
         "tighter to 100x looser; the measured spread (at most 8.4e-15, seeds 0-2) stays five decades "
         "below the tight end, and 1e-6 is still two exact levels",
@@ -170,7 +158,6 @@ _KQ_STRUCTURE_CHOICES = {
     "ratio": Choice(
         Rule(1e-8, "|K C2 / ((D-K) C3) - 1|", ROUNDOFF),
         range=(1e-9, 1e-6),
-        basis="plausible",
         reason="a round-off margin for K C2 = (D-K) C3: 10x tighter to 100x looser; the measured "
         "deviation (at most 8.9e-16, seeds 0-2) stays far below the tight end, and 1e-6 is still the "
         "identity, not an approximation",

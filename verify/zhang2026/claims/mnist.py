@@ -29,21 +29,18 @@ _DIGITS_CHOICES = {
     "M": Choice(
         4,
         options=(2, 4, 8),
-        basis="plausible",
         reason="the number of filters (the paper's trained CNN filters are not recovered): 2 to 8 PCA "
         "filters",
     ),
     "steps": Choice(
         3000,
         range=(1000, 10_000),
-        basis="plausible",
         reason="the length of training (not recovered; the paper profile's 10^5 is the long end): a "
         "third of ours to about 3x the cost",
     ),
     "vscales": Choice(
         (5.0, 10.0, 20.0, 50.0),
         options=((5.0, 10.0, 20.0, 50.0), (2.0, 5.0, 10.0, 20.0, 50.0, 100.0)),
-        basis="plausible",
         reason="the teacher scale is not recovered, so the sweep must span small to large filters: ours "
         "or a wider one (a sweep without small teachers would leave out the scales the paper may use)",
     ),
@@ -54,7 +51,6 @@ _DIGITS_CHOICES = {
             "[P] reviewer 2 / [S]: rises early and stays high",
         ),
         range=(0.01, 0.1),
-        basis="plausible",
         reason="how large a fall below the running maximum still 'stays high': 0.01 to 0.1",
     ),
 }

@@ -43,7 +43,6 @@ _PROTOCOL_CHOICES = {
     "eta": Choice(
         0.1,
         range=(0.05, 0.15),
-        basis="plausible",
         reason="the step is ours: half to 1.5x (stable step 2 min(K/D, D K/||V*||_F^2) = 1.0)",
     ),
     "vnorm": SGD_VNORM,
@@ -51,7 +50,6 @@ _PROTOCOL_CHOICES = {
     "tau": Choice(
         0.1,
         range=(0.03, 0.3),
-        basis="plausible",
         reason="the label noise level is not recovered: 0.03 to 0.3 of a unit-variance input",
     ),
     "tmax_T0": SGD_TMAX_T0,
@@ -60,7 +58,6 @@ _PROTOCOL_CHOICES = {
     "value_err": Choice(
         Rule(0.05, "||W_V - V*||_F / ||V*||_F at T_max, worst seed", "same scale as max_entry"),
         range=(0.02, 0.1),
-        basis="plausible",
         reason="what 'W_V -> V*' asks at a finite T_max: 2% to 10% relative",
     ),
 }
@@ -146,27 +143,21 @@ def protocol(
 
 _ASYM_INIT_CHOICES = {
     "eta": Choice(
-        0.1,
-        range=(0.05, 0.2),
-        basis="plausible",
-        reason="the step is ours: halved or doubled, below the stable step 0.5",
+        0.1, range=(0.05, 0.2), reason="the step is ours: halved or doubled, below the stable step 0.5"
     ),
     "vnorm": Choice(
         8.0,
         range=(6.0, 12.0),
-        basis="plausible",
         reason="||V*||_F is ours: 6 (1.8x the steps) to 12 (stable step 2 D K/||V*||_F^2 = 0.22)",
     ),
     "scale": Choice(
         0.1,
         range=(0.01, 0.3),
-        basis="plausible",
         reason="'small' init (the premise: well below the teacher's scale): 1% to 30% of ||V*||_F",
     ),
     "tmax_T0": Choice(
         1000,
         range=(300, 3000),
-        basis="plausible",
         reason="the horizon in T_0: a third of ours to 3x (the paper profile's 10^4 is the long end)",
     ),
     "slope_tol": SLOPE_CF_CHOICE,
@@ -174,19 +165,16 @@ _ASYM_INIT_CHOICES = {
     "vs_reduction": Choice(
         Rule(0.01, "|excess / excess of the zero-init reduction - 1| at T_max, worst seed"),
         range=(0.003, 0.03),
-        basis="plausible",
         reason="how close to the zero-init reduction at T_max: 0.3% to 3%",
     ),
     "spread_decay": Choice(
         Rule(0.5, "within-column spread of the attention at T_max / at 10 T_0 (it decays), worst seed"),
         range=(0.25, 0.75),
-        basis="plausible",
         reason="how much the off-support spread must fall from 10 T_0 to T_max: to 1/4 to 3/4",
     ),
     "resid": Choice(
         Rule(1e-10, "Lemma C.2 residual at T_max, worst seed (round-off level)"),
         range=(1e-11, 1e-8),
-        basis="plausible",
         reason="a round-off margin for the Lemma C.2 residual at T_max: 10x tighter to 100x looser; the "
         "measured residual (1e-5 at 10 T_0, at most 2.9e-16 at T_max, seeds 0-2) stays far below the "
         "tight end, and the loose end still asks it to fall three decades from 10 T_0",

@@ -41,14 +41,12 @@ _DEQK_CHOICES = {
             "reconstruction pass criterion",
         ),
         range=(1e-12, 1e-8),
-        basis="plausible",
         reason="float64 round-off of a geometric formula over 200 steps (3e-14 measured): a factor 100 "
         "either side of ours",
     ),
     "kq": Choice(
         Rule(1e-14, "max |W_KQ^(t)| (it stays exactly 0 up to round-off)"),
         range=(1e-15, 1e-12),
-        basis="plausible",
         reason="W_KQ stays exactly 0 up to round-off: 1e-15 to 1e-12",
     ),
 }
@@ -199,21 +197,18 @@ _REVIEW_VDEP_CHOICES = {
     "eta": Choice(
         0.02,
         range=(0.01, 0.03),
-        basis="plausible",
         reason="the fixed step of the statement: from half ours to just below the stable step at "
         "||V*||_F = 32 (2 D K/||V*||_F^2 = 0.031)",
     ),
     "eps": Choice(
         0.5,
         range=(0.17, 1.0),
-        basis="plausible",
         reason="the accuracy is any fixed one (the paper profile's 0.05 is the long end): from 1.0 to "
         "0.17 (the time grows like 1/eps, about 3x the cost)",
     ),
     "vnorm_max": Choice(
         32.0,
         range=(16.0, 32.0),
-        basis="plausible",
         reason="the end of the ||V*||_F sweep: 32 is the largest at which eta = 0.02 stays stable, 16 "
         "halves the range",
     ),
@@ -225,7 +220,6 @@ _REVIEW_VDEP_CHOICES = {
             "attncheck",
         ),
         range=(0.25, 1.0),
-        basis="plausible",
         reason="the rate rule's half-width: from half ours to 1.0, the largest that separates 0 from "
         "||V*||^2",
     ),

@@ -23,18 +23,15 @@ from verify.zhang2026 import model as Mo
 from verify.zhang2026.claims.common import NOTE
 
 _STEPSIZE_CHOICES = {
-    "D": Choice(8, options=(8, 16), basis="plausible", reason="the statement is for any D > K"),
-    "K": Choice(2, options=(1, 2, 4), basis="plausible", reason="any support size 1 <= K < D"),
+    "D": Choice(8, options=(8, 16), reason="the statement is for any D > K"),
+    "K": Choice(2, options=(1, 2, 4), reason="any support size 1 <= K < D"),
     "vnorm": Choice(
         2.0,
         range=(1.0, 8.0),
-        basis="plausible",
         reason="||V*||_F is not fixed: 1 to 8, where the heuristic's second term D K/||V*||_F^2 "
         "takes over from K/D",
     ),
-    "steps": Choice(
-        3000, range=(1000, 9000), basis="plausible", reason="the length of the run: a third to 3x"
-    ),
+    "steps": Choice(3000, range=(1000, 9000), reason="the length of the run: a third to 3x"),
     "factors": Choice(
         Rule(
             (0.25, 0.5, 1.0),
@@ -42,7 +39,6 @@ _STEPSIZE_CHOICES = {
             "reconstruction pass criterion",
         ),
         options=((1.0,), (0.25, 0.5, 1.0), (0.1, 0.25, 0.5, 0.75, 1.0)),
-        basis="plausible",
         reason="the steps judged, as multiples of the heuristic bound: the statement is for every eta "
         "up to the bound, so any grid in (0, 1] that holds the bound itself: the bound alone, ours, or "
         "a finer grid from 0.1",
@@ -50,7 +46,6 @@ _STEPSIZE_CHOICES = {
     "monotone_rtol": Choice(
         Rule(1e-12, "an increase of the excess below this relative round-off is not an increase"),
         range=(1e-13, 1e-10),
-        basis="plausible",
         reason="a round-off margin for 'non-increasing': 10x tighter to 100x looser; every run over the "
         "declared ranges and factors decreases by at least 1.3e-5 of the excess per step (our check), "
         "far above the loose end, so a rise that passes needs to be below 1e-10 relative, i.e. round-off",
@@ -105,33 +100,24 @@ _NOTE_STEPSIZE_CHOICES = {
     "const": Choice(
         1.0,
         range=(0.1, 10.0),
-        basis="plausible",
         reason="the constant of the note's O(.) is not recovered: a decade either side of 1 (at 10 the "
         "step at D = 8 is 0.028, still below our stable step 0.5)",
     ),
-    "M": Choice(2, options=(1, 2, 4), basis="plausible", reason="the output dimension is not fixed"),
-    "vnorm": Choice(
-        4.0,
-        range=(2.0, 8.0),
-        basis="plausible",
-        reason="||V*||_F is not fixed by the note: halved or doubled",
-    ),
+    "M": Choice(2, options=(1, 2, 4), reason="the output dimension is not fixed"),
+    "vnorm": Choice(4.0, range=(2.0, 8.0), reason="||V*||_F is not fixed by the note: halved or doubled"),
     "steps": Choice(
         3000,
         range=(1000, 9000),
-        basis="plausible",
         reason="the length of the run (the paper profile's 3 10^4 is the long end): a third to 3x",
     ),
     "Ds": Choice(
         (8, 16, 32),
         options=((8, 16, 32), (8, 16, 32, 64)),
-        basis="plausible",
         reason="the D sweep: ours or with the paper profile's D = 64",
     ),
     "monotone_rtol": Choice(
         Rule(1e-12, "an increase of the excess below this relative round-off is not an increase"),
         range=(1e-13, 1e-10),
-        basis="plausible",
         reason="a round-off margin for 'non-increasing': 10x tighter to 100x looser; every run over the "
         "declared ranges decreases by at least 4.7e-8 of the excess per step (our check), far above "
         "the loose end, so a rise that passes needs to be below 1e-10 relative, i.e. round-off",

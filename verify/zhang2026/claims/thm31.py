@@ -47,41 +47,35 @@ _THM31_RECOVERY_CHOICES = {
     "D": Choice(
         8,
         options=(8, 16),
-        basis="plausible",
         reason="Thm 3.1 holds for any uniform-K S* with K < D: ours or the paper profile's D = 16",
     ),
     "K": Choice(
         2,
         options=(1, 2, 4),
-        basis="plausible",
         reason="any support size 1 <= K < D (K = 4 is the paper profile's; with D = 8 all keep "
         "eta = 0.1 below the stable step 2 min(K/D, D K/||V*||_F^2))",
     ),
     "eta": Choice(
         0.1,
         range=(0.05, 0.2),
-        basis="plausible",
         reason="the paper's step is not recovered; a constant step well inside the stable range "
         "(2 min(K/D, D K/||V*||_F^2) = 0.5 here), halved or doubled",
     ),
     "vnorm": Choice(
         8.0,
         range=(4.0, 16.0),
-        basis="plausible",
         reason="||V*||_F is not fixed by the paper (quick 8 to 16, errata); it moves T_0 ~ 1/||V*||_F^2 "
         "and the horizon is in units of T_0; 16 keeps eta below the stable step (0.125)",
     ),
     "tmax_T0": Choice(
         10_000,
         range=(3000, 30_000),
-        basis="plausible",
         reason="the horizon in T_0 (the paper profile's 10^5 is the long end, 10x our run): from 3000 "
         "(the fit window [300, 3000] T_0 is still one decade) to 3 x ours",
     ),
     "slope_tol": Choice(
         SLOPE_CF,
         range=(0.025, 0.125),
-        basis="plausible",
         reason="the rate rule's half-width: from half ours to half the distance to the competing "
         "exponent -1/4 (the decaying-step world)",
     ),
@@ -92,13 +86,11 @@ _THM31_RECOVERY_CHOICES = {
             "reconstruction pass criterion",
         ),
         options=((0.0, 0.02), (0.0, 0.05), (0.0, 0.1)),
-        basis="plausible",
         reason="'C1 -> 1 from above' fixes the lower end 0; how close at T_max is ours",
     ),
     "max_entry": Choice(
         MAX_ENTRY,
         range=(0.02, 0.1),
-        basis="plausible",
         reason="what 'A -> S*' asks at a finite T_max: from 2% to 10% of an entry (1/K = 0.5)",
     ),
 }
@@ -175,21 +167,18 @@ _THM31_RATE_CHOICES = {
     "eta": Choice(
         0.1,
         range=(0.05, 0.2),
-        basis="plausible",
         reason="the paper's step is not recovered; halved or doubled, every end below the stable step "
         "of every example (0.25, the group-sparse example at ||V*||_F = 8)",
     ),
     "vnorm": Choice(
         8.0,
         range=(4.0, 12.0),
-        basis="plausible",
         reason="||V*||_F is not fixed by the paper; 12 is near the largest keeping eta = 0.1 below the "
         "group-sparse example's stable step (2 D K/||V*||_F^2 > 0.1 needs ||V*||_F < 12.6)",
     ),
     "tmax_T0": Choice(
         10_000,
         range=(3000, 30_000),
-        basis="plausible",
         reason="the horizon in T_0 (the paper profile's 10^5 is the long end); the rate is asymptotic, "
         "so a reader may take any horizon past the transient, from 3000 to 3 x ours",
     ),

@@ -70,7 +70,6 @@ def tail_limits(
 _WINDOW = Choice(
     CONST_2PC,
     options=((0.99, 1.01), (0.98, 1.02), (0.95, 1.05)),
-    basis="plausible",
     reason="how close to the derived limit at a finite T_max: 1%, 2% (ours) or 5%",
 )
 
@@ -78,7 +77,6 @@ _THM31_CONST_CHOICES = {
     "tmax_T0": Choice(
         3000,
         range=(1000, 9000),
-        basis="plausible",
         reason="where T excess is read, in T_0: a third of ours to 3x (the paper profile's 3 10^4 is "
         "the long end)",
     ),
@@ -90,7 +88,6 @@ _THM31_CONST_CHOICES = {
             "attncheck (reconstructed expectation)",
         ),
         options=((0.95, 1.05), (0.9, 1.1), (0.8, 1.2)),
-        basis="plausible",
         reason="leaky ReLU approaches the limit more slowly: 5%, 10% (ours) or 20%",
     ),
 }
@@ -153,27 +150,23 @@ _THM31_DEXP_CHOICES = {
     "K": Choice(
         2,
         options=(2, 4),
-        basis="plausible",
         reason="any fixed K; K = 1 would leave the stable range at D = 32 (2 K/D = 0.0625 < eta)",
     ),
     "eta": Choice(
         0.1,
         range=(0.05, 0.12),
-        basis="plausible",
         reason="the constant is derived for any stable step; from half ours to just below the stable "
         "step 2 K/D = 0.125 at D = 32",
     ),
     "vnorm": Choice(
         8.0,
         range=(4.0, 16.0),
-        basis="plausible",
         reason="||V*||_F is not fixed by the paper and the limit does not depend on it; 16 keeps eta "
         "below the stable step at D = 8 (0.125)",
     ),
     "tmax_T0": Choice(
         2000,
         range=(1000, 6000),
-        basis="plausible",
         reason="where T excess is read, in T_0: from 1000 to 3 x ours (the paper profile's 10^4 is "
         "the long end)",
     ),
@@ -240,11 +233,10 @@ GAINS = {"unit": lambda D: 1.0, "inv_D": lambda D: 1.0 / D**2}
 
 
 _NOTE_KD4_CHOICES = {
-    "K": Choice(2, options=(2, 4), basis="plausible", reason="the statement is at any fixed K"),
+    "K": Choice(2, options=(2, 4), reason="the statement is at any fixed K"),
     "p_norm": Choice(
         "unit",
         options=("unit", "inv_D"),
-        basis="plausible",
         reason="the reviews state an orthogonal P (P^T P = I, ours); the paper's normalisation is not "
         "recovered, and P^T P = I/D is the reading under which our derivation gives the note's D^4 "
         "(the alternative world): the finding rests on the first reading. At our sizes the second "
@@ -254,7 +246,6 @@ _NOTE_KD4_CHOICES = {
     "step_budget": Choice(
         10**8,
         range=(10**7, 10**9),
-        basis="plausible",
         reason="the most GD steps of the scalar reduction the D sweep may take (about 1 min of CPU per "
         "10^8): P^T P = I takes at most 2.3e6 over the declared ranges, so any budget from 10^7 to "
         "10^9 (about 10 min) runs it; a sweep past the budget is inconclusive, not run",
@@ -262,28 +253,24 @@ _NOTE_KD4_CHOICES = {
     "eta": Choice(
         0.02,
         range=(0.01, 0.05),
-        basis="plausible",
         reason="the statement is at any fixed step: from the paper profile's 0.01 to 0.05, below the "
         "stable step 2 K/D = 0.0625 at D = 64",
     ),
     "vnorm": Choice(
         8.0,
         range=(4.0, 16.0),
-        basis="plausible",
         reason="||V*||_F is not fixed (the tail constant does not depend on it): halved or doubled "
         "(16 keeps eta below the stable step 2 D K/||V*||_F^2 = 0.125 at D = 8)",
     ),
     "tmax_T0": Choice(
         100,
         range=(30, 300),
-        basis="plausible",
         reason="where T excess is read, in T_0: a third of ours to 3x (the paper profile's 1000 is the "
         "long end)",
     ),
     "D_max": Choice(
         64,
         range=(32, 90),
-        basis="plausible",
         reason="the end of the D sweep: from 32 (the alternative world's) to 90 (about 2x the cost; the "
         "paper profile's 128 is the long end)",
     ),
@@ -295,7 +282,6 @@ _NOTE_KD4_CHOICES = {
             "attncheck",
         ),
         range=(0.2, 1.0),
-        basis="plausible",
         reason="the rate rule's half-width: from 0.2 to 1.0, the largest that still separates the note's "
         "D^4 from our D^2",
     ),

@@ -44,42 +44,34 @@ _THM31_BOUNDS_CHOICES = {
     "eta": Choice(
         0.1,
         range=(0.05, 0.2),
-        basis="plausible",
         reason="the paper's step is not recovered; halved or doubled, below the group-sparse example's "
         "stable step 0.25",
     ),
     "vnorm": Choice(
         8.0,
         range=(2.0, 12.0),
-        basis="plausible",
         reason="||V*||_F is not fixed by the paper (the errata sweep 1 to 32); 12 keeps eta = 0.1 "
         "below the group-sparse stable step",
     ),
     "tmax_T0": Choice(
-        1000,
-        range=(300, 10_000),
-        basis="plausible",
-        reason="the horizon in T_0: from 300 to the paper profile's 10^4",
+        1000, range=(300, 10_000), reason="the horizon in T_0: from 300 to the paper profile's 10^4"
     ),
     "start_T0": Choice(
         Rule(
             10, "the envelope is judged on [start_T0 T_0, T_max] (T >= T*)", "reconstruction pass criterion"
         ),
         range=(3, 100),
-        basis="plausible",
         reason="our proxy for the paper's T* (not recovered) in units of T_0: a reader may put the "
         "start of the Theta(1/T) regime anywhere from a few T_0 to 100 T_0",
     ),
     "max_over_min": Choice(
         Rule(3.0, "max / min of T excess(T) on that range", "reconstruction pass criterion"),
         range=(2.0, 5.0),
-        basis="plausible",
         reason="the ratio c_hi / c_lo the paper's constants allow is not recovered; 2 to 5",
     ),
     "envelope": Choice(
         Rule((0.5, 2.0), "min and max of T excess / derived constant", "reconstruction pass criterion"),
         options=((0.5, 2.0), (0.25, 4.0)),
-        basis="plausible",
         reason="the paper's constants are not recovered: within 2x or 4x of the derived constant",
     ),
 }
@@ -165,56 +157,46 @@ def thm31_bounds(ctx: Ctx, *, eta: float, vnorm: float, tmax_T0: int, step_decay
 
 _THM31_TSTAR_CHOICES = {
     "K": Choice(
-        2,
-        options=(2, 4),
-        basis="plausible",
-        reason="any fixed K; K = 1 would leave the stable range at D = 256 (2 K/D < eta_D)",
+        2, options=(2, 4), reason="any fixed K; K = 1 would leave the stable range at D = 256 (2 K/D < eta_D)"
     ),
     "eta": Choice(
         0.1,
         range=(0.05, 0.2),
-        basis="plausible",
         reason="the step of the ||V*|| sweep at D = 8 (not recovered): halved or doubled, below its "
         "stable step 0.5",
     ),
     "eta_D": Choice(
         0.01,
         range=(0.005, 0.015),
-        basis="plausible",
         reason="the step of the D sweep: from the paper profile's 0.005 to just below the stable step "
         "2 K/D_max = 0.0156",
     ),
     "vnorm_D": Choice(
         16.0,
         range=(8.0, 32.0),
-        basis="plausible",
         reason="||V*||_F of the D sweep, not fixed by the paper: halved or doubled (the logits dominate "
         "the onset for large D and small ||V*||, errata)",
     ),
     "D_max": Choice(
         256,
         range=(128, 362),
-        basis="plausible",
         reason="the end of the D range (the asymptotic regime is large D): from 128 to 362 (half an "
         "octave more, about 3x the cost; the paper profile's 512 is the long end)",
     ),
     "vnorm_min": Choice(
         0.125,
         range=(0.0625, 0.5),
-        basis="plausible",
         reason="the small end of the ||V*||_F sweep (the asymptotic regime is small ||V*||): from 0.5 to "
         "the paper profile's 0.0625",
     ),
     "horizon_T0": Choice(
         30.0,
         range=(10.0, 100.0),
-        basis="plausible",
         reason="how long after T_0 the 1/T regime must hold to count as started: 10 to 100 T_0",
     ),
     "onset_slope": Choice(
         Rule(-0.9, "the 1/T regime starts once the factor-2 local slope stays at or below this"),
         range=(-0.95, -0.8),
-        basis="plausible",
         reason="the local slope from which the 1/T regime counts as started (the definition of T_on, "
         "ours): -0.8 to -0.95",
     ),
@@ -225,7 +207,6 @@ _THM31_TSTAR_CHOICES = {
             "reconstruction pass criterion (half-width)",
         ),
         range=(0.1, 0.5),
-        basis="plausible",
         reason="the rate rule's half-width: from half ours to 0.5, half the distance to the competing "
         "exponent 1 (T* ~ D)",
     ),

@@ -74,40 +74,28 @@ def _curves(
 
 _THM32_OOD_CHOICES = {
     "eta": Choice(
-        0.1,
-        range=(0.05, 0.2),
-        basis="plausible",
-        reason="the step is ours: halved or doubled (stable step 0.5 at ||V*||_F = 4)",
+        0.1, range=(0.05, 0.2), reason="the step is ours: halved or doubled (stable step 0.5 at ||V*||_F = 4)"
     ),
-    "vnorm": Choice(
-        4.0,
-        range=(2.0, 8.0),
-        basis="plausible",
-        reason="||V*||_F is not fixed by the paper: halved or doubled",
-    ),
+    "vnorm": Choice(4.0, range=(2.0, 8.0), reason="||V*||_F is not fixed by the paper: halved or doubled"),
     "tau": Choice(
         0.5,
         range=(0.25, 1.0),
-        basis="plausible",
         reason="the OOD label noise, which sets the teacher's OOD loss A_T = 1/2 M D tau^2 (not "
         "recovered): halved or doubled",
     ),
     "N": Choice(
         20_000,
         range=(10_000, 60_000),
-        basis="plausible",
         reason="the Monte Carlo sample (the paper profile's 10^5 is the long end): half to 3x (the cost)",
     ),
     "tmax_T0": Choice(
         10_000,
         range=(3000, 30_000),
-        basis="plausible",
         reason="the horizon in T_0: from 3000 to 3x ours (the paper profile's 10^5 is the long end)",
     ),
     "slope_tol": Choice(
         SLOPE_MC,
         range=(0.05, 0.25),
-        basis="plausible",
         reason="the rate rule's half-width for Monte Carlo curves: from half ours to 0.25, half the "
         "distance between -1/2 and the competing -1",
     ),
@@ -121,7 +109,6 @@ _THM32_OOD_CHOICES = {
             "attncheck",
         ),
         range=(0.95, 0.999),
-        basis="plausible",
         reason="'attains eps(T)' read as a ratio at least this at T_max (1 - O(eps^2) for the aligned "
         "law): 0.95 to 0.999",
     ),
@@ -263,20 +250,17 @@ _THM32_BOUNDS_CHOICES = {
     "mc_z": Choice(
         MC_Z,
         range=(3.0, 5.0),
-        basis="plausible",
         reason="how many standard errors a Monte Carlo value may miss the closed form: 3 to 5",
     ),
     "search": Choice(
         (1, 100),
         options=((1, 100), (3, 100), (1, 300)),
-        basis="plausible",
         reason="the worst-case search's budget (starts, L-BFGS-B iterations; the paper profile's "
         "(10, 300) is the long end): ours, 3 starts or 3x the iterations",
     ),
     "se_margin": Choice(
         Rule(3.0, "Monte Carlo values are compared with the bounds at mean + this many SE"),
         range=(2.0, 4.0),
-        basis="plausible",
         reason="the Monte Carlo margin (in standard errors) before comparing with a bound: 2 to 4",
     ),
 }

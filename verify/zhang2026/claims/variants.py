@@ -47,7 +47,6 @@ _NONGAUSS_CHOICES = {
     "eta": Choice(
         0.1,
         range=(0.05, 0.15),
-        basis="plausible",
         reason="the step is ours: from half to 1.5x (raw Gumbel runs at eta / 2 for the mean term's "
         "stability; the stable step without the mean is 1.0 here)",
     ),
@@ -63,13 +62,11 @@ _NONGAUSS_CHOICES = {
             "reconstruction pass criterion (its Monte Carlo-level window for constants)",
         ),
         options=((0.95, 1.05), (0.9, 1.1), (0.8, 1.2)),
-        basis="plausible",
         reason="the Monte Carlo-level window for a constant at a finite T_max: 5%, 10% (ours) or 20%",
     ),
     "kinds": Choice(
         ("t5", "gumbel_raw"),
         options=(("t5", "gumbel_raw"), ("t5", "gumbel", "gumbel_raw")),
-        basis="plausible",
         reason="reviewer 1 names t and Gumbel data without degrees of freedom or centring: the laws "
         "of the statement (standardised t(5), raw Gumbel), or with the centred, standardised Gumbel "
         "too (the paper profile's set; 1.5x the cost)",
@@ -77,7 +74,6 @@ _NONGAUSS_CHOICES = {
     "misaligned": Choice(
         Rule(1e-3, "raw Gumbel: alignment residual at t = 1 at least this (Lemma C.2 broken)"),
         range=(1e-4, 1e-2),
-        basis="plausible",
         reason="how large a residual 'breaks' the alignment (round-off is 1e-16): 1e-4 to 1e-2",
     ),
 }
@@ -187,52 +183,38 @@ _NONUNIFORMS_CHOICES = {
     "eta": Choice(
         0.1,
         range=(0.05, 0.2),
-        basis="plausible",
         reason="the step is ours: halved or doubled, below the stable step of the 3-support (0.75)",
     ),
-    "vnorm": Choice(
-        8.0,
-        range=(4.0, 12.0),
-        basis="plausible",
-        reason="||V*||_F is ours: half (4x the steps) to 1.5x",
-    ),
+    "vnorm": Choice(8.0, range=(4.0, 12.0), reason="||V*||_F is ours: half (4x the steps) to 1.5x"),
     "tmax_T0": Choice(
         3000,
         range=(1000, 9000),
-        basis="plausible",
         reason="the horizon of (a) in T_0: from 1000 to 3x ours (the paper profile's 3 10^4 is the long end)",
     ),
     "steps_dense": Choice(
         5000,
         range=(3000, 15_000),
-        basis="plausible",
         reason="the budget of (b) (about 3400 steps reach 1e-12, errata): 3000 to 3x ours",
     ),
     "steps_floor": Choice(
-        3000,
-        range=(1000, 9000),
-        basis="plausible",
-        reason="where the gap to the floor of (c) is read: a third of ours to 3x",
+        3000, range=(1000, 9000), reason="where the gap to the floor of (c) is read: a third of ours to 3x"
     ),
     "slope_tol": SLOPE_CF_CHOICE,
     "const": CONST_CHOICE,
     "dense_below": Choice(
         Rule(1e-12, "dense S*: the excess counts as reached 0 below this", "reconstruction pass criterion"),
         range=(1e-13, 1e-9),
-        basis="plausible",
         reason="'converges exponentially' read as reaching this excess within the budget: 1e-13 "
         "(near round-off) to 1e-9",
     ),
     "gap_ratio": Choice(
         Rule(0.5, "gap to the floor at steps_floor at most this times the gap at steps_floor / 10"),
         range=(0.25, 0.75),
-        basis="plausible",
         reason="how much the gap to the floor must shrink over a decade of steps: 1/4 to 3/4",
     ),
     "reduction": Choice(
         REDUCTION,
         range=(1e-10, 1e-7),
-        basis="plausible",
         reason="a round-off margin for the full matrix against the circulant reduction of (a): 10x "
         "tighter to 100x looser; the measured deviation (at most 3.6e-15, seeds 0-2) stays far below the "
         "tight end, and 1e-7 still tells an exact reduction from an approximate one",
@@ -240,7 +222,6 @@ _NONUNIFORMS_CHOICES = {
     "below_floor": Choice(
         Rule(1e-9, "relative amount GD may go below the minimised floor (optimiser round-off)"),
         range=(1e-10, 1e-7),
-        basis="plausible",
         reason="the optimiser's round-off allowed below the L-BFGS floor of (c): 10x tighter to 100x "
         "looser; GD ends above the floor (relative excess below it 0 at seeds 0-2), and 1e-7 is still "
         "far below any real crossing of a floor of order 1",

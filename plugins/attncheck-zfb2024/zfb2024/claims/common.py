@@ -21,7 +21,6 @@ LEVEL = 0.99
 SIGMA_FRAC = Choice(
     0.5,
     range=(0.1, 0.9),
-    basis="plausible",
     reason="sigma^2 as a fraction of Theorem 4.1's bound 2 / (sqrt(d) ||Gamma||_op): any value inside "
     "the theorem's regime; 0.1 to 0.9 stays clear of both ends",
 )
@@ -33,7 +32,6 @@ MARGIN = Choice(
         "closed form must lie below it (holds) or above it (violated)",
     ),
     range=(0.01, 0.04),
-    basis="plausible",
     reason="half to twice 2%: above the 99% half-widths of the quick samples (0.2% to 1%, heavy-tailed "
     "squared errors), well below the alternative worlds' deviations (12% and more)",
 )
@@ -41,7 +39,6 @@ MARGIN = Choice(
 ODE_TOL = Choice(
     Rule(1e-10, "an ODE equality: the largest deviation at round-off of solve_ivp (rtol 1e-12)"),
     range=(1e-11, 1e-9),
-    basis="plausible",
     reason="1e-10 for ODE equalities (solve_ivp at rtol 1e-12 reaches round-off), 10x tighter or looser; "
     "measured deviations are below 1e-12",
 )

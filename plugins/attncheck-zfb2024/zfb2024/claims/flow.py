@@ -28,7 +28,6 @@ _SIZES = Profiles(quick=dict(d=3, N=6, unbalance=0.0, momentum=0.0), paper=dict(
 _T_END = Choice(
     100.0,
     range=(60.0, 200.0),
-    basis="plausible",
     reason="the flow's horizon: long enough for the gap to reach round-off (at t = 60 the limit is "
     "within 1e-12 at the quick seeds); twice as long changes nothing",
 )

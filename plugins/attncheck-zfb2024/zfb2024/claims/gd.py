@@ -43,7 +43,6 @@ from zfb2024.claims.common import SIGMA_FRAC, V3, setup
         "step": Choice(
             0.25,
             range=(0.1, 0.4),
-            basis="plausible",
             reason="the step as a fraction of 1 / (||Gamma||_op ||Lambda||_op u*^2), the curvature scale at "
             "the limit: small enough that the loss falls at every step; the run lasts ``horizon`` / step "
             "steps, the same GD time at every step",
@@ -51,7 +50,6 @@ from zfb2024.claims.common import SIGMA_FRAC, V3, setup
         "tol": Choice(
             Rule(1e-8, "GD's product of the trained blocks against (4.1): 1e-8 or better"),
             range=(1e-10, 1e-8),
-            basis="plausible",
             reason="an agreement to 1e-8 or better, as the ODE route gives; measured deviations are below "
             "1e-14 at the quick seeds",
         ),

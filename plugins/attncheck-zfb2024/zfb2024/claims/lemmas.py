@@ -25,7 +25,6 @@ from zfb2024.claims.common import MARGIN, V3, equivalence
 _ROUNDOFF = Choice(
     Rule(1e-12, "an exact identity in float64: the largest relative deviation over the prompts"),
     range=(1e-13, 1e-10),
-    basis="plausible",
     reason="round-off of (d+1)^2-term sums: 10x tighter to 100x looser; measured deviations are below 1e-14",
 )
 

@@ -68,10 +68,8 @@ def _task_risk(
 
 _RISK_CHOICES = {
     "margin": MARGIN,
-    "c": Choice(
-        0.7, range=(0.3, 1.0), basis="plausible", reason="the weight of the nonlinear term (pilot 0.7)"
-    ),
-    "s": Choice(0.5, range=(0.1, 1.0), basis="plausible", reason="the label noise level (pilot 0.5)"),
+    "c": Choice(0.7, range=(0.3, 1.0), reason="the weight of the nonlinear term (pilot 0.7)"),
+    "s": Choice(0.5, range=(0.1, 1.0), reason="the label noise level (pilot 0.5)"),
 }
 
 
@@ -138,7 +136,6 @@ def task_shift(
 _SPECTRUM = Choice(
     (1.0, 2.0, 3.0),
     options=((1.0, 2.0, 3.0), (1.0, 1.0, 1.0), (1.0, 3.0, 9.0)),
-    basis="plausible",
     reason="the eigenvalues of Lambda (the paper gives no example): ours (kappa = 3), isotropic (kappa = 1) "
     "or a wider spread (kappa = 9), the bound's kappa term growing with it",
 )
@@ -213,7 +210,6 @@ def bound(
                 0.25, "half of the distance from -2 to -1 is 0.5; a band of +-0.25 separates them with room"
             ),
             range=(0.1, 0.5),
-            basis="plausible",
             reason="from a tight band to half the distance to the competing exponent -1",
         )
     },

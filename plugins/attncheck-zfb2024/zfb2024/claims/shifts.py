@@ -79,7 +79,6 @@ def covariate_shift(
         "margin": Choice(
             Rule(0.03, "equivalence margin of a single query's squared error (relative)"),
             range=(0.02, 0.05),
-            basis="plausible",
             reason="the squared error of one fixed query has a coefficient of variation near 1.4, so 10^5 "
             "prompts give a 99% half-width near 1.2%: 2% to 5% leaves room; the alternative is off by > 100%",
         )
@@ -119,7 +118,6 @@ def query_shift(
         "tol": Choice(
             Rule(1e-12, "round-off: |y_hat| / (||x_q|| ||w|| ||X||^2 / M) over the prompts"),
             range=(1e-13, 1e-10),
-            basis="plausible",
             reason="round-off of the model's sums: 10x tighter to 100x looser",
         )
     },
