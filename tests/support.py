@@ -22,6 +22,7 @@ from verify.core.record import Kind, Provenance, Result, Verdict, from_jsonable
 from verify.core.registry import Claim, _unregister, claim, registry
 from verify.core.results import result_to_dict
 from verify.testing import cached_run as cached_run  # the claim battery's session cache, re-exported
+from verify.testing import cached_runs as cached_runs  # the same for many claims, split between workers
 from verify.testing import claim_profile as claim_profile  # the session's profile, validated, re-exported
 
 _SLOW_OK = [HealthCheck.too_slow, HealthCheck.data_too_large]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support import cached_run
+from tests.support import cached_runs
 from verify.core.gate import DEFAULT_BASELINE, baseline_papers, check_baseline
 from verify.core.registry import registry
 
@@ -16,6 +16,6 @@ def test_claims_match_the_committed_baseline(profile: str) -> None:
     if profile != "quick":
         pytest.skip("the committed baseline is of the quick profile")
     papers = baseline_papers(DEFAULT_BASELINE)
-    results = [cached_run(cid, "quick", 0) for cid, c in registry().items() if c.record.paper in papers]
+    results = cached_runs(cid for cid, c in registry().items() if c.record.paper in papers)
     report = check_baseline(results, DEFAULT_BASELINE)
     assert report.ok and not report.ignored, "\n" + report.table()

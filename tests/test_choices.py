@@ -131,7 +131,7 @@ def _register() -> None:
         kind=Kind.LOWER,
         profiles=Profiles(paper={"n": 1000, "metric": "multiply-adds"}),
         choices={
-            "n": Choice(100, range=(50, 300), reason="half to three times ours", basis="plausible"),
+            "n": Choice(100, range=(50, 300), reason="half to three times ours"),
             "metric": Choice(
                 "iterations", options=("iterations", "multiply-adds"), reason="r", basis="pilot"
             ),
@@ -295,10 +295,10 @@ def test_a_range_moves_with_the_value_a_profile_moves(toys: None) -> None:
 
 
 def test_at_value_scales_a_range_and_nothing_else() -> None:
-    ch = Choice(100, range=(50, 300), reason="r", basis="plausible")
+    ch = Choice(100, range=(50, 300), reason="r")
     assert ch.at_value(100) is ch
     moved = ch.at_value(1000)
-    assert (moved.value, moved.range, moved.basis) == (1000, (500, 3000), "plausible")
+    assert (moved.value, moved.range, moved.basis) == (1000, (500, 3000), "plausible")  # the default
     assert moved.reason == "r (range moved with the value, x10)"
     assert ch.at_value(150).range == (75, 450)
     assert Choice(3, range=(2, 5), reason="r", basis="pilot").at_value(4).range == (2, 7)  # rounded outwards

@@ -61,10 +61,11 @@ def _readme_text_block() -> list[str]:
 def test_the_readme_quotes_what_a_quick_run_gives() -> None:
     """The README's excerpt rows carry each claim's verdict of the default quick run, and its summary
     rows (counts per paper) and lists (findings, answers, mismatches) are that run's, verbatim."""
-    from tests.support import builtin_registry, cached_run
+    from tests.support import builtin_registry, cached_runs
     from verify.core.summary import summary_table
 
-    results = {cid: cached_run(cid, "quick", 0) for cid in builtin_registry()}
+    ids = list(builtin_registry())
+    results = dict(zip(ids, cached_runs(ids), strict=True))
     lines = _readme_text_block()
     ids = set(builtin_registry())
     rows = [ln.split() for ln in lines if ln.split() and ln.split()[0] in ids]

@@ -44,7 +44,7 @@ import pickle
 import tempfile
 import time
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -94,6 +94,17 @@ def cached_run(claim_id: str, profile: str = "quick", seed: int = 0) -> Result:
     return _cached(claim_id, profile, seed, "paper")
 
 
+def cached_runs(claim_ids: Iterable[str], profile: str = "quick", seed: int = 0) -> list[Result]:
+    """:func:`cached_run` of each claim of ``claim_ids``, in that order. A worker first runs every claim
+    that no worker has taken yet, passing over those another worker is running, and then reads those:
+    two workers that ask for the same claims (the gate and the README test) split them between them
+    instead of one waiting for the other claim by claim."""
+    ids = list(claim_ids)
+    for cid in ids:
+        _cached(cid, profile, seed, "paper", block=False)
+    return [cached_run(cid, profile, seed) for cid in ids]
+
+
 def cached_alternative(claim_id: str, profile: str = "quick") -> Result:
     """The claim's alternative world (``run_claim(..., world="alternative")``) at the profile's defaults
     over the seed set from 0, computed once per test session and shared as :func:`cached_run` shares its
@@ -101,12 +112,25 @@ def cached_alternative(claim_id: str, profile: str = "quick") -> Result:
     return _cached(claim_id, profile, 0, "alternative")
 
 
-@functools.cache
-def _cached(claim_id: str, profile: str, seed: int, world: str) -> Result:
-    uid = os.environ.get("PYTEST_XDIST_TESTRUNUID")
-    if uid is None:
-        return _default_run(claim_id, profile, seed, world)
-    return _shared(Path(tempfile.gettempdir()) / f"attncheck-runs-{uid}", claim_id, profile, seed, world)
+#: The runs this process holds, by (claim id, profile, first seed, world).
+_RUNS: dict[tuple[str, str, int, str], Result] = {}
+
+
+def _cached(claim_id: str, profile: str, seed: int, world: str, block: bool = True) -> Result | None:
+    """The run from this process's store, else computed or read (:func:`_shared` under xdist); None
+    when ``block`` is False and another worker is running it."""
+    key = (claim_id, profile, seed, world)
+    if key not in _RUNS:
+        uid = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+        if uid is None:
+            r = _default_run(claim_id, profile, seed, world)
+        else:
+            folder = Path(tempfile.gettempdir()) / f"attncheck-runs-{uid}"
+            r = _shared(folder, claim_id, profile, seed, world, block=block)
+        if r is None:
+            return None
+        _RUNS[key] = r
+    return _RUNS[key]
 
 
 def _default_run(claim_id: str, profile: str, seed: int, world: str = "paper") -> Result:
@@ -114,23 +138,32 @@ def _default_run(claim_id: str, profile: str, seed: int, world: str = "paper") -
 
 
 def _shared(
-    folder: Path, claim_id: str, profile: str, seed: int, world: str = "paper", wait: float = 900.0
-) -> Result:
+    folder: Path,
+    claim_id: str,
+    profile: str,
+    seed: int,
+    world: str = "paper",
+    wait: float = 900.0,
+    block: bool = True,
+) -> Result | None:
     """The run of ``claim_id`` in ``world`` from ``folder`` (private to this user, named by the session's
     random id), computing and publishing it when no worker has claimed it (an exclusive lock file); a
-    worker that waits longer than ``wait`` seconds runs it itself."""
+    worker that waits longer than ``wait`` seconds runs it itself; with ``block`` False, None instead of
+    waiting for another worker's run."""
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     name = f"{claim_id}-{profile}-{seed}" + ("" if world == "paper" else f"-{world}")
     out = folder / f"{name}.pickle"
     try:
         os.close(os.open(out.with_suffix(".lock"), os.O_CREAT | os.O_EXCL | os.O_WRONLY))
     except FileExistsError:  # another worker runs it: wait for its result
-        deadline = time.monotonic() + wait
-        while time.monotonic() < deadline:
+        deadline = time.monotonic() + (wait if block else 0.0)
+        while True:
             if out.exists():
                 return pickle.loads(out.read_bytes())
+            if time.monotonic() >= deadline:
+                break
             time.sleep(0.05)
-        return _default_run(claim_id, profile, seed, world)
+        return _default_run(claim_id, profile, seed, world) if block else None
     r = _default_run(claim_id, profile, seed, world)
     tmp = out.with_suffix(f".{os.getpid()}.tmp")
     tmp.write_bytes(pickle.dumps(r))
