@@ -42,7 +42,7 @@ from verify.core.summary import summarise, summary_table
 
 IDS = ("toy.ch.linear", "toy.ch.geometric", "toy.ch.int", "toy.ch.robust", "toy.ch.set", "toy.ch.rule")
 IDS += ("toy.ch.none", "toy.ch.crash", "toy.ch.broken", "toy.ch.small", "toy.ch.finding", "toy.ch.unsettled")
-IDS += ("toy.ch.profile",)
+IDS += ("toy.ch.profile", "toy.ch.sweep")
 #: The values each toy claim was run at, in order (the bisection's path).
 SEEN: dict[str, list[Any]] = {}
 
@@ -143,6 +143,21 @@ def _register() -> None:
         _seen("toy.ch.profile", n)
         return Evidence(theory=600, measured=n)
 
+    @_toy(
+        "toy.ch.sweep",
+        kind=Kind.LOWER,
+        profiles=Profiles(quick={"grid": (1, 2, 3)}),
+        choices={"cap": Choice(Rule(10.0, "a cap"), range=(5.0, 20.0), reason="r")},
+    )
+    def sweep(ctx: Ctx, *, grid: tuple) -> Evidence:
+        """sum of the points' squares >= cap: 14 >= 10; ctx.map over hashable and unhashable points."""
+        vals = ctx.map(_square, [(x,) for x in grid])
+        total = sum(v[1] for v in vals)
+        _seen("toy.ch.sweep.read", vals[0][1])
+        vals[0][1] = -1.0  # a consumer that mutates what it got must not change what the next one reads
+        ctx.map(_square, [[x] for x in grid])  # lists: no frozen value, computed every time
+        return Evidence(theory=ctx.rule("cap"), measured=total)
+
     for cid, lo in (("toy.ch.finding", 0.1), ("toy.ch.unsettled", 2.0)):
 
         @claim(
@@ -157,6 +172,12 @@ def _register() -> None:
             """A violation of the paper's own m >= 3: for every m of toy.ch.finding's range, and only
             below 3 in toy.ch.unsettled's."""
             return Evidence(theory=3.0, measured=m)
+
+
+def _square(point: Any) -> list[float]:
+    """A sweep worker: [x, x^2] of a point (x,), counted in SEEN."""
+    _seen("toy.ch.sweep", type(point).__name__)
+    return [float(point[0]), float(point[0]) ** 2]
 
 
 @pytest.fixture
@@ -292,6 +313,20 @@ def test_a_range_moves_with_the_value_a_profile_moves(toys: None) -> None:
         "not judged over what this profile moves and no range carries: metric='multiply-adds' "
         "(declared 'iterations', {'iterations', 'multiply-adds'})"
     )
+
+
+def test_a_judged_claim_computes_each_sweep_point_once(toys: None) -> None:
+    plain = run_claim("toy.ch.sweep")
+    assert plain.robust is None and len(SEEN["toy.ch.sweep"]) == 6  # no memo outside a judged run
+    SEEN.clear()
+    r = _robust("toy.ch.sweep")
+    [e] = r.depends_on  # 14 >= cap: holds up to 14, violated at the end 20
+    assert (e["end"], e["below"], e["above"]) == (20.0, "holds", "violated")
+    runs = 1 + 2 + 6  # the run, the two ends, the bisection toward 20
+    assert SEEN["toy.ch.sweep"].count("tuple") == 3  # frozen points: once over all runs
+    assert SEEN["toy.ch.sweep"].count("list") == 3 * runs  # unhashable points: at every run
+    assert r.measured == plain.measured == 14.0
+    assert SEEN["toy.ch.sweep.read"] == [1.0] * runs  # read back after a run mutated its copy: the same
 
 
 def test_at_value_scales_a_range_and_nothing_else() -> None:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+import pickle
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -18,6 +21,36 @@ PROFILE_ENV = "ATTNCHECK_PROFILE"
 SEED_COUNTS = {"quick": 3, "paper": 10}
 
 Mapper = Callable[[Callable[[Any], Any], list[Any]], list[Any]]
+
+
+#: The sweep points computed in this scope (:func:`sweep_memo`): (worker, point) -> pickled result.
+_MEMO: ContextVar[dict[tuple[str, str, Any], bytes] | None] = ContextVar("sweep_memo", default=None)
+
+
+@contextmanager
+def sweep_memo() -> Iterator[None]:
+    """A scope in which :meth:`Ctx.map` computes each (worker, point) once: a claim judged again at
+    its choice points (a rule moved, a grid with one point more) reads the points it ran already. A
+    worker is a pure function of its point (what lets a pool or Dask run it bit-identically), so a
+    point read back is the one computed; each read is a fresh copy (unpickled), as from a pool. Inside
+    an open scope, a nested one is that scope."""
+    if _MEMO.get() is not None:
+        yield
+        return
+    token = _MEMO.set({})
+    try:
+        yield
+    finally:
+        _MEMO.reset(token)
+
+
+def _key(fn: Callable[[Any], Any], item: Any) -> tuple[str, str, Any] | None:
+    key = (fn.__module__, fn.__qualname__, item)
+    try:
+        hash(key)
+    except TypeError:  # a point that is no frozen value: computed every time
+        return None
+    return key
 
 
 def serial_map(fn: Callable[[Any], Any], items: list[Any]) -> list[Any]:
@@ -72,5 +105,14 @@ class Ctx:
 
     def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> list[Any]:
         items = list(items)
-        count_points(total=len(items))
-        return list(self.mapper(fn, items))
+        memo = _MEMO.get()
+        keys = [_key(fn, x) for x in items] if memo is not None else [None] * len(items)
+        todo = [i for i, k in enumerate(keys) if k is None or k not in memo]
+        count_points(total=len(todo))
+        done = dict(zip(todo, self.mapper(fn, [items[i] for i in todo]) if todo else [], strict=True))
+        if memo is None:
+            return [done[i] for i in range(len(items))]
+        for i, r in done.items():
+            if keys[i] is not None:
+                memo[keys[i]] = pickle.dumps(r, protocol=pickle.HIGHEST_PROTOCOL)
+        return [done[i] if i in done else pickle.loads(memo[k]) for i, k in enumerate(keys)]

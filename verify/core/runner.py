@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import platform
 import time
 import traceback
@@ -11,7 +12,7 @@ from typing import Any
 
 from bounds.checks import check_choice, check_int
 from verify.core.choices import judge
-from verify.core.context import PROFILES, Mapper, serial_map
+from verify.core.context import PROFILES, Mapper, serial_map, sweep_memo
 from verify.core.record import Result, Verdict, to_jsonable
 from verify.core.registry import Claim, get_claim, series_problems
 from verify.core.seeds import claim_seeds, evaluate
@@ -84,6 +85,28 @@ def run_claim(
         raise ValueError(f"claim {c.id!r} has no parameters {sorted(unknown)}; it takes {c.param_names()}")
     params.update(overrides)
     start, cpu = time.perf_counter(), time.process_time()
+    with sweep_memo() if robust is not False else contextlib.nullcontext():  # points reused when judged
+        result = _run(c, profile, seed, seed_list, mapper, params, world, rules, raise_errors)
+        if wants_robustness(result, robust):
+            judge_robustness(c, result, seed=seed, seed_set=seed_set, mapper=mapper, rules=rules, **overrides)
+    result.wall_time = time.perf_counter() - start
+    result.cpu_time = time.process_time() - cpu
+    return result
+
+
+def _run(
+    c: Claim,
+    profile: str,
+    seed: int,
+    seed_list: list[int],
+    mapper: Mapper,
+    params: dict[str, Any],
+    world: str,
+    rules: dict[str, Any],
+    raise_errors: bool,
+) -> Result:
+    """The body of :func:`run_claim`: the claim evaluated and its result built (``error`` on an
+    exception unless ``raise_errors``)."""
     try:
         with single_thread():
             j = evaluate(
@@ -127,10 +150,6 @@ def run_claim(
             raise
         last = traceback.format_exception_only(exc)[-1].strip()
         result = error_result(c, profile=profile, seed=seed, note=last, params=params)
-    if wants_robustness(result, robust):
-        judge_robustness(c, result, seed=seed, seed_set=seed_set, mapper=mapper, rules=rules, **overrides)
-    result.wall_time = time.perf_counter() - start
-    result.cpu_time = time.process_time() - cpu
     return result
 
 
