@@ -325,3 +325,20 @@ def test_work_buffers_reuse_grow_and_stay_per_thread() -> None:
     t.start()
     t.join()
     assert not np.shares_memory(other[0], big)  # threads are separate
+
+
+def test_mean_half_width_is_the_t_interval_of_the_mean() -> None:
+    from scipy import stats
+
+    from verify.numerics.stats import mean_half_width
+
+    x = np.array([1.0, 2.0, 4.0, 7.0])
+    lo, hi = stats.t.interval(0.95, 3, loc=x.mean(), scale=stats.sem(x))  # two-sided, scipy's own
+    assert mean_half_width(x, 0.975) == pytest.approx((hi - lo) / 2, rel=1e-12)
+    one = stats.t.ppf(0.95, 3) * x.std(ddof=1) / 2.0  # one-sided 95%
+    assert mean_half_width(x, 0.95) == pytest.approx(one, rel=1e-12)
+    assert mean_half_width(x, 0.95) < mean_half_width(x, 0.975)
+    with pytest.raises(ValueError, match="x must be"):
+        mean_half_width(np.array([1.0]), 0.95)
+    with pytest.raises(ValueError, match="q must be"):
+        mean_half_width(x, 0.05)

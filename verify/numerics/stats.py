@@ -1,4 +1,4 @@
-"""Confidence bounds for probability claims ("with probability >= 1 - delta").
+"""Confidence bounds for probability claims ("with probability >= 1 - delta") and for means.
 
 A probability claim is judged by the one-sided Clopper-Pearson bounds of its success rate
 (:mod:`verify.core.judge`): holds when the lower bound is at least the claimed probability (evidence
@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
 from scipy import stats
 
 from bounds.checks import check_int, check_prob
@@ -44,3 +45,15 @@ def trials_needed(p0: float, level: float = LEVEL) -> int:
     """The fewest trials whose all-success lower bound reaches ``p0``: (1 - level)^(1/n) >= p0."""
     p0 = check_prob("p0", p0)
     return math.ceil(math.log(1 - level) / math.log(p0))
+
+
+def mean_half_width(x: np.ndarray, q: float) -> float:
+    """Half-width of the t interval of the mean of the independent draws ``x`` (n,), n >= 2: the ``q``
+    quantile of Student t with n - 1 degrees of freedom times the sample standard deviation over
+    sqrt(n). ``q`` = level for a one-sided ``level`` limit, 0.5 + level / 2 for a two-sided interval."""
+    x = np.asarray(x, dtype=np.float64)
+    if x.ndim != 1 or x.size < 2:
+        raise ValueError(f"x must be (n,) with n >= 2 draws, got shape {x.shape}")
+    if not 0.5 < q < 1:
+        raise ValueError(f"q must be a quantile in (0.5, 1), got {q!r}")
+    return float(stats.t.ppf(q, x.size - 1)) * float(x.std(ddof=1)) / math.sqrt(x.size)

@@ -4,10 +4,7 @@ closed forms of G and its Hermite floor are in :mod:`.alpha_gram`."""
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
-from scipy import stats
 
 from verify.core import (
     Alternative,
@@ -26,6 +23,7 @@ from verify.core import (
     Source,
     claim,
 )
+from verify.numerics.stats import mean_half_width
 from verify.wu2023 import experiments as E
 from verify.wu2023.claims.common import CRITERION as _CRITERION
 from verify.wu2023.claims.common import rate_evidence
@@ -116,7 +114,7 @@ def alpha_conc(ctx: Ctx, *, N: int, d: int, d_s: int, d_m: int) -> Evidence:
     r = _conc_gap(ctx, [d_m], N, d, d_s)[0]
     n, level = r.size, ctx.rule("level")
     mean = float(r.mean())
-    half = float(stats.t.ppf(level, n - 1)) * float(r.std(ddof=1)) / math.sqrt(n)
+    half = mean_half_width(r, level)
     worst = ctx.seed_set[int(np.argmax(r))]
     return Evidence(
         theory=gap,

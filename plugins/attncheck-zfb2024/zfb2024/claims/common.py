@@ -7,9 +7,9 @@ import functools
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from verify.core import Choice, Evidence, Interval, Rule
+from verify.numerics.stats import mean_half_width
 from zfb2024 import data, dynamics, theory
 
 #: The paper's citation prefix of every claim reference.
@@ -79,7 +79,7 @@ def mc_mean(batches: np.ndarray) -> tuple[float, Interval]:
     if b.ndim != 1 or b.size < 2:
         raise ValueError(f"batches must be (K,) with K >= 2, got shape {b.shape}")
     mean = float(b.mean())
-    half = float(stats.t.ppf(0.5 + LEVEL / 2, b.size - 1) * b.std(ddof=1) / np.sqrt(b.size))
+    half = mean_half_width(b, 0.5 + LEVEL / 2)
     return mean, Interval(mean - half, mean + half, LEVEL, "two-sided")
 
 
