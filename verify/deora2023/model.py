@@ -202,7 +202,8 @@ def forward(params: Params, X: np.ndarray, *, validate: bool = True) -> Cache:
         X = check_array("X", X)
         if X.ndim == 2:
             X = X[None]
-        check_array("X", X, shape=(None, T, d))
+        if X.shape[1:] != (T, d) or X.ndim != 3:  # checked above but for its shape: name the wrong one
+            check_array("X", X, shape=(None, T, d))
     U = np.asarray(params["U"], dtype=np.float64)
     W = np.asarray(params["W"], dtype=np.float64)
     X = np.asarray(X, dtype=np.float64)
@@ -243,7 +244,11 @@ def _weighted_grad(cache: Cache, c: np.ndarray) -> dict[str, np.ndarray]:
 
 def per_sample_grads(params: Params, X: np.ndarray) -> dict[str, np.ndarray]:
     """grad_theta Phi(theta; X_i) for every sample: blocks (n, H, T, d) and (n, H, d, d)."""
-    cache = forward(params, X)
+    return _per_sample_grads(forward(params, X))
+
+
+def _per_sample_grads(cache: Cache) -> dict[str, np.ndarray]:
+    """:func:`per_sample_grads` from a forward pass."""
     n, H, T, d = cache.dims
     r = 1.0 / np.sqrt(H)
     SX = (cache.S.reshape(n, T * H, T) @ cache.X).reshape(n, T, H, d)
@@ -254,7 +259,12 @@ def per_sample_grads(params: Params, X: np.ndarray) -> dict[str, np.ndarray]:
 
 def features(params: Params, X: np.ndarray) -> np.ndarray:
     """NTK features: the (n, p) matrix whose rows are grad Phi(theta; X_i), packed like :func:`pack`."""
-    g = per_sample_grads(params, X)
+    return cache_features(forward(params, X))
+
+
+def cache_features(cache: Cache) -> np.ndarray:
+    """:func:`features` from a forward pass."""
+    g = _per_sample_grads(cache)
     n = g["U"].shape[0]
     return np.concatenate([g["U"].reshape(n, -1), g["W"].reshape(n, -1)], axis=1)
 
@@ -744,8 +754,8 @@ def hessian_loss(
     """Dense p x p Hessian of L (logistic) as block-diag_h(M_h) + F^T diag(l''/n) F, where M is the
     head-block-diagonal curvature part (:func:`curvature_blocks`, or ``blocks`` when already computed)
     and F the (n, p) NTK features."""
-    H, T, d = check_params(params)
     X, y = _check_data(params, X, y)
+    H, T, d = np.shape(params["U"])
     q = T * d + d * d
     Bk = curvature_blocks(params, X, y) if blocks is None else check_array("blocks", blocks, shape=(H, q, q))
     p = n_params(H, T, d)
@@ -755,8 +765,9 @@ def hessian_loss(
     rows = idx[:, :, None]
     cols = idx[:, None, :]
     Hm[rows, cols] = Bk.reshape(H, q, q)
-    _, _, l2 = logistic(y * phi(params, X))
-    F = features(params, X)
+    cache = forward(params, X, validate=False)  # one forward pass for Phi and the features
+    _, _, l2 = logistic(y * cache.phi)
+    F = cache_features(cache)
     Hm += F.T @ (F * (l2 / y.size)[:, None])
     return (Hm + Hm.T) / 2
 
@@ -801,8 +812,9 @@ def _structured_extremes(
     q, nu = T * d + d * d, H * T * d
     Bk = curvature_blocks(params, X, y) if blocks is None else check_array("blocks", blocks, shape=(H, q, q))
     lam, Q = np.linalg.eigh((Bk + np.swapaxes(Bk, -1, -2)) / 2)  # (H, q), (H, q, q)
-    _, _, l2 = logistic(y * phi(params, X))
-    F = features(params, X) * np.sqrt(l2 / y.size)[:, None]  # (n, p), rows Z^T
+    cache = forward(params, X, validate=False)  # one forward pass for Phi and the features
+    _, _, l2 = logistic(y * cache.phi)
+    F = cache_features(cache) * np.sqrt(l2 / y.size)[:, None]  # (n, p), rows Z^T
     n = F.shape[0]
     Zh = np.concatenate([F[:, :nu].reshape(n, H, T * d), F[:, nu:].reshape(n, H, d * d)], axis=2)  # (n, H, q)
     Y = (np.swapaxes(Q, 1, 2) @ np.moveaxis(Zh, 0, 2)).reshape(H * q, n)
