@@ -359,21 +359,28 @@ def grad_norms_batched(U: np.ndarray, W: np.ndarray, X: np.ndarray) -> np.ndarra
     (the :func:`per_sample_grads` route gives the same values to rounding). Set b's norms do not depend on
     the other sets (``verify/test_batched.py``)."""
     X, XT, Wcat, Ucat, shift = _operands(U, W, X)
-    B, H, T, d = np.shape(U)
+    B, H, T, _ = np.shape(U)
     n = X.shape[1]
     out = np.empty((B, n))
     for bs, sl in _blocks(B, n, T * H * T):
         xs = bs if X.shape[0] > 1 else slice(0, 1)
         Xc = X[xs, sl]
         S, V, SX, SV = _attention(Xc, XT[xs, sl], Wcat[bs], Ucat[bs], shift[bs])
-        b, m = S.shape[:2]
         V -= SV[..., None]
-        GX = np.matmul(np.multiply(V, S, out=V), Xc).reshape(b, m, T, H * d)  # G = S (V - SV)
-        gW = np.matmul(XT[xs, sl], GX)  # X^T G X, (b, m, d, H d)
-        out[bs, sl] = np.add.reduce(np.square(SX).reshape(b, m, -1), axis=-1) + np.add.reduce(
-            np.square(gW).reshape(b, m, -1), axis=-1
-        )
+        GX = np.matmul(np.multiply(V, S, out=V), Xc)  # G = S (V - SV)
+        out[bs, sl] = _sq_grad_norms(SX, XT[xs, sl], GX)
     return np.sqrt(out / H)
+
+
+def _sq_grad_norms(SX: np.ndarray, XTc: np.ndarray, GX: np.ndarray) -> np.ndarray:
+    """H ||grad Phi_i||^2 = ||S_i X_i||^2 + ||X_i^T G_i X_i||^2 for a chunk's samples (b, m), from SX = S X
+    and GX = G X (b, m, TH, d) and XTc = X^T (b or 1, m, d, T)."""
+    b, m, TH, d = GX.shape
+    T = XTc.shape[-1]
+    gW = np.matmul(XTc, GX.reshape(b, m, T, TH // T * d))  # X^T G X, (b, m, d, H d)
+    return np.add.reduce(np.square(SX).reshape(b, m, -1), axis=-1) + np.add.reduce(
+        np.square(gW).reshape(b, m, -1), axis=-1
+    )
 
 
 def grad_norms(params: Params, X: np.ndarray) -> np.ndarray:
@@ -391,12 +398,14 @@ def loss_and_grad_batched(
     loss_name: str = "logistic",
     grad: bool = True,
     per_sample: bool = False,
+    norms: bool = False,
 ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """The hot path of :func:`loss_and_grad` and :func:`loss` for B parameter sets U (B, H, T, d), W (B, H,
     d, d) on samples X (B or 1, n, T, d), labels y (B or 1, n) (1: shared by every set): (L (B,), grad L
     {"U": (B, H, T, d), "W": (B, H, d, d)}), or (L, {}) when ``grad`` is False; ``per_sample`` (with
-    ``grad`` False): (L, {"losses": the per-sample losses (B, n)}), L their mean as always. Inputs are not
-    validated.
+    ``grad`` False): (L, {"losses": the per-sample losses (B, n)}), L their mean as always; ``norms`` (with
+    ``grad``): the gradient also carries ``"norms"``, :func:`grad_norms_batched` on X from this pass (the
+    same bits). Inputs are not validated.
     Set b's values do not depend on the other sets: every product is a stack of per-set GEMMs and every
     reduction runs over a trailing axis (``verify/test_batched.py``).
 
@@ -422,6 +431,7 @@ def loss_and_grad_batched(
     ell = LOSSES[loss_name]
     losses = np.empty((B, n))
     gU, gW = np.zeros((B, 1, TH * d)), np.zeros((B, d, H * d))
+    sq = np.empty((B, n)) if norms else None
     for bs, sl in _blocks(B, n, TH * T):
         xs = bs if X.shape[0] > 1 else slice(0, 1)
         Xc, yc = X[xs, sl], y[bs if y.shape[0] > 1 else slice(0, 1), sl]
@@ -436,13 +446,16 @@ def loss_and_grad_batched(
         G = np.multiply(V, S, out=V)  # S (V - SV)
         gU[bs] += np.matmul(c[:, None, :], SX.reshape(b, m, TH * d))
         QX = np.matmul(G, Xc, out=_WORK.get("QX", (b, m, TH, d)))
+        if sq is not None:
+            sq[bs, sl] = _sq_grad_norms(SX, XT[xs, sl], QX)
         Xw = (Xc * c[..., None, None]).reshape(b, m * T, d)
         gW[bs] += np.matmul(np.swapaxes(Xw, 1, 2), QX.reshape(b, m * T, H * d))
     L = np.add.reduce(losses, axis=-1) / n
     if not grad:
         return L, {"losses": losses} if per_sample else {}
     gU = np.swapaxes(gU.reshape(B, T, H, d), 1, 2) * r
-    return L, {"U": gU, "W": np.swapaxes(gW.reshape(B, d, H, d), 1, 2) * r}
+    out = {"U": gU, "W": np.swapaxes(gW.reshape(B, d, H, d), 1, 2) * r}
+    return L, out if sq is None else out | {"norms": np.sqrt(sq / H)}
 
 
 def _fused_hvp(
