@@ -288,9 +288,10 @@ _WORK = WorkBuffers()
 
 def _shift_free(W: np.ndarray, X: np.ndarray) -> bool:
     """True when every logit is known to lie in [-SHIFT_FREE, SHIFT_FREE]: |x_t^T W_h x_s| <=
-    ||x_t|| ||x_s|| ||W_h||_2 <= max_t ||x_t||^2 max_h ||W_h||_F. False for non-finite input."""
-    x2 = float(np.max(np.einsum("ntd,ntd->nt", X, X), initial=0.0))
-    w2 = float(np.max(np.einsum("hde,hde->h", W, W), initial=0.0))
+    ||x_t|| ||x_s|| ||W_h||_2 <= max_t ||x_t||^2 max_h ||W_h||_F. False for non-finite input. (The maxima
+    are np.max's reduction, called directly.)"""
+    x2 = float(np.maximum.reduce(np.einsum("ntd,ntd->nt", X, X), axis=None, initial=0.0))
+    w2 = float(np.maximum.reduce(np.einsum("hde,hde->h", W, W), axis=None, initial=0.0))
     return bool(x2 * math.sqrt(w2) <= SHIFT_FREE)
 
 
