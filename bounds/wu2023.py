@@ -22,6 +22,7 @@ The derivations and proofs behind the DERIVED and RECONSTRUCTED formulas are in
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -412,33 +413,48 @@ def proxy_ratios(
     check_choice("tau0_power", tau0_power, TAU0_POWERS)
     check_choice("init", init, INITS)
     check_prob("delta", delta)
+    return _proxy_ratios_at(s, tau0_power, init, delta)(d_m)
+
+
+def _proxy_ratios_at(
+    s: DataSummary, tau0_power: float, init: str, delta: float
+) -> Callable[[Any], tuple[Any, Any]]:
+    """:func:`proxy_ratios` as a function of d_m for validated arguments: the terms free of d_m are
+    evaluated once (the same mpf operations on the same operands, so the same values), for the many
+    widths of :func:`required_width`."""
     with mpmath.workdps(DPS):
-        dm = mp(d_m)
         d, d_s = mp(s.d), mp(s.d_s)
-        if init == "ntk":
-            eQ = eK = eV = eO = mp(1)
-            t1sq = 1 / dm
-        else:
-            k = mp(1) if init == "lecun" else mp(2)
-            eQ = eK = eV = k / d
-            eO = k / dm
-            t1sq = mp(1)
-        nQ = mpmath.sqrt(eQ) * (mpmath.sqrt(dm) + mpmath.sqrt(d))
-        nK = mpmath.sqrt(eK) * (mpmath.sqrt(dm) + mpmath.sqrt(d))
-        nV = mpmath.sqrt(eV) * (mpmath.sqrt(dm) + mpmath.sqrt(d))
-        nO = mpmath.sqrt(eO * dm)
-        lQ, lK, lV, lO = 2 * nQ, 2 * nK, 2 * nV, 2 * nO
-        t0 = dm ** (-mp(tau0_power))
-        sa2 = t0**2 * mp(s.sum_x6) * lV**2 * lK**2 / (4 * d_s)
-        sb2 = t0**2 * mp(s.sum_x6) * lV**2 * lQ**2 / (4 * d_s)
-        rho = mpmath.sqrt(sa2 + sb2 + mp(s.sum_c2))
-        z = mpmath.sqrt(t1sq * (mp(s.sum_c2) * lV**2 + lO**2 * (mp(s.sum_c2) + sa2 + sb2)))
-        a2 = (1 - mp(delta)) * dm * mp(s.lam0) * eV
-        loss0 = (mp(s.y_sq) + t1sq * eO * dm * mp(s.trG) * eV) / 2
-        root = mpmath.sqrt(2 * loss0)
-        c1 = min(nQ, nK, nV, nO) * t1sq * a2 / (8 * z * root)
-        c2 = t1sq * a2 ** mp(1.5) / (16 * rho * z * root)
-        return c1, c2
+        k = mp(1) if init == "lecun" else mp(2)
+        eQ = mp(1) if init == "ntk" else k / d  # = eK = eV
+        sqrt_eQ, sqrt_d = mpmath.sqrt(eQ), mpmath.sqrt(d)
+        minus_p, x6, c2sum, four_ds = -mp(tau0_power), mp(s.sum_x6), mp(s.sum_c2), 4 * d_s
+        keep, lam0, y_sq, trG, three_halves = 1 - mp(delta), mp(s.lam0), mp(s.y_sq), mp(s.trG), mp(1.5)
+
+    def at(d_m: Any) -> tuple[Any, Any]:
+        with mpmath.workdps(DPS):
+            dm = mp(d_m)
+            if init == "ntk":
+                eO = mp(1)
+                t1sq = 1 / dm
+            else:
+                eO = k / dm
+                t1sq = mp(1)
+            nQ = sqrt_eQ * (mpmath.sqrt(dm) + sqrt_d)  # = nK = nV: eQ = eK = eV
+            nO = mpmath.sqrt(eO * dm)
+            lQ, lO = 2 * nQ, 2 * nO  # lQ = lK = lV
+            lQ2 = lQ**2
+            t0 = dm**minus_p
+            sa2 = t0**2 * x6 * lQ2 * lQ2 / four_ds  # = sb2 (lK = lQ)
+            rho = mpmath.sqrt(sa2 + sa2 + c2sum)
+            z = mpmath.sqrt(t1sq * (c2sum * lQ2 + lO**2 * (c2sum + sa2 + sa2)))
+            a2 = keep * dm * lam0 * eQ
+            loss0 = (y_sq + t1sq * eO * dm * trG * eQ) / 2
+            root = mpmath.sqrt(2 * loss0)
+            c1 = min(nQ, nO) * t1sq * a2 / (8 * z * root)
+            c2 = t1sq * a2**three_halves / (16 * rho * z * root)
+            return c1, c2
+
+    return at
 
 
 @finite_result(may_be_inf=True)
@@ -466,8 +482,10 @@ def required_width(
     if s.lam0 <= 0:
         return mpmath.inf
 
+    ratios = _proxy_ratios_at(s, tau0_power, init, delta)  # validated above; d_m = 10^lg >= 1
+
     def ok(lg: Any) -> bool:
-        c1, c2 = proxy_ratios(mpmath.power(10, lg), s, tau0_power=tau0_power, init=init, delta=delta)
+        c1, c2 = ratios(mpmath.power(10, lg))
         return {"c1": c1 >= 1, "c2": c2 >= 1, "both": c1 >= 1 and c2 >= 1}[which]
 
     with mpmath.workdps(DPS):

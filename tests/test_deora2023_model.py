@@ -508,7 +508,7 @@ def test_batched_sets_are_their_batches_of_one_bit_for_bit(chunk: int | None) ->
     """loss_and_grad_batched and grad_norms_batched: each parameter set of a batch gets the bits of its
     batch of one (own samples, or samples shared by the batch), also with a set whose logits need the
     softmax shift among sets that do not, and at several chunk sizes; the unbatched functions are the
-    batches of one."""
+    batches of one; the norms loss_and_grad_batched computes on request are grad_norms_batched's."""
     rng = np.random.default_rng(11)
     B, H, T, d, n = 5, 3, 4, 3, 13
     U, W = rng.standard_normal((B, H, T, d)), 0.3 * rng.standard_normal((B, H, d, d))
@@ -521,6 +521,9 @@ def test_batched_sets_are_their_batches_of_one_bit_for_bit(chunk: int | None) ->
         for Xs, ys in ((X, y), (X[:1], y[:1])):  # own samples; shared ones
             L, g = M.loss_and_grad_batched(U, W, Xs, ys)
             gn = M.grad_norms_batched(U, W, Xs)
+            L2, g2 = M.loss_and_grad_batched(U, W, Xs, ys, norms=True)
+            assert g2.pop("norms").tobytes() == gn.tobytes() and L2.tobytes() == L.tobytes()
+            assert g2.keys() == g.keys() and all(g2[k].tobytes() == g[k].tobytes() for k in g)
             for b in range(B):
                 Xb, yb = Xs[b % Xs.shape[0]], ys[b % ys.shape[0]]
                 L1, g1 = M.loss_and_grad_batched(U[b : b + 1], W[b : b + 1], Xb[None], yb[None])

@@ -202,7 +202,8 @@ def forward(params: Params, X: np.ndarray, *, validate: bool = True) -> Cache:
         X = check_array("X", X)
         if X.ndim == 2:
             X = X[None]
-        check_array("X", X, shape=(None, T, d))
+        if X.shape[1:] != (T, d) or X.ndim != 3:  # checked above but for its shape: name the wrong one
+            check_array("X", X, shape=(None, T, d))
     U = np.asarray(params["U"], dtype=np.float64)
     W = np.asarray(params["W"], dtype=np.float64)
     X = np.asarray(X, dtype=np.float64)
@@ -243,7 +244,11 @@ def _weighted_grad(cache: Cache, c: np.ndarray) -> dict[str, np.ndarray]:
 
 def per_sample_grads(params: Params, X: np.ndarray) -> dict[str, np.ndarray]:
     """grad_theta Phi(theta; X_i) for every sample: blocks (n, H, T, d) and (n, H, d, d)."""
-    cache = forward(params, X)
+    return _per_sample_grads(forward(params, X))
+
+
+def _per_sample_grads(cache: Cache) -> dict[str, np.ndarray]:
+    """:func:`per_sample_grads` from a forward pass."""
     n, H, T, d = cache.dims
     r = 1.0 / np.sqrt(H)
     SX = (cache.S.reshape(n, T * H, T) @ cache.X).reshape(n, T, H, d)
@@ -254,7 +259,12 @@ def per_sample_grads(params: Params, X: np.ndarray) -> dict[str, np.ndarray]:
 
 def features(params: Params, X: np.ndarray) -> np.ndarray:
     """NTK features: the (n, p) matrix whose rows are grad Phi(theta; X_i), packed like :func:`pack`."""
-    g = per_sample_grads(params, X)
+    return cache_features(forward(params, X))
+
+
+def cache_features(cache: Cache) -> np.ndarray:
+    """:func:`features` from a forward pass."""
+    g = _per_sample_grads(cache)
     n = g["U"].shape[0]
     return np.concatenate([g["U"].reshape(n, -1), g["W"].reshape(n, -1)], axis=1)
 
@@ -278,9 +288,10 @@ _WORK = WorkBuffers()
 
 def _shift_free(W: np.ndarray, X: np.ndarray) -> bool:
     """True when every logit is known to lie in [-SHIFT_FREE, SHIFT_FREE]: |x_t^T W_h x_s| <=
-    ||x_t|| ||x_s|| ||W_h||_2 <= max_t ||x_t||^2 max_h ||W_h||_F. False for non-finite input."""
-    x2 = float(np.max(np.einsum("ntd,ntd->nt", X, X), initial=0.0))
-    w2 = float(np.max(np.einsum("hde,hde->h", W, W), initial=0.0))
+    ||x_t|| ||x_s|| ||W_h||_2 <= max_t ||x_t||^2 max_h ||W_h||_F. False for non-finite input. (The maxima
+    are np.max's reduction, called directly.)"""
+    x2 = float(np.maximum.reduce(np.einsum("ntd,ntd->nt", X, X), axis=None, initial=0.0))
+    w2 = float(np.maximum.reduce(np.einsum("hde,hde->h", W, W), axis=None, initial=0.0))
     return bool(x2 * math.sqrt(w2) <= SHIFT_FREE)
 
 
@@ -349,21 +360,28 @@ def grad_norms_batched(U: np.ndarray, W: np.ndarray, X: np.ndarray) -> np.ndarra
     (the :func:`per_sample_grads` route gives the same values to rounding). Set b's norms do not depend on
     the other sets (``verify/test_batched.py``)."""
     X, XT, Wcat, Ucat, shift = _operands(U, W, X)
-    B, H, T, d = np.shape(U)
+    B, H, T, _ = np.shape(U)
     n = X.shape[1]
     out = np.empty((B, n))
     for bs, sl in _blocks(B, n, T * H * T):
         xs = bs if X.shape[0] > 1 else slice(0, 1)
         Xc = X[xs, sl]
         S, V, SX, SV = _attention(Xc, XT[xs, sl], Wcat[bs], Ucat[bs], shift[bs])
-        b, m = S.shape[:2]
         V -= SV[..., None]
-        GX = np.matmul(np.multiply(V, S, out=V), Xc).reshape(b, m, T, H * d)  # G = S (V - SV)
-        gW = np.matmul(XT[xs, sl], GX)  # X^T G X, (b, m, d, H d)
-        out[bs, sl] = np.add.reduce(np.square(SX).reshape(b, m, -1), axis=-1) + np.add.reduce(
-            np.square(gW).reshape(b, m, -1), axis=-1
-        )
+        GX = np.matmul(np.multiply(V, S, out=V), Xc)  # G = S (V - SV)
+        out[bs, sl] = _sq_grad_norms(SX, XT[xs, sl], GX)
     return np.sqrt(out / H)
+
+
+def _sq_grad_norms(SX: np.ndarray, XTc: np.ndarray, GX: np.ndarray) -> np.ndarray:
+    """H ||grad Phi_i||^2 = ||S_i X_i||^2 + ||X_i^T G_i X_i||^2 for a chunk's samples (b, m), from SX = S X
+    and GX = G X (b, m, TH, d) and XTc = X^T (b or 1, m, d, T)."""
+    b, m, TH, d = GX.shape
+    T = XTc.shape[-1]
+    gW = np.matmul(XTc, GX.reshape(b, m, T, TH // T * d))  # X^T G X, (b, m, d, H d)
+    return np.add.reduce(np.square(SX).reshape(b, m, -1), axis=-1) + np.add.reduce(
+        np.square(gW).reshape(b, m, -1), axis=-1
+    )
 
 
 def grad_norms(params: Params, X: np.ndarray) -> np.ndarray:
@@ -381,12 +399,14 @@ def loss_and_grad_batched(
     loss_name: str = "logistic",
     grad: bool = True,
     per_sample: bool = False,
+    norms: bool = False,
 ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """The hot path of :func:`loss_and_grad` and :func:`loss` for B parameter sets U (B, H, T, d), W (B, H,
     d, d) on samples X (B or 1, n, T, d), labels y (B or 1, n) (1: shared by every set): (L (B,), grad L
     {"U": (B, H, T, d), "W": (B, H, d, d)}), or (L, {}) when ``grad`` is False; ``per_sample`` (with
-    ``grad`` False): (L, {"losses": the per-sample losses (B, n)}), L their mean as always. Inputs are not
-    validated.
+    ``grad`` False): (L, {"losses": the per-sample losses (B, n)}), L their mean as always; ``norms`` (with
+    ``grad``): the gradient also carries ``"norms"``, :func:`grad_norms_batched` on X from this pass (the
+    same bits). Inputs are not validated.
     Set b's values do not depend on the other sets: every product is a stack of per-set GEMMs and every
     reduction runs over a trailing axis (``verify/test_batched.py``).
 
@@ -412,6 +432,7 @@ def loss_and_grad_batched(
     ell = LOSSES[loss_name]
     losses = np.empty((B, n))
     gU, gW = np.zeros((B, 1, TH * d)), np.zeros((B, d, H * d))
+    sq = np.empty((B, n)) if norms else None
     for bs, sl in _blocks(B, n, TH * T):
         xs = bs if X.shape[0] > 1 else slice(0, 1)
         Xc, yc = X[xs, sl], y[bs if y.shape[0] > 1 else slice(0, 1), sl]
@@ -426,13 +447,16 @@ def loss_and_grad_batched(
         G = np.multiply(V, S, out=V)  # S (V - SV)
         gU[bs] += np.matmul(c[:, None, :], SX.reshape(b, m, TH * d))
         QX = np.matmul(G, Xc, out=_WORK.get("QX", (b, m, TH, d)))
+        if sq is not None:
+            sq[bs, sl] = _sq_grad_norms(SX, XT[xs, sl], QX)
         Xw = (Xc * c[..., None, None]).reshape(b, m * T, d)
         gW[bs] += np.matmul(np.swapaxes(Xw, 1, 2), QX.reshape(b, m * T, H * d))
     L = np.add.reduce(losses, axis=-1) / n
     if not grad:
         return L, {"losses": losses} if per_sample else {}
     gU = np.swapaxes(gU.reshape(B, T, H, d), 1, 2) * r
-    return L, {"U": gU, "W": np.swapaxes(gW.reshape(B, d, H, d), 1, 2) * r}
+    out = {"U": gU, "W": np.swapaxes(gW.reshape(B, d, H, d), 1, 2) * r}
+    return L, out if sq is None else out | {"norms": np.sqrt(sq / H)}
 
 
 def _fused_hvp(
@@ -744,8 +768,8 @@ def hessian_loss(
     """Dense p x p Hessian of L (logistic) as block-diag_h(M_h) + F^T diag(l''/n) F, where M is the
     head-block-diagonal curvature part (:func:`curvature_blocks`, or ``blocks`` when already computed)
     and F the (n, p) NTK features."""
-    H, T, d = check_params(params)
     X, y = _check_data(params, X, y)
+    H, T, d = np.shape(params["U"])
     q = T * d + d * d
     Bk = curvature_blocks(params, X, y) if blocks is None else check_array("blocks", blocks, shape=(H, q, q))
     p = n_params(H, T, d)
@@ -755,8 +779,9 @@ def hessian_loss(
     rows = idx[:, :, None]
     cols = idx[:, None, :]
     Hm[rows, cols] = Bk.reshape(H, q, q)
-    _, _, l2 = logistic(y * phi(params, X))
-    F = features(params, X)
+    cache = forward(params, X, validate=False)  # one forward pass for Phi and the features
+    _, _, l2 = logistic(y * cache.phi)
+    F = cache_features(cache)
     Hm += F.T @ (F * (l2 / y.size)[:, None])
     return (Hm + Hm.T) / 2
 
@@ -801,8 +826,9 @@ def _structured_extremes(
     q, nu = T * d + d * d, H * T * d
     Bk = curvature_blocks(params, X, y) if blocks is None else check_array("blocks", blocks, shape=(H, q, q))
     lam, Q = np.linalg.eigh((Bk + np.swapaxes(Bk, -1, -2)) / 2)  # (H, q), (H, q, q)
-    _, _, l2 = logistic(y * phi(params, X))
-    F = features(params, X) * np.sqrt(l2 / y.size)[:, None]  # (n, p), rows Z^T
+    cache = forward(params, X, validate=False)  # one forward pass for Phi and the features
+    _, _, l2 = logistic(y * cache.phi)
+    F = cache_features(cache) * np.sqrt(l2 / y.size)[:, None]  # (n, p), rows Z^T
     n = F.shape[0]
     Zh = np.concatenate([F[:, :nu].reshape(n, H, T * d), F[:, nu:].reshape(n, H, d * d)], axis=2)  # (n, H, q)
     Y = (np.swapaxes(Q, 1, 2) @ np.moveaxis(Zh, 0, 2)).reshape(H * q, n)

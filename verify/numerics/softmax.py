@@ -13,6 +13,11 @@ import numpy as np
 #: finite and normal (the reference models of yang2024 and deora2023 use it)
 SHIFT_FREE = 300.0
 
+#: the reductions np.max and np.sum make on an ndarray, called without their Python wrappers (the same
+#: ufunc reductions, so the same values; the wrappers cost about as much as the reductions on the small
+#: arrays of a GD step)
+_MAX, _SUM = np.maximum.reduce, np.add.reduce
+
 
 def softmax(z: np.ndarray, axis: int = -1, *, overwrite: bool = False) -> np.ndarray:
     """softmax(z) along ``axis``; shape preserved, entries in [0, 1] summing to 1 along ``axis``.
@@ -23,17 +28,17 @@ def softmax(z: np.ndarray, axis: int = -1, *, overwrite: bool = False) -> np.nda
     if overwrite:
         if not (isinstance(z, np.ndarray) and z.dtype == np.float64):
             raise TypeError("softmax(..., overwrite=True) needs a float64 ndarray")
-        z -= np.max(z, axis=axis, keepdims=True)
+        z -= _MAX(z, axis=axis, keepdims=True)
         np.exp(z, out=z)
-        z /= np.sum(z, axis=axis, keepdims=True)
+        z /= _SUM(z, axis=axis, keepdims=True)
         return z
     z = np.asarray(z, dtype=np.float64)
-    shifted = z - np.max(z, axis=axis, keepdims=True)
+    shifted = z - _MAX(z, axis=axis, keepdims=True)
     e = np.exp(shifted)
-    return e / np.sum(e, axis=axis, keepdims=True)
+    return e / _SUM(e, axis=axis, keepdims=True)
 
 
 def softmax_vjp(p: np.ndarray, g: np.ndarray, axis: int = -1) -> np.ndarray:
     """Given ``p = softmax(z, axis)`` and an upstream gradient ``g = dL/dp`` (same shape), return
     ``dL/dz = p * (g - sum(g * p, axis))`` -- the product with (diag(p) - p p^T) along ``axis``."""
-    return p * (g - np.sum(g * p, axis=axis, keepdims=True))
+    return p * (g - _SUM(g * p, axis=axis, keepdims=True))

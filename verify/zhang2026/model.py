@@ -190,20 +190,33 @@ def second_moments(X: np.ndarray) -> np.ndarray:
     return (Xf.T @ Xf / N).reshape(d, D, d, D).transpose(0, 2, 1, 3).reshape(d * d, D * D)
 
 
+def moment_loss_const(V: np.ndarray, S: np.ndarray, T: np.ndarray) -> float:
+    """The constant term 1/2 <T, V*^T V* (x) S* S*^T> of :func:`moment_loss_grad`'s loss."""
+    return 0.5 * float((V.T @ V).ravel() @ (T @ (S @ S.T).ravel()))
+
+
 def moment_loss_grad(
-    W_V: np.ndarray, W_KQ: np.ndarray, P: np.ndarray, V: np.ndarray, S: np.ndarray, T: np.ndarray
+    W_V: np.ndarray,
+    W_KQ: np.ndarray,
+    P: np.ndarray,
+    V: np.ndarray,
+    S: np.ndarray,
+    T: np.ndarray,
+    const: float | None = None,
 ) -> tuple[float, Grads]:
     """Linear sigma, any input law given by its second-moment tensor T (:func:`second_moments`): the
     loss 1/2 E ||V* X S* - W_V X A||_F^2 and its gradients, exactly (full-batch GD on a data set costs
     O(d^2 D^2) per step, independent of its size). With Q = V*^T W_V, R = S* A^T and
     <T, Q (x) R> = sum T[(a,b),(j,k)] Q[a,b] R[j,k]:
-    loss = 1/2 <T, V*^T V* (x) S* S*^T> - <T, Q (x) R> + 1/2 <T, W_V^T W_V (x) A A^T>."""
+    loss = 1/2 <T, V*^T V* (x) S* S*^T> - <T, Q (x) R> + 1/2 <T, W_V^T W_V (x) A A^T>; ``const``: the first
+    term, :func:`moment_loss_const` (V, S, T), when a GD run computed it once for all its steps."""
     A = attention(W_KQ, P)
     d, D = V.shape[1], S.shape[0]
-    q0, qc, qq = (V.T @ V).ravel(), (V.T @ W_V).ravel(), (W_V.T @ W_V).ravel()
-    r0, rc, rq = (S @ S.T).ravel(), (S @ A.T).ravel(), (A @ A.T).ravel()
+    qc, qq = (V.T @ W_V).ravel(), (W_V.T @ W_V).ravel()
+    rc, rq = (S @ A.T).ravel(), (A @ A.T).ravel()
     Gq, Gc = (T @ rq).reshape(d, d), (T @ rc).reshape(d, d)
-    loss = 0.5 * float(q0 @ (T @ r0)) - float(qc @ Gc.ravel()) + 0.5 * float(qq @ Gq.ravel())
+    const = moment_loss_const(V, S, T) if const is None else const
+    loss = const - float(qc @ Gc.ravel()) + 0.5 * float(qq @ Gq.ravel())
     Hq, Hc = (qq @ T).reshape(D, D), (qc @ T).reshape(D, D)
     g_v = W_V @ Gq - V @ Gc
     g_a = Hq @ A - Hc.T @ S

@@ -50,9 +50,9 @@ def gen_datasets(p: GenDatasets) -> list[dict[str, object]]:
     U, W = (np.repeat(np.asarray(p.params0[k])[None], p.datasets, axis=0) for k in ("U", "W"))
     losses, beta2, expans = [], np.zeros(p.datasets), [[] for _ in range(p.gamma_datasets)]
     for k in range(K + 1):
-        L, g = M.loss_and_grad_batched(U, W, X, y)
+        L, g = M.loss_and_grad_batched(U, W, X, y, norms=True)
         losses.append(L)
-        gn = M.grad_norms_batched(U, W, X)
+        gn = g["norms"]  # grad_norms_batched(U, W, X) from the same pass
         beta2 = np.maximum(beta2, np.maximum(gn.max(axis=1), M.grad_norms_batched(U, W, Xs).max(axis=1)))
         if k == K:
             break

@@ -70,8 +70,8 @@ def gap_point(p: GapPoint) -> tuple[float, float, float, float, int]:
         L, g = M.loss_and_grad(theta, X, y, validate=False)
         if k == p.K_fixed:
             fixed = (M.loss(theta, Xt, yt) - L, L)
-        if fixed is not None and L <= p.target:
-            return (*fixed, M.loss(theta, Xt, yt) - L, L, k)
+        if fixed is not None and L <= p.target:  # at k = K_fixed the gap just measured
+            return (*fixed, fixed[0] if k == p.K_fixed else M.loss(theta, Xt, yt) - L, L, k)
         theta = {key: theta[key] - p.eta * g[key] for key in theta}
     raise RuntimeError(f"GD did not reach L_hat <= {p.target} within {p.K_max} steps (n={p.n})")
 

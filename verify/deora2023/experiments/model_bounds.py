@@ -42,8 +42,8 @@ def trained_problem(seed: int, H: int, steps: int) -> tuple[D.Problem, M.AttnPar
 
 def grad_ratio(params: Params, X: np.ndarray) -> np.ndarray:
     """||grad Phi_i||^2 / beta_2(theta)^2 with the per-sample R_i = max_t ||x_{i,t}||."""
-    _H, T, _ = M.check_params(params)
-    g2 = M.grad_norms(params, X) ** 2
+    g2 = M.grad_norms(params, X) ** 2  # validates params and X
+    T = np.shape(params["U"])[1]
     m = value_norm_mean_sq(params)
     return np.array([g / B.grad_bound_sq(T, D.token_radius(x[None]), m) for g, x in zip(g2, X, strict=True)])
 

@@ -6,6 +6,7 @@ of the loss-level searches).
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
@@ -203,8 +204,10 @@ def worst_case_search(
 
 
 def split_z(z: np.ndarray, sizes: tuple[int, ...]) -> list[np.ndarray]:
-    """A search variable z (sum(sizes),) cut into consecutive blocks of the given sizes."""
-    return np.split(z, np.cumsum(sizes)[:-1])
+    """A search variable z (sum(sizes),) cut into consecutive blocks of the given sizes (views; the last
+    block runs to the end of z, as ``np.split(z, np.cumsum(sizes)[:-1])`` cuts it)."""
+    ends = list(itertools.accumulate(sizes[:-1]))
+    return [z[a:b] for a, b in zip([0, *ends], [*ends, None], strict=True)]
 
 
 def unit_tokens(x: np.ndarray, T: int, d: int) -> np.ndarray:

@@ -92,7 +92,7 @@ def wc_point(p: WcPoint) -> dict[str, float]:
     else:
         cache = M.forward(params, X)
         _, _, l2 = M.logistic(y * cache.phi)
-        F = M.features(params, X)
+        F = M.cache_features(cache)
         Fs = F * np.sqrt(l2 / y.size)[:, None]
         gn = float(np.linalg.eigvalsh(Fs @ Fs.T)[-1])
         lam_min, norm, method = lam_block, gn + float(np.max(np.abs(ev))), 0.0

@@ -42,9 +42,10 @@ def digits_run(X: np.ndarray, M_out: int, vscale: float, times: np.ndarray) -> D
     ]
     eta = 1.0 / max(curv)
     theta, t_now, out, stopped = M.Params.zeros(V.shape[0], d, n_tok), 0, [], None
+    const = M.moment_loss_const(V, S, T)  # the loss's term free of the student, once for the run
 
     def lg(th: M.Params) -> tuple[float, M.Params]:
-        loss, g = M.moment_loss_grad(th.W_V, th.W_KQ, P, V, S, T)
+        loss, g = M.moment_loss_grad(th.W_V, th.W_KQ, P, V, S, T, const)
         return loss, M.Params(**g)
 
     loss0 = lg(theta)[0]
