@@ -265,6 +265,23 @@ def test_gd_run_is_cached_and_reproducible() -> None:
     assert not r3.traj.loss.flags.writeable
 
 
+def test_stable_losses_are_the_stable_runs_losses_sliced_or_continued() -> None:
+    """The loss curve heads.stall reads: the stable run's, whether computed, cut from a longer completed
+    run of the same start, or continued from a shorter one (the same iterates in every case)."""
+    cfg = D.Config.named("small")
+    E.run_gd_cached.cache_clear()
+    E.runs.completed_runs.cache_clear()
+    want = {T: E.stable_run(1, cfg, 5, T).traj.loss for T in (60, 120)}
+    E.run_gd_cached.cache_clear()
+    E.runs.completed_runs.cache_clear()
+    for T in (120, 60, 240):  # computed, then cut from the 120-step run, then continued from it
+        got = E.stable_losses(1, cfg, 5, T)
+        assert not got.diverged and got.gamma == E.stable_run(1, cfg, 5, T).gamma
+        if T in want:
+            assert np.array_equal(got.loss, want[T]) and len(got.loss) == T + 1
+    assert np.array_equal(E.stable_losses(1, cfg, 5, 240).loss[:121], want[120])
+
+
 def test_adam_decreases_the_loss() -> None:
     p = E.problem_for(0, D.Config.named("small"))
     th0 = E.init_for(0, p, 12, 1.0)

@@ -264,7 +264,7 @@ def heads_stall(ctx: Ctx, *, config: str, Ns: tuple, deficit: int, steps: int) -
     """Yang et al. 2024, Sec. 4 on Fig. 4 (statement EXACT in words; the thresholds "far", "stopped" and
     "descending" are ours); qualitative; every seed.
 
-    For each N in Ns (the small config with that N), GD at H = N - deficit (:func:`E.stable_run`, the
+    For each N in Ns (the small config with that N), GD at H = N - deficit (:func:`E.stable_losses`, the
     default step rule, gamma ladder against divergence) for ``steps`` steps. measured: True when, at every
     N, Delta(T)/Delta(0) >= rule ``far`` and Delta(T)/Delta(T/2) >= rule ``stopped``; False when at some N
     the loss is near its minimum (below ``far``) or still descending (ratio <= rule ``descending``);
@@ -279,10 +279,10 @@ def heads_stall(ctx: Ctx, *, config: str, Ns: tuple, deficit: int, steps: int) -
         H = N - deficit
         if H < 1:
             return Evidence(theory=True, measured=False, failed=[f"H = {H} < 1 at N = {N}"])
-        r = E.stable_run(ctx.seed, dataclasses.replace(base, N=N), H, steps)
+        r = E.stable_losses(ctx.seed, dataclasses.replace(base, N=N), H, steps)
         if r.diverged:
             return Evidence(theory=True, measured=False, failed=[f"GD diverged at N = {N}, H = {H}"])
-        L = r.traj.loss / r.traj.loss[0]
+        L = r.loss / r.loss[0]
         end, half = float(L[-1]), float(L[-1] / L[len(L) // 2])
         far, stopped = end >= ctx.rule("far"), half >= ctx.rule("stopped")
         if not far or half <= ctx.rule("descending"):

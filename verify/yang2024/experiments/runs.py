@@ -269,6 +269,33 @@ def stable_run(seed: int, config: D.Config, H: int, steps: int) -> Run:
     return r
 
 
+@dataclass(frozen=True)
+class Losses:
+    """Delta(t), t = 0..T, of a :func:`stable_run` without its iterates: the loss curve (read-only), the
+    gamma of the ladder it ran at, whether GD diverged there, and why it stopped (None: completed)."""
+
+    loss: np.ndarray
+    gamma: float
+    diverged: bool
+    stopped: str | None
+
+
+def stable_losses(seed: int, config: D.Config, H: int, steps: int) -> Losses:
+    """The losses of ``stable_run(seed, config, H, steps)`` (the same gamma, the same iterates) for a
+    claim that reads no iterate: at each gamma of the ladder, the first ``steps`` steps of a longer
+    completed run of that start in this process when there is one, else a run that keeps no snapshot
+    (which a longer one then continues)."""
+    for gamma in GAMMA_LADDER:
+        done = completed_runs(int(seed), config, int(H), 1.0, float(gamma), 1.0)
+        longer = [r for _, r in done if len(r.traj.loss) > steps]
+        if longer:
+            return Losses(longer[0].traj.loss[: steps + 1], gamma, False, None)
+        r = run_gd(seed, config, H, gamma=gamma, steps=steps)
+        if not r.diverged:
+            break
+    return Losses(r.traj.loss, r.gamma, r.diverged, r.traj.stopped)
+
+
 def tracked_run(
     seed: int, config: D.Config, H: int, steps: int, gamma: float = GAMMA, step_factor: float = 1.0
 ) -> Run:
