@@ -340,6 +340,8 @@ def test_at_value_scales_a_range_and_nothing_else() -> None:
     assert Choice(0.5, range=(0.25, 1.0), reason="r", basis="pilot").at_value(0.05).range == pytest.approx(
         (0.025, 0.1)
     )
+    at_end = Choice(0.3, range=(0.1, 0.3), reason="r").at_value(0.9)  # 0.3 * (0.9 / 0.3) < 0.9
+    assert at_end.range[1] == at_end.value == 0.9 and at_end.range[0] == pytest.approx(0.3)
     for ch, value in (
         (Choice(1.0, range=(0.5, 2.0), reason="r", basis="pilot"), -1.0),  # a change of sign
         (Choice(0.0, range=(-1.0, 1.0), reason="r", basis="pilot"), 0.5),  # no factor from 0

@@ -199,6 +199,7 @@ class Choice:
             return None
         f = value / self.value
         lo, hi = sorted(e * f for e in self.range)
+        lo, hi = min(lo, value), max(hi, value)  # an end at the value stays there despite rounding
         if is_int(self.value):
             lo, hi = math.floor(lo), math.ceil(hi)
         return Choice(
