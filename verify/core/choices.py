@@ -111,11 +111,10 @@ def judge(
         return Robustness(None, notes=["robustness: not judged, no choices declared"])
     if base == Verdict.ERROR:
         return Robustness(None, notes=["robustness: not judged, the verdict at the values is error"])
-    unjudged = [f"not judged over what this profile moves and no range carries: {'; '.join(left)}"] * bool(
-        left
-    )
+    left_out = f"not judged over what this profile moves and no range carries: {'; '.join(left)}"
     if not choices:
-        return Robustness(None, notes=["robustness: " + unjudged[0]])
+        return Robustness(None, notes=["robustness: " + left_out])
+    unjudged = [left_out] if left else []
     moved = [
         f"{n}={current[n]!r} (declared {ch.value!r})" for n, ch in choices if not same(current[n], ch.value)
     ]

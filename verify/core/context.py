@@ -106,12 +106,13 @@ class Ctx:
     def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> list[Any]:
         items = list(items)
         memo = _MEMO.get()
-        keys = [_key(fn, x) for x in items] if memo is not None else [None] * len(items)
+        if memo is None:
+            count_points(total=len(items))
+            return list(self.mapper(fn, items))
+        keys = [_key(fn, x) for x in items]
         todo = [i for i, k in enumerate(keys) if k is None or k not in memo]
         count_points(total=len(todo))
         done = dict(zip(todo, self.mapper(fn, [items[i] for i in todo]) if todo else [], strict=True))
-        if memo is None:
-            return [done[i] for i in range(len(items))]
         for i, r in done.items():
             if keys[i] is not None:
                 memo[keys[i]] = pickle.dumps(r, protocol=pickle.HIGHEST_PROTOCOL)

@@ -34,7 +34,7 @@ from multiprocessing.sharedctypes import RawArray
 from typing import Any, Protocol
 
 from bounds.checks import check_int
-from verify.core.context import Mapper, serial_map, sweep_memo
+from verify.core.context import Mapper, serial_map
 from verify.core.progress import Progress, count_points, points, track_points
 from verify.core.record import PAPERS_OWN, Result, Seeds, Verdict
 from verify.core.registry import Claim, get_claim
@@ -339,14 +339,7 @@ def _run_judged(
 ) -> Result:
     """Claim ``c`` run, and judged over its choices when the run's mode wants it
     (:func:`~verify.core.runner.wants_robustness`); the result's times include that judgement."""
-    with sweep_memo() if robust is not False else contextlib.nullcontext():  # points reused when judged
-        r = run_claim(c, profile=profile, seed=seed, seed_set=seed_set, mapper=mapper)
-        if wants_robustness(r, robust):
-            start, cpu = time.perf_counter(), time.process_time()
-            judge_robustness(c, r, seed=seed, seed_set=seed_set, mapper=mapper)
-            r.wall_time += time.perf_counter() - start
-            r.cpu_time += time.process_time() - cpu
-    return r
+    return run_claim(c, profile=profile, seed=seed, seed_set=seed_set, mapper=mapper, robust=robust)
 
 
 def _run_by_ids(

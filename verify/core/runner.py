@@ -202,9 +202,10 @@ def judge_robustness(
         )
         return r.verdict, r.notes[0] if r.notes else ""
 
-    found = judge(
-        c.record.choices, current, result.verdict, probe, profile=c.record.params_for(result.profile)
-    )
+    with sweep_memo():  # the choice points share their sweep points (and the run's, inside run_claim)
+        found = judge(
+            c.record.choices, current, result.verdict, probe, profile=c.record.params_for(result.profile)
+        )
     result.robust, result.depends_on = found.robust, found.depends_on
     result.notes = [*result.notes, *found.notes]
 
