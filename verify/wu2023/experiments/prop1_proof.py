@@ -13,7 +13,7 @@ from bounds import wu2023 as B
 from verify.numerics.worstcase import WorstCase, worst_case
 from verify.wu2023 import data as D
 from verify.wu2023 import model as M
-from verify.wu2023.experiments.runs import Setup, make_setup, spectral_norms
+from verify.wu2023.experiments.runs import Setup, make_setup, spectral_norm, spectral_norms
 
 
 def lipschitz_ratios(s: Setup, rng: np.random.Generator, pairs: int) -> tuple[float, float]:
@@ -32,8 +32,7 @@ def lipschitz_ratios(s: Setup, rng: np.random.Generator, pairs: int) -> tuple[fl
         for b, key in (("W_Q", "Q"), ("W_K", "K"), ("W_V", "V"), ("w_O", "O")):
             W0 = getattr(th0, b)
             Dir = rng.standard_normal(W0.shape)
-            nrm = np.linalg.norm(Dir, 2) if Dir.ndim == 2 else np.linalg.norm(Dir)
-            out[b] = W0 + Dir / nrm * radii[key] * rng.uniform()
+            out[b] = W0 + Dir / spectral_norm(Dir) * radii[key] * rng.uniform()
         return M.Params.from_blocks(out)
 
     worst_rho = worst_z = 0.0

@@ -231,12 +231,8 @@ def spectral_norm(a: np.ndarray) -> float:
 
 def spectral_norms(th: M.Params) -> dict[str, float]:
     """|W_Q|_2, |W_K|_2, |W_V|_2, |w_O| keyed Q, K, V, O (the radii of Prop. 1's ball)."""
-    return {
-        "Q": np.linalg.norm(th.W_Q, 2),
-        "K": np.linalg.norm(th.W_K, 2),
-        "V": np.linalg.norm(th.W_V, 2),
-        "O": np.linalg.norm(th.w_O),
-    }
+    blocks = {"Q": th.W_Q, "K": th.W_K, "V": th.W_V, "O": th.w_O}
+    return {key: spectral_norm(w) for key, w in blocks.items()}
 
 
 def prop1_at_init(s: Setup) -> B.Prop1:
