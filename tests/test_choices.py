@@ -42,7 +42,7 @@ from verify.core.summary import summarise, summary_table
 
 IDS = ("toy.ch.linear", "toy.ch.geometric", "toy.ch.int", "toy.ch.robust", "toy.ch.set", "toy.ch.rule")
 IDS += ("toy.ch.none", "toy.ch.crash", "toy.ch.broken", "toy.ch.small", "toy.ch.finding", "toy.ch.unsettled")
-IDS += ("toy.ch.profile", "toy.ch.sweep")
+IDS += ("toy.ch.profile", "toy.ch.partial", "toy.ch.sweep", "toy.ch.grid")
 #: The values each toy claim was run at, in order (the bisection's path).
 SEEN: dict[str, list[Any]] = {}
 
@@ -129,7 +129,7 @@ def _register() -> None:
     @_toy(
         "toy.ch.profile",
         kind=Kind.LOWER,
-        profiles=Profiles(paper={"n": 1000, "metric": "multiply-adds"}),
+        profiles=Profiles(paper={"n": 1000, "metric": "wall-clock"}),
         choices={
             "n": Choice(100, range=(50, 300), reason="half to three times ours"),
             "metric": Choice(
@@ -142,6 +142,31 @@ def _register() -> None:
         but not over the range moved with it (500 to 3000)."""
         _seen("toy.ch.profile", n)
         return Evidence(theory=600, measured=n)
+
+    @_toy(
+        "toy.ch.partial",
+        kind=Kind.LOWER,
+        profiles=Profiles(paper={"n": 5000, "metric": "wall-clock"}),
+        choices={
+            "n": Choice(100, range=(50, 300), reason="half to three times ours"),
+            "metric": Choice(
+                "iterations", options=("iterations", "multiply-adds"), reason="r", basis="pilot"
+            ),
+        },
+    )
+    def partial(ctx: Ctx, *, n: int, metric: str) -> Evidence:
+        """n >= 600: holds over the paper profile's moved range (2500 to 15000)."""
+        return Evidence(theory=600, measured=n)
+
+    @_toy(
+        "toy.ch.grid",
+        profiles=Profiles(paper={"grid": (16, 32, 64)}),
+        choices={"grid": Choice((8, 16), options=((8, 16), (8, 16, 32), (4, 8)), reason="r", basis="pilot")},
+    )
+    def grid(ctx: Ctx, *, grid: tuple) -> Evidence:
+        """max(grid) <= 64."""
+        _seen("toy.ch.grid", grid)
+        return Evidence(theory=64, measured=max(grid))
 
     @_toy(
         "toy.ch.sweep",
@@ -310,9 +335,25 @@ def test_a_range_moves_with_the_value_a_profile_moves(toys: None) -> None:
     assert (e["choice"], e["end"], e["below"], e["above"]) == ("n", 500, "violated", "holds")
     assert 600 <= e["at"] <= 600 + RESOLUTION * 500  # the bisection of the moved range
     assert paper.notes[-1] == (
-        "not judged over what this profile moves and no range carries: metric='multiply-adds' "
+        "not judged over what this profile moves and no range carries: metric='wall-clock' "
         "(declared 'iterations', {'iterations', 'multiply-adds'})"
     )
+    partial = _robust("toy.ch.partial", profile="paper")  # robust over n, the metric left out
+    assert partial.verdict == Verdict.HOLDS and partial.robust is None and partial.depends_on == []
+    assert partial.notes[-1].startswith(
+        "robustness: not judged in full: holds at every choice point judged (n at 2500, 15000; 2 runs), "
+        "not judged over what this profile moves and no range carries: metric='wall-clock'"
+    )
+
+
+def test_options_follow_a_grid_the_profile_moves(toys: None) -> None:
+    r = _robust("toy.ch.grid", profile="paper")
+    assert r.verdict == Verdict.HOLDS and r.robust is False
+    # the grid (8, 16) moved to (16, 32, 64): its options (8, 16, 32) (append x2) and (4, 8) (scale x0.5)
+    # became (16, 32, 64, 128) and (8, 16, 32); the verdict (max grid <= 64) flips at the first
+    [e] = r.depends_on
+    assert (e["choice"], e["end"], e["verdict"]) == ("grid", [16, 32, 64, 128], "violated")
+    assert SEEN["toy.ch.grid"] == [(16, 32, 64), (16, 32, 64, 128), (8, 16, 32)]  # tuples, as declared
 
 
 def test_a_judged_claim_computes_each_sweep_point_once(toys: None) -> None:
@@ -329,7 +370,7 @@ def test_a_judged_claim_computes_each_sweep_point_once(toys: None) -> None:
     assert SEEN["toy.ch.sweep.read"] == [1.0] * runs  # read back after a run mutated its copy: the same
 
 
-def test_at_value_scales_a_range_and_nothing_else() -> None:
+def test_at_value_moves_a_range_and_a_set_of_options() -> None:
     ch = Choice(100, range=(50, 300), reason="r")
     assert ch.at_value(100) is ch
     moved = ch.at_value(1000)
@@ -342,11 +383,23 @@ def test_at_value_scales_a_range_and_nothing_else() -> None:
     )
     at_end = Choice(0.3, range=(0.1, 0.3), reason="r").at_value(0.9)  # 0.3 * (0.9 / 0.3) < 0.9
     assert at_end.range[1] == at_end.value == 0.9 and at_end.range[0] == pytest.approx(0.3)
+    kept = Choice("a", options=("a", "b"), reason="r", basis="pilot").at_value("b")
+    assert (kept.value, kept.options) == ("b", ("a", "b"))  # the profile's value is one of the options
+    assert kept.reason == "r (the profile's value is one of the options)"
+    ks = Choice((0, 50, 200), options=((0, 50, 200), (0, 100, 400), (0, 50, 200, 800)), reason="r")
+    grid = ks.at_value((0, 30, 90))
+    assert grid.options == ((0, 30, 90), (0, 60, 180), (0, 30, 90, 360))
+    assert grid.reason == "r (options moved with the value: scale x2, append x4)"
+    search = Choice([2, 1, 20], options=([2, 1, 20], [2, 1, 40], [3, 1, 20]), reason="r")
+    search = search.at_value([4, 8, 200])
+    assert search.options == ([4, 8, 200], [4, 8, 400], [6, 8, 200])  # an entry x2, an entry x1.5
+    assert Choice(8, options=(4, 8, 16), reason="r").at_value(32).options == (32, 16, 64)
     for ch, value in (
         (Choice(1.0, range=(0.5, 2.0), reason="r", basis="pilot"), -1.0),  # a change of sign
         (Choice(0.0, range=(-1.0, 1.0), reason="r", basis="pilot"), 0.5),  # no factor from 0
         (Choice(4, range=(2, 8), reason="r", basis="pilot"), 4.5),  # an int choice moved off the integers
-        (Choice("a", options=("a", "b"), reason="r", basis="pilot"), "b"),
+        (Choice("a", options=("a", "b"), reason="r", basis="pilot"), "c"),  # not an option
+        (Choice((1, 2), options=((1, 2), (1, 3, 5)), reason="r", basis="pilot"), (3, 4)),  # no one change
         (Choice(1.0, basis="single", reason="the paper's"), 2.0),
     ):
         assert ch.at_value(value) is None, (ch, value)

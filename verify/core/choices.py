@@ -144,10 +144,13 @@ def judge(
     except _PointError as exc:
         return Robustness(None, notes=[f"robustness: not judged, {exc}"])
     points = ", ".join(f"{n} at {', '.join(map(_fmt, ch.ends()))}" for n, ch in choices if ch.ends())
-    if not entries:
+    if not entries and unjudged:  # robust only over every declared choice: a choice left out leaves it open
         return Robustness(
-            True, notes=[f"robust: {base} at every choice point ({points}; {runs} runs)", *unjudged]
-        )
+            None, notes=[f"robustness: not judged in full: {base} at every choice point judged ({points}; "
+                         f"{runs} runs), {left_out}"]
+        )  # fmt: skip
+    if not entries:
+        return Robustness(True, notes=[f"robust: {base} at every choice point ({points}; {runs} runs)"])
     notes = [f"not robust ({runs} runs: {points} and bisections)"]
     return Robustness(
         False, to_jsonable(entries), notes + [depends_text(e, base) for e in entries] + unjudged

@@ -17,6 +17,7 @@ import mpmath
 import numpy as np
 
 from bounds.mp import in_float_range
+from verify.core import variants
 
 
 class Kind(StrEnum):
@@ -189,10 +190,15 @@ class Choice:
     def at_value(self, value: Any) -> Choice | None:
         """This choice where a profile moves its value to ``value``: a range moves with it by the same
         factor (``value / self.value``, rounded outwards to integers for an int), keeping the reader's
-        latitude relative to the value; None where nothing carries over (a set of options, a single
-        value, a value of 0 or a change of sign, a non-number)."""
+        latitude relative to the value. A set of options stands as declared when ``value`` is one of
+        them; else each option follows by the change that takes the declared value to it
+        (:mod:`verify.core.variants`: a grid scaled, cut or extended at one end, one entry scaled). None
+        where nothing carries over (a single value, an option that is none of those changes, a value of
+        0 or a change of sign, a non-number)."""
         if same(value, self.value):
             return self
+        if self.options is not None:
+            return self._options_at(value)
         if self.range is None or not is_real(value) or (is_int(self.value) and not is_int(value)):
             return None
         if self.value == 0 or value / self.value <= 0:
@@ -208,6 +214,28 @@ class Choice:
             basis=self.basis,
             range=(lo, hi),
         )
+
+    def _options_at(self, value: Any) -> Choice | None:
+        """:meth:`at_value` of a set of options."""
+        if any(same(o, value) for o in self.options or ()):
+            reason = f"{self.reason} (the profile's value is one of the options)"
+            return Choice(value, reason=reason, basis=self.basis, options=self.options)
+        rels = [variants.relation(to_jsonable(self.value), to_jsonable(o)) for o in self.ends()]
+        if not rels or None in rels:
+            return None
+        integer = all(is_int(x) for x in (value if isinstance(value, tuple | list) else [value]))
+        moved = [variants.apply(r, value, integer) for r in rels]
+        if None in moved:
+            return None
+        options: list[Any] = []
+        for o in (value, *moved):
+            if not any(same(o, p) for p in options):
+                options.append(o)
+        if len(options) < 2:
+            return None
+        changes = ", ".join(variants.describe(r) for r in rels)
+        reason = f"{self.reason} (options moved with the value: {changes})"
+        return Choice(value, reason=reason, basis=self.basis, options=tuple(options))
 
     @property
     def geometric(self) -> bool:
