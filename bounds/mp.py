@@ -7,6 +7,7 @@ Theory functions return ``mpmath.mpf`` whenever a magnitude may leave float64's 
 
 from __future__ import annotations
 
+import copyreg
 from typing import Any
 
 import mpmath
@@ -16,6 +17,17 @@ DPS = 30
 
 mpf = mpmath.mpf
 MpReal = Any  # mpmath.mpf; typed loosely because mpmath ships no stubs
+
+
+def _exact_mpf(raw: tuple) -> MpReal:
+    """The mpf of the raw value ``raw`` (sign, mantissa, exponent, bits), not rounded."""
+    return mpmath.mp.make_mpf(raw)
+
+
+# mpmath unpickles an mpf rounded to the unpickling process's precision (53 bits by default), so a bound
+# at DPS digits that crossed to a worker process, or a kept sweep point read back, lost digits and a
+# slack differed in its last bit between a serial and a parallel run. Pickled by its raw value instead.
+copyreg.pickle(type(mpf(0)), lambda x: (_exact_mpf, (x._mpf_,)))
 
 
 def mp(x: Any) -> MpReal:

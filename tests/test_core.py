@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 import json
+import pickle
 
 import mpmath
 import numpy as np
@@ -224,6 +226,18 @@ def test_mp_helpers_keep_extreme_magnitudes() -> None:
         to_float(mpmath.mpf("1e400"))
     with pytest.raises(ValueError, match="positive"):
         log10(0.0)
+
+
+def test_an_mpf_crosses_a_process_boundary_unrounded() -> None:
+    """A bound at DPS digits pickled to a worker (or kept as a sweep point) keeps every digit: mpmath's
+    own pickling rounds it to the unpickling precision, and a slack then differed in its last bit
+    between a serial and a parallel run (yang2024.thm2.iters, seed 2: 2.2302018857433925 / ...393)."""
+    with mpmath.workdps(30):
+        x = mpmath.mpf(85121) + mpmath.mpf(1) / 7
+    for y in (pickle.loads(pickle.dumps(x)), copy.deepcopy(x)):
+        assert y._mpf_ == x._mpf_ and type(y) is type(x)
+    assert mpmath.mp.prec == 53  # nothing changed the global precision
+    assert log10(pickle.loads(pickle.dumps(x)) / 501) == log10(x / 501)
 
 
 def test_multi_condition_claims_hold_only_when_every_condition_holds() -> None:
