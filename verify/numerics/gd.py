@@ -9,6 +9,7 @@ run axis (one per seed, for a batched claim), each run stopping on its own.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
@@ -102,7 +103,7 @@ def gradient_descent(
         params, boxed = params.blocks(), loss_and_grad
 
         def loss_and_grad(theta: Mapping[str, np.ndarray]) -> tuple[float, Mapping[str, np.ndarray]]:
-            loss, grads = boxed(box.from_blocks(dict(theta)))
+            loss, grads = boxed(box.from_blocks(theta))  # theta: a new dict each step, never changed
             return loss, grads.blocks() if isinstance(grads, ParamBlocks) else grads
 
     names = list(params)
@@ -121,8 +122,11 @@ def gradient_descent(
             if norms:
                 gnorm = float(np.sqrt(sum(float(np.sum(np.square(grads[k]))) for k in names)))
             else:
-                gnorm = sum(float(np.vdot(grads[k], grads[k])) for k in names)
-        if not (np.isfinite(loss) and np.isfinite(gnorm)):
+                gnorm = 0.0
+                for k in names:
+                    g = grads[k]
+                    gnorm += float(np.vdot(g, g))
+        if not (math.isfinite(loss) and math.isfinite(gnorm)):
             stopped, state = f"loss or gradient became non-finite at step {t}", RunState.DIVERGED
             break
         loss_h.append(loss)
@@ -139,7 +143,7 @@ def gradient_descent(
             break
         if t == steps:
             break
-        theta = {k: theta[k] - etas[k] * np.asarray(grads[k]) for k in names}
+        theta = {k: theta[k] - eta * np.asarray(grads[k]) for k, eta in etas.items()}
     return Trajectory(
         loss=np.array(loss_h),
         grad_norm=np.array(gn_h),

@@ -36,6 +36,7 @@ W_SCALED = 2.0**-100
 
 _WORK = WorkBuffers()
 _TOKEN_NORMS: dict[int, tuple[weakref.ref, float]] = {}
+_ONES: dict[tuple[int, ...], np.ndarray] = {}
 
 
 def heads_per_chunk(H: int, N: int, K: int) -> int:
@@ -181,61 +182,27 @@ class Transformer:
         Q, w = params.Q, params.w
         H, d, _ = Q.shape
         N, K = problem.N, problem.K
-        V, V_all = problem.V, problem.V_all
-        token_norm = _max_token_norm(V_all)
         hc = heads_per_chunk(H, N, K)
-        scaled = bool(np.min(np.abs(w)) >= W_SCALED)
+        scaled = bool(np.abs(w).min() >= W_SCALED)
         E = _WORK.get("E", (H, N, K))
-        P = _WORK.get("P", (hc, N, d))
-        ones, ones_h = np.ones((1, N)), np.ones(hc)
-        z3 = np.empty((H, 1, K))
-        z = z3[:, 0, :]
-        wz = np.empty((H, K))
+        z3, wz, gw3, gQ = np.empty((H, 1, K)), np.empty((H, K)), np.empty((H, 1, K)), np.empty((H, d, d))
         S = np.empty((H, N, K)) if want_S else None
+        # a chunk: its heads' (Q, w, E, z3, wz, gw3, gQ, S); one chunk of whole arrays when the heads fit
+        whole = (Q, w, E, z3, wz, gw3, gQ, S)
+        chunks = [whole] if hc >= H else [
+            tuple(None if a is None else a[h0 : h0 + hc] for a in whole) for h0 in range(0, H, hc)
+        ]  # fmt: skip
+        P = _WORK.get("P", (hc, N, d))
+        token_norm = _max_token_norm(problem.V_all)
         R = -problem.A
-        for h0 in range(0, H, hc):
-            h1 = min(H, h0 + hc)
-            n = h1 - h0
-            Pc = np.matmul(problem.VT, Q[h0:h1], out=P[:n])
-            Ec = E[h0:h1]
-            np.matmul(Pc.reshape(n * N, d), V_all, out=Ec.reshape(n * N, K))
-            if not _scores_bounded(Pc.reshape(n, N * d), token_norm):
-                Ec -= np.maximum.reduce(Ec, axis=1, keepdims=True)
-            np.exp(Ec, out=Ec)
-            np.matmul(ones, Ec, out=z3[h0:h1])  # column sums as GEMVs (a middle-axis sum is slower)
-            wzc = np.divide(w[h0:h1], z[h0:h1], out=wz[h0:h1])
-            if S is not None:
-                np.divide(Ec, z3[h0:h1], out=S[h0:h1])
-            if scaled:  # E becomes F = E w / z = S w; R = sum_h F_h - A as a GEMV over the heads
-                Ec *= wzc[:, None, :]
-                R += np.matmul(ones_h[:n], Ec.reshape(n, N * K)).reshape(N, K)
-            else:
-                R += np.einsum("hnk,hk->nk", Ec, wzc)
+        for c in chunks:
+            _forward(c, P, R, problem, token_norm, scaled)
         GR = problem.G @ R
         value = 0.5 * float(np.vdot(R, GR))
-        gw3 = np.empty((H, 1, K))
-        gQ = np.empty((H, d, d))
         dU = _WORK.get("dU", (hc, N, K))
         XT = _WORK.get("XT", (d, hc * N))
-        for h0 in range(0, H, hc):
-            h1 = min(H, h0 + hc)
-            n = h1 - h0
-            Ec = E[h0:h1]
-            # softmax backward, using sum_n s_n GR_n = dL/dw:  dU = w s (GR - dL/dw)
-            if scaled:  # F GR, its column sums w dL/dw (GEMVs), then dU = F GR - F dL/dw
-                dUc = np.multiply(Ec, GR, out=dU[:n])
-                gwc = np.matmul(ones, dUc, out=gw3[h0:h1])[:, 0, :]
-                gwc /= w[h0:h1]
-                Ec *= gwc[:, None, :]
-                dUc -= Ec
-            else:
-                gwc = np.einsum("hnk,nk->hk", Ec, GR, out=gw3[h0:h1, 0, :])
-                gwc /= z[h0:h1]
-                dUc = np.subtract(GR, gwc[:, None, :], out=dU[:n])
-                dUc *= Ec
-                dUc *= wz[h0:h1, None, :]
-            XTc = np.matmul(V_all, dUc.reshape(n * N, K).T, out=XT[:, : n * N])
-            np.matmul(V, XTc.reshape(d, n, N).transpose(1, 2, 0), out=gQ[h0:h1])  # V X_h
+        for c in chunks:
+            _backward(c, dU, XT, GR, problem, scaled)
         if not self.excess:
             value += problem.Lstar
         return value, Params(Q=gQ, w=gw3[:, 0, :]), S
@@ -245,3 +212,60 @@ class Transformer:
         C = self.attention(Q, problem).transpose(2, 1, 0)  # (K, N, H)
         # min_w ||Zbar (C w - A)|| = min ||C w - A|| when rank C = N; pinv gives the minimum-norm solution
         return np.einsum("khn,nk->hk", np.linalg.pinv(C), problem.A)
+
+
+def _ones(shape: tuple[int, ...]) -> np.ndarray:
+    """A read-only array of ones (the GEMV sums of the hot path), one per shape for the process."""
+    hit = _ONES.get(shape)
+    if hit is None:
+        hit = _ONES[shape] = np.ones(shape)
+        hit.flags.writeable = False
+    return hit
+
+
+def _forward(
+    chunk: tuple, P: np.ndarray, R: np.ndarray, problem: Problem, token_norm: float, scaled: bool
+) -> None:
+    """The forward pass of one chunk of n heads (:meth:`Transformer._evaluate`): fills its E with exp(U -
+    shift) (or F = S w when ``scaled``), z3 with the column sums, wz with w / z (and S) and adds the
+    chunk's A-hat to R (N, K). P: a work array of at least n rows."""
+    Q, w, E, z3, wz, _, _, S = chunk
+    (n, N, K), d = E.shape, Q.shape[1]
+    Pc = np.matmul(problem.VT, Q, out=P[:n])
+    np.matmul(Pc.reshape(n * N, d), problem.V_all, out=E.reshape(n * N, K))
+    if not _scores_bounded(Pc.reshape(n, N * d), token_norm):
+        E -= np.maximum.reduce(E, axis=1, keepdims=True)
+    np.exp(E, out=E)
+    np.matmul(_ones((1, N)), E, out=z3)  # column sums as GEMVs (a middle-axis sum is slower)
+    np.divide(w, z3[:, 0, :], out=wz)
+    if S is not None:
+        np.divide(E, z3, out=S)
+    if scaled:  # E becomes F = E w / z = S w; R = sum_h F_h - A as a GEMV over the heads
+        E *= wz[:, None, :]
+        R += np.matmul(_ones((n,)), E.reshape(n, N * K)).reshape(N, K)
+    else:
+        R += np.einsum("hnk,hk->nk", E, wz)
+
+
+def _backward(
+    chunk: tuple, dU: np.ndarray, XT: np.ndarray, GR: np.ndarray, problem: Problem, scaled: bool
+) -> None:
+    """The backward pass of one chunk of n heads after :func:`_forward`: its dL/dw into gw3 and dL/dQ
+    into gQ. dU, XT: work arrays of at least n heads."""
+    _, w, E, z3, wz, gw3, gQ, _ = chunk
+    (n, N, K), d = E.shape, gQ.shape[1]
+    # softmax backward, using sum_n s_n GR_n = dL/dw:  dU = w s (GR - dL/dw)
+    if scaled:  # F GR, its column sums w dL/dw (GEMVs), then dU = F GR - F dL/dw
+        dUc = np.multiply(E, GR, out=dU[:n])
+        gwc = np.matmul(_ones((1, N)), dUc, out=gw3)[:, 0, :]
+        gwc /= w
+        E *= gwc[:, None, :]
+        dUc -= E
+    else:
+        gwc = np.einsum("hnk,nk->hk", E, GR, out=gw3[:, 0, :])
+        gwc /= z3[:, 0, :]
+        dUc = np.subtract(GR, gwc[:, None, :], out=dU[:n])
+        dUc *= E
+        dUc *= wz[:, None, :]
+    XTc = np.matmul(problem.V_all, dUc.reshape(n * N, K).T, out=XT[:, : n * N])
+    np.matmul(problem.V, XTc.reshape(d, n, N).transpose(1, 2, 0), out=gQ)  # V X_h
