@@ -298,6 +298,34 @@ def test_batched_gd_is_each_single_run() -> None:
     assert states == ["completed", "converged", "diverged"]
 
 
+def test_batched_gd_steps_per_run_and_a_later_start() -> None:
+    """One step size per run (S,) moves each run as its own gradient_descent at that step, with runs
+    stopping apart (the per-run steps of the live ones); ``start`` continues runs from step t0 as the
+    unbatched ``start`` does."""
+    from verify.numerics.gd import gradient_descent, gradient_descent_batched
+
+    lg1 = lambda th: (0.5 * float(np.sum(th["x"] ** 2)), {"x": th["x"].copy()})  # noqa: E731
+    x0, etas = np.array([[1.0, -2.0], [0.3, 0.1], [4.0, 1.0]]), np.array([0.1, 0.7, 0.25])
+    for start in (0, 5):
+        runs = gradient_descent_batched(
+            {"x": x0}, _batched_lg(lg1), {"x": etas}, 300, stop_below=1e-9, norms=False, start=start
+        )
+        for s, tr in enumerate(runs):
+            one = gradient_descent(
+                {"x": x0[s]}, lg1, {"x": etas[s]}, 300, stop_below=1e-9, norms=False, start=start
+            )
+            np.testing.assert_array_equal(tr.loss, one.loss)
+            np.testing.assert_array_equal(tr.params["x"], one.params["x"])
+            assert tr.state == one.state
+        assert [str(r.state) for r in runs] == ["converged", "converged", "converged"]
+        assert len({len(r.loss) for r in runs}) == 3  # each stopped at its own step
+    for bad in (np.array([0.1, -1.0, 0.2]), np.array([0.1, 0.2])):
+        with pytest.raises(
+            ValueError, match=r"eta\['x'\] must be a positive number or 3 positive step sizes"
+        ):
+            gradient_descent_batched({"x": x0}, _batched_lg(lg1), {"x": bad}, 5)
+
+
 def test_batched_gd_bad_input() -> None:
     from verify.numerics.gd import gradient_descent_batched
 

@@ -258,28 +258,46 @@ def test_gd_run_is_cached_and_reproducible() -> None:
     r1 = E.run_gd(0, cfg, 6, steps=50)
     r2 = E.run_gd(0, cfg, 6, gamma=3.0, steps=50)
     assert r1 is r2
-    E.run_gd_cached.cache_clear()
-    E.runs.completed_runs.cache_clear()
+    E.clear_runs()
     r3 = E.run_gd(0, cfg, 6, steps=50)
     assert np.array_equal(r1.traj.loss, r3.traj.loss)
     assert not r3.traj.loss.flags.writeable
 
 
 def test_stable_losses_are_the_stable_runs_losses_sliced_or_continued() -> None:
-    """The loss curve heads.stall reads: the stable run's, whether computed, cut from a longer completed
-    run of the same start, or continued from a shorter one (the same iterates in every case)."""
+    """The loss curves heads.stall reads: each seed's stable run's, whether computed in one batched GD
+    over the seeds, cut from a longer completed run of the same start, or continued from a shorter one
+    (the same iterates bit for bit in every case, against each seed's unbatched run)."""
+    cfg, seeds = D.Config.named("small"), [1, 2, 3]
+    E.clear_runs()
+    want = {(s, T): E.stable_run(s, cfg, 5, T).traj.loss for s in seeds for T in (60, 120, 240)}
+    gammas = {s: E.stable_run(s, cfg, 5, 60).gamma for s in seeds}
+    E.clear_runs()
+    E.stable_losses([2], cfg, 5, 60)  # seed 2 continues from 60 steps below, the others start at 0
+    for T in (120, 60, 240):  # computed, then cut from the 120-step runs, then continued from them
+        got = E.stable_losses(seeds, cfg, 5, T)
+        for s, g in zip(seeds, got, strict=True):
+            assert not g.diverged and g.gamma == gammas[s]
+            assert np.array_equal(g.loss, want[s, T]) and len(g.loss) == T + 1
+    assert all(len(E.fig4.batched_runs(s, cfg, 5, gammas[s])) >= 2 for s in seeds)  # kept by length
+    E.clear_runs()
+
+
+def test_batched_loss_and_gradients_are_each_runs_bit_for_bit() -> None:
+    """Transformer.loss_grad_batched over S problems: each slice is loss_and_grad on its own problem, to
+    the bit, on the batched route (scaled weights, bounded scores) and on the per-run route (w = 0)."""
     cfg = D.Config.named("small")
-    E.run_gd_cached.cache_clear()
-    E.runs.completed_runs.cache_clear()
-    want = {T: E.stable_run(1, cfg, 5, T).traj.loss for T in (60, 120)}
-    E.run_gd_cached.cache_clear()
-    E.runs.completed_runs.cache_clear()
-    for T in (120, 60, 240):  # computed, then cut from the 120-step run, then continued from it
-        got = E.stable_losses(1, cfg, 5, T)
-        assert not got.diverged and got.gamma == E.stable_run(1, cfg, 5, T).gamma
-        if T in want:
-            assert np.array_equal(got.loss, want[T]) and len(got.loss) == T + 1
-    assert np.array_equal(E.stable_losses(1, cfg, 5, 240).loss[:121], want[120])
+    problems = [E.problem_for(s, cfg) for s in range(3)]
+    batch, model, rng = M.ProblemBatch(tuple(problems)), M.Transformer(5), np.random.default_rng(0)
+    for w_scale in (1.0, 0.0):
+        Q = 0.5 * rng.standard_normal((3, 5, cfg.d, cfg.d))
+        w = w_scale * rng.standard_normal((3, 5, cfg.K))
+        values, gQ, gw = model.loss_grad_batched(Q, w, batch)
+        for s, p in enumerate(problems):
+            v, g = model.loss_and_grad(M.Params(Q[s], w[s]), p)
+            assert v == values[s] and np.array_equal(g.Q, gQ[s]) and np.array_equal(g.w, gw[s])
+    with pytest.raises(ValueError, match="one shape"):
+        M.ProblemBatch((problems[0], E.problem_for(0, D.Config.named("paper"))))
 
 
 def test_adam_decreases_the_loss() -> None:

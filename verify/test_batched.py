@@ -2,13 +2,15 @@
 
 A batched claim (``@claim(..., seeds=SeedPlan(..., batched=True))``) runs its seed set as one computation
 with a leading seed axis; a parallel run gives it one seed per task (a batch of one). Its verdict may not
-depend on that: here every batched claim runs its quick seed set batched and each seed alone, and every
-value of the evidence (floats by their bits, arrays by dtype, shape and bytes) must agree.
+depend on that: here every batched claim runs its quick seed set batched and each seed alone (from scratch:
+a paper whose experiments keep runs per process empties them first, ``experiments.clear_runs()``), and
+every value of the evidence (floats by their bits, arrays by dtype, shape and bytes) must agree.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import math
 from typing import Any
 
@@ -18,6 +20,7 @@ import pytest
 
 from tests.support import builtin_registry
 from verify.core.context import Ctx
+from verify.core.papers import papers
 from verify.core.registry import load_all, registry
 from verify.core.seeds import _call_batch, claim_seeds
 
@@ -69,5 +72,12 @@ def test_each_seed_of_a_batch_is_its_batch_of_one(claim_id: str) -> None:
     rules = {k: r.value for k, r in c.record.rules}
     together = _call_batch(c, Ctx(seed=seeds[0], seed_set=tuple(seeds), rules=rules), params)
     for s, ev in zip(seeds, together, strict=True):
+        _clear_runs(c)  # each seed alone from scratch, not read back from the batch's kept runs
         (alone,) = _call_batch(c, Ctx(seed=s, seed_set=(s,), rules=rules), params)
         assert_bitwise(ev, alone, f"{claim_id} seed {s}")
+
+
+def _clear_runs(c: Any) -> None:
+    """The claim's paper's ``experiments.clear_runs()``, where its experiments keep runs per process."""
+    experiments = importlib.import_module(f"{papers()[c.record.paper].package.__name__}.experiments")
+    getattr(experiments, "clear_runs", lambda: None)()

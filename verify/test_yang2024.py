@@ -63,12 +63,9 @@ def _run(cid: str, profile: str = "quick", **kw: object):
 @pytest.fixture
 def fresh_cache() -> Iterator[None]:
     """Clear the per-process problem / run caches around a test that perturbs what they compute."""
-    caches = (E.problem_for, E.run_gd_cached, E.runs.completed_runs, E.speed.descent_run)
-    for c in caches:
-        c.cache_clear()
+    E.clear_runs()
     yield
-    for c in caches:
-        c.cache_clear()
+    E.clear_runs()
 
 
 def test_every_planned_claim_is_registered() -> None:

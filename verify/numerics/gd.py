@@ -162,15 +162,36 @@ def _sq_norms(x: np.ndarray) -> np.ndarray:
     return np.add.reduce(x * x, axis=1)
 
 
+def _run_step_sizes(
+    names: list[str], eta: float | Mapping[str, float | np.ndarray], ndims: Mapping[str, int], S: int
+) -> dict[str, float | np.ndarray]:
+    """:func:`_step_sizes` where a block may have one step per run: that entry becomes an (S, 1, ...)
+    array that multiplies the block's (S, ...) gradient run by run."""
+    if not isinstance(eta, Mapping) or not any(np.ndim(v) for v in eta.values()):
+        return _step_sizes(names, eta)  # type: ignore[arg-type]
+    _step_sizes(names, dict.fromkeys(eta, 1.0))  # one entry per block, as for one step size each
+    out: dict[str, float | np.ndarray] = {}
+    for k in names:
+        v = np.asarray(eta[k], dtype=np.float64)
+        if v.ndim == 0:
+            out[k] = check_positive(f"eta[{k!r}]", float(v))
+            continue
+        if v.shape != (S,) or not (np.isfinite(v).all() and (v > 0).all()):
+            raise ValueError(f"eta[{k!r}] must be a positive number or {S} positive step sizes, got {v!r}")
+        out[k] = v.reshape((S,) + (1,) * (ndims[k] - 1))
+    return out
+
+
 def gradient_descent_batched(
     params: Mapping[str, np.ndarray],
     loss_and_grad: BatchLossAndGrad,
-    eta: float | Mapping[str, float],
+    eta: float | Mapping[str, float | np.ndarray],
     steps: int,
     *,
     record: Mapping[str, BatchRecorder] | None = None,
     stop_below: float | None = None,
     norms: bool = True,
+    start: int = 0,
 ) -> list[Trajectory]:
     """S independent GD runs at once (a leading run axis, e.g. one run per seed), as
     :func:`gradient_descent` runs one (the same loss, gradient norm, extras, stopping and parameters
@@ -181,8 +202,13 @@ def gradient_descent_batched(
     its own batch of one); record: name -> fn(theta_t, grad_t, loss_t, t) -> (S,). Each run stops on
     its own (non-finite loss or gradient, or below ``stop_below``): its parameters freeze there and its
     curves end; the others go on. Returns one :class:`Trajectory` per run (``params`` as dicts of blocks).
+
+    eta: as for :func:`gradient_descent`, and a block's entry may also be one step size per run, (S,)
+    (each run's update is then its own step times its gradient, as its unbatched run computes it).
+    start: the step index of ``params``, as for :func:`gradient_descent` (the runs continue longer ones).
     """
-    steps = check_int("steps", steps, low=0)
+    start = check_int("start", start, low=0)
+    steps = check_int("steps", steps, low=start)
     names = list(params)
     if not names:
         raise ValueError("params must have at least one block")
@@ -190,7 +216,7 @@ def gradient_descent_batched(
     if S < 1 or any(np.ndim(v) < 1 or np.shape(v)[0] != S for v in params.values()):
         raise ValueError(f"every parameter block needs the same leading run axis of length >= 1, got "
                          f"{ {k: np.shape(v) for k, v in params.items()} }")  # fmt: skip
-    etas = _step_sizes(names, eta)
+    etas = _run_step_sizes(names, eta, {k: np.ndim(v) for k, v in params.items()}, S)
     record = dict(record or {})
     theta0 = {k: np.array(v, dtype=np.float64, copy=True) for k, v in params.items()}
     theta = {k: v.copy() for k, v in theta0.items()}
@@ -202,7 +228,7 @@ def gradient_descent_batched(
     stopped: list[str | None] = [None] * S
     state = [RunState.COMPLETED] * S
     live = list(range(S))  # the runs still going
-    for t in range(steps + 1):
+    for t in range(start, steps + 1):
         with np.errstate(over="ignore", invalid="ignore"):  # divergence is detected below
             loss, grads = loss_and_grad(theta)
             loss = np.asarray(loss, dtype=np.float64).reshape(S)
@@ -241,7 +267,8 @@ def gradient_descent_batched(
         else:  # the stopped runs keep their parameters
             theta = {k: theta[k].copy() for k in names}
             for k in names:
-                theta[k][live] = theta[k][live] - etas[k] * np.asarray(grads[k])[live]
+                eta_k = etas[k][live] if isinstance(etas[k], np.ndarray) else etas[k]
+                theta[k][live] = theta[k][live] - eta_k * np.asarray(grads[k])[live]
     return [
         Trajectory(
             loss=np.array(h["loss"]),

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -72,6 +72,39 @@ class Params(ParamBlocks):
 
     Q: np.ndarray
     w: np.ndarray
+
+
+@dataclass(frozen=True)
+class ProblemBatch:
+    """S problems of one shape, their constants stacked on a leading axis for
+    :meth:`Transformer.loss_grad_batched`: VT (S, N, d), V_all (S, d, K), V (S, d, N), G (S, N, N),
+    A (S, N, K), Lstar (S,), token_norms (S,)."""
+
+    problems: tuple[Problem, ...]
+    VT: np.ndarray = field(init=False, repr=False)
+    V_all: np.ndarray = field(init=False, repr=False)
+    V: np.ndarray = field(init=False, repr=False)
+    G: np.ndarray = field(init=False, repr=False)
+    A: np.ndarray = field(init=False, repr=False)
+    Lstar: np.ndarray = field(init=False, repr=False)
+    token_norms: list[float] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        ps = self.problems
+        if not ps or len({(p.N, p.K, p.d) for p in ps}) != 1:
+            raise ValueError(f"problems must be one or more of one shape (N, K, d), got {len(ps)}")
+        for name in ("VT", "V_all", "V", "G", "A"):
+            object.__setattr__(self, name, np.stack([getattr(p, name) for p in ps]))
+        object.__setattr__(self, "Lstar", np.array([p.Lstar for p in ps]))
+        object.__setattr__(self, "token_norms", [_max_token_norm(p.V_all) for p in ps])
+
+    @property
+    def N(self) -> int:
+        return self.problems[0].N
+
+    @property
+    def K(self) -> int:
+        return self.problems[0].K
 
 
 def scores(Q: np.ndarray, problem: Problem) -> np.ndarray:
@@ -156,6 +189,47 @@ class Transformer:
         per-step PL recorder of the GD runs reuses it); ``attention=False`` skips S (None), for the GD
         runs that do not record it. Inputs are not re-validated (hot path of GD)."""
         return self._evaluate(params, problem, want_S=attention)
+
+    def loss_grad_batched(
+        self, Q: np.ndarray, w: np.ndarray, problems: ProblemBatch
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """S runs at once (one per problem of ``problems``): Q (S, H, d, d), w (S, H, K) -> (values (S,),
+        dL/dQ (S, H, d, d), dL/dw (S, H, K)), each run's slice bit-identical to :meth:`loss_and_grad` on its
+        own problem: the same products and passes per slice, over a leading run axis. Runs whose heads
+        need chunks, whose weights are below :data:`W_SCALED` or whose scores may need a shift (GD's first
+        step from w = 0, mostly) take the unbatched path, all of them at that call."""
+        S, H, d, _ = Q.shape
+        N, K = problems.N, problems.K
+        P = np.matmul(problems.VT[:, None], Q)  # (S, H, N, d)
+        fast = heads_per_chunk(H, N, K) >= H and bool(np.abs(w).min() >= W_SCALED)
+        fast = fast and all(
+            _scores_bounded(P[s].reshape(H, N * d), problems.token_norms[s]) for s in range(S)
+        )
+        if not fast:
+            out = [self.loss_and_grad(Params(Q[s], w[s]), p) for s, p in enumerate(problems.problems)]
+            return (
+                np.array([v for v, _ in out]),
+                np.stack([g.Q for _, g in out]),
+                np.stack([g.w for _, g in out]),
+            )
+        E = np.matmul(P.reshape(S, H * N, d), problems.V_all).reshape(S, H, N, K)
+        np.exp(E, out=E)
+        z3 = np.matmul(_ones((1, N)), E)  # (S, H, 1, K)
+        wz = np.divide(w, z3[:, :, 0, :])
+        E *= wz[:, :, None, :]  # F = S w, as in the scaled route of _forward
+        R = -problems.A + np.matmul(_ones((H,)), E.reshape(S, H, N * K)).reshape(S, N, K)
+        GR = np.matmul(problems.G, R)
+        values = np.array([0.5 * float(np.vdot(R[s], GR[s])) for s in range(S)])
+        if not self.excess:
+            values += problems.Lstar
+        dU = np.multiply(E, GR[:, None])
+        gw = np.matmul(_ones((1, N)), dU)[:, :, 0, :]
+        gw /= w
+        E *= gw[:, :, None, :]
+        dU -= E
+        XT = np.matmul(problems.V_all, dU.reshape(S, H * N, K).transpose(0, 2, 1))  # (S, d, H N)
+        gQ = np.matmul(problems.V[:, None], XT.reshape(S, d, H, N).transpose(0, 2, 3, 1))
+        return values, gQ, gw
 
     def _evaluate(
         self, params: Params, problem: Problem, want_S: bool

@@ -237,7 +237,7 @@ _HEADS_STALL_CHOICES = {
     statement="with H < N heads the training loss stops descending far from its minimum: over a long GD run, "
     "Delta(T) >= 1e-2 Delta(0) (far) and Delta(T) >= 0.9 Delta(T/2) (stopped), at H = N - 1",
     profiles=Profiles(quick={"config": "small"}, paper={"steps": 100_000}),
-    seeds=SeedPlan(Seeds.EVERY),
+    seeds=SeedPlan(Seeds.EVERY, batched=True),
     expect=Expect(Verdict.VIOLATED),
     alternative=Alternative(
         world="one head (H = 1, deficit N - 1): the orthant floor of yang2024.multihead.H1 holds the loss at "
@@ -260,26 +260,35 @@ _HEADS_STALL_CHOICES = {
         ),
     ),
 )
-def heads_stall(ctx: Ctx, *, config: str, Ns: tuple, deficit: int, steps: int) -> Evidence:
+def heads_stall(ctx: Ctx, *, config: str, Ns: tuple, deficit: int, steps: int) -> list[Evidence]:
     """Yang et al. 2024, Sec. 4 on Fig. 4 (statement EXACT in words; the thresholds "far", "stopped" and
-    "descending" are ours); qualitative; every seed.
+    "descending" are ours); qualitative; every seed, batched.
 
     For each N in Ns (the small config with that N), GD at H = N - deficit (:func:`E.stable_losses`, the
-    default step rule, gamma ladder against divergence) for ``steps`` steps. measured: True when, at every
-    N, Delta(T)/Delta(0) >= rule ``far`` and Delta(T)/Delta(T/2) >= rule ``stopped``; False when at some N
-    the loss is near its minimum (below ``far``) or still descending (ratio <= rule ``descending``);
-    inconclusive otherwise. Expected violated at H = N - 1: GD keeps descending to 1e-4 Delta(0) and
-    below (the rank-deficit floor of yang2024.heads.HltN is positive but moves with Q). Protocol differs
-    from the paper's Fig. 4 (Adam, lr 1e-4, N = 30, its H < 30 values not stated): this is the statement
-    under GD at small sizes, not a rerun of that figure; at N = 4, H = 3 some draws do plateau (errata).
+    default step rule, gamma ladder against divergence, the seeds in one batched GD) for ``steps`` steps.
+    measured, per seed: True when, at every N, Delta(T)/Delta(0) >= rule ``far`` and Delta(T)/Delta(T/2)
+    >= rule ``stopped``; False when at some N the loss is near its minimum (below ``far``) or still
+    descending (ratio <= rule ``descending``); inconclusive otherwise. Expected violated at H = N - 1: GD
+    keeps descending to 1e-4 Delta(0) and below (the rank-deficit floor of yang2024.heads.HltN is positive
+    but moves with Q). Protocol differs from the paper's Fig. 4 (Adam, lr 1e-4, N = 30, its H < 30 values
+    not stated): this is the statement under GD at small sizes, not a rerun of that figure; at N = 4,
+    H = 3 some draws do plateau (errata).
     """
-    base = D.Config.named(config)
+    base, seeds = D.Config.named(config), ctx.seed_set
+    if any(N - deficit < 1 for N in Ns):
+        N = next(N for N in Ns if N - deficit < 1)
+        return [Evidence(theory=True, measured=False, failed=[f"H = {N - deficit} < 1 at N = {N}"])] * len(
+            seeds
+        )
+    runs = {N: E.stable_losses(seeds, dataclasses.replace(base, N=N), N - deficit, steps) for N in Ns}
+    return [_stall(ctx, {N: runs[N][i] for N in Ns}, deficit) for i in range(len(seeds))]
+
+
+def _stall(ctx: Ctx, runs: dict[int, E.Losses], deficit: int) -> Evidence:
+    """One seed's evidence of heads.stall from its loss curve at each N."""
     bad, open_, notes, series = [], [], [], {}
-    for N in Ns:
+    for N, r in runs.items():
         H = N - deficit
-        if H < 1:
-            return Evidence(theory=True, measured=False, failed=[f"H = {H} < 1 at N = {N}"])
-        r = E.stable_losses(ctx.seed, dataclasses.replace(base, N=N), H, steps)
         if r.diverged:
             return Evidence(theory=True, measured=False, failed=[f"GD diverged at N = {N}, H = {H}"])
         L = r.loss / r.loss[0]

@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import mpmath
 import numpy as np
@@ -150,13 +151,10 @@ def run_gd_cached(
     """The cached body of :func:`run_gd`, which normalises the argument types so that equal runs share
     one entry: call :func:`run_gd`; tests clear this cache and :func:`completed_runs`. A run without PL
     tracking or stop continues a shorter completed run from the same start when that one holds the
-    snapshots it needs (:func:`_prefix`): the same steps, from its last iterate."""
+    snapshots it needs (:func:`longest_prefix`): the same steps, from its last iterate."""
     steps = check_int("steps", steps, low=0)
-    problem = problem_for(seed, config)
+    problem, theta0, zeta0, eta_Q, delta0 = start_of(seed, config, H, beta, gamma, step_factor)
     model = M.Transformer(H, excess=True)
-    theta0 = init_for(seed, problem, H, beta)
-    zeta0 = model.zeta(theta0, problem)
-    eta_Q = step_sizes(theta0, problem, gamma)[0] * check_positive("step_factor", step_factor)
     snaps: list[tuple[int, M.Params]] = []
     record = {}
     last_S: list[np.ndarray] = []
@@ -178,8 +176,6 @@ def run_gd_cached(
 
         record["snap"] = snap
 
-    delta0 = model.excess_loss(theta0, problem)
-
     def loss_and_grad(th: M.Params) -> tuple[float, M.Params]:
         value, g, S = model.loss_grad_attention(th, problem, attention=track_B)
         if S is not None:  # the attention at theta_t, for the PL recorder
@@ -191,7 +187,7 @@ def run_gd_cached(
     etas = {"Q": eta_Q, "w": gamma**2 * eta_Q}
     plain = not track_B and stop_below is None
     done = completed_runs(seed, config, H, beta, gamma, step_factor) if plain else []
-    prev = _prefix(done, steps, snapshot_every)
+    prev = longest_prefix(done, steps, snapshot_every)
     start = 0 if prev is None else len(prev.traj.loss) - 1
     if prev is not None:  # theta_t of the shorter run below its end; this run records from its end on
         snaps += [(t, th) for t, th in prev.snapshots if t < start and t % snapshot_every == 0]
@@ -201,13 +197,33 @@ def run_gd_cached(
         stop_below=stop_below, norms=track_B, start=start,
     )  # fmt: skip
     if prev is not None:
-        traj = _joined(prev.traj, traj)
+        traj = joined(prev.traj, traj)
     for arr in (traj.loss, traj.grad_norm, traj.drift, *traj.extras.values()):
         freeze(arr)
     run = Run(problem, zeta0, eta_Q, gamma, traj, snaps)
     if plain and traj.state == RunState.COMPLETED:
         done.append((snapshot_every, run))
     return run
+
+
+class Start(NamedTuple):
+    """What GD from the paper's initialisation starts from: the problem, theta^(0), zeta_0, eta_Q (the
+    default rule times the step factor) and Delta(0)."""
+
+    problem: D.Problem
+    theta0: M.Params
+    zeta0: float
+    eta_Q: float
+    delta0: float
+
+
+def start_of(seed: int, config: D.Config, H: int, beta: float, gamma: float, step_factor: float) -> Start:
+    """The :class:`Start` of :func:`run_gd` (seed, config, H, beta, gamma, step_factor)."""
+    problem = problem_for(seed, config)
+    model = M.Transformer(H, excess=True)
+    theta0 = init_for(seed, problem, H, beta)
+    eta_Q = step_sizes(theta0, problem, gamma)[0] * check_positive("step_factor", step_factor)
+    return Start(problem, theta0, model.zeta(theta0, problem), eta_Q, model.excess_loss(theta0, problem))
 
 
 @functools.cache
@@ -219,7 +235,7 @@ def completed_runs(
     return []
 
 
-def _prefix(done: list[tuple[int, Run]], steps: int, snapshot_every: int) -> Run | None:
+def longest_prefix(done: list[tuple[int, Run]], steps: int, snapshot_every: int) -> Run | None:
     """The longest run of ``done`` shorter than ``steps`` that holds every snapshot a run of ``steps``
     steps every ``snapshot_every`` takes below its end (and records snapshots iff that run does)."""
 
@@ -232,7 +248,7 @@ def _prefix(done: list[tuple[int, Run]], steps: int, snapshot_every: int) -> Run
     return max((r for every, r in done if fits(every, r)), key=lambda r: len(r.traj.loss), default=None)
 
 
-def _joined(head: Trajectory, tail: Trajectory) -> Trajectory:
+def joined(head: Trajectory, tail: Trajectory) -> Trajectory:
     """``tail`` (the run continued from ``head``'s last iterate, its first entries that iterate's again)
     appended to ``head``."""
 
@@ -267,33 +283,6 @@ def stable_run(seed: int, config: D.Config, H: int, steps: int) -> Run:
         if not r.diverged:
             break
     return r
-
-
-@dataclass(frozen=True)
-class Losses:
-    """Delta(t), t = 0..T, of a :func:`stable_run` without its iterates: the loss curve (read-only), the
-    gamma of the ladder it ran at, whether GD diverged there, and why it stopped (None: completed)."""
-
-    loss: np.ndarray
-    gamma: float
-    diverged: bool
-    stopped: str | None
-
-
-def stable_losses(seed: int, config: D.Config, H: int, steps: int) -> Losses:
-    """The losses of ``stable_run(seed, config, H, steps)`` (the same gamma, the same iterates) for a
-    claim that reads no iterate: at each gamma of the ladder, the first ``steps`` steps of a longer
-    completed run of that start in this process when there is one, else a run that keeps no snapshot
-    (which a longer one then continues)."""
-    for gamma in GAMMA_LADDER:
-        done = completed_runs(int(seed), config, int(H), 1.0, float(gamma), 1.0)
-        longer = [r for _, r in done if len(r.traj.loss) > steps]
-        if longer:
-            return Losses(longer[0].traj.loss[: steps + 1], gamma, False, None)
-        r = run_gd(seed, config, H, gamma=gamma, steps=steps)
-        if not r.diverged:
-            break
-    return Losses(r.traj.loss, r.gamma, r.diverged, r.traj.stopped)
 
 
 def tracked_run(
