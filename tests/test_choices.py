@@ -126,16 +126,16 @@ def _register() -> None:
             raise RuntimeError("too far")
         return Evidence(theory=1.0, measured=x)
 
+    metered = {  # n, and a metric the paper profile moves off its options ("wall-clock")
+        "n": Choice(100, range=(50, 300), reason="half to three times ours"),
+        "metric": Choice("iterations", options=("iterations", "multiply-adds"), reason="r", basis="pilot"),
+    }
+
     @_toy(
         "toy.ch.profile",
         kind=Kind.LOWER,
         profiles=Profiles(paper={"n": 1000, "metric": "wall-clock"}),
-        choices={
-            "n": Choice(100, range=(50, 300), reason="half to three times ours"),
-            "metric": Choice(
-                "iterations", options=("iterations", "multiply-adds"), reason="r", basis="pilot"
-            ),
-        },
+        choices=metered,
     )
     def profiled(ctx: Ctx, *, n: int, metric: str) -> Evidence:
         """n >= 600: violated at the quick n = 100 over its whole range, holds at the paper's n = 1000
@@ -147,12 +147,7 @@ def _register() -> None:
         "toy.ch.partial",
         kind=Kind.LOWER,
         profiles=Profiles(paper={"n": 5000, "metric": "wall-clock"}),
-        choices={
-            "n": Choice(100, range=(50, 300), reason="half to three times ours"),
-            "metric": Choice(
-                "iterations", options=("iterations", "multiply-adds"), reason="r", basis="pilot"
-            ),
-        },
+        choices=metered,
     )
     def partial(ctx: Ctx, *, n: int, metric: str) -> Evidence:
         """n >= 600: holds over the paper profile's moved range (2500 to 15000)."""
