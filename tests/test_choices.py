@@ -389,6 +389,11 @@ def test_at_value_moves_a_range_and_a_set_of_options() -> None:
     search = search.at_value([4, 8, 200])
     assert search.options == ([4, 8, 200], [4, 8, 400], [6, 8, 200])  # an entry x2, an entry x1.5
     assert Choice(8, options=(4, 8, 16), reason="r").at_value(32).options == (32, 16, 64)
+    fig3 = Choice((10, 14, 18), options=((10, 14, 18), (10, 12, 14, 16, 18)), reason="r").at_value(
+        (50, 70, 90)
+    )
+    assert fig3.options == ((50, 70, 90), (50, 60, 70, 80, 90))  # the value x5: every option x5, as a range
+    assert fig3.reason == "r (options scaled with the value, x5)"
     for ch, value in (
         (Choice(1.0, range=(0.5, 2.0), reason="r", basis="pilot"), -1.0),  # a change of sign
         (Choice(0.0, range=(-1.0, 1.0), reason="r", basis="pilot"), 0.5),  # no factor from 0

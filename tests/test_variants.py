@@ -20,11 +20,12 @@ from verify.core.variants import apply, describe, relation
         ((0.3, 0.1), (0.3, 0.1, 0.01), ("append", 0.1)),
         ((0.3, 0.1), (0.5, 0.3, 0.1), ("prepend", 0.5 / 0.3)),
         ((1, 2, 2, 4, 100), (1, 2, 2, 8, 100), ("entry", 3, 2.0)),
+        ((3, 2, 2, 2, 4, 1, 100), (4, 3, 3, 2, 4, 1, 100), ("add", (0, 1, 2), 1)),
     ],
 )
 def test_relation_names_the_change(value: object, option: object, rel: tuple) -> None:
     found = relation(value, option)
-    assert found[0] == rel[0] and found[1:] == pytest.approx(rel[1:])
+    assert found[0] == rel[0] and found[1:-1] == rel[1:-1] and found[-1:] == pytest.approx(rel[-1:])
     assert apply(found, value, integer=all(isinstance(x, int) for x in _flat(value))) == pytest.approx(option)
 
 
@@ -33,7 +34,7 @@ def test_relation_names_the_change(value: object, option: object, rel: tuple) ->
     [
         (1.0, -1.0),  # a change of sign
         (0, 3),  # no factor from 0
-        ((1, 2, 3), (1, 5, 7)),  # two entries, two factors
+        ((1, 2, 3), (1, 5, 7)),  # two entries, two steps
         ((10, 14, 18), (10, 12, 14, 16, 18)),  # a refined grid
         ((1, 2), "ab"),
         (True, False),
@@ -51,10 +52,15 @@ def test_apply_keeps_the_kind_and_rounds_integers() -> None:
     assert apply(("drop_first",), (5,), integer=True) is None  # nothing left
     assert apply(("entry", 4, 2.0), (1, 2), integer=True) is None  # no entry 4
     assert apply(("drop_last",), 3.0, integer=False) is None  # a grid's change, a number
-    assert [describe(r) for r in (("drop_first",), ("entry", 1, 1.5), ("append", 4.0))] == [
+    assert apply(("add", (0, 2), 1), (6, 3, 3, 2), integer=True) == (7, 3, 4, 2)
+    assert apply(("add", (0, 5), 1), (6, 3), integer=True) is None
+    assert [
+        describe(r) for r in (("drop_first",), ("entry", 1, 1.5), ("append", 4.0), ("add", (0, 1), 1))
+    ] == [
         "drop first",
         "entry 1 x1.5",
         "append x4",
+        "entries 0, 1 +1",
     ]
 
 

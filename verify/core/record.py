@@ -191,8 +191,9 @@ class Choice:
         """This choice where a profile moves its value to ``value``: a range moves with it by the same
         factor (``value / self.value``, rounded outwards to integers for an int), keeping the reader's
         latitude relative to the value. A set of options stands as declared when ``value`` is one of
-        them; else each option follows by the change that takes the declared value to it
-        (:mod:`verify.core.variants`: a grid scaled, cut or extended at one end, one entry scaled). None
+        them; scales with it when ``value`` is the declared value times one factor; else each option
+        follows by the change that takes the declared value to it (:mod:`verify.core.variants`: a grid
+        scaled, cut or extended at one end, entries scaled or one size larger). None
         where nothing carries over (a single value, an option that is none of those changes, a value of
         0 or a change of sign, a non-number)."""
         if same(value, self.value):
@@ -220,11 +221,17 @@ class Choice:
         if any(same(o, value) for o in self.options or ()):
             reason = f"{self.reason} (the profile's value is one of the options)"
             return Choice(value, reason=reason, basis=self.basis, options=self.options)
-        rels = [variants.relation(to_jsonable(self.value), to_jsonable(o)) for o in self.ends()]
-        if not rels or None in rels:
-            return None
         integer = all(is_int(x) for x in (value if isinstance(value, tuple | list) else [value]))
-        moved = [variants.apply(r, value, integer) for r in rels]
+        scaled = variants.relation(to_jsonable(self.value), to_jsonable(value))
+        if scaled is not None and scaled[0] == "scale":  # every option scales with it, as a range does
+            moved = [variants.apply(scaled, o, integer) for o in self.ends()]
+            changes = f"scaled with the value, x{scaled[1]:.4g}"
+        else:
+            rels = [variants.relation(to_jsonable(self.value), to_jsonable(o)) for o in self.ends()]
+            if not rels or None in rels:
+                return None
+            moved = [variants.apply(r, value, integer) for r in rels]
+            changes = "moved with the value: " + ", ".join(variants.describe(r) for r in rels)
         if None in moved:
             return None
         options: list[Any] = []
@@ -233,8 +240,7 @@ class Choice:
                 options.append(o)
         if len(options) < 2:
             return None
-        changes = ", ".join(variants.describe(r) for r in rels)
-        reason = f"{self.reason} (options moved with the value: {changes})"
+        reason = f"{self.reason} (options {changes})"
         return Choice(value, reason=reason, basis=self.basis, options=tuple(options))
 
     @property

@@ -6,7 +6,9 @@ An option of a grid, a tuple of sizes or a search budget is most often its value
 - ``("scale", c)``: every entry (or the number) times one factor c, zeros staying zero;
 - ``("drop_first",)`` / ``("drop_last",)``: the grid without its first / last point;
 - ``("append", c)`` / ``("prepend", c)``: one more point, c times the last / first one;
-- ``("entry", i, c)``: entry i times c, the others unchanged.
+- ``("entry", i, c)``: entry i times c, the others unchanged;
+- ``("add", (i, j, ...), k)``: k added to entries i, j, ... (two or more), the others unchanged (a problem
+  "one size larger").
 
 :func:`apply` makes that change to another value (of the same kind, integers rounded to integers), so
 that an option declared for the quick profile's grid follows the grid a paper profile uses
@@ -76,6 +78,9 @@ def relation(value: Any, option: Any) -> Relation | None:
         diff = [i for i, (a, b) in enumerate(zip(v, o, strict=True)) if a != b]
         if len(diff) == 1 and (c := _factor(v[diff[0]], o[diff[0]])) is not None:
             return ("entry", diff[0], c)
+        steps = {o[i] - v[i] for i in diff}
+        if len(diff) >= 2 and len(steps) == 1:
+            return ("add", tuple(diff), steps.pop())
     return None
 
 
@@ -86,8 +91,8 @@ def _times(x: float, c: float, integer: bool) -> float:
 
 def apply(rel: Relation, value: Any, integer: bool) -> Any:
     """``rel`` applied to ``value`` (a number, or a tuple / list kept as such), entries rounded to
-    integers when ``integer``; None where it cannot apply (too short a grid, another length for an
-    ``entry`` relation, a number for a grid's relation)."""
+    integers when ``integer``; None where it cannot apply (too short a grid, a missing entry for an
+    ``entry`` or ``add`` relation, a number for a grid's relation)."""
     op = rel[0]
     if _num(value):
         return _times(value, rel[1], integer) if op == "scale" else None
@@ -104,11 +109,15 @@ def apply(rel: Relation, value: Any, integer: bool) -> Any:
         out = [*v, _times(v[-1], rel[1], integer)]
     elif op == "prepend":
         out = [_times(v[0], rel[1], integer), *v]
-    else:  # entry
+    elif op == "entry":
         i = rel[1]
         if i >= len(v):
             return None
         out = [*v[:i], _times(v[i], rel[2], integer), *v[i + 1 :]]
+    else:  # add
+        if max(rel[1]) >= len(v):
+            return None
+        out = [x + rel[2] if i in rel[1] else x for i, x in enumerate(v)]
     return type(value)(out)
 
 
@@ -119,6 +128,8 @@ def describe(rel: Relation) -> str:
         return op.replace("_", " ")
     if op == "entry":
         return f"entry {rel[1]} x{rel[2]:.4g}"
+    if op == "add":
+        return f"entries {', '.join(map(str, rel[1]))} {rel[2]:+g}"
     return f"{op} x{rel[1]:.4g}"
 
 
