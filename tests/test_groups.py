@@ -144,10 +144,10 @@ def test_a_claim_expected_to_be_judged_over_its_choices_runs_whole() -> None:
     findings mode (its judgement reuses its runs in that worker) and splits when nothing is judged."""
     from verify.core.parallel import _SeedTask, work_units
 
-    finding, other = get_claim("yang2024.heads.stall"), get_claim("yang2024.heads.HltN")
+    finding, other = get_claim("yang2024.heads.tuned"), get_claim("yang2024.heads.HltN")
     tasks = [[finding], [other]]
     whole = work_units(tasks, {}, "quick", 0, None, "findings")
-    assert ("yang2024.heads.stall",) in whole
+    assert ("yang2024.heads.tuned",) in whole
     assert sum(isinstance(u, _SeedTask) and u.claim_id == other.id for u in whole) == 3
     split = work_units(tasks, {}, "quick", 0, None, False)
     assert sum(isinstance(u, _SeedTask) and u.claim_id == finding.id for u in split) == 3

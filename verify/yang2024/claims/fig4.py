@@ -281,33 +281,37 @@ def heads_stall(ctx: Ctx, *, config: str, Ns: tuple, deficit: int, steps: int) -
             seeds
         )
     runs = {N: E.stable_losses(seeds, dataclasses.replace(base, N=N), N - deficit, steps) for N in Ns}
-    return [_stall(ctx, {N: runs[N][i] for N in Ns}, deficit) for i in range(len(seeds))]
-
-
-def _stall(ctx: Ctx, runs: dict[int, E.Losses], deficit: int) -> Evidence:
-    """One seed's evidence of heads.stall from its loss curve at each N."""
-    bad, open_, notes, series = [], [], [], {}
-    for N, r in runs.items():
-        H = N - deficit
-        if r.diverged:
-            return Evidence(theory=True, measured=False, failed=[f"GD diverged at N = {N}, H = {H}"])
-        L = r.loss / r.loss[0]
-        end, half = float(L[-1]), float(L[-1] / L[len(L) // 2])
-        far, stopped = end >= ctx.rule("far"), half >= ctx.rule("stopped")
-        if not far or half <= ctx.rule("descending"):
-            bad.append(N)
-        elif not stopped:
-            open_.append(N)
-        notes.append(
-            f"N={N}, H={H} (gamma {r.gamma:g}): Delta(T)/Delta(0) = {end:.3g} ({'far' if far else 'near'}), "
-            f"Delta(T)/Delta(T/2) = {half:.3g} ({'stopped' if stopped else 'descending'})"
+    out = []
+    for i in range(len(seeds)):  # each seed's evidence from its loss curve at each N
+        bad, open_, notes, series, failed = [], [], [], {}, []
+        for N in Ns:
+            r, H = runs[N][i], N - deficit
+            if r.diverged:
+                failed = [f"GD diverged at N = {N}, H = {H}"]
+                break
+            L = r.loss / r.loss[0]
+            end, half = float(L[-1]), float(L[-1] / L[len(L) // 2])
+            far, stopped = end >= ctx.rule("far"), half >= ctx.rule("stopped")
+            if not far or half <= ctx.rule("descending"):
+                bad.append(N)
+            elif not stopped:
+                open_.append(N)
+            notes.append(
+                f"N={N}, H={H} (gamma {r.gamma:g}): Delta(T)/Delta(0) = {end:.3g} "
+                f"({'far' if far else 'near'}), Delta(T)/Delta(T/2) = {half:.3g} "
+                f"({'stopped' if stopped else 'descending'})"
+            )
+            series[f"t_N{N}"] = E.thin_t(L)
+            series[f"Delta_N{N}"] = E.thin(L)
+        out.append(
+            Evidence(theory=True, measured=False, failed=failed)
+            if failed
+            else Evidence(
+                theory=True,
+                measured=not bad and not open_,
+                inconclusive=None if bad or not open_ else f"N = {open_}: between 'stopped' and 'descending'",
+                notes=notes,
+                series=series,
+            )
         )
-        series[f"t_N{N}"] = E.thin_t(L)
-        series[f"Delta_N{N}"] = E.thin(L)
-    return Evidence(
-        theory=True,
-        measured=not bad and not open_,
-        inconclusive=None if bad or not open_ else f"N = {open_}: between 'stopped' and 'descending'",
-        notes=notes,
-        series=series,
-    )
+    return out
