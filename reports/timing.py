@@ -1,10 +1,10 @@
-"""Where a run's time goes: ``python -m reports.timing --from results.json [--top 15] [--workers 2]``.
+"""Where a run's time goes: ``python -m reports.timing --from results.json [...] [--top 15] [--workers 2]``.
 
-Prints, from a results file, the claims' CPU time (each claim's process time, all its seeds; the
-measure that does not depend on what else the machine runs) and wall time, per paper and per claim
-(longest first, with each claim's share), and the wall time a longest-first schedule of those CPU times
-needs on ``--workers`` workers (claims run whole, as ``attncheck run --jobs``). The timing
-tables of docs/operations.md are this output.
+Prints, from a results file (or the files of a run made in pieces, each claim in one of them), the
+claims' CPU time (each claim's process time, all its seeds; the measure that does not depend on what
+else the machine runs) and wall time, per paper and per claim (longest first, with each claim's share),
+and the wall time a longest-first schedule of those CPU times needs on ``--workers`` workers (claims
+run whole, as ``attncheck run --jobs``). The timing tables of docs/operations.md are this output.
 """
 
 from __future__ import annotations
@@ -62,17 +62,37 @@ def timing_table(results: Sequence[Result], *, top: int = 15, workers: int = 2) 
 
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m reports.timing", description=__doc__.split("\n\n")[0])
-    p.add_argument("--from", dest="source", type=Path, required=True, help="a results JSON file")
+    p.add_argument(
+        "--from",
+        dest="sources",
+        type=Path,
+        nargs="+",
+        required=True,
+        help="results JSON files (a run made in pieces: each claim in one file)",
+    )
     p.add_argument("--top", type=int, default=15, help="claims listed (default 15)")
     p.add_argument("--workers", type=int, default=2, help="workers of the longest-first schedule")
     args = p.parse_args(argv)
     if args.top < 0 or args.workers < 1:
         p.error("--top must be >= 0 and --workers >= 1")
-    try:
-        results = read_results(args.source)
-    except ResultsError as exc:  # missing, unreadable, too large or deep, not JSON, not the schema
-        print(f"{p.prog}: error: --from: {exc}", file=sys.stderr)
-        return 2
+    results: list[Result] = []
+    seen: dict[str, Path] = {}
+    for source in args.sources:
+        try:
+            part = read_results(source)
+        except ResultsError as exc:  # missing, unreadable, too large or deep, not JSON, not the schema
+            print(f"{p.prog}: error: --from: {exc}", file=sys.stderr)
+            return 2
+        for r in part:
+            if r.claim_id in seen:
+                print(
+                    f"{p.prog}: error: --from: {r.claim_id} is in both {seen[r.claim_id]} and {source} "
+                    "(each claim in one file)",
+                    file=sys.stderr,
+                )
+                return 2
+            seen[r.claim_id] = source
+        results += part
     print(timing_table(results, top=args.top, workers=args.workers), end="")
     return 0
 

@@ -40,3 +40,18 @@ def test_a_malformed_results_file_is_one_line_and_exit_2(tmp_path, capsys) -> No
         out, err = capsys.readouterr()
         assert out == "" and err.count("\n") == 1
         assert err.startswith("python -m reports.timing: error: --from: ") and fragment in err
+
+
+def test_a_run_made_in_pieces_is_one_table_and_a_claim_in_two_pieces_is_refused(tmp_path, capsys) -> None:
+    """``--from`` takes the files of a run made in pieces (the paper profile with every choice, a group
+    of claims per process): the table is the whole run's; a claim in two files is exit 2, one line."""
+    results = [dataclasses.replace(r, cpu_time=float(i + 1)) for i, r in enumerate(_golden_results())]
+    half = len(results) // 2
+    write_results(tmp_path / "a.json", results[:half], "quick", 0)
+    write_results(tmp_path / "b.json", results[half:], "quick", 0)
+    assert main(["--from", str(tmp_path / "a.json"), str(tmp_path / "b.json"), "--top", "3"]) == 0
+    assert capsys.readouterr().out == timing_table(results, top=3, workers=2)
+    write_results(tmp_path / "c.json", results[half - 1 : half], "quick", 0)
+    assert main(["--from", str(tmp_path / "a.json"), str(tmp_path / "c.json")]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and f"{results[half - 1].claim_id} is in both" in err
