@@ -25,6 +25,7 @@ from verify.core import (
     Source,
     Verdict,
     claim,
+    experiment,
     run_claim,
 )
 from verify.core.choices import RESOLUTION
@@ -42,7 +43,7 @@ from verify.core.summary import summarise, summary_table
 
 IDS = ("toy.ch.linear", "toy.ch.geometric", "toy.ch.int", "toy.ch.robust", "toy.ch.set", "toy.ch.rule")
 IDS += ("toy.ch.none", "toy.ch.crash", "toy.ch.broken", "toy.ch.small", "toy.ch.finding", "toy.ch.unsettled")
-IDS += ("toy.ch.profile", "toy.ch.partial", "toy.ch.sweep", "toy.ch.grid")
+IDS += ("toy.ch.profile", "toy.ch.partial", "toy.ch.sweep", "toy.ch.grid", "toy.ch.kept", "toy.ch.reads")
 #: The values each toy claim was run at, in order (the bisection's path).
 SEEN: dict[str, list[Any]] = {}
 
@@ -178,6 +179,26 @@ def _register() -> None:
         ctx.map(_square, [[x] for x in grid])  # lists: no frozen value, computed every time
         return Evidence(theory=ctx.rule("cap"), measured=total)
 
+    @_toy(
+        "toy.ch.kept",
+        kind=Kind.LOWER,
+        choices={
+            "cap": Choice(Rule(4.0, "a cap"), range=(2.0, 16.0), reason="r"),
+            "n": Choice(2, range=(1, 4), reason="r"),
+        },
+    )
+    def kept(ctx: Ctx, *, n: int) -> Evidence:
+        """3 n >= cap, 3 n from an experiment of n (kept across the choice points: n is a call of its
+        own, cap is none)."""
+        out = _grid_sum(ctx, n, grid=[1, 2])
+        total, out["sum"] = out["sum"], -1.0  # a consumer that mutates its copy changes no other read
+        return Evidence(theory=ctx.rule("cap"), measured=total)
+
+    @_toy("toy.ch.reads", choices={"cap": Choice(Rule(4.0, "a cap"), range=(2.0, 16.0), reason="r")})
+    def reads(ctx: Ctx) -> Evidence:
+        """An experiment that reads a pass rule: an error naming the experiment and the rule."""
+        return Evidence(theory=1.0, measured=_reads_cap(ctx))
+
     for cid, lo in (("toy.ch.finding", 0.1), ("toy.ch.unsettled", 2.0)):
 
         @claim(
@@ -198,6 +219,18 @@ def _square(point: Any) -> list[float]:
     """A sweep worker: [x, x^2] of a point (x,), counted in SEEN."""
     _seen("toy.ch.sweep", type(point).__name__)
     return [float(point[0]), float(point[0]) ** 2]
+
+
+@experiment
+def _grid_sum(ctx: Ctx, n: int, grid: list[int]) -> dict[str, float]:
+    """An experiment: n times the grid's sum, counted in SEEN (ctx.seed, n)."""
+    _seen("toy.ch.kept", (ctx.seed, n))
+    return {"sum": float(n * sum(grid))}
+
+
+@experiment
+def _reads_cap(ctx: Ctx) -> float:
+    return ctx.rule("cap")
 
 
 @pytest.fixture
@@ -363,6 +396,26 @@ def test_a_judged_claim_computes_each_sweep_point_once(toys: None) -> None:
     assert SEEN["toy.ch.sweep"].count("list") == 3 * runs  # unhashable points: at every run
     assert r.measured == plain.measured == 14.0
     assert SEEN["toy.ch.sweep.read"] == [1.0] * runs  # read back after a run mutated its copy: the same
+
+
+def test_an_experiment_is_computed_once_per_call_over_the_choice_points(toys: None) -> None:
+    """A choice point that moves a rule reruns no experiment; one that moves the experiment's argument
+    computes that call once; outside a judged run every run computes it."""
+    plain = run_claim("toy.ch.kept")
+    assert plain.verdict == Verdict.HOLDS and SEEN["toy.ch.kept"] == [(0, 2)]
+    SEEN.clear()
+    r = _robust("toy.ch.kept")
+    assert r.measured == plain.measured == 6.0 and r.robust is False
+    cap, n = r.depends_on  # 6 >= cap up to 6 (the copies read back unchanged); n = 1 gives 3 < 4
+    assert (cap["choice"], cap["below"], cap["above"]) == ("cap", "holds", "violated")
+    assert 6.0 <= cap["at"] <= 6.0 + RESOLUTION * 12.0 and (n["choice"], n["at"]) == ("n", 2)
+    assert r.notes[0].startswith("not robust (10 runs: cap at 2, 16, n at 1, 4 and bisections)")
+    assert SEEN["toy.ch.kept"] == [(0, 2), (0, 1), (0, 4)]  # each n once over the 10 runs
+
+
+def test_an_experiment_that_reads_a_rule_is_an_error(toys: None) -> None:
+    with pytest.raises(RuntimeError, match=r"experiment _reads_cap read the pass rule 'cap'"):
+        run_claim("toy.ch.reads", raise_errors=True)
 
 
 def test_at_value_moves_a_range_and_a_set_of_options() -> None:

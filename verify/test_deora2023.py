@@ -405,7 +405,7 @@ def test_rate_K_catches_slow_rate(monkeypatch: pytest.MonkeyPatch) -> None:
         traj.loss = traj.loss**0.5
         return traj, snaps
 
-    monkeypatch.setattr(E, "run_gd", slow)
+    monkeypatch.setattr(E.rates, "run_gd", slow)  # looked up by E.rate_runs
     assert _verdict("deora2023.rate.K", K_max=600, K_min=60) == Verdict.VIOLATED
 
 

@@ -10,7 +10,7 @@ This module is the one door: claim modules, paper plugins and the author's guide
 """
 
 from verify.core.conditions import FAILS, Conditions
-from verify.core.context import PROFILE_ENV, PROFILES, Ctx
+from verify.core.context import PROFILE_ENV, PROFILES, Ctx, experiment
 from verify.core.declare import Expect, Profiles, Report, SeedPlan, Source
 from verify.core.format import fmt_sci
 from verify.core.judge import ROUNDOFF_RTOL, decide
@@ -66,6 +66,7 @@ __all__ = [
     "Verdict",
     "claim",
     "decide",
+    "experiment",
     "fmt_sci",
     "get_claim",
     "match_claims",

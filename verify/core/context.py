@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
+from functools import wraps
 from typing import Any
 
 import numpy as np
@@ -117,3 +118,56 @@ class Ctx:
             if keys[i] is not None:
                 memo[keys[i]] = pickle.dumps(r, protocol=pickle.HIGHEST_PROTOCOL)
         return [done[i] if i in done else pickle.loads(memo[k]) for i, k in enumerate(keys)]
+
+
+class _NoRules(Mapping[str, Any]):
+    """The rules an experiment sees: none (reading one raises, naming it)."""
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        self.fn = fn
+
+    def __getitem__(self, name: str) -> Any:
+        raise RuntimeError(
+            f"experiment {self.fn.__qualname__} read the pass rule {name!r}: an experiment depends on "
+            "its arguments only (a rule is a choice point: judge it in the claim, or pass its value)"
+        )
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+
+def _frozen(x: Any) -> Any:
+    """``x`` as a hashable key: lists and dicts as tagged tuples (other values as they are)."""
+    if isinstance(x, list | tuple):
+        return (type(x).__name__, *map(_frozen, x))
+    if isinstance(x, dict):
+        return ("dict", *((k, _frozen(v)) for k, v in sorted(x.items())))
+    return x
+
+
+def experiment(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """An experiment ``fn(ctx, *args, **kwargs)``: its result depends on the context's profile, seed and
+    seed set and on its arguments, never on a pass rule (reading one raises). Inside a
+    :func:`sweep_memo` scope (a claim judged over its choices) each distinct call is computed once and
+    read back as a fresh copy, as :meth:`Ctx.map`'s points are, so a choice point that moves only a
+    rule, or a parameter the call does not take, reruns none of it; arguments that are no frozen value
+    (an array) compute every time. Outside such a scope it is a plain call."""
+    no_rules = _NoRules(fn)
+
+    @wraps(fn)
+    def kept(ctx: Ctx, /, *args: Any, **kwargs: Any) -> Any:
+        ctx = replace(ctx, rules=no_rules)
+        memo = _MEMO.get()
+        key = (
+            None if memo is None else _key(fn, (ctx.profile, ctx.seed, ctx.seed_set, _frozen((args, kwargs))))
+        )
+        if key is None:
+            return fn(ctx, *args, **kwargs)
+        if key not in memo:
+            memo[key] = pickle.dumps(fn(ctx, *args, **kwargs), protocol=pickle.HIGHEST_PROTOCOL)
+        return pickle.loads(memo[key])
+
+    return kept

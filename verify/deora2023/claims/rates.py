@@ -89,16 +89,9 @@ def rate_K(
     ``step_decay``: GD at the step eta (k + 1)^(-step_decay) (0: the constant step of the statement; 1/2
     in the alternative world, :func:`verify.deora2023.experiments.decaying_gd_losses`)."""
     Ks = np.unique(np.geomspace(K_min, K_max, points).astype(int))
-    cols, bounds = [], []
-    for seed in ctx.seed_set:
-        pr = E.make_problem(E._rng(seed, 1), E._rng(seed, 2), n=n, H=H)
-        if step_decay:
-            loss = E.decaying_gd_losses(pr.params0, pr.X, pr.y, eta, K_max, step_decay)
-        else:
-            loss = E.run_gd(pr.params0, pr.X, pr.y, eta, K_max)[0].loss
-        cols.append(loss[Ks])
-        mU, _ = E.ntk_margins(pr.params0, pr.X, pr.y)
-        bounds.append(B.ntk_train_rate(int(K_max), 0.0, mU.gamma, eta, float(loss[0]), U_only=True))
+    runs = E.rate_runs(ctx, n, H, eta, K_max, step_decay)  # kept over the choices of the fit and the rule
+    cols = [loss[Ks] for loss, _ in runs]
+    bounds = [B.ntk_train_rate(int(K_max), 0.0, g, eta, float(loss[0]), U_only=True) for loss, g in runs]
     y = np.array(cols).T
     fit = fit_rate(Ks.astype(float), y, window=4)
     return Evidence(

@@ -45,6 +45,7 @@ from verify.deora2023.experiments.rates import (
     decaying_gd_losses,
     lazy_point,
     lazy_sweep,
+    rate_runs,
 )
 from verify.deora2023.experiments.realizability import (
     TAYLOR_LAM_MIN,
@@ -140,6 +141,7 @@ __all__ = [
     "quasiconvex_pairs",
     "quasiconvex_search",
     "random_case",
+    "rate_runs",
     "run_gd",
     "sbgrad_ratios",
     "sbwc_ratio",

@@ -11,11 +11,30 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bounds.checks import check_choice, check_int
+from verify.core import Ctx, experiment
 from verify.core.context import Mapper, serial_map
 from verify.deora2023 import data as D
 from verify.deora2023 import model as M
-from verify.deora2023.experiments.runs import MODEL, make_problem, run_gd
+from verify.deora2023.experiments.runs import MODEL, _rng, make_problem, ntk_margins, run_gd
 from verify.deora2023.model import Params
+
+
+@experiment
+def rate_runs(
+    ctx: Ctx, n: int, H: int, eta: float, K_max: int, step_decay: float
+) -> list[tuple[np.ndarray, float]]:
+    """Per seed of ``ctx.seed_set`` (one mixture data set and init each, :func:`make_problem`): L(theta_k),
+    k = 0..K_max, of full-batch GD at the constant step eta (``step_decay`` 0) or at eta (k + 1)^-step_decay
+    (:func:`decaying_gd_losses`), and the NTK margin gamma of U at init."""
+    out = []
+    for seed in ctx.seed_set:
+        pr = make_problem(_rng(seed, 1), _rng(seed, 2), n=n, H=H)
+        if step_decay:
+            loss = decaying_gd_losses(pr.params0, pr.X, pr.y, eta, K_max, step_decay)
+        else:
+            loss = run_gd(pr.params0, pr.X, pr.y, eta, K_max)[0].loss
+        out.append((loss, ntk_margins(pr.params0, pr.X, pr.y)[0].gamma))
+    return out
 
 
 def decaying_gd_losses(

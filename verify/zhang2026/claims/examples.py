@@ -34,14 +34,6 @@ from verify.zhang2026.claims.common import (
     rate_times,
 )
 
-
-def _teacher(name: str, n: int, K: int, rng: np.random.Generator) -> np.ndarray:
-    """S* of an example; the selection task's target set is drawn from ``rng`` (a fixed set per seed)."""
-    if name == "selection":
-        return D.s_selection(n, K, np.sort(rng.choice(n, K, replace=False)))
-    return D.example(name, n, K)
-
-
 _EXAMPLES_CHOICES = {
     "M": Choice(
         2,
@@ -120,23 +112,15 @@ def examples(
     linear runs' step decays like (1 + t/T_0)^-1/2)."""
     seeds, parts, series = list(ctx.seed_set), RateParts(), {}
     for name, n, K in E.EXAMPLES:
-        rngs = [np.random.default_rng([s, 1]) for s in seeds]
-        Vs = np.stack([D.random_v(M, d, r, vnorm) for r in rngs])
-        Ss = np.stack([_teacher(name, n, K, r) for r in rngs])
+        T0 = E.onset(n, K, eta, 1.0, vnorm**2)
+        tt = rate_times(T0, 10, tmax_T0)
+        Ss, runs = E.example_runs(
+            ctx, name, n, K, M, d, eta, vnorm, tuple(tt.tolist()), leaky, T0 if step_decay else 0.0
+        )  # kept over the choice points of the rules
         parts.exact(
             f"{name}: exactly K={K} entries 1/K per column", all(D.is_uniform_teacher(S, K) for S in Ss)
         )
-        T0 = E.onset(n, K, eta, 1.0, vnorm**2)
-        tt = rate_times(T0, 10, tmax_T0)
-        runs = [("linear", E.batched_population_gd(Vs, Ss, eta, tt, T0 if step_decay else 0.0))]
-        if leaky:
-            full = [
-                E.population_gd(V, S, np.eye(n), eta, tt, act=E.LEAKY) for V, S in zip(Vs, Ss, strict=True)
-            ]
-            runs.append(
-                ("leaky", (np.stack([f.excess for f in full], 1), None, np.stack([f.A for f in full], 1)))
-            )
-        for act, (ex, _, A) in runs:
+        for act, ex, A in runs:
             top = np.argsort(-A[-1], axis=1, kind="stable")[:, :K]  # (seeds, K, D)
             ok = all(
                 set(top[k, :, i].tolist()) == set(np.nonzero(Ss[k][:, i])[0].tolist())

@@ -13,7 +13,7 @@ from verify.zhang2026.experiments.closed_forms import (
     p_invariance,
     scalar_reduction_deviation,
 )
-from verify.zhang2026.experiments.examples import batched_population_gd, population_gd
+from verify.zhang2026.experiments.examples import batched_population_gd, example_runs, population_gd
 from verify.zhang2026.experiments.full_tf import full_tf_shares
 from verify.zhang2026.experiments.invariants import Alignment, KQStructure, alignment, kq_structure
 from verify.zhang2026.experiments.mnist import digits_run
@@ -76,6 +76,7 @@ __all__ = [
     "dense_teacher_steps",
     "deqk_run",
     "digits_run",
+    "example_runs",
     "full_tf_shares",
     "k0_drift",
     "kq_structure",

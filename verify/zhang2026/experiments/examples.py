@@ -8,9 +8,11 @@ from collections.abc import Sequence
 import numpy as np
 
 from bounds.checks import check_positive
+from verify.core import Ctx, experiment
 from verify.numerics.softmax import softmax, softmax_vjp
+from verify.zhang2026 import data as D
 from verify.zhang2026 import model as M
-from verify.zhang2026.experiments.runs import Run, checked_times, population_gd_batched, step_at
+from verify.zhang2026.experiments.runs import LEAKY, Run, checked_times, population_gd_batched, step_at
 
 
 def population_gd(
@@ -59,3 +61,40 @@ def batched_population_gd(
         out_w.append(W.copy())
         out_a.append(A)
     return np.array(out_e), np.array(out_w), np.array(out_a)
+
+
+def example_teacher(name: str, n: int, K: int, rng: np.random.Generator) -> np.ndarray:
+    """S* of an example; the selection task's target set is drawn from ``rng`` (a fixed set per seed)."""
+    if name == "selection":
+        return D.s_selection(n, K, np.sort(rng.choice(n, K, replace=False)))
+    return D.example(name, n, K)
+
+
+@experiment
+def example_runs(
+    ctx: Ctx,
+    name: str,
+    n: int,
+    K: int,
+    M_out: int,
+    d: int,
+    eta: float,
+    vnorm: float,
+    times: tuple[int, ...],
+    leaky: bool,
+    t_decay: float,
+) -> tuple[np.ndarray, list[tuple[str, np.ndarray, np.ndarray]]]:
+    """One example's teachers and runs over the seeds of ``ctx.seed_set`` (stream (seed, 1): V* with
+    ||V*||_F = vnorm, (M_out, d), then S*): (S* (seeds, n, n), [(act, excess (n_t, seeds), A (n_t,
+    seeds, n, n))]) of full-matrix population GD at ``times`` (linear sigma, step schedule ``t_decay``;
+    leaky ReLU too when ``leaky``, at the constant step)."""
+    rngs = [np.random.default_rng([s, 1]) for s in ctx.seed_set]
+    Vs = np.stack([D.random_v(M_out, d, r, vnorm) for r in rngs])
+    Ss = np.stack([example_teacher(name, n, K, r) for r in rngs])
+    tt = np.array(times)
+    ex, _, A = batched_population_gd(Vs, Ss, eta, tt, t_decay)
+    runs = [("linear", ex, A)]
+    if leaky:
+        full = [population_gd(V, S, np.eye(n), eta, tt, act=LEAKY) for V, S in zip(Vs, Ss, strict=True)]
+        runs.append(("leaky", np.stack([f.excess for f in full], 1), np.stack([f.A for f in full], 1)))
+    return Ss, runs

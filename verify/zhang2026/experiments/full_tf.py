@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from verify.core import Ctx
+from verify.core import Ctx, experiment
 from verify.numerics.gd import gradient_descent
 from verify.numerics.softmax import softmax
 from verify.zhang2026 import data as D
@@ -38,6 +38,7 @@ class Shares:
 MIXINGS = ("position", "content")
 
 
+@experiment
 def full_tf_shares(
     ctx: Ctx,
     sz: Size,
