@@ -283,16 +283,13 @@ def nonuniformS(
     gap at steps_floor / 10. Full-matrix GD. Headline: the rate of (a). ``step_decay``: the alternative
     world (the step of (a) decays like (1 + t/T_0)^-1/2). Batched: the runs of every seed in one
     computation (the L-BFGS floors of (c) per seed)."""
-    rngs = [c.rng(1) for c in E.seeds_of(ctx)]
-    V, P = E.stacked([E.value_and_positions(rng, E.Size(D, 0, M, d), vnorm) for rng in rngs])
     T0 = E.onset(D, 3, eta, 1.0, vnorm**2)
-    weighted = E.weighted_support(V, P, eta, rate_times(T0, 100, tmax_T0), T0 if step_decay else 0.0)
-    dense = E.dense_teacher_steps(rngs, V, P, eta, steps_dense, ctx.rule("dense_below"))
-    floors = E.unequal_sums_floor(rngs, V, P, eta, steps_floor)
-    return [
-        _nonuniform_evidence(ctx, D, eta, a, b, c, steps_dense, steps_floor)
-        for a, b, c in zip(weighted, dense, floors, strict=True)
-    ]
+    times = tuple(rate_times(T0, 100, tmax_T0).tolist())
+    runs = E.nonuniform_runs(
+        ctx, E.Size(D, 0, M, d), eta, vnorm, times, T0 if step_decay else 0.0, steps_dense,
+        ctx.rule("dense_below"), steps_floor,
+    )  # fmt: skip
+    return [_nonuniform_evidence(ctx, D, eta, a, b, c, steps_dense, steps_floor) for a, b, c in runs]
 
 
 def _nonuniform_evidence(

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bounds.checks import check_array, check_positive, check_real
+from verify.core import Ctx, experiment
 from verify.numerics.gd import gradient_descent_batched
 from verify.zhang2026 import data as D
 from verify.zhang2026 import model as M
@@ -20,6 +21,8 @@ from verify.zhang2026.experiments.runs import (
     checked_times,
     log_times,
     population_gd_batched,
+    seeds_of,
+    stacked,
     step_at,
 )
 
@@ -167,6 +170,29 @@ def unequal_sums_floor(
         floor = min_closed_form(V[i], Sc[i], P[i], starts=[start])
         out.append((floor, (run.excess - floor) / floor, float(run.excess[-1])))
     return out
+
+
+@experiment
+def nonuniform_runs(
+    ctx: Ctx,
+    sz: Size,
+    eta: float,
+    vnorm: float,
+    times: tuple[int, ...],
+    t_decay: float,
+    steps_dense: int,
+    dense_below: float,
+    steps_floor: int,
+) -> list[tuple[Weighted, tuple[float, float], tuple[float, np.ndarray, float]]]:
+    """Per seed of ``ctx.seed_set`` (stream (seed, 1): V*, P, then the dense S*, then the column sums;
+    all seeds in one batch): (:func:`weighted_support` at ``times``, :func:`dense_teacher_steps`,
+    :func:`unequal_sums_floor`)."""
+    rngs = [c.rng(1) for c in seeds_of(ctx)]
+    V, P = stacked([value_and_positions(rng, sz, vnorm) for rng in rngs])
+    weighted = weighted_support(V, P, eta, np.array(times), t_decay)
+    dense = dense_teacher_steps(rngs, V, P, eta, steps_dense, dense_below)
+    floors = unequal_sums_floor(rngs, V, P, eta, steps_floor)
+    return list(zip(weighted, dense, floors, strict=True))
 
 
 def min_closed_form(
