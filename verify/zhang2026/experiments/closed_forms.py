@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from verify.core import Ctx
+from verify.core import Ctx, experiment
 from verify.numerics.gradcheck import GradReport, check_grad
 from verify.zhang2026 import data as D
 from verify.zhang2026 import model as M
@@ -29,6 +29,7 @@ def chunks(n: int, size: int = 50_000) -> list[int]:
     return [min(size, n - i) for i in range(0, n, size)]
 
 
+@experiment
 def closedform_checks(
     ctx: Ctx, sz: Size, N: int, rtol: float, eps: float, atol_rel: float
 ) -> tuple[list[tuple[str, float]], list[tuple[str, GradReport]]]:
@@ -87,6 +88,7 @@ def closedform_checks(
     return mc_z, reports
 
 
+@experiment
 def p_invariance(ctx: Ctx, sz: Size, eta: float, steps: int) -> list[tuple[float, list[str]]]:
     """Per seed of ``ctx.seed_set`` (all seeds' runs in one batch): max difference of (A, W_V) over 10
     checkpoints between P = I and two random orthogonal P, linear and leaky ReLU (cycle GCN teacher at
@@ -109,6 +111,7 @@ def p_invariance(ctx: Ctx, sz: Size, eta: float, steps: int) -> list[tuple[float
     return out
 
 
+@experiment
 def scalar_reduction_deviation(
     ctx: Ctx, sz: Size, eta: float, sx2: float, steps: int
 ) -> list[tuple[float, list[str], int]]:

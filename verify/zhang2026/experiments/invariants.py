@@ -9,7 +9,7 @@ import numpy as np
 
 from bounds import zhang2026 as B
 from bounds.mp import to_float
-from verify.core import Ctx
+from verify.core import Ctx, experiment
 from verify.numerics.gd import gradient_descent_batched
 from verify.zhang2026 import data as D
 from verify.zhang2026 import model as M
@@ -38,6 +38,7 @@ class Alignment:
     times: np.ndarray
 
 
+@experiment
 def alignment(
     ctx: Ctx, sz: Size, eta: float, steps: int, N_mc: int, steps_mc: int, mu: float = 0.0
 ) -> list[Alignment]:
@@ -104,6 +105,7 @@ class KQStructure:
     last: tuple[float, float, float]
 
 
+@experiment
 def kq_structure(
     ctx: Ctx, sz: Size, eta: float, steps: int, weights: tuple[float, ...] | None = None
 ) -> list[KQStructure]:

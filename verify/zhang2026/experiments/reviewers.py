@@ -6,12 +6,13 @@ import numpy as np
 
 from bounds import zhang2026 as B
 from bounds.mp import to_float
-from verify.core import Ctx
+from verify.core import Ctx, experiment
 from verify.zhang2026 import data as D
 from verify.zhang2026 import model as M
 from verify.zhang2026.experiments.runs import Size, population_gd_batched, seeds_of, stacked
 
 
+@experiment
 def deqk_run(
     ctx: Ctx, sz: Size, eta: float, sx2: float, steps: int
 ) -> list[tuple[np.ndarray, np.ndarray, float]]:
