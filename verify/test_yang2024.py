@@ -13,6 +13,7 @@ import pytest
 from bounds import yang2024 as B
 from tests.support import without_times
 from verify.core import Verdict, run_claim
+from verify.core.choices import at_profile
 from verify.core.registry import registry
 from verify.testing import Check, cached_alternative, parametrize_with_claims
 from verify.yang2024 import data as D
@@ -485,3 +486,14 @@ def test_multihead_H1_catches_too_high_floor(monkeypatch: pytest.MonkeyPatch) ->
     orig = B.orthant_floor
     monkeypatch.setattr(B, "orthant_floor", lambda *a: 3.0 * orig(*a))
     _violated("yang2024.multihead.H1")
+
+
+@pytest.mark.parametrize("profile", ["quick", "paper"])
+def test_fig3_dictionary_range_stays_above_the_longest_prompt(profile: str) -> None:
+    """fig3's K range, moved with the paper profile's K = 200, keeps K above every N of every Ns option
+    (a scaled (40, 180) reached K = 133 < N = 150 there: the choice point was an error, not a verdict)."""
+    rec = registry()["yang2024.fig3"].record
+    params = rec.params_for(profile)
+    choices = dict(at_profile(rec.choices, params)[0])
+    longest = max(max(ns) for ns in (params["Ns"], *choices["Ns"].options))
+    assert choices["K"].range[0] > longest, (choices["K"].range, longest)

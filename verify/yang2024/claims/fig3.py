@@ -63,9 +63,10 @@ _FIG3_CHOICES = {
     "draws": DRAWS_CHOICE,
     "K": Choice(
         60,
-        range=(40, 180),
-        reason="the paper's K = 200 is for m = 100; at our m = 20 (N up to 30) a dictionary from 40 "
-        "to 180 tokens",
+        range=(46, 180),
+        reason="the paper's K = 200 is for m = 100 (N up to 150); at our m = 20 (N up to 30) a dictionary "
+        "from 46 to 180 tokens: 46 moves to 153 with the paper profile's K = 200, above its longest "
+        "prompt (K = 133, where a scaled 40 went, has fewer tokens than N = 150)",
     ),
 }
 
