@@ -144,7 +144,7 @@ def _frozen(x: Any) -> Any:
     if isinstance(x, list | tuple):
         return (type(x).__name__, *map(_frozen, x))
     if isinstance(x, dict):
-        return ("dict", *((k, _frozen(v)) for k, v in sorted(x.items())))
+        return ("dict", *((k, _frozen(v)) for k, v in sorted(x.items(), key=lambda kv: repr(kv[0]))))
     return x
 
 
