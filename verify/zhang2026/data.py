@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 import numpy as np
 
@@ -46,6 +47,17 @@ class Sample:
     def one(self) -> Sample:
         """This sample as a batch of one run."""
         return replace(self, X=self.X[None], Y=self.Y[None], P=self.P[None])
+
+    @cached_property
+    def tokens(self) -> tuple[np.ndarray, np.ndarray]:
+        """The batched sample's X and Y by :func:`tokens_first`, laid out once for every step of a run."""
+        return tokens_first(self.X, self.Y)
+
+
+def tokens_first(X: np.ndarray, Y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A batched sample's inputs X (n, N, d, D) and labels Y (n, N, M, D) with the feature axis before the
+    sample axis, contiguous: (n, d, N, D) and (n, M, N, D)."""
+    return np.ascontiguousarray(X.transpose(0, 2, 1, 3)), np.ascontiguousarray(Y.transpose(0, 2, 1, 3))
 
 
 def s_conv_pool(grid: int, pool: int) -> np.ndarray:

@@ -30,7 +30,7 @@ import numpy as np
 from bounds.checks import check_int, check_real
 from verify.numerics.model import ParamBlocks
 from verify.numerics.softmax import softmax, softmax_vjp
-from verify.zhang2026.data import Population, Sample
+from verify.zhang2026.data import Population, Sample, tokens_first
 
 Grads = dict[str, np.ndarray]
 
@@ -130,6 +130,14 @@ class Act:
 
     def prime(self, z: np.ndarray) -> np.ndarray:
         return np.where(z > 0, 1.0, np.where(z < 0, self.slope, self.dprime0))
+
+    def times_prime(self, r: np.ndarray, z: np.ndarray) -> np.ndarray:
+        """r * sigma'(z), the same numbers as ``r * self.prime(z)`` without the array of derivatives."""
+        out = np.where(z > 0, r, self.slope * r)
+        zero = z == 0
+        if zero.any():
+            out[zero] = self.dprime0 * r[zero]
+        return out
 
 
 def linear_loss_grad_batched(
@@ -371,16 +379,25 @@ def mc_loss_grad_batched(
 
     grad_{W_V} = -mean (R * sigma'(H)) A^T X^T, grad_A = -mean X^T W_V^T (R * sigma'(H)).
     """
+    return mc_loss_grad_tokens(W_V, W_KQ, P, *tokens_first(X, Y), act)
+
+
+def mc_loss_grad_tokens(
+    W_V: np.ndarray, W_KQ: np.ndarray, P: np.ndarray, Xt: np.ndarray, Yt: np.ndarray, act: Act
+) -> tuple[np.ndarray, Grads]:
+    """:func:`mc_loss_grad_batched` on a sample laid out by ``data.tokens_first`` (a fixed sample is laid
+    out once, not at every step: :attr:`Sample.tokens`): Xt (n, d, N, D), Yt (n, M, N, D)."""
     A = attention(W_KQ, P)
-    n, N, d, D = X.shape
+    n, d, N, D = Xt.shape
     M = W_V.shape[1]
-    XA = _tokens_flat((X.reshape(n, N * d, D) @ A).reshape(n, N, d, D))  # (n, d, N D)
+    X_flat = Xt.reshape(n, d, N * D)  # each run's N samples side by side (one GEMM per run)
+    XA = (Xt.reshape(n, d * N, D) @ A).reshape(n, d, N * D)
     H = (W_V @ XA).reshape(n, M, N, D)
-    R = np.swapaxes(Y, 1, 2) - act(H)  # (n, M, N, D)
+    R = Yt - act(H)  # (n, M, N, D)
     loss = 0.5 * inner(R, R) / N
-    Rp = (R * act.prime(H)).reshape(n, M, N * D)
+    Rp = act.times_prime(R, H).reshape(n, M, N * D)
     g_v = -(Rp @ np.swapaxes(XA, 1, 2)) / N  # (n, M, d)
-    WX = (W_V @ _tokens_flat(X)).reshape(n, M * N, D)
+    WX = (W_V @ X_flat).reshape(n, M * N, D)
     g_a = -(np.swapaxes(WX, 1, 2) @ Rp.reshape(n, M * N, D)) / N  # (n, D, D)
     return loss, {"W_V": g_v, "W_KQ": kq_backward(A, g_a, P)}
 
@@ -509,7 +526,7 @@ class PositionAttention:
         ReLU run at W_V = 0 takes the sigma'(0) convention, the others the closed form."""
         W_V, W_KQ = theta["W_V"], theta["W_KQ"]
         if isinstance(batch, Sample):
-            return mc_loss_grad_batched(W_V, W_KQ, batch.P, batch.X, batch.Y, self.act)
+            return mc_loss_grad_tokens(W_V, W_KQ, batch.P, *batch.tokens, self.act)
         if not isinstance(batch, Population):
             raise TypeError(f"batch must be a Population or a Sample, got {type(batch).__name__}")
         args = (W_V, W_KQ, batch.P, batch.V, batch.S)
