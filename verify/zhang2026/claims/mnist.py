@@ -21,7 +21,6 @@ from verify.core import (
     Verdict,
     claim,
 )
-from verify.zhang2026 import data as D
 from verify.zhang2026 import experiments as E
 from verify.zhang2026.claims.common import NOTE, REVIEWS, RateParts
 
@@ -109,17 +108,15 @@ def digits(ctx: Ctx, *, M: int, vscales: tuple[float, ...], steps: int) -> Evide
     below its initial value; mean |A - S*| over border rows (keys) > over interior rows. Violated if any
     scale of the sweep ``vscales`` fails; the notes give the verdict at each scale. Deterministic (no
     random draw)."""
-    try:
-        X = D.load_patches()
-    except ImportError:
-        return Evidence(
-            theory=1.0, measured=0.0, inconclusive="scikit-learn is not installed (the data extra)"
-        )
     parts, notes, series, sweep = RateParts(), [], {}, []
-    tt = E.log_grid(steps)
     for vs in vscales:
         first = len(parts.r)
-        r = E.digits_run(X, M, vs, tt)
+        try:
+            r = E.digits_run(ctx, M, vs, steps)
+        except ImportError:
+            return Evidence(
+                theory=1.0, measured=0.0, inconclusive="scikit-learn is not installed (the data extra)"
+            )
         if r.stopped:
             parts.exact(f"||v*_m|| = {vs:g}: GD finished", False, r.stopped)
             continue
@@ -141,6 +138,6 @@ def digits(ctx: Ctx, *, M: int, vscales: tuple[float, ...], steps: int) -> Evide
             f"{r.cos[-1]:.3f}; ||A - S*||_F {r.attn_err[0]:.3f} -> {r.attn_err[-1]:.3f}"
         )
         series[f"vscale_{vs:g}_cos"], series[f"vscale_{vs:g}_attn_err"] = r.cos.tolist(), r.attn_err.tolist()
-    series["t"] = tt.tolist()
+    series["t"] = E.log_grid(steps).tolist()
     notes.insert(0, f"verdict per teacher scale ||v*_m|| at t = {steps}: " + "; ".join(sweep))
     return parts.evidence(headline=parts.worst_name(), notes=notes, series=series)

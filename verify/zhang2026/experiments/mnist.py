@@ -7,9 +7,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from verify.core import Ctx, experiment
 from verify.numerics.gd import RunState, gradient_descent
 from verify.zhang2026 import data as D
 from verify.zhang2026 import model as M
+from verify.zhang2026.experiments.runs import log_grid
 
 
 @dataclass(frozen=True)
@@ -27,11 +29,15 @@ class DigitsRun:
     stopped: str | None
 
 
-def digits_run(X: np.ndarray, M_out: int, vscale: float, times: np.ndarray) -> DigitsRun:
-    """Full-batch GD of the position-only student (P = I) from zero init on the teacher's outputs.
+@experiment
+def digits_run(ctx: Ctx, M_out: int, vscale: float, steps: int) -> DigitsRun:
+    """Full-batch GD of the position-only student (P = I) from zero init on the teacher's outputs, on the
+    digits' patches (:func:`~verify.zhang2026.data.load_patches`; ImportError without scikit-learn),
+    measured at ``log_grid(steps)``; deterministic (``ctx`` keys the run within a judged claim).
 
     The step is eta = 1 / lambda, lambda the largest eigenvalue of the W_V curvature W -> W G(A) at
     the uniform attention and at S* (the stable range of the value dynamics is eta < 2 / lambda)."""
+    X, times = D.load_patches(), log_grid(steps)
     n_tok = X.shape[2]
     V, S, P = D.pca_filters(X, M_out, vscale), D.s_conv_pool(D.GRID, D.POOL), np.eye(n_tok)
     T = M.second_moments(X)
