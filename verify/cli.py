@@ -6,6 +6,8 @@
     attncheck report [PATTERN ...] [--profile ...] [--seed N] [--from RESULTS.json] [--out DIR] [--appendix]
                      [--pdf] [RUN OPTIONS]
     attncheck alternatives [PATTERN ...] [--profile quick|paper] [--seed N] [--json PATH] [--quiet]
+    attncheck stability [PATTERN ...] [--profile quick|paper] [--sets K] [--first N] [--jobs N] [--json PATH]
+                        [--quiet]
     attncheck baseline check|update [--from RESULTS.json] [--baseline PATH] [--papers KEY[,KEY]]
                                     [--tolerance DEX] [RUN OPTIONS]
 
@@ -15,7 +17,8 @@ run and report also take --robust: every verdict judged over its claim's declare
 RUN OPTIONS: [--seeds 0-19] [--jobs N] [--dask ADDR] [--dask-timeout S] [--timings RESULTS.json] [--quiet]
 
 Exit status: 0 when nothing is ``error`` or an unexpected ``violated`` (and, for ``baseline check``,
-nothing regressed); 1 otherwise; 2 for bad usage, e.g. a pattern that matches no claim or an output
+nothing regressed; for ``stability``, every seeded claim at its expected verdict at every set); 1
+otherwise; 2 for bad usage, e.g. a pattern that matches no claim or an output
 path that cannot be written (every path, input file and the baseline are checked before the first
 claim runs), reported in one line on stderr; 130 / 143 when interrupted by SIGINT / SIGTERM (the
 results finished so far are written with ``"complete": false``); 141 when the reader of stdout went
@@ -58,7 +61,7 @@ from verify.core.parallel import (
 )
 from verify.core.progress import Progress
 from verify.core.provenance import finished, run_record
-from verify.core.record import Result
+from verify.core.record import Result, Seeds
 from verify.core.registry import Claim, match_claims, registry
 from verify.core.results import (
     ResultsDoc,
@@ -68,6 +71,7 @@ from verify.core.results import (
     results_lock,
     write_results,
 )
+from verify.core.stability import FIRST, STEP, seed_bases, survey
 from verify.core.summary import row_class, summary_table
 from verify.docs import DEFAULT_DOCS
 
@@ -84,6 +88,7 @@ CLIP_LIMIT = 160
 CLIP_HEAD = 40
 #: The schema of ``attncheck alternatives --json``.
 ALTERNATIVES_SCHEMA = "attncheck.alternatives/1"
+STABILITY_SCHEMA = "attncheck.stability/1"
 #: The exit status when stdout's reader went away: a Unix tool killed by SIGPIPE (128 + 13).
 CLOSED_PIPE = 141
 
@@ -494,6 +499,20 @@ def alternatives_table(rows: list[dict]) -> str:
     return _table(body, ["claim", "world", "verdict", "expected", "resolution", "time"])
 
 
+def _write_json(out: Path, doc: dict) -> None:
+    """``doc`` as JSON to ``out``, atomically (a temporary file beside it, then renamed)."""
+    text = json.dumps(doc, indent=1, sort_keys=True, allow_nan=False) + "\n"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, out)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
 def cmd_alternatives(args: argparse.Namespace) -> int:
     claims = [c for c in _select(args.patterns) if c.record.alternative is not None]
     if not claims:
@@ -514,16 +533,7 @@ def cmd_alternatives(args: argparse.Namespace) -> int:
             "seed": args.seed,
             "alternatives": rows,
         }
-        text = json.dumps(doc, indent=1, sort_keys=True, allow_nan=False) + "\n"
-        out.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(text)
-            os.replace(tmp, out)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        _write_json(out, doc)
     print(alternatives_table(rows))
     print(f"profile: {args.profile} ({args.profile_from}); seed {args.seed}")
     if out is not None:
@@ -531,6 +541,46 @@ def cmd_alternatives(args: argparse.Namespace) -> int:
     if any(not r["premises"] for r in rows):
         print("(premises): the claim leaves its premises at these sizes; judged in the paper profile")
     return 1 if any(r["premises"] and r["verdict"] != r["expected"] for r in rows) else 0
+
+
+def cmd_stability(args: argparse.Namespace) -> int:
+    claims = [c for c in _select(args.patterns) if c.record.seeds != Seeds.NONE]
+    if not claims:
+        raise UsageError("no matched claim is seeded (a deterministic claim has one verdict at any seed)")
+    out = Path(args.json) if args.json else None
+    if out is not None:
+        _check_out_file(out, "--json")
+    workers, note = cap_jobs(args.jobs)
+    if note:
+        print(f"attncheck: note: {note}", file=sys.stderr)
+
+    def done(j: int, n: int) -> None:
+        if not args.quiet:
+            print(f"[{j}/{n}] seed set from {seed_bases(args.first, j)[-1]} done", file=sys.stderr)
+
+    tallies = survey(claims, profile=args.profile, first=args.first, sets=args.sets, jobs=workers, done=done)
+    if out is not None:  # before stdout, which a closed pipe may cut short
+        _write_json(
+            out,
+            {
+                "schema": STABILITY_SCHEMA,
+                "profile": args.profile,
+                "first": args.first,
+                "step": STEP,
+                "sets": args.sets,
+                "claims": [t.to_dict() for t in tallies],
+            },
+        )
+    rows = [[t.claim_id, t.expected, t.counts(), ", ".join(map(str, t.unexpected)) or "-"] for t in tallies]
+    print(_table(rows, ["claim", "expected", "verdicts", "unexpected at first seeds"]))
+    bad = [t for t in tallies if t.unexpected]
+    print(
+        f"profile: {args.profile} ({args.profile_from}); {args.sets} seed sets from first seed {args.first}, "
+        f"{STEP} apart; {len(bad)} of {len(tallies)} seeded claims not at their expected verdict at every set"
+    )
+    if out is not None:
+        print(f"verdicts written to {out}", file=sys.stderr)
+    return 1 if bad else 0
 
 
 def _paper_keys(text: str | None) -> list[str] | None:
@@ -776,6 +826,30 @@ def _parser() -> argparse.ArgumentParser:
     sp.add_argument("--json", metavar="PATH", help="write the alternatives and resolutions as JSON")
     sp.add_argument("--quiet", action="store_true", help="no progress on stderr")
     sp.set_defaults(fn=cmd_alternatives)
+
+    sp = sub.add_parser(
+        "stability", help="the verdicts of seeded claims at seed sets no test uses, against the expected"
+    )
+    sp.add_argument("patterns", nargs="*", metavar="PATTERN", help="glob on claim ids")
+    sp.add_argument(
+        "--profile",
+        choices=PROFILES,
+        default=None,
+        help=f"claim sizes (default: ${PROFILE_ENV} when set, else quick)",
+    )
+    sp.add_argument("--sets", type=_integer(1), default=8, help="how many seed sets (default 8)")
+    sp.add_argument(
+        "--first",
+        type=_integer(0),
+        default=FIRST,
+        help=f"first seed of the first set (default {FIRST}); set j starts at first + {STEP} j",
+    )
+    sp.add_argument(
+        "--jobs", type=_integer(1), default=1, help="local worker processes (at most the CPU count)"
+    )
+    sp.add_argument("--json", metavar="PATH", help="write every claim's verdict at every set as JSON")
+    sp.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    sp.set_defaults(fn=cmd_stability)
 
     sp = sub.add_parser("new", help="write the skeleton of a paper plugin (docs/authoring.md)")
     sp.add_argument("key", help="the paper key: claim-id prefix and package name, e.g. smith2027")
