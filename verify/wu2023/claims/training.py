@@ -169,6 +169,11 @@ _LAZY_CHOICES = {
 }
 
 
+#: 6 seeds: at 3 the NTK-drift interval (7 degrees of freedom) reached above -0.3 at 6 of 40 fresh seed
+#: sets (inconclusive; first seeds 500000 + 1000 j) and at first seed 271828; at 6, 190 of 190 sets hold.
+_LAZY_SEEDS = SeedPlan(Seeds.POOLED, quick=6)
+
+
 @claim(
     "wu2023.lazy",
     Source("Fig. 1b/c and Fig. 9b/c (weights and NTK move less when wider)", Provenance.EXACT),
@@ -179,7 +184,7 @@ _LAZY_CHOICES = {
         quick=dict(N=8, d=16, d_s=4, steps=100, tau0_power=0.5),
         paper=dict(N=20, d=32, widths=[256, 1024, 4096], steps=300),
     ),
-    seeds=SeedPlan(Seeds.POOLED),
+    seeds=_LAZY_SEEDS,
     expect=Expect(consistency=True),
     choices=_LAZY_CHOICES,
     report=Report(
