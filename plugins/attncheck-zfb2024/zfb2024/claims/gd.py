@@ -32,7 +32,7 @@ from zfb2024.claims.common import SIGMA_FRAC, V3, setup
     kind=Kind.UPPER,
     statement="training from (3.10) converges to a global minimum with w^PV_22 W^KQ_11 = Gamma^-1 and every "
     "other entry of W^PV's last row and W^KQ's first d columns 0 (full-parameter GD, small steps)",
-    profiles=Profiles(quick=dict(d=2, N=5, horizon=125.0, rho_extra=0), paper=dict(d=3, N=6, horizon=750.0)),
+    profiles=Profiles(quick=dict(d=2, N=5, rho_extra=0), paper=dict(d=3, N=6, horizon=750.0)),
     seeds=SeedPlan(Seeds.EVERY),
     alternative=Alternative(
         "training prompts normalised by their number of columns, rho = N + 1 instead of N",
@@ -46,6 +46,13 @@ from zfb2024.claims.common import SIGMA_FRAC, V3, setup
             reason="the step as a fraction of 1 / (||Gamma||_op ||Lambda||_op u*^2), the curvature scale at "
             "the limit: small enough that the loss falls at every step; the run lasts ``horizon`` / step "
             "steps, the same GD time at every step",
+        ),
+        "horizon": Choice(
+            500.0,
+            range=(250.0, 1000.0),
+            reason="the GD time in units of the scaled step (ours; Theorem 4.1 is a limit): long enough that "
+            "every seed reaches the limit to round-off. At 125 (before) 6 of 300 seeds from 500000 and seed "
+            "411002 stopped above 1e-8 (4.4e-6), a false violation; at 250 all 300 reach it",
         ),
         "tol": Choice(
             Rule(1e-8, "GD's product of the trained blocks against (4.1): 1e-8 or better"),
@@ -61,7 +68,7 @@ def limit_gd(
     """arXiv v3, Theorem 4.1 via Lemma 5.3. Kind: upper (largest deviation of the product from Gamma^-1,
     and of the off blocks from 0, <= tol); provenance: EXACT. ``rho_extra``: the model divides by
     rho = N + rho_extra (0: the paper's). ``horizon``: the GD time in units of the scaled step, so a run
-    takes ceil(horizon / step) steps (500 at the declared step 0.25 in the quick profile)."""
+    takes ceil(horizon / step) steps (2000 at the declared step 0.25 in the quick profile)."""
     s = setup(ctx.seed, d, N, sigma_frac)
     U0, u0 = s.sigma * s.theta2, s.sigma
     g = theory.gamma(s.lam, N)
