@@ -206,8 +206,8 @@ def assump3_digits(ctx: Ctx, *, Ns: list[int], widths: list[int], big_Ns: list[i
     """Offline substitute for the paper's IMDB/MNIST check: scikit-learn's bundled 8x8 digits
     (``load_digits``, no download). Consistency check: N <= d/2 = 4 images in general position meet
     the floor at most draws (batches of one digit class and uncentred pixels still give >= 1.4e-3 at
-    seeds 0-4, errata), but not at every one: 15 of 800 seeds (0-399, 300000-300399) draw a batch below
-    1e-3 (9.5e-4 at seed 411002), so about 1 seed set of 3 in 18 is violated (errata).
+    seeds 0-4, errata), but not at every one: 21 of 1,200 seeds draw a batch below 1e-3, so about one
+    3-seed set in 20 is violated (errata).
     Kind: lower (soft), RECONSTRUCTED. theory: ``floor``; measured:
     min over N <= d / ``d_per_N`` and d_m of the Zbar quantity. Notes: lambda_min(G)/tr G N for
     N > d and the covariance cosines (the reviews' A3 form). Without scikit-learn: inconclusive."""
