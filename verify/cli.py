@@ -744,7 +744,8 @@ def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="attncheck", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
 
-    def runner_opts(sp: argparse.ArgumentParser, patterns: bool = True) -> None:
+    def claim_opts(sp: argparse.ArgumentParser, patterns: bool = True) -> None:
+        """The claims' patterns (unless not ``patterns``) and ``--profile``."""
         if patterns:
             sp.add_argument("patterns", nargs="*", metavar="PATTERN", help="glob on claim ids")
         sp.add_argument(
@@ -753,6 +754,9 @@ def _parser() -> argparse.ArgumentParser:
             default=None,
             help=f"claim sizes (default: ${PROFILE_ENV} when set, else quick)",
         )
+
+    def runner_opts(sp: argparse.ArgumentParser, patterns: bool = True) -> None:
+        claim_opts(sp, patterns)
         sp.add_argument("--seed", type=_integer(0), default=0, help="first seed of each claim's seed set")
         sp.add_argument(
             "--seeds",
@@ -815,13 +819,7 @@ def _parser() -> argparse.ArgumentParser:
     sp.set_defaults(fn=cmd_report)
 
     sp = sub.add_parser("alternatives", help="each claim's alternative world, its verdict and resolution")
-    sp.add_argument("patterns", nargs="*", metavar="PATTERN", help="glob on claim ids")
-    sp.add_argument(
-        "--profile",
-        choices=PROFILES,
-        default=None,
-        help=f"claim sizes (default: ${PROFILE_ENV} when set, else quick)",
-    )
+    claim_opts(sp)
     sp.add_argument("--seed", type=_integer(0), default=0, help="first seed of each claim's seed set")
     sp.add_argument("--json", metavar="PATH", help="write the alternatives and resolutions as JSON")
     sp.add_argument("--quiet", action="store_true", help="no progress on stderr")
@@ -830,13 +828,7 @@ def _parser() -> argparse.ArgumentParser:
     sp = sub.add_parser(
         "stability", help="the verdicts of seeded claims at seed sets no test uses, against the expected"
     )
-    sp.add_argument("patterns", nargs="*", metavar="PATTERN", help="glob on claim ids")
-    sp.add_argument(
-        "--profile",
-        choices=PROFILES,
-        default=None,
-        help=f"claim sizes (default: ${PROFILE_ENV} when set, else quick)",
-    )
+    claim_opts(sp)
     sp.add_argument("--sets", type=_integer(1), default=8, help="how many seed sets (default 8)")
     sp.add_argument(
         "--first",
