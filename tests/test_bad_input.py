@@ -438,6 +438,7 @@ EMPTY = {
     "run --dask": (["run", "--dask", ""], "--dask must be 'local', 'tcp://host:port' or 'host:port', got ''"),
     "run --timings": (["run", "--timings", ""], "--timings is empty; give a results file"),
     "run --seeds": (["run", "--seeds", ""], "--seeds is empty; give seeds like 0-19 or 0,3,7"),
+    "stability --json": (["stability", "--json", ""], "--json is empty; give a file path"),
     "report --out": (["report", "--out", ""], "--out is empty; give a folder"),
     "report --from": (["report", "--from", ""], "--from is empty; give a results file"),
     "docs --out": (["docs", "--out", ""], "--out is empty; give a folder"),
@@ -513,6 +514,14 @@ def test_a_long_profile_variable_is_cut(no_run, monkeypatch) -> None:  # noqa: F
     [
         (["run", "--seed", "abc"], "--seed must be an integer >= 0, got 'abc' (see `attncheck run --help`)"),
         (["run", "--jobs", "0"], "--jobs must be an integer >= 1, got '0' (see `attncheck run --help`)"),
+        (
+            ["stability", "--sets", "0"],
+            "--sets must be an integer >= 1, got '0' (see `attncheck stability --help`)",
+        ),
+        (
+            ["stability", "--first", "-5"],
+            "--first must be an integer >= 0, got '-5' (see `attncheck stability --help`)",
+        ),
         (
             ["baseline", "check", "--tolerance", "nan"],
             "--tolerance must be a finite number >= 0 (log10 units), got 'nan' "
