@@ -51,8 +51,8 @@ from zfb2024.claims.common import SIGMA_FRAC, V3, setup
             500.0,
             range=(250.0, 1000.0),
             reason="the GD time in units of the scaled step (ours; Theorem 4.1 is a limit): long enough that "
-            "every seed reaches the limit to round-off. At 125 (before) 6 of 300 seeds from 500000 and seed "
-            "411002 stopped above 1e-8 (4.4e-6), a false violation; at 250 all 300 reach it",
+            "every seed reaches the limit to round-off. At 125, 6 of 300 seeds from 500000 and seed 411002 "
+            "stop above 1e-8 (4.4e-6), a false violation; at 250 all 300 reach it",
         ),
         "tol": Choice(
             Rule(1e-8, "GD's product of the trained blocks against (4.1): 1e-8 or better"),
