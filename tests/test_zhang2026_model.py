@@ -390,28 +390,36 @@ def test_each_run_of_a_batched_model_is_its_batch_of_one() -> None:
     assert runs[2].stopped is not None and runs[0].stopped is None
 
 
-def test_a_fixed_sample_laid_out_once_gives_the_bits_of_the_reference_form() -> None:
-    """The Monte Carlo loss on a :class:`Sample` (its X and Y laid out once, ``Sample.tokens``) and
-    ``Act.times_prime`` give the bits of the reference form R * sigma'(H), for each activation and
-    sigma'(0) convention, with exact zeros in H (half the inputs zero; W_V = 0)."""
+def test_a_fixed_sample_laid_out_once_gives_the_reference_loss_and_gradients() -> None:
+    """The Monte Carlo loss on a :class:`Sample` (its X and Y laid out once, ``Sample.tokens``) against
+    the definition written per sample (H_k = W_V X_k A, R_k = Y_k - sigma(H_k), grad_{W_V} = -mean
+    (R_k * sigma'(H_k)) (X_k A)^T, grad_A = -mean X_k^T W_V^T (R_k * sigma'(H_k))), for each activation
+    and sigma'(0) convention, with exact zeros in H (half the inputs zero; W_V = 0); and
+    ``Act.times_prime`` against R * sigma'(H), to the bit."""
     rng = np.random.default_rng(11)
     n, M_, d, D, N = 2, 3, 4, 6, 50
     X, Y = rng.standard_normal((n, N, d, D)), rng.standard_normal((n, N, M_, D))
     X[:, : N // 2] = 0.0
     P = np.stack([Mo.random_orthogonal(D, rng) for _ in range(n)])
     KQ = rng.standard_normal((n, D, D))
+    A = Mo.attention(KQ, P)
     for W in (rng.standard_normal((n, M_, d)), np.zeros((n, M_, d))):
         for act in (
             Mo.Act(name, dprime0=p0) for name in ("linear", "relu", "leaky") for p0 in (0.0, 0.5, 1.0)
         ):
-            H = np.swapaxes(np.matmul(W[:, None], X @ Mo.attention(KQ, P)[:, None]), 1, 2)
-            R = np.swapaxes(Y, 1, 2) - act(H)
-            assert _bits(act.times_prime(R, H)) == _bits(R * act.prime(H))
+            XA = np.einsum("nkde,nef->nkdf", X, A)  # X_k A
+            H = np.einsum("nmd,nkdf->nkmf", W, XA)
+            R = Y - act(H)
+            Rp = R * act.prime(H)
+            assert _bits(act.times_prime(R, H)) == _bits(Rp)
             loss, g = Mo.PositionAttention(act).loss_and_grad_batched(
                 {"W_V": W, "W_KQ": KQ}, Da.Sample(X, Y, P)
             )
-            ref = Mo.mc_loss_grad_batched(W, KQ, P, X, Y, act)
-            assert _bits(loss) == _bits(ref[0]) and all(_bits(g[k]) == _bits(ref[1][k]) for k in g)
+            g_v = -np.einsum("nkmf,nkdf->nmd", Rp, XA) / N
+            g_a = -np.einsum("nkde,nmd,nkmf->nef", X, W, Rp) / N
+            np.testing.assert_allclose(loss, 0.5 * np.sum(R * R, axis=(1, 2, 3)) / N, rtol=1e-12)
+            np.testing.assert_allclose(g["W_V"], g_v, rtol=1e-10, atol=1e-14)
+            np.testing.assert_allclose(g["W_KQ"], Mo.kq_backward(A, g_a, P), rtol=1e-10, atol=1e-14)
 
 
 def test_scalar_run_continues_bit_identically() -> None:

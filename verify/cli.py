@@ -71,7 +71,7 @@ from verify.core.results import (
     results_lock,
     write_results,
 )
-from verify.core.stability import FIRST, STEP, seed_bases, survey
+from verify.core.stability import FIRST, STEP, survey
 from verify.core.summary import row_class, summary_table
 from verify.docs import DEFAULT_DOCS
 
@@ -554,9 +554,9 @@ def cmd_stability(args: argparse.Namespace) -> int:
     if note:
         print(f"attncheck: note: {note}", file=sys.stderr)
 
-    def done(j: int, n: int) -> None:
+    def done(j: int, n: int, base: int) -> None:
         if not args.quiet:
-            print(f"[{j}/{n}] seed set from {seed_bases(args.first, j)[-1]} done", file=sys.stderr)
+            print(f"[{j}/{n}] seed set from {base} done", file=sys.stderr)
 
     tallies = survey(claims, profile=args.profile, first=args.first, sets=args.sets, jobs=workers, done=done)
     if out is not None:  # before stdout, which a closed pipe may cut short

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from tests.support import builtin_registry
 from verify.core.record import Seeds
+from verify.core.stability import STEP
 from verify.testing import STABILITY_BASES
 
 SEEDED = [c.record for c in builtin_registry().values() if c.record.seeds != Seeds.NONE]
@@ -21,3 +22,4 @@ SEEDED = [c.record for c in builtin_registry().values() if c.record.seeds != See
 def test_seed_sets_are_disjoint() -> None:
     n_max = max(max(dict(rec.n_seeds).values()) for rec in SEEDED)
     assert n_max <= min(b - a for a, b in zip((0, *STABILITY_BASES), STABILITY_BASES, strict=False))
+    assert n_max <= STEP  # the sets of ``attncheck stability`` are disjoint too

@@ -64,11 +64,12 @@ def survey(
     first: int = FIRST,
     sets: int = 8,
     jobs: int = 1,
-    done: Callable[[int, int], None] | None = None,
+    done: Callable[[int, int, int], None] | None = None,
 ) -> list[Tally]:
     """The seeded ``claims`` (a deterministic one is left out) run at every set of
     :func:`seed_bases` (``first``, ``sets``) at ``profile``, verdicts only (no robustness judging),
-    ``jobs`` workers; ``done(j, sets)`` after set j. One :class:`Tally` per claim, in id order."""
+    ``jobs`` workers; ``done(j, sets, first seed of set j)`` after set j. One :class:`Tally` per
+    claim, in id order."""
     seeded = sorted((c for c in claims if c.record.seeds != Seeds.NONE), key=lambda c: c.id)
     tallies = {c.id: Tally(c.id, str(Verdict(c.record.expected(profile)))) for c in seeded}
     bases = seed_bases(first, sets)
@@ -76,5 +77,5 @@ def survey(
         for r in run_claims(seeded, profile=profile, seed=base, jobs=jobs):
             tallies[r.claim_id].verdicts[base] = str(r.verdict)
         if done is not None:
-            done(j, len(bases))
+            done(j, len(bases), base)
     return list(tallies.values())
