@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import zlib
 
 import numpy as np
 import pytest
@@ -10,8 +11,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
+from verify.numerics import gradcheck
 from verify.numerics.fit import fit_loglog
-from verify.numerics.gradcheck import assert_grad_ok, check_adjoint, check_grad, check_hvp
+from verify.numerics.gradcheck import assert_grad_ok, check_adjoint, check_grad, check_hvp, noise_level
 from verify.numerics.softmax import softmax, softmax_vjp
 from verify.numerics.stats import clopper_pearson
 
@@ -104,6 +106,47 @@ def test_gradcheck_refuses_a_kink_between_step_sizes() -> None:
     report = check_grad(f, x, {"x": np.array([1.0])}, eps=1e-5)
     assert not report.ok
     assert report.unstable
+
+
+def _noisy_sin(sigma: float):
+    """sum(sin(x)) plus noise of standard deviation sigma, a fixed function of x's bits (as round-off is)."""
+
+    def f(p: dict[str, np.ndarray]) -> float:
+        draw = np.random.default_rng(zlib.crc32(p["x"].tobytes())).standard_normal()
+        return float(np.sum(np.sin(p["x"])) + sigma * draw)
+
+    return f
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_noise_level_measures_the_noise_of_f(seed: int) -> None:
+    """Moré and Wild's estimate is within a factor 3 of the true sigma (16 points, 200 draws: 0.29 to 1.9)."""
+    rng = np.random.default_rng(seed)
+    x, v = {"x": rng.standard_normal(5)}, {"x": rng.standard_normal(5)}
+    assert 1 / 3 < noise_level(_noisy_sin(1e-9), x, v, 1e-8) / 1e-9 < 3
+    assert noise_level(lambda p: float(np.sum(np.sin(p["x"]))), x, v, 1e-8) < 1e-15  # round-off only
+
+
+def test_gradcheck_grants_a_measured_round_off_floor_and_still_catches_a_wrong_gradient(monkeypatch) -> None:
+    """Noise of 1e-12 makes differences at eps / 4 = 2.5e-7 scatter by 1e-5, far above atol: the right
+    gradient is judged at the measured floor and passes, a 1% wrong one still fails."""
+    f = _noisy_sin(1e-12)
+    x = {"x": np.random.default_rng(0).standard_normal(5)}
+    right = check_grad(f, x, {"x": np.cos(x["x"])})
+    assert right.ok and right.floored == 6, right.summary()
+    assert 1e-6 < right.max_floor < 1e-4
+    wrong = check_grad(f, x, {"x": np.cos(x["x"]) * 1.01})
+    assert not wrong.ok and "worst in block 'x'" in wrong.summary()
+    monkeypatch.setattr(gradcheck, "MAX_FLOOR", 0.0)  # no floor granted: the right gradient fails
+    assert not check_grad(f, x, {"x": np.cos(x["x"])}).ok
+
+
+def test_gradcheck_refuses_a_floor_above_its_share_of_the_gradient() -> None:
+    """Noise of 1e-7 needs a floor near 1 against a gradient of norm 2: the check fails and says why."""
+    x = {"x": np.random.default_rng(0).standard_normal(5)}
+    report = check_grad(_noisy_sin(1e-7), x, {"x": np.cos(x["x"])})
+    assert not report.ok and report.unresolved
+    assert "round-off floor above 0.001 of the gradient norm" in report.summary()
 
 
 def test_gradcheck_mpmath_oracle() -> None:

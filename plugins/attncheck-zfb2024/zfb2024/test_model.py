@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from verify.numerics.gradcheck import check_grad
@@ -21,13 +21,12 @@ def _prompts(seed: int, d: int, n: int, B: int = 6) -> tuple[np.ndarray, data.Pr
 
 @settings(max_examples=25, deadline=None)
 @given(SIZES)
+@example((3, 5, 2**31 - 1))  # loss 47.8: its round-off scatters differences at eps / 4 by 3e-8, above atol
 def test_the_empirical_gradient_matches_central_differences(sizes: tuple[int, int, int]) -> None:
     d, n, seed = sizes
     _, p = _prompts(seed, d, n)
     rng = np.random.default_rng(seed + 1)
-    # at scale 0.5 the loss stays O(1-100): at scale 1 it reaches 1.7e3 (d = n = 3, seed 2^31 - 1), where
-    # round-off of the loss swamps central differences of a 0.17 entry (the analytic one is right there:
-    # a 4th-order difference at h = 1e-2 agrees to 1e-11), and the checker reports unstable differences
+    # parameters at scale 0.5 keep the loss O(1-100); the checker judges larger ones at their round-off floor
     params = {
         "pv": 0.5 * rng.standard_normal((d + 1, d + 1)),
         "kq": 0.5 * rng.standard_normal((d + 1, d + 1)),
