@@ -1,8 +1,8 @@
 """Test-suite plumbing registered once: hypothesis profiles and the pytest profile variable.
 
-Hypothesis profiles: ``ci`` (derandomized, bounded: the default under CI=true), ``dev`` (the
-default otherwise), ``thorough`` (many examples; for a night run). Select with
-``HYPOTHESIS_PROFILE=<name>``. The claim profile under pytest is ``ATTNCHECK_PROFILE`` (quick|paper).
+Hypothesis profiles: ``ci`` (derandomized, bounded: the default, so the README's test command gives
+the same examples on every machine and every run), ``dev`` (random examples, to explore), ``thorough``
+(many random examples; for a night run). Select with ``HYPOTHESIS_PROFILE=<name>``. The claim profile under pytest is ``ATTNCHECK_PROFILE`` (quick|paper).
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ settings.register_profile("thorough", max_examples=200, deadline=None, suppress_
 
 
 def load_hypothesis_profile() -> str:
-    name = os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev")
+    name = os.environ.get("HYPOTHESIS_PROFILE") or "ci"
     settings.load_profile(check_choice("HYPOTHESIS_PROFILE", name, ("ci", "dev", "thorough")))
     return name
 

@@ -401,7 +401,7 @@ def test_each_fixed_bad_value_is_refused_by_name(mod_name: str, name: str, param
 
 
 # ---------------------------------------------------------------------------------------------------
-# values drawn per parameter (hypothesis; derandomized under CI)
+# values drawn per parameter (hypothesis; derandomized by default)
 # ---------------------------------------------------------------------------------------------------
 
 _JUNK = st.sampled_from([None, "x", b"x", (), [], {}, 1j, object()])
