@@ -18,7 +18,9 @@ and pytest runs, for every claim of the paper, the checks below at the session's
 - ``holds``, for an expected violation (a finding, an answer, a reconstruction mismatch): the
   statement holds, ``xfail(strict=True)`` with the reason read from the record;
 - ``stability@1000``, ``@2000``, ``@3000``, for a claim with random draws: its expected verdict at
-  three further seed sets, each of the claim's own size from that base (:data:`STABILITY_BASES`). An
+  three further seed sets, each of the claim's own size from that base (:data:`STABILITY_BASES`), and for
+  an expected violation of the paper's own statement the same robustness over its choices as at the
+  default seeds (a finding is robust at every set). An
   expected violation (a finding must show at every seed set) runs all three by default; any other
   claim runs one of them by default (:func:`default_base`, fixed by its id) and the other two with
   ``--runslow`` (marked ``slow``), which keeps the default suite within its time on 2 cores;
@@ -212,10 +214,17 @@ def _holds(rec: ClaimRecord, profile: str) -> None:
 
 
 def _at_seeds(rec: ClaimRecord, profile: str, base: int) -> None:
-    r = run_claim(rec.id, profile=profile, seed=base)
+    finding = rec.expected(profile) == Verdict.VIOLATED and rec.provenance in PAPERS_OWN
+    r = run_claim(rec.id, profile=profile, seed=base, robust="findings" if finding else False)
     assert r.verdict == r.expected, (
         f"{rec.id} at seeds from {base}: {r.verdict}, expected {r.expected}; " + "; ".join(r.notes[:4])
     )
+    if finding:  # a finding at the default seed set is one at every set, and a "depends on" stays one
+        at_0 = cached_run(rec.id, profile).robust
+        assert r.robust == at_0, (
+            f"{rec.id} at seeds from {base}: robust {r.robust}, at the default seeds {at_0}; depends on "
+            f"{[d['choice'] for d in r.depends_on or []]}"
+        )
 
 
 def _alternative(rec: ClaimRecord, profile: str) -> None:

@@ -188,10 +188,11 @@ _HEADS_STALL_CHOICES = {
     ),
     "deficit": Choice(
         1,
-        range=(1, 3),
-        basis="paper's range",
-        reason="the text says 'when H < N' and does not say which H < 30 Fig. 4 plots: H = N - 1 (ours) "
-        "down to N - 3 (H = N/2 at N = 6); H = 1 is the alternative world",
+        basis="single",
+        reason="a witness, not a choice: 'when H < N' is said of every H < N, so one H < N whose loss keeps "
+        "descending refutes it; H = N - 1, the H closest to the H >= N of the paper's convergence theory. "
+        "An H where the loss does stall (H = N/2 at N = 4, errata) is consistent with the refutation, not "
+        "against it; H = 1 is the alternative world",
     ),
     "steps": Choice(
         15_000,
