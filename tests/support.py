@@ -2,7 +2,8 @@
 
 Hypothesis profiles: ``ci`` (derandomized, bounded: the default, so the README's test command gives
 the same examples on every machine and every run), ``dev`` (random examples, to explore), ``thorough``
-(many random examples; for a night run). Select with ``HYPOTHESIS_PROFILE=<name>``. The claim profile under pytest is ``ATTNCHECK_PROFILE`` (quick|paper).
+(many random examples; for a night run). Select with ``HYPOTHESIS_PROFILE=<name>``. The claim profile
+under pytest is ``ATTNCHECK_PROFILE`` (quick|paper).
 """
 
 from __future__ import annotations

@@ -57,6 +57,27 @@ def test_a_seeded_claim_about_a_paper_gets_stability_and_its_alternative_world()
     assert _marks(checks[f"stability@{min(slow)}"]) == ["slow", "skipif"]
 
 
+def test_an_alternative_world_that_fails_only_at_the_default_seeds_fails_a_stability_check() -> None:
+    """The falsifier is judged at every stability set: a world violated at seeds 0-2 but not from 2000 on
+    (its measurement crosses the bound there) fails ``stability@2000``, not ``alternative``."""
+
+    @toy_claim(
+        "toyb5.upper",
+        alternative=Alternative("m above the bound", overrides={"m": 2.0}),
+        choices={"m": Choice(0.5, range=(0.4, 0.6), reason="a toy's measurement")},
+        **EVERY,
+    )
+    def upper(ctx: Ctx, *, m: float) -> Evidence:
+        """toy: measured m at seeds below 2000, 0.5 from 2000 on, against a bound 1"""
+        return Evidence(theory=1.0, measured=m if ctx.seed < 2000 else 0.5)
+
+    checks = _checks("toyb5")
+    for name in ("verdict", "alternative", "stability@1000"):
+        checks[name]()
+    with pytest.raises(AssertionError, match=r"toyb5\.upper at seeds from 2000: in its alternative world"):
+        checks["stability@2000"]()
+
+
 def test_the_default_stability_bases_spread_over_the_three() -> None:
     from tests.support import builtin_registry
 

@@ -18,9 +18,10 @@ and pytest runs, for every claim of the paper, the checks below at the session's
 - ``holds``, for an expected violation (a finding, an answer, a reconstruction mismatch): the
   statement holds, ``xfail(strict=True)`` with the reason read from the record;
 - ``stability@1000``, ``@2000``, ``@3000``, for a claim with random draws: its expected verdict at
-  three further seed sets, each of the claim's own size from that base (:data:`STABILITY_BASES`), and for
+  three further seed sets, each of the claim's own size from that base (:data:`STABILITY_BASES`); for
   an expected violation of the paper's own statement the same robustness over its choices as at the
-  default seeds (a finding is robust at every set). An
+  default seeds (a finding is robust at every set); and where the ``alternative`` check runs, the
+  alternative world's expected verdict at that set too (a falsifier must fail at every set). An
   expected violation (a finding must show at every seed set) runs all three by default; any other
   claim runs one of them by default (:func:`default_base`, fixed by its id) and the other two with
   ``--runslow`` (marked ``slow``), which keeps the default suite within its time on 2 cores;
@@ -225,6 +226,23 @@ def _at_seeds(rec: ClaimRecord, profile: str, base: int) -> None:
             f"{rec.id} at seeds from {base}: robust {r.robust}, at the default seeds {at_0}; depends on "
             f"{[d['choice'] for d in r.depends_on or []]}"
         )
+    if _judges_alternative(rec, profile):  # the alternative world can fail at this seed set too
+        alt = rec.alternative
+        assert alt is not None, f"{rec.id} names no alternative world"
+        if alt.rejudged:
+            assert r.alternative is not None, f"{rec.id}: the run did not judge its alternative"
+            verdict = r.alternative["verdict"]
+        else:
+            verdict = run_claim(rec.id, profile=profile, seed=base, world="alternative").verdict
+        assert verdict == alt.expect, (
+            f"{rec.id} at seeds from {base}: in its alternative world ({alt.describe()}) it is {verdict}"
+        )
+
+
+def _judges_alternative(rec: ClaimRecord, profile: str) -> bool:
+    """Whether the battery runs the claim's alternative world: a claim about a paper, unless it leaves
+    its premises at this profile's sizes (expected ``out_of_regime``; judged in the paper profile)."""
+    return not rec.consistency and not (rec.expected(profile) == Verdict.OUT_OF_REGIME and profile != "paper")
 
 
 def _alternative(rec: ClaimRecord, profile: str) -> None:
@@ -318,7 +336,7 @@ def _checks_of(rec: ClaimRecord, profile: str) -> list[Check]:
         checks += [check(f"stability@{b}", _at_seeds, profile, b, slow=b in further) for b in STABILITY_BASES]
     if not rec.consistency:
         skip = ""
-        if expect == Verdict.OUT_OF_REGIME and profile != "paper":
+        if not _judges_alternative(rec, profile):
             skip = (
                 f"{rec.id} leaves its premises at {profile} sizes: it is judged, and falsified, in the paper "
                 "profile"
