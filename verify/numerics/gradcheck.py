@@ -18,8 +18,9 @@ deviation ``sigma_f`` is off by up to ``3 sigma_f / h`` (each value within three
 exceeds ``atol`` when the loss is large (a loss of 50 has ``sigma_f`` near 1e-14, so 1e-7 at h = 2.5e-7).
 A float64 comparison that fails the rule is therefore judged once more with that floor added, ``sigma_f``
 measured along the same direction from the function's own higher-order differences (Moré and Wild,
-"Estimating computational noise", SIAM J. Sci. Comput. 33(3), 2011). The floor may widen a tolerance by at
-most ``MAX_FLOOR`` times the analytic gradient's norm; a check that would need more fails and says so.
+"Estimating computational noise", SIAM J. Sci. Comput. 33(3), 2011). The floor of the eps / 4 difference
+may be at most ``MAX_FLOOR`` times the analytic gradient's norm; a check that would need more fails and
+says so (the function is too noisy for float64 differences at this step: use ``f_mp``).
 """
 
 from __future__ import annotations
