@@ -15,7 +15,7 @@ from verify.numerics import gradcheck
 from verify.numerics.fit import fit_loglog
 from verify.numerics.gradcheck import assert_grad_ok, check_adjoint, check_grad, check_hvp, noise_level
 from verify.numerics.softmax import softmax, softmax_vjp
-from verify.numerics.stats import clopper_pearson
+from verify.numerics.stats import clopper_pearson, mean_half_width, paired_change_limits
 
 # ---------------------------------------------------------------- softmax
 
@@ -220,6 +220,17 @@ def test_slope_fit_bad_input(x, y, msg) -> None:
 
 
 # ---------------------------------------------------------------- binomial test
+
+
+def test_paired_change_limits_are_the_t_limits_of_the_paired_differences() -> None:
+    y = np.array([[10.0, 12.0, 14.0, 11.0], [9.0, 13.0, 11.0, 11.0], [9.0, 13.0, 11.0, 11.0]])
+    lims = paired_change_limits(y, 0.95)
+    half = mean_half_width(np.array([-1.0, 1.0, -3.0, 0.0]), 0.95)
+    assert lims[0] == pytest.approx([-0.75 - half, -0.75 + half]) and half > 0
+    assert list(lims[1]) == [0.0, 0.0]  # no change at any seed: a point interval at 0
+    for bad in (np.ones(3), np.ones((1, 3)), np.ones((3, 1))):
+        with pytest.raises(ValueError, match="y must be"):
+            paired_change_limits(bad, 0.95)
 
 
 def test_clopper_pearson_bounds_are_calibrated() -> None:

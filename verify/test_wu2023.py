@@ -531,6 +531,31 @@ def test_emp_width_and_lazy_catch_wrong_trends(monkeypatch) -> None:
     _violated("wu2023.lazy", seed_set=[0, 1], steps=40)
 
 
+def test_emp_width_reads_a_rise_within_the_seeds_spread_as_no_evidence(monkeypatch) -> None:
+    """Mean steps 50, 50.5, 30 over four seeds, the rise from d_m = 32 to 64 made of per-seed changes
+    +10, -10, +10, -8: the means rise, but the change's interval holds 0, so the verdict is inconclusive
+    (not violated, as a comparison of the means as numbers would say); a rise of +10 at every seed is
+    violated."""
+
+    def steps_at(rise):
+        def make(orig):
+            def fake(item):
+                r = orig(item)
+                s = {32: 50.0, 64: 50.0 + rise[item.seed], 128: 30.0}[item.d_m]
+                return dict(r, steps=s)
+
+            return fake
+
+        return make
+
+    kw = dict(widths=[32, 64, 128], seed_set=[0, 1, 2, 3], steps=20)
+    _wrap(monkeypatch, E.training, "gd_point", steps_at({0: 10.0, 1: -10.0, 2: 10.0, 3: -8.0}))
+    assert _verdict("wu2023.emp.width", **kw) == Verdict.INCONCLUSIVE
+    monkeypatch.undo()
+    _wrap(monkeypatch, E.training, "gd_point", steps_at({0: 10.0, 1: 10.0, 2: 10.0, 3: 10.0}))
+    _violated("wu2023.emp.width", **kw)
+
+
 def test_init_rate_catches_identical_inits(monkeypatch) -> None:
     _wrap(
         monkeypatch,

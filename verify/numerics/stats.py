@@ -57,3 +57,16 @@ def mean_half_width(x: np.ndarray, q: float) -> float:
     if not 0.5 < q < 1:
         raise ValueError(f"q must be a quantile in (0.5, 1), got {q!r}")
     return float(stats.t.ppf(q, x.size - 1)) * float(x.std(ddof=1)) / math.sqrt(x.size)
+
+
+def paired_change_limits(y: np.ndarray, q: float) -> np.ndarray:
+    """One-sided ``q`` limits of the mean change between consecutive rows of ``y`` (K, n), over its n
+    paired draws (the columns: one seed each): a (K - 1, 2) array of (lower, upper) t limits
+    (:func:`mean_half_width`) of ``mean(y[k + 1] - y[k])``."""
+    y = np.asarray(y, dtype=np.float64)
+    if y.ndim != 2 or y.shape[0] < 2 or y.shape[1] < 2:
+        raise ValueError(f"y must be (K, n) with K >= 2 rows and n >= 2 paired draws, got shape {y.shape}")
+    d = np.diff(y, axis=0)
+    mean = d.mean(axis=1)
+    half = np.array([mean_half_width(row, q) for row in d])
+    return np.stack([mean - half, mean + half], axis=1)

@@ -3,6 +3,7 @@ inits and the two scalings of tau0 under one step."""
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -52,15 +53,18 @@ def gd_point(p: GDPoint) -> dict[str, float | bool | None]:
     loss0 = s.model.loss(s.theta0, s.batch)
     tr = run_gd(s, g, p.steps, stop_below=p.frac * loss0 if p.stop else None)
     reached = steps_to(tr.loss, p.frac)
-    Kt = s.model.ntk(tr.params, s.batch)
+    diverged = tr.state == RunState.DIVERGED
+    with np.errstate(over="ignore", invalid="ignore") if diverged else contextlib.nullcontext():
+        Kt = s.model.ntk(tr.params, s.batch)  # a diverged run's NTK may overflow: "diverged" says so
+        ntk_drift = float(np.linalg.norm(Kt - K0) / np.linalg.norm(K0))
     small = tr.grad_norm < 0.1 * tr.grad_norm[0]
     return {
         "ratio": float(tr.loss[-1] / tr.loss[0]),
         "steps": None if reached is None else float(reached),
         "gamma": g,
         "drift": float(np.max(tr.drift) / np.linalg.norm(s.theta0.flat())),
-        "ntk_drift": float(np.linalg.norm(Kt - K0) / np.linalg.norm(K0)),
-        "diverged": tr.state == RunState.DIVERGED,
+        "ntk_drift": ntk_drift,
+        "diverged": diverged,
         "t10": float(np.argmax(small)) if np.any(small) else None,
     }
 
