@@ -351,7 +351,7 @@ _SCALING_RATE_CHOICES = {
     profiles=Profiles(
         quick=dict(N=10, d=16, d_s=4, regime="active", step="common"), paper=dict(widths=[64, 256, 1024])
     ),
-    seeds=SeedPlan(Seeds.POOLED, quick=10, paper=20),  # 3 seeds: seed-mean gaps of 4 steps at some seed sets
+    seeds=SeedPlan(Seeds.POOLED, quick=40, paper=20),
     alternative=_OWN_STEP,
     choices=_SCALING_RATE_CHOICES,
     report=Report(
@@ -387,13 +387,19 @@ def scaling_rate(
     st = {p: np.array(v) for p, v in out.items()}
     m = {p: v.mean(axis=1) for p, v in st.items()}
     diff = st[1.0][-1] - st[0.5][-1]
+    if diff.size < 2:
+        return Evidence(True, None, inconclusive="a paired difference of mean steps needs at least 2 seeds")
+    lo, hi = paired_change_limits(np.stack([st[1.0][-1], st[0.5][-1]]), LEVEL)[0]  # d_m^-1/2 minus d_m^-1
+    faster, slower = bool(hi < 0), bool(lo > 0)
     return Evidence(
         theory=True,
-        measured=bool(m[0.5][-1] <= m[1.0][-1]),
+        measured=faster,
+        inconclusive=None if faster or slower else "the paired difference's interval holds 0",
         series={"d_m": widths, "steps_sqrt": m[0.5].tolist(), "steps_inv": m[1.0].tolist()},
         notes=[
             f"mean steps to 1e-3 l_0 per width {widths}: d_m^-1/2 {m[0.5].round(1).tolist()}, "
             f"d_m^-1 {m[1.0].round(1).tolist()}",
-            f"paired differences (d_m^-1 minus d_m^-1/2) at d_m = {widths[-1]} per seed: {diff.tolist()}",
+            f"paired differences (d_m^-1 minus d_m^-1/2) at d_m = {widths[-1]} per seed: {diff.tolist()}; "
+            f"one-sided {LEVEL:.0%} limits of the mean of d_m^-1/2 minus d_m^-1: [{lo:.1f}, {hi:.1f}]",
         ],
     )
