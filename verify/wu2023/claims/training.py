@@ -351,7 +351,7 @@ _SCALING_RATE_CHOICES = {
     profiles=Profiles(
         quick=dict(N=10, d=16, d_s=4, regime="active", step="common"), paper=dict(widths=[64, 256, 1024])
     ),
-    seeds=SeedPlan(Seeds.POOLED, quick=40, paper=20),
+    seeds=SeedPlan(Seeds.POOLED, quick=40, paper=80),
     alternative=_OWN_STEP,
     choices=_SCALING_RATE_CHOICES,
     report=Report(
