@@ -214,8 +214,13 @@ def _holds(rec: ClaimRecord, profile: str) -> None:
     assert r.verdict == Verdict.HOLDS, f"{rec.id}: {r.verdict}: {r.notes}"
 
 
+def _is_finding(rec: ClaimRecord, profile: str) -> bool:
+    """An expected violation of the paper's own statement: judged over its choices, robust at every set."""
+    return rec.expected(profile) == Verdict.VIOLATED and rec.provenance in PAPERS_OWN
+
+
 def _at_seeds(rec: ClaimRecord, profile: str, base: int) -> None:
-    finding = rec.expected(profile) == Verdict.VIOLATED and rec.provenance in PAPERS_OWN
+    finding = _is_finding(rec, profile)
     r = run_claim(rec.id, profile=profile, seed=base, robust="findings" if finding else False)
     assert r.verdict == r.expected, (
         f"{rec.id} at seeds from {base}: {r.verdict}, expected {r.expected}; " + "; ".join(r.notes[:4])
@@ -227,15 +232,11 @@ def _at_seeds(rec: ClaimRecord, profile: str, base: int) -> None:
             f"{[d['choice'] for d in r.depends_on or []]}"
         )
     if _judges_alternative(rec, profile):  # the alternative world can fail at this seed set too
-        alt = rec.alternative
-        assert alt is not None, f"{rec.id} names no alternative world"
-        if alt.rejudged:
-            assert r.alternative is not None, f"{rec.id}: the run did not judge its alternative"
-            verdict = r.alternative["verdict"]
-        else:
-            verdict = run_claim(rec.id, profile=profile, seed=base, world="alternative").verdict
-        assert verdict == alt.expect, (
-            f"{rec.id} at seeds from {base}: in its alternative world ({alt.describe()}) it is {verdict}"
+        _check_alternative(
+            rec,
+            f" at seeds from {base}",
+            lambda: r,
+            lambda: run_claim(rec.id, profile=profile, seed=base, world="alternative"),
         )
 
 
@@ -245,16 +246,29 @@ def _judges_alternative(rec: ClaimRecord, profile: str) -> bool:
     return not rec.consistency and not (rec.expected(profile) == Verdict.OUT_OF_REGIME and profile != "paper")
 
 
-def _alternative(rec: ClaimRecord, profile: str) -> None:
+def _check_alternative(
+    rec: ClaimRecord, where: str, paper_run: Callable[[], Result], world_run: Callable[[], Result]
+) -> None:
+    """The claim's alternative world gives the verdict it expects: read from the paper world's run
+    (``paper_run``) when that run judges it (``rejudged``), else from ``world_run``; ``where`` names
+    the seed set in the message."""
     alt = rec.alternative
     assert alt is not None, f"{rec.id} names no alternative world"
     if alt.rejudged:
-        judged = cached_run(rec.id, profile).alternative
-        assert judged is not None, f"{rec.id}: the run did not judge its alternative"
+        judged = paper_run().alternative
+        assert judged is not None, f"{rec.id}{where}: the run did not judge its alternative"
         verdict = judged["verdict"]
     else:
-        verdict = cached_alternative(rec.id, profile).verdict
-    assert verdict == alt.expect, f"{rec.id}: in its alternative world ({alt.describe()}) it is {verdict}"
+        verdict = world_run().verdict
+    assert verdict == alt.expect, (
+        f"{rec.id}{where}: in its alternative world ({alt.describe()}) it is {verdict}"
+    )
+
+
+def _alternative(rec: ClaimRecord, profile: str) -> None:
+    _check_alternative(
+        rec, "", lambda: cached_run(rec.id, profile), lambda: cached_alternative(rec.id, profile)
+    )
 
 
 def _robust(rec: ClaimRecord, profile: str) -> None:
@@ -342,7 +356,7 @@ def _checks_of(rec: ClaimRecord, profile: str) -> list[Check]:
                 "profile"
             )
         checks.append(check("alternative", _alternative, profile, skip=skip))
-    if expect == Verdict.VIOLATED and rec.provenance in PAPERS_OWN:
+    if _is_finding(rec, profile):
         checks.append(check("robust", _robust, profile))
     checks.append(check("paper", _paper, slow=True))
     return checks
