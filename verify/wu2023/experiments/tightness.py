@@ -12,7 +12,7 @@ import numpy as np
 from verify.core import Ctx
 from verify.numerics.gd import RunState, gradient_descent
 from verify.wu2023 import model as M
-from verify.wu2023.experiments.runs import Point, lam_max, spectral_norm
+from verify.wu2023.experiments.runs import Point, lam_max, min_width_of, spectral_norm
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -100,24 +100,39 @@ def width_protocol(
     step_factor: float,
     rtol: float,
     d_per_N: int = 0,
-) -> tuple[np.ndarray, np.ndarray, dict[str, int]]:
+    beyond: int = 0,
+) -> tuple[np.ndarray, np.ndarray, dict[str, int], np.ndarray]:
     """:func:`premise_run` at every N, width and seed of ``ctx.seed_set`` (fixed d, or d = d_per_N N
     when ``d_per_N`` > 0; "paper" tokens, LeCun, tau0 = d_m^-p): success (len(Ns), len(widths),
-    n_seeds) as 0/1, the ball radius ratio of the same runs, and how often each premise failed first."""
+    n_seeds) as 0/1, the ball radius ratio of the same runs, how often each premise failed first, and
+    the minimal widths (len(Ns), n_seeds): the smallest width from which every larger one run succeeds.
+    A seed that fails at the grid's largest width runs on at the widths that continue the grid's last
+    ratio, up to ``beyond`` of them, until one succeeds (that width is its minimal width; NaN if none)."""
 
-    def point(nw: tuple[int, int], s: int) -> PremisePoint:
-        dd = d_per_N * nw[0] if d_per_N > 0 else d
+    def point(n: int, w: int, s: int) -> PremisePoint:
+        dd = d_per_N * n if d_per_N > 0 else d
         return PremisePoint(
-            seed=s, key=0, N=nw[0], d=dd, d_s=d_s, d_m=nw[1], tau0_power=p, steps=steps, frac=frac,
+            seed=s, key=0, N=n, d=dd, d_s=d_s, d_m=w, tau0_power=p, steps=steps, frac=frac,
             step_factor=step_factor, decrease_rtol=rtol,
         )  # fmt: skip
 
     grid = [(n, w) for n in Ns for w in widths]
-    out = ctx.map(premise_run, [point(nw, s) for nw in grid for s in ctx.seed_set])
+    out = ctx.map(premise_run, [point(n, w, s) for n, w in grid for s in ctx.seed_set])
     shape = (len(Ns), len(widths), len(ctx.seed_set))
     ok = np.array([r["success"] for r in out]).reshape(shape)
     radius = np.array([r["radius"] for r in out]).reshape(shape)
     reasons: dict[str, int] = {}
     for r in out:
         reasons[str(r["failed"]) or "none"] = reasons.get(str(r["failed"]) or "none", 0) + 1
-    return ok, radius, reasons
+    mw = np.array([[min_width_of(ok[i, :, j], widths) for j in range(shape[2])] for i in range(shape[0])])
+    ratio, w = widths[-1] / widths[-2], float(widths[-1])
+    for _ in range(beyond):
+        todo = list(zip(*np.nonzero(np.isnan(mw)), strict=True))
+        if not todo:
+            break
+        w *= ratio
+        more = ctx.map(premise_run, [point(Ns[i], round(w), ctx.seed_set[j]) for i, j in todo])
+        for (i, j), r in zip(todo, more, strict=True):
+            if r["success"]:
+                mw[i, j] = round(w)
+    return ok, radius, reasons, mw
