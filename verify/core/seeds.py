@@ -173,6 +173,9 @@ def _every(kind: Kind, per: list[tuple[int, Judged]], expect: Verdict = Verdict.
 
 
 def _binomial(per: list[tuple[int, Evidence]]) -> Judged:
+    stopped = [ev for _, ev in per if ev.inconclusive]
+    if stopped:  # a seed that cannot be judged (a missing optional package): neither can the set
+        return _single(Kind.PROBABILITY, stopped[0], [s for s, _ in per])
     for s, ev in per:
         if not isinstance(ev.measured, bool):
             raise TypeError(

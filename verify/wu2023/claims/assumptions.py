@@ -174,12 +174,19 @@ def assump3_rank(ctx: Ctx, *, d: int, d_s: int, N: int, d_m: int) -> Evidence:
         "Assumption 3 on real data (paper: IMDB, MNIST), pooled-input reading; derivation Sect. 4",
         Provenance.RECONSTRUCTED,
     ),
-    kind=Kind.LOWER,
-    statement="on scikit-learn digits (8 row-tokens of dim 8) with N <= d/2 the A3 quantity stays >= 1e-3",
-    seeds=SeedPlan(Seeds.EVERY),
+    kind=Kind.PROBABILITY,
+    statement="on scikit-learn digits (8 row-tokens of dim 8) a random batch of N <= d/2 images has the "
+    "A3 quantity >= 1e-3 with probability >= 1 - delta (delta = 0.1)",
+    seeds=SeedPlan(Seeds.BINOMIAL, quick=400, paper=1000),
     expect=Expect(consistency=True),
     choices={
         **_A3_CHOICES,
+        "delta": Choice(
+            Rule(0.1, "the share of random batches allowed below the floor", _CRITERION),
+            range=(0.05, 0.2),
+            reason="'bounded away from 0' for a random batch (the paper checks one data set; its "
+            "probability is NOT RECOVERED): 0.05 to 0.2",
+        ),
         "Ns": Choice(
             [2, 4],
             options=([2, 4], [2, 3, 4], [4]),
@@ -198,30 +205,33 @@ def assump3_rank(ctx: Ctx, *, d: int, d_s: int, N: int, d_m: int) -> Evidence:
         ),
     },
     report=Report(
-        r"Assumption 3 (pooled-input reading) on digits (8 row tokens, $d=8$), $N\le d/2$: "
-        r"$N\sigma_{\min}(\bar Z)^2/\|\bar Z\|_F^2\ge10^{-3}$"
+        r"Assumption 3 (pooled-input reading) on digits (8 row tokens, $d=8$): a random batch of "
+        r"$N\le d/2$ images has $N\sigma_{\min}(\bar Z)^2/\|\bar Z\|_F^2\ge10^{-3}$ w.p.\ $\ge0.9$"
     ),
 )
 def assump3_digits(ctx: Ctx, *, Ns: list[int], widths: list[int], big_Ns: list[int]) -> Evidence:
     """Offline substitute for the paper's IMDB/MNIST check: scikit-learn's bundled 8x8 digits
     (``load_digits``, no download). Consistency check: N <= d/2 = 4 images in general position meet
     the floor at most draws (batches of one digit class and uncentred pixels still give >= 1.4e-3 at
-    seeds 0-4, errata), but not at every one: 21 of 1,200 seeds draw a batch below 1e-3, so about one
-    3-seed set in 20 is violated (errata).
-    Kind: lower (soft), RECONSTRUCTED. theory: ``floor``; measured:
-    min over N <= d / ``d_per_N`` and d_m of the Zbar quantity. Notes: lambda_min(G)/tr G N for
-    N > d and the covariance cosines (the reviews' A3 form). Without scikit-learn: inconclusive."""
+    seeds 0-4, errata), but not at every one: 21 of 1,200 seeds draw a batch below 1e-3, so the
+    statement is a probability over the batch. Kind: probability, p0 = 1 - ``delta``, RECONSTRUCTED.
+    Seeds: binomial, one batch per N and seed (400 quick: a 0.98 success rate is told from 0.9 at
+    every set and from 0.95 at most). A seed succeeds when the Zbar quantity is >= ``floor`` at every
+    N <= d / ``d_per_N`` and d_m. Notes: the minimum; at the set's first seed also lambda_min(G)/tr G N
+    for N > d and the covariance cosines (the reviews' A3 form). Without scikit-learn: inconclusive."""
     floor, k = ctx.rule("floor"), ctx.rule("d_per_N")
+    p0 = 1 - ctx.rule("delta")
     if not D.digits_available():
-        return Evidence(floor, None, inconclusive=D.SKLEARN_MISSING)
+        return Evidence(p0, None, inconclusive=D.SKLEARN_MISSING)
     vals, notes = [], []
     for n in Ns:
         batch = D.digits_tokens(ctx.rng(29, n), n, "rows")
         if n > batch.X.shape[2] // k:
-            return Evidence(floor, None, failed=[f"N = {n} > d/{k} = {batch.X.shape[2] // k}"])
+            return Evidence(p0, None, failed=[f"N = {n} > d/{k} = {batch.X.shape[2] // k}"])
         vals += [E.assumption3(batch, w, ctx.seed, n)[0] for w in widths]
         notes.append(_a124(batch.X))
-    for n in big_Ns:
+    notes.insert(0, f"min Zbar quantity over N = {Ns}, d_m = {widths}: {min(vals):.3g} (floor {floor:g})")
+    for n in big_Ns if ctx.seed == ctx.seed_set[0] else ():
         batch = D.digits_tokens(ctx.rng(31, n), n, "rows")
         a, g = E.assumption3(batch, widths[0], ctx.seed, n)
         cos = B.assumption3_covariance(batch.X)
@@ -229,7 +239,7 @@ def assump3_digits(ctx: Ctx, *, Ns: list[int], widths: list[int], big_Ns: list[i
             f"N = {n} > d: Zbar quantity {a:.2e}, N lambda_min(G)/tr G = {g:.3e}; covariance "
             f"cosines mean {cos.mean():.3f}, max {cos.max():.3f}"
         )
-    return Evidence(theory=floor, measured=float(min(vals)), notes=notes, series={"zbar": vals})
+    return Evidence(theory=p0, measured=min(vals) >= floor, notes=notes, series={"zbar": vals})
 
 
 #: Tokenisation -> (stream key of its draw, name) for ``wu2023.assump3.tail``.
