@@ -10,12 +10,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
+from scipy import stats
 
 from verify.numerics import gradcheck
 from verify.numerics.fit import fit_loglog
 from verify.numerics.gradcheck import assert_grad_ok, check_adjoint, check_grad, check_hvp, noise_level
 from verify.numerics.softmax import softmax, softmax_vjp
-from verify.numerics.stats import clopper_pearson, mean_half_width, paired_change_limits
+from verify.numerics.stats import clopper_pearson, difference_limits, mean_half_width, paired_change_limits
 
 # ---------------------------------------------------------------- softmax
 
@@ -231,6 +232,21 @@ def test_paired_change_limits_are_the_t_limits_of_the_paired_differences() -> No
     for bad in (np.ones(3), np.ones((1, 3)), np.ones((3, 1))):
         with pytest.raises(ValueError, match="y must be"):
             paired_change_limits(bad, 0.95)
+
+
+def test_difference_limits_are_welch_and_calibrated() -> None:
+    """Welch's limits against scipy's Welch test, and at equal means the lower limit is above 0 in about
+    5% of samples (unequal sizes and variances)."""
+    rng = np.random.default_rng(0)
+    x, y = rng.normal(1.0, 1.0, 30), rng.normal(0.0, 3.0, 12)
+    lo, hi = difference_limits(x, y, 0.95)
+    p_lo = stats.ttest_ind(x, y, equal_var=False, alternative="greater").pvalue
+    assert lo < x.mean() - y.mean() < hi
+    assert difference_limits(x, y, 1 - p_lo)[0] == pytest.approx(0.0, abs=1e-10)
+    lows = [difference_limits(rng.normal(0, 1, 30), rng.normal(0, 3, 12), 0.95)[0] for _ in range(4000)]
+    assert 0.04 < np.mean(np.array(lows) > 0) < 0.06
+    with pytest.raises(ValueError, match="x and y must be"):
+        difference_limits(np.ones(1), np.ones(3), 0.95)
 
 
 def test_clopper_pearson_bounds_are_calibrated() -> None:

@@ -347,6 +347,25 @@ def test_exp_fig2_catches_frozen_model(monkeypatch: pytest.MonkeyPatch) -> None:
     _violated("yang2024.exp.fig2", steps=200)
 
 
+def test_exp_fig2_reads_ood_against_id_on_an_interval(monkeypatch: pytest.MonkeyPatch) -> None:
+    """OOD prompts drawn as in-domain ones: OOD >= ID is undecided (inconclusive), not read as a yes
+    from two equal means; OOD prompts at a tenth of the scale: it is violated."""
+    orig = D.sample_tasks
+
+    def law(scale: float | None):
+        def tasks(n: int, m: int, rng: np.random.Generator, domain: str = "id") -> np.ndarray:
+            if domain != "ood":
+                return orig(n, m, rng, domain)
+            return orig(n, m, rng, "id") if scale is None else scale * orig(n, m, rng, "ood")
+
+        return tasks
+
+    monkeypatch.setattr(D, "sample_tasks", law(None))
+    assert _run("yang2024.exp.fig2", seed_set=[0]).verdict == Verdict.INCONCLUSIVE
+    monkeypatch.setattr(D, "sample_tasks", law(0.1))
+    assert _run("yang2024.exp.fig2", seed_set=[0]).verdict == Verdict.VIOLATED
+
+
 # ---------------------------------------------- the theory side is read (a wrong bound is caught)
 
 

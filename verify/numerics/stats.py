@@ -70,3 +70,20 @@ def paired_change_limits(y: np.ndarray, q: float) -> np.ndarray:
     mean = d.mean(axis=1)
     half = np.array([mean_half_width(row, q) for row in d])
     return np.stack([mean - half, mean + half], axis=1)
+
+
+def difference_limits(x: np.ndarray, y: np.ndarray, q: float) -> tuple[float, float]:
+    """One-sided ``q`` (lower, upper) limits of mean(x) - mean(y) from independent draws ``x`` (n,) and
+    ``y`` (m,), n, m >= 2: Welch's t with Welch-Satterthwaite degrees of freedom."""
+    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    if x.ndim != 1 or y.ndim != 1 or x.size < 2 or y.size < 2:
+        raise ValueError(f"x and y must be (n,) with n >= 2 draws each, got shapes {x.shape} and {y.shape}")
+    if not 0.5 < q < 1:
+        raise ValueError(f"q must be a quantile in (0.5, 1), got {q!r}")
+    vx, vy = float(x.var(ddof=1)) / x.size, float(y.var(ddof=1)) / y.size
+    diff = float(x.mean() - y.mean())
+    if vx + vy == 0:
+        return diff, diff
+    dof = (vx + vy) ** 2 / (vx**2 / (x.size - 1) + vy**2 / (y.size - 1))
+    half = float(stats.t.ppf(q, dof)) * math.sqrt(vx + vy)
+    return diff - half, diff + half
