@@ -16,7 +16,14 @@ from verify.numerics import gradcheck
 from verify.numerics.fit import fit_loglog
 from verify.numerics.gradcheck import assert_grad_ok, check_adjoint, check_grad, check_hvp, noise_level
 from verify.numerics.softmax import softmax, softmax_vjp
-from verify.numerics.stats import clopper_pearson, difference_limits, mean_half_width, paired_change_limits
+from verify.numerics.stats import (
+    RECHECK,
+    clopper_pearson,
+    difference_limits,
+    mean_half_width,
+    paired_change_limits,
+    rechecked_z,
+)
 
 # ---------------------------------------------------------------- softmax
 
@@ -247,6 +254,26 @@ def test_difference_limits_are_welch_and_calibrated() -> None:
     assert 0.04 < np.mean(np.array(lows) > 0) < 0.06
     with pytest.raises(ValueError, match="x and y must be"):
         difference_limits(np.ones(1), np.ones(3), 0.95)
+
+
+def test_rechecked_z_measures_again_only_above_the_allowance() -> None:
+    """Stage 1 (RECHECK times the draws) runs only when stage 0 exceeds the allowance, and decides."""
+    calls: list[tuple[int, int]] = []
+
+    def z_of(z0: float, z1: float):
+        def f(n: int, stage: int) -> tuple[float, str]:
+            calls.append((n, stage))
+            return (z0, "first") if stage == 0 else (z1, "second")
+
+        return f
+
+    assert rechecked_z(z_of(3.9, 9.0), 100, 4.0) == (3.9, "first") and calls == [(100, 0)]
+    calls.clear()
+    z, what = rechecked_z(z_of(4.7, 0.3), 100, 4.0)
+    assert z == 0.3 and calls == [(100, 0), (100 * RECHECK, 1)]
+    assert what.startswith("second; z 4.70 at 100 draws (first)")
+    calls.clear()
+    assert rechecked_z(z_of(4.7, 14.0), 100, 4.0)[0] == 14.0  # a real discrepancy stays
 
 
 def test_clopper_pearson_bounds_are_calibrated() -> None:

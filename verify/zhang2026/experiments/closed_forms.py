@@ -4,11 +4,13 @@ differences, the invariance to the positional encoding P, and the scalar reducti
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
 
 from verify.core import Ctx, experiment
 from verify.numerics.gradcheck import GradReport, check_grad
+from verify.numerics.stats import rechecked_z
 from verify.zhang2026 import data as D
 from verify.zhang2026 import model as M
 from verify.zhang2026.experiments.runs import (
@@ -40,7 +42,7 @@ def closedform_checks(
     mean term); leaky ReLU and ReLU (dual kernel) with Gaussian entries. The per-sample losses are
     heavy-tailed (degree 4 in the inputs), so a sample that misses their tail understates both the mean
     and its standard error: a z-score above ``recheck`` is measured again on 10 N fresh samples, which
-    decide (a real discrepancy gives sqrt(10) times the z there). The gradcheck's absolute floor is
+    decide (``verify.numerics.stats.rechecked_z``). The gradcheck's absolute floor is
     ``atol_rel * max(1, |loss|)``: central differences of a loss of size |f| carry round-off
     ~1e-16 |f| / eps."""
     rng = ctx.rng(1)
@@ -57,16 +59,16 @@ def closedform_checks(
         ("gaussian", M.Act("relu")),
     ]
 
-    def z_score(kind: str, act: M.Act, cf: float, n: int, key: tuple[int, ...]) -> tuple[float, float]:
-        """(MC estimate, |MC - CF| / SE) over n samples from the streams (*key, chunk)."""
+    def z_score(kind: str, act: M.Act, cf: float, k: int, n: int, stage: int) -> tuple[float, str]:
+        """(|MC - CF| / SE, the MC estimate) over n samples from the streams (2 + 2 stage, k, chunk)."""
         per = []
         for j, m in enumerate(chunks(n)):
-            X = D.sample_inputs(kind, m, sz.d, sz.D, ctx.rng(*key, j))
+            X = D.sample_inputs(kind, m, sz.d, sz.D, ctx.rng(2 + 2 * stage, k, j))
             Y, H = act(np.matmul(V, X) @ S), act(np.matmul(W_V, X) @ A)
             per.append(0.5 * np.sum((Y - H) ** 2, axis=(1, 2)))
         per_all = np.concatenate(per)
         mc, se = float(per_all.mean()), float(per_all.std(ddof=1) / math.sqrt(n))
-        return mc, abs(mc - cf) / se
+        return abs(mc - cf) / se, f"MC {mc:.5g}"
 
     mc_z = []
     for k, (kind, act) in enumerate(cases):
@@ -75,13 +77,8 @@ def closedform_checks(
             cf = M.linear_loss_grad(W_V, W_KQ, P, V, S, var, mu)[0]
         else:
             cf = M.dual_loss(W_V, A, V, S, act.slope, var)
-        mc, z = z_score(kind, act, cf, N, (2, k))
-        label = f"{kind}/{act.name}: |MC - CF| / SE (MC {mc:.5g}, CF {cf:.5g}"
-        if z > recheck:
-            first = z
-            mc, z = z_score(kind, act, cf, 10 * N, (4, k))
-            label += f"; z {first:.2f} at N = {N}, so measured again at 10 N: MC {mc:.5g}"
-        mc_z.append((label + ")", z))
+        z, what = rechecked_z(partial(z_score, kind, act, cf, k), N, recheck)
+        mc_z.append((f"{kind}/{act.name}: |MC - CF| / SE (CF {cf:.5g}, {what})", z))
     th = {"W_V": W_V, "W_KQ": W_KQ}
     reports = []
     for name, fn in [
