@@ -55,6 +55,18 @@ _PLOT = Plot(x="t", curves=[("loss", "loss")], xlabel="$t$", ylabel="loss")
         (lambda: Expect("fine"), ValueError, "'fine' is not a valid Verdict"),
         (lambda: Expect(consistency="yes"), TypeError, "Expect.consistency must be a bool, got str"),
         (lambda: Expect(readings=3), TypeError, "Expect.readings must be a string, got int"),
+        (lambda: Expect(Verdict.INCONCLUSIVE, also="violated"), ValueError, "Expect.also needs Expect.why"),
+        (lambda: Expect(why="a rate at its threshold"), ValueError, "Expect.why goes with Expect.also"),
+        (
+            lambda: Expect(Verdict.HOLDS, also=Verdict.VIOLATED, why="w"),
+            ValueError,
+            "Expect.also: a borderline claim expects inconclusive and one of holds / violated, got holds",
+        ),
+        (
+            lambda: Expect(Verdict.INCONCLUSIVE, also=Verdict.ERROR, why="w"),
+            ValueError,
+            "Expect.also: a borderline claim expects inconclusive and one of holds / violated",
+        ),
         (lambda: Report(" "), ValueError, "Report.tex must be a non-empty string or None"),
         (lambda: Report("x", {"x": "t"}), TypeError, "Report: each panel must be a Plot, got dict"),
         (lambda: Plot.rate("1/2", "n", [("y", "y")], "$n$", "y"), TypeError, "Plot.rate: exponent must be"),

@@ -571,7 +571,15 @@ def cmd_stability(args: argparse.Namespace) -> int:
                 "claims": [t.to_dict() for t in tallies],
             },
         )
-    rows = [[t.claim_id, t.expected, t.counts(), ", ".join(map(str, t.unexpected)) or "-"] for t in tallies]
+    rows = [
+        [
+            t.claim_id,
+            " or ".join(filter(None, (t.expected, t.also))),
+            t.counts(),
+            ", ".join(map(str, t.unexpected)) or "-",
+        ]
+        for t in tallies
+    ]
     print(_table(rows, ["claim", "expected", "verdicts", "unexpected at first seeds"]))
     bad = [t for t in tallies if t.unexpected]
     print(

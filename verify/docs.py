@@ -159,6 +159,11 @@ def claim_section(c: Claim) -> str:
         lines.append(f"- expected verdict: `{rec.expect}` (a documented result; see the errata)")
     if rec.expect_paper is not None:
         lines.append(f"- expected verdict in the paper profile: `{rec.expect_paper}` (see the errata)")
+    if rec.expect_also is not None:
+        lines.append(
+            f"- borderline: `{rec.expect_also}` is as expected as `{rec.expect}` (which the default seed set "
+            f"gives): {rec.expect_why}"
+        )
     if rec.assumptions:
         lines.append("- checked before judging: " + "; ".join(rec.assumptions))
     lines += [*_search(c), *_params(c), *_rules(c), *_choices(c)]

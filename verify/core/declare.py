@@ -124,13 +124,19 @@ class Expect:
     at paper sizes; consistency: the claim checks the code (a gradient check, a closed form against Monte
     Carlo), never the paper, and is counted apart; readings: the statement this claim reads one way among
     others (the same text on each rival reading): the report groups them and the summaries say which
-    reading the measurements support.
+    reading the measurements support. also, why: a borderline claim, whose measured quantity sits at its
+    threshold so that its seed set resolves the truth only some of the time: ``verdict`` and ``also``
+    are ``inconclusive`` and one decided verdict (holds or violated), either is as expected, and ``why``
+    says what was measured (e.g. a success rate and its interval straddling the claimed probability).
+    It applies wherever ``verdict`` is the profile's expected verdict.
     """
 
     verdict: Verdict = Verdict.HOLDS
     paper: Verdict | None = None
     consistency: bool = False
     readings: str = ""
+    also: Verdict | None = None
+    why: str = ""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "verdict", Verdict(self.verdict))
@@ -138,6 +144,20 @@ class Expect:
         if not isinstance(self.consistency, bool):
             raise TypeError(f"Expect.consistency must be a bool, got {type(self.consistency).__name__}")
         object.__setattr__(self, "readings", _text("Expect", "readings", self.readings))
+        object.__setattr__(self, "also", None if self.also is None else Verdict(self.also))
+        object.__setattr__(self, "why", _text("Expect", "why", self.why))
+        if self.also is None:
+            if self.why:
+                raise ValueError("Expect.why goes with Expect.also (the second verdict it explains)")
+            return
+        pair = {self.verdict, self.also}
+        if pair not in ({Verdict.INCONCLUSIVE, Verdict.HOLDS}, {Verdict.INCONCLUSIVE, Verdict.VIOLATED}):
+            raise ValueError(
+                "Expect.also: a borderline claim expects inconclusive and one of holds / violated, got "
+                f"{self.verdict} and {self.also}"
+            )
+        if not self.why:
+            raise ValueError("Expect.also needs Expect.why: what measurement makes the claim borderline")
 
 
 @dataclass(frozen=True, init=False)

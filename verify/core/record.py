@@ -570,10 +570,16 @@ class ClaimRecord:
     readings: str = ""
     expect_paper: Verdict | None = None
     choices: tuple[tuple[str, Choice], ...] = ()
+    expect_also: Verdict | None = None
+    expect_why: str = ""
 
     def expected(self, profile: str) -> Verdict:
         """The verdict this claim's record expects in ``profile``."""
         return self.expect_paper if profile == "paper" and self.expect_paper is not None else self.expect
+
+    def also_expected(self, profile: str) -> Verdict | None:
+        """A borderline claim's second expected verdict in ``profile`` (``Expect.also``), else None."""
+        return self.expect_also if self.expected(profile) == self.expect else None
 
     def params_for(self, profile: str) -> dict[str, Any]:
         quick = dict(self.quick)
@@ -605,6 +611,8 @@ class ClaimRecord:
             "readings": self.readings,
             "expect_paper": None if self.expect_paper is None else str(self.expect_paper),
             "choices": {name: ch.as_dict() for name, ch in self.choices},
+            "expect_also": None if self.expect_also is None else str(self.expect_also),
+            "expect_why": self.expect_why,
         }
 
 
@@ -698,7 +706,8 @@ class Result:
     re-judgement (a competing exponent, a tightened bound): ``{"world", "verdict", "resolution"}``
     (:mod:`verify.core.resolution`); robust: the verdict is the same at every point of the claim's
     choices (None: not judged, or no choices); depends_on: where it is not, one entry per end whose
-    verdict differs (:mod:`verify.core.choices`).
+    verdict differs (:mod:`verify.core.choices`); also: a borderline claim's second expected verdict
+    (``Expect.also``; None for every other claim).
     """
 
     claim_id: str
@@ -728,11 +737,13 @@ class Result:
     alternative: dict[str, Any] | None = None
     robust: bool | None = None
     depends_on: list[dict[str, Any]] = field(default_factory=list)
+    also: Verdict | None = None
 
     @property
     def as_expected(self) -> bool:
-        """The verdict is the one the claim's record expects."""
-        return self.verdict == self.expected
+        """The verdict is the one the claim's record expects (or, for a borderline claim, its second
+        expected verdict ``also``)."""
+        return self.verdict == self.expected or self.verdict == self.also
 
     @property
     def unexpected_failure(self) -> bool:

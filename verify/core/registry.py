@@ -154,6 +154,8 @@ def claim(
             batched=seeds.batched,
             readings=expect.readings,
             expect_paper=expect.paper,
+            expect_also=expect.also,
+            expect_why=expect.why,
             choices=chosen,
         )
         c = Claim(record, fn)

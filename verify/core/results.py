@@ -9,7 +9,7 @@ One result (``schema: "attncheck.result/1"``)::
      "slack": float | null, "verdict": Verdict, "expected": Verdict, "notes": [str],
      "series": {str: Value}, "wall_time": float, "cpu_time": float, "versions": {str: str},
      "robust": bool | null, "depends_on": [{"choice": str, "end": Value, "verdict": Verdict,
-     "at": Value, "below": Verdict | null, "above": Verdict | null}]}
+     "at": Value, "below": Verdict | null, "above": Verdict | null}], "also": Verdict | null}
 
 A results file (``schema: "attncheck.results/1"``)::
 
@@ -21,7 +21,8 @@ A results file (``schema: "attncheck.results/1"``)::
 for a documented infinite bound). NaN is never a Value. ``slack`` is log10 of the margin, positive =
 holds with room (:mod:`verify.core.judge`). ``robust`` / ``depends_on``: the verdict judged over the
 claim's choices (:mod:`verify.core.choices`; null / [] when not judged, as in a file written before
-the fields existed). ``complete`` is false when the run was
+the fields existed). ``also``: a borderline claim's second expected verdict (null for every other
+claim, and in a file written before the field existed). ``complete`` is false when the run was
 interrupted (the file then holds the claims finished so far); a file without it (written before the
 field existed) reads as complete. Every violation is a :class:`ResultsError` naming the field, on one
 line (offending values shortened; the file is read by :func:`verify.core.jsonload.load_json`).
@@ -87,6 +88,7 @@ def result_to_dict(r: Result) -> dict[str, Any]:
     d = asdict(r)
     for name in _ENUMS:
         d[name] = str(getattr(r, name))
+    d["also"] = None if r.also is None else str(r.also)
     return {"schema": RESULT_SCHEMA, **to_jsonable(d)}
 
 
@@ -127,6 +129,8 @@ def result_from_dict(d: Any, where: str = "result") -> Result:
     for name, enum in _ENUMS.items():
         if not isinstance(d[name], str) or d[name] not in {str(v) for v in enum}:  # type: ignore[attr-defined]
             raise ResultsError(f"{where}.{name}: {shown(d[name])} is not a {enum.__name__}")
+    if d.get("also") is not None and d["also"] not in {str(v) for v in Verdict}:
+        raise ResultsError(f"{where}.also: {shown(d['also'])} is not a Verdict or null")
     d = {k: d[k] for k in _FIELDS if k in d}
     for name in ("params", "series", "versions"):
         _check_object(d.get(name, {}), f"{where}.{name}")
@@ -160,6 +164,8 @@ def result_from_dict(d: Any, where: str = "result") -> Result:
     body = {k: from_jsonable(v) for k, v in d.items()}
     for name, enum in _ENUMS.items():
         body[name] = enum(body[name])
+    if body.get("also") is not None:
+        body["also"] = Verdict(body["also"])
     return Result(**body)
 
 

@@ -215,6 +215,7 @@ def _fixed(c: Claim, profile: str) -> dict[str, Any]:
     return dict(
         claim_id=c.id, paper=rec.paper, reference=rec.reference, kind=rec.kind,
         provenance=rec.provenance, statement=rec.statement, profile=profile, expected=rec.expected(profile),
+        also=rec.also_expected(profile),
     )  # fmt: skip
 
 

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from verify.core.parallel import run_claims
-from verify.core.record import Seeds, Verdict
+from verify.core.record import Seeds
 from verify.core.registry import Claim
 
 #: Distance between the first seeds of consecutive sets (every seed count is at most this).
@@ -30,11 +30,13 @@ class Tally:
     claim_id: str
     expected: str
     verdicts: dict[int, str] = field(default_factory=dict)
+    also: str | None = None
 
     @property
     def unexpected(self) -> list[int]:
-        """The first seeds of the sets whose verdict is not the expected one."""
-        return [b for b, v in self.verdicts.items() if v != self.expected]
+        """The first seeds of the sets whose verdict is not the expected one (nor, for a borderline
+        claim, its second expected verdict)."""
+        return [b for b, v in self.verdicts.items() if v not in (self.expected, self.also)]
 
     def counts(self) -> str:
         """The verdicts with their counts, most frequent first: ``"holds 7, inconclusive 1"``."""
@@ -44,6 +46,7 @@ class Tally:
         return {
             "claim_id": self.claim_id,
             "expected": self.expected,
+            "also": self.also,
             "verdicts": {str(b): v for b, v in self.verdicts.items()},
         }
 
@@ -71,7 +74,10 @@ def survey(
     ``jobs`` workers; ``done(j, sets, first seed of set j)`` after set j. One :class:`Tally` per
     claim, in id order."""
     seeded = sorted((c for c in claims if c.record.seeds != Seeds.NONE), key=lambda c: c.id)
-    tallies = {c.id: Tally(c.id, str(Verdict(c.record.expected(profile)))) for c in seeded}
+    tallies = {}
+    for c in seeded:
+        also = c.record.also_expected(profile)
+        tallies[c.id] = Tally(c.id, str(c.record.expected(profile)), also=None if also is None else str(also))
     bases = seed_bases(first, sets)
     for j, base in enumerate(bases, 1):
         for r in run_claims(seeded, profile=profile, seed=base, jobs=jobs):
