@@ -43,13 +43,13 @@ def _searched_lower(worst: float, found: WorstCase, rtol: float) -> Evidence:
     """Evidence of a lower bound (theory 1, measured the smallest measured / bound) whose worst-case search
     maximised bound (1 - rtol) / measured: the searched worst enters measured as (1 - rtol) / ratio, and the
     random or GD draws' (1 - rtol) / worst is the typical ratio."""
-    typical = (1 - rtol) / worst if worst > 0 else math.inf
     searched = (1 - rtol) / found.ratio if found.ratio > 0 else math.inf
-    return Evidence(
+    typical = found.typical if worst <= 0 else max(found.typical, (1 - rtol) / worst)  # a violating draw
+    return Evidence(  # has no finite ratio: the notes and measured show it
         theory=1.0,
         measured=min(worst, searched),
         rtol=rtol,
-        worst=replace(found, typical=max(found.typical, typical)),
+        worst=replace(found, typical=typical),
         notes=[f"min measured / bound: draws {worst:.4f}, searched {searched:.10f}"],
     )
 
@@ -152,12 +152,12 @@ def ntk_floor(
 ) -> Evidence:
     """NTK floor (K = K_O + PSD blocks, K_O = tau1^2 F F^T). Consistency check: the NTK is a sum
     of per-block Gram matrices, one of which is tau1^2 F F^T, so the floor holds by construction.
-    Kind: lower, DERIVED, round-off margin
-    ``rtol``. theory: 1; measured: min over iterates (every ``every`` steps), inits, tau0 of
-    lambda_min(K_t) / (tau1^2 sigma_min(F^t)^2), and over a worst-case search of the floor (stated for
-    every theta) over every theta on the seed's data at (N, d_s, d, d_m) = ``search[:4]`` (``search[4]``
-    starts of ``search[5]`` L-BFGS-B iterations: :func:`verify.wu2023.experiments.theta_search` of
-    :func:`~verify.wu2023.experiments.ntk_floor_ratio`)."""
+    Kind: lower, DERIVED, round-off margin ``rtol`` (a floor below ``rtol`` max|K| is round-off: there
+    K must be PSD to ``rtol`` max|K|). theory: 1; measured: min over iterates (every ``every`` steps),
+    inits, tau0 of lambda_min(K_t) / (tau1^2 sigma_min(F^t)^2), and over a worst-case search of the
+    floor (stated for every theta) over every theta on the seed's data at (N, d_s, d, d_m) =
+    ``search[:4]`` (``search[4]`` starts of ``search[5]`` L-BFGS-B iterations:
+    :func:`verify.wu2023.experiments.theta_search` of :func:`~verify.wu2023.experiments.ntk_floor_ratio`)."""
     worst, rtol = math.inf, ctx.rule("rtol")
     for init in ("lecun", "ntk"):
         for p in (0.5, 1.0):
@@ -166,10 +166,10 @@ def ntk_floor(
             for _ in range(0, steps + 1, every):
                 K = s.model.ntk(th, s.batch)
                 floor = s.model.tau1**2 * M.sigma_min_sq(s.model.features(th, s.batch))
-                lam = float(np.linalg.eigvalsh(K)[0])
-                if floor > 0:
+                lam, scale = float(np.linalg.eigvalsh(K)[0]), float(np.abs(K).max())
+                if floor > rtol * scale:
                     worst = min(worst, lam / floor)
-                elif lam < -rtol * float(np.abs(K).max()):  # a zero floor (F rank-deficient): K must be PSD
+                elif lam < -rtol * scale:  # a floor at round-off (F rank-deficient): K must be PSD
                     worst = -math.inf
                 th = E.run_gd(s, g, every, theta0=th).params
     return _searched_lower(
