@@ -287,6 +287,17 @@ def test_tuned_descent_is_the_exhaustive_search() -> None:
     assert any(n is None for n, _ in full) and sum(n is not None for n, _ in full) > 2  # both kinds occur
 
 
+def test_a_slow_draw_runs_on_to_the_target() -> None:
+    """Seed 940002 draws an ill-conditioned problem: Delta(4500)/Delta(0) = 0.00117 at H = 12, and
+    Delta(20000) = 5.1e-5 at H = 48. With its budget doubled once thm1.monotone holds (0 runs on:
+    inconclusive), and with a cap of 80,000 steps thm2.limit is trained (20,000: out of regime)."""
+    at = dict(seed_set=[940002], raise_errors=True)
+    assert run_claim("yang2024.thm1.monotone", **at).verdict == Verdict.HOLDS
+    assert run_claim("yang2024.thm1.monotone", rules={"beyond": 0}, **at).verdict == Verdict.INCONCLUSIVE
+    assert run_claim("yang2024.thm2.limit", **at).verdict == Verdict.HOLDS
+    assert run_claim("yang2024.thm2.limit", steps=20_000, **at).verdict == Verdict.OUT_OF_REGIME
+
+
 def test_adam_stopped_early_is_the_full_run_up_to_the_stop() -> None:
     """exp.fig2's stop: the run ended by ``until`` records the same steps and values as the full run."""
     p = E.problem_for(0, D.Config.named("small"))
