@@ -147,12 +147,12 @@ def thm1_monotone(
         )
 
     runs = [(h * N, E.canonical_run(ctx.seed, cfg, h * N, steps, gamma, step_factor)) for h in H_over_N]
-    budget = steps
+    horizon = steps
     for _ in range(int(ctx.rule("beyond"))):  # a slow draw runs on (the cache continues its run)
         if not any(short_of(H, r) for H, r in runs):
             break
-        budget *= 2
-        runs = [(H, E.canonical_run(ctx.seed, cfg, H, budget, gamma, step_factor)) for H, _ in runs]
+        horizon *= 2
+        runs = [(H, E.canonical_run(ctx.seed, cfg, H, horizon, gamma, step_factor)) for H, _ in runs]
     notes, series, monotone, short = [], {}, True, []
     failed = [f"zeta_0 = 0 at H = {H}" for H, r in runs if not r.zeta0 > 0]
     for H, r in runs:
@@ -169,7 +169,7 @@ def thm1_monotone(
         )
         series[f"Delta_H{H}"] = E.thin(L)
     series["t"] = E.thin_t(runs[0][1].traj.loss)
-    budget = f"decreasing at every step, but above final_ratio after {len(L) - 1} steps: {', '.join(short)}"
+    budget = f"decreasing at every step, but above final_ratio after {horizon} steps: {', '.join(short)}"
     return Evidence(
         theory=True,
         measured=bool(monotone and not short),
