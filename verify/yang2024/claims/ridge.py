@@ -23,6 +23,7 @@ from verify.core import (
     Source,
     claim,
 )
+from verify.numerics.stats import rechecked_z
 from verify.yang2024 import data as D
 from verify.yang2024 import experiments as E
 from verify.yang2024.claims.common import AFTER_THEOREM_2, FULL_TEXT
@@ -130,28 +131,28 @@ def lemma4(ctx: Ctx, *, config: str, draws: int, grid: int) -> Evidence:
     (k SE), MC over ``draws`` feature-noise draws eps-tilde_i ~ N(0, tau I), and (ii) max over the m
     coordinates of |argmin of the Monte-Carlo quadratic - bounds.best_ridge| / (k SE), the SE from
     rule ``batches`` batch means (k: rule ``se_window``). Both parts are at most 1 when the lemma
-    holds. (A fixed 1e-3 relative tolerance on the argmin ignores the Monte-Carlo error; the
-    relative distance is reported.)
+    holds; a larger z is measured again on 10 times the draws, which decide (the argmin is a ratio of
+    Monte Carlo means: ``verify.numerics.stats.rechecked_z``). (A fixed 1e-3 relative tolerance on the
+    argmin ignores the Monte-Carlo error; the relative distance is reported.)
     """
     p = E.problem_for(ctx.seed, D.Config.named(config))
     rng = ctx.rng(18)
     y = p.Z.T @ rng.standard_normal(p.m) + 0.3 * rng.standard_normal(p.N)
     lams = rng.standard_normal((grid, p.m))
     cf = B.lemma4_objective(p.Z, y, lams, p.tau)
-    mc = E.lemma4_monte_carlo(p, y, lams, draws, ctx.rule("batches"), rng)
-    z = float(np.max(np.abs(mc.mean - cf) / mc.se))
     lam_cf = B.best_ridge(p.Z, y, p.tau)
-    rel = float(np.linalg.norm(mc.argmin - lam_cf) / np.linalg.norm(lam_cf))
-    se_arg = np.std(mc.batch_argmins, axis=0, ddof=1) / math.sqrt(len(mc.batch_argmins))
-    z_arg = float(np.max(np.abs(mc.argmin - lam_cf) / se_arg))
-    return Evidence(
-        theory=1.0,
-        measured=max(z, z_arg) / ctx.rule("se_window"),
-        notes=[
-            f"max |MC - closed form| = {z:.3g} SE over {grid} lambdas; argmin off by {z_arg:.3g} SE "
-            f"(relative distance {rel:.3g})"
-        ],
-    )
+
+    def z_of(n: int, stage: int) -> tuple[float, str]:
+        mc = E.lemma4_monte_carlo(p, y, lams, n, ctx.rule("batches"), ctx.rng(19) if stage else rng)
+        z = float(np.max(np.abs(mc.mean - cf) / mc.se))
+        rel = float(np.linalg.norm(mc.argmin - lam_cf) / np.linalg.norm(lam_cf))
+        se_arg = np.std(mc.batch_argmins, axis=0, ddof=1) / math.sqrt(len(mc.batch_argmins))
+        z_arg = float(np.max(np.abs(mc.argmin - lam_cf) / se_arg))
+        what = f"max |MC - closed form| = {z:.3g} SE over {grid} lambdas; argmin off by {z_arg:.3g} SE"
+        return max(z, z_arg), f"{what} (relative distance {rel:.3g})"
+
+    z, what = rechecked_z(z_of, draws, ctx.rule("se_window"))
+    return Evidence(theory=1.0, measured=z / ctx.rule("se_window"), notes=[what])
 
 
 def _shapes_repdim(rng: np.random.Generator) -> tuple[int, int, float]:
